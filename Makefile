@@ -1,0 +1,35 @@
+# hcp-plan: two set-up commands on a fresh Debian machine.
+#   make run   installs what is missing, configures, builds, and plans the default recipe
+#   make test  installs what is missing, configures, builds, and runs every test
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
+  libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev
+
+.PHONY: all deps configure build run test clean format
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) > $(BUILD).configure.log 2>&1 \
+	  || { cat $(BUILD).configure.log; exit 1; }
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/hcp-plan validate recipes/llama3_8b_128k.yaml --nodes 4 --gpus-per-node 8
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+format:
+	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(BUILD).configure.log

@@ -1,0 +1,38 @@
+// Cluster profiles (recipes/clusters/*.yaml): what the planner and the group placement need to
+// know about a machine type. `probe --save` writes the same format.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+
+namespace hcp {
+
+struct ClusterProfile {
+  std::string name;         ///< "dgx-h100"
+  std::string description;  ///< One line for people.
+  std::string gpu_name;     ///< "H100-SXM5-80GB"
+  int gpu_sm = 0;           ///< Compute capability x10 (80, 90, 100).
+  int gpus_per_node = 8;
+  int nvlink_domain = 8;             ///< GPUs sharing one NVLink domain (72 on GB200 NVL72).
+  double nvlink_gbps_per_gpu = 0;    ///< NVLink GB/s per GPU per direction (0: PCIe only).
+  double pcie_gbps_per_gpu = 0;      ///< PCIe GB/s per GPU per direction.
+  int nics_per_node = 0;
+  double nic_gbits = 0;              ///< Gb/s of each NIC.
+  double gpu_memory_gib = 0;
+  double bf16_dense_tflops = 0;      ///< Dense BF16 tensor-core TFLOP/s per GPU.
+  std::map<std::string, std::string> sources;  ///< Field name -> where the figure comes from.
+};
+
+/// Read a profile from a YAML file (recipes/clusters/NAME.yaml or `probe --save` output).
+Result<ClusterProfile> load_cluster_profile(const std::string& path);
+/// Resolve a shipped profile by name ("dgx-h100") or read a path.
+Result<ClusterProfile> find_cluster_profile(const std::string& name_or_path);
+/// Return the names of the shipped profiles.
+std::vector<std::string> cluster_profile_names();
+/// Write a profile in the same YAML format.
+std::string cluster_profile_yaml(const ClusterProfile& profile);
+
+}  // namespace hcp

@@ -1,0 +1,87 @@
+// Recipes: Megatron-Bridge YAML (partial tree or full ConfigContainer dump), Hydra overrides on
+// top, and typed access to the fields the rules and the planner read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+#include "hcp/value.h"
+
+namespace hcp {
+
+/// Whose semantics apply: Megatron-Bridge (ConfigContainer) or the Megatron-LM CLI.
+enum class Framework { kBridge, kMlm };
+
+/// Return "bridge" or "mlm".
+const char* framework_name(Framework f);
+
+/// A loaded recipe. Keys use Bridge's canonical spelling ("model.context_parallel_size");
+/// aliases (model.transformer.X, dataset.sequence_length) are normalised by the loader.
+struct Recipe {
+  std::string path;  ///< The file it was read from ("" for recipes built in memory).
+  std::string name;  ///< Display name (file stem, or the shipped recipe's name).
+  Framework framework = Framework::kBridge;
+  Value root = Value::map();  ///< Sections: model, train, dataset, dist, mixed_precision, ...
+
+  /// Return the value at a dotted key ("model.hierarchical_context_parallel_sizes"), or nullptr
+  /// when absent. A null value is returned as a null Value, not nullptr.
+  const Value* find(std::string_view dotted) const;
+  /// Return true when the key is present and not null.
+  bool has(std::string_view dotted) const;
+  /// Return where the key was set; falls back to the recipe file when the key is absent.
+  Location where(std::string_view dotted) const;
+
+  /// Typed getters: return the value when present, non-null and of that type, else nullopt.
+  std::optional<int64_t> get_int(std::string_view dotted) const;
+  std::optional<double> get_double(std::string_view dotted) const;
+  std::optional<bool> get_bool(std::string_view dotted) const;
+  std::optional<std::string> get_string(std::string_view dotted) const;
+  /// Return a list of ints (e.g. hierarchical_context_parallel_sizes); nullopt when absent, null
+  /// or not a list of ints.
+  std::optional<std::vector<int64_t>> get_int_list(std::string_view dotted) const;
+
+  /// Getters with the upstream default applied when the key is absent or null.
+  int64_t int_or(std::string_view dotted, int64_t fallback) const;
+  bool bool_or(std::string_view dotted, bool fallback) const;
+
+  /// Set a value at a dotted key, creating intermediate maps.
+  void set(std::string_view dotted, Value v);
+};
+
+/// Read a recipe from a YAML file. Errors: missing/unreadable file, malformed YAML, nesting too
+/// deep, wrong value types for known fields (with file:line:col).
+Result<Recipe> load_recipe_file(const std::string& path);
+/// Read a recipe from YAML text; name is used as the file in locations.
+Result<Recipe> load_recipe_text(std::string_view text, const std::string& name);
+
+/// Resolve RECIPE as given on the command line: a path, or the name of a shipped recipe
+/// (searched in the recipes/ directories next to the binary and under the install prefix).
+Result<std::string> resolve_recipe_path(const std::string& name_or_path);
+
+/// Apply Hydra-grammar overrides in order ("k=v", "+k=v", "++k=v", "~k", "~k=v"), including the
+/// run_recipe.py shorthand flags ("-cp", "4") which are applied before positional overrides.
+/// Each value is located as "<override N>" (1-based, in command-line order).
+Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args);
+
+/// The parallel layout a recipe describes (model.* parallel sizes with upstream defaults).
+struct Parallelism {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t cp = 1;
+  int64_t ep = 1;
+  int64_t etp = 1;  ///< expert_tensor_parallel_size, defaulted as the framework does.
+  std::optional<int64_t> vpp;
+  std::vector<int64_t> hcp;   ///< hierarchical_context_parallel_sizes; empty when unset.
+  std::vector<std::string> cp_comm_types;  ///< Per layer when a list; one entry when a string.
+  bool sequence_parallel = false;
+  std::string order = "tp-cp-ep-dp-pp";  ///< "tp-cp-ep-pp-dp" with dist.use_tp_pp_dp_mapping.
+};
+
+/// Return the recipe's parallel layout with upstream defaults applied.
+Parallelism parallelism_of(const Recipe& recipe);
+
+}  // namespace hcp

@@ -1,0 +1,84 @@
+// hcp-plan: validator and planner for context parallelism in Megatron / Transformer Engine.
+#include <exception>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "command.h"
+#include "output.h"
+
+#ifndef HCP_VERSION
+#define HCP_VERSION "0.0.0"
+#endif
+#ifndef HCP_GIT_COMMIT
+#define HCP_GIT_COMMIT "unknown"
+#endif
+#ifndef HCP_WITH_CUDA
+#define HCP_WITH_CUDA 0
+#endif
+
+namespace hcp::cli {
+
+std::vector<CommandInfo>& command_list() {
+  static std::vector<CommandInfo> commands;
+  return commands;
+}
+
+namespace {
+
+std::string version_text() {
+  std::string text = std::string("hcp-plan ") + HCP_VERSION + " (commit " + HCP_GIT_COMMIT + ")\n";
+  text += std::string("built with: CUDA kernels ") + (HCP_WITH_CUDA ? "yes" : "no") +
+          "; NVML, NCCL loaded at run time when present\n";
+  return text;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
+               "Megatron-LM, Megatron-Bridge and Transformer Engine"};
+  app.require_subcommand(1);
+  bool show_version = false;
+  app.add_flag("-V,--version", show_version, "Print the version and the optional parts built in");
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+
+  std::map<CLI::App*, std::function<int()>> runners;
+  for (auto& command : command_list()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    runners[sub] = command.setup(*sub);
+  }
+
+  // --version alone is allowed without a subcommand.
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::cout << version_text();
+    return kExitOk;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(e.what());
+    std::cerr << "Run 'hcp-plan --help' for usage.\n";
+    return kExitBadInput;
+  }
+  for (auto& [sub, runner] : runners) {
+    if (sub->parsed()) return runner();
+  }
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace hcp::cli
+
+int main(int argc, char** argv) {
+  try {
+    return hcp::cli::run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    hcp::cli::print_error("out of memory");
+  } catch (const std::exception& e) {
+    hcp::cli::print_error(std::string("internal error: ") + e.what());
+  }
+  return hcp::cli::kExitBadInput;
+}

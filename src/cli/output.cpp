@@ -1,0 +1,41 @@
+#include "output.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+namespace hcp::cli {
+
+void add_output_options(CLI::App& sub, OutputOptions& out, const std::vector<std::string>& formats) {
+  out.format = formats.front();
+  sub.add_option("--format", out.format, "Output format")
+      ->check(CLI::IsMember(formats))
+      ->capture_default_str();
+  sub.add_option("-o,--output", out.path, "Write the report to FILE instead of stdout");
+}
+
+bool emit(const OutputOptions& out, const std::string& text) {
+  if (out.path.empty() || out.path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return true;
+  }
+  std::ofstream file(out.path, std::ios::binary | std::ios::trunc);
+  if (!file) {
+    print_error("cannot write " + out.path);
+    return false;
+  }
+  file << text;
+  if (!file.good()) {
+    print_error("cannot write " + out.path);
+    return false;
+  }
+  return true;
+}
+
+void print_error(const std::string& message) { std::cerr << "hcp-plan: error: " << message << "\n"; }
+
+bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+
+}  // namespace hcp::cli

@@ -1,0 +1,29 @@
+// Output options shared by every subcommand: --format and -o FILE.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace hcp::cli {
+
+struct OutputOptions {
+  std::string format = "text";
+  std::string path;  ///< -o FILE; empty means stdout.
+};
+
+/// Add --format (restricted to `formats`, first is the default) and -o/--output to `sub`.
+void add_output_options(CLI::App& sub, OutputOptions& out,
+                        const std::vector<std::string>& formats = {"text", "json"});
+
+/// Write `text` to the output file or stdout. Return false (and print a one-line error on stderr)
+/// when the file cannot be written.
+bool emit(const OutputOptions& out, const std::string& text);
+
+/// Print a one-line error "hcp-plan: error: ..." on stderr.
+void print_error(const std::string& message);
+
+/// Return true when stdout is a terminal (for colour and live progress).
+bool stdout_is_tty();
+
+}  // namespace hcp::cli

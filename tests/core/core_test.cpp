@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "hcp/edit_distance.h"
+#include "hcp/value.h"
+#include "hcp/version.h"
+
+namespace hcp {
+namespace {
+
+TEST(Version, ParsesPrefixesAndSuffixes) {
+  auto v = Version::parse("core_v0.17.0");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->major, 0);
+  EXPECT_EQ(v->minor, 17);
+  auto te = Version::parse("2.20.0.dev0+abc");
+  ASSERT_TRUE(te);
+  EXPECT_EQ(te->patch, 0);
+  EXPECT_EQ(te->suffix, ".dev0+abc");
+  EXPECT_EQ(*Version::parse("1.12"), *Version::parse("1.12.0"));
+  EXPECT_LT(*Version::parse("1.9.9"), *Version::parse("1.10"));
+}
+
+TEST(Version, RejectsText) {
+  EXPECT_FALSE(Version::parse(""));
+  EXPECT_FALSE(Version::parse("abc"));
+  EXPECT_FALSE(Version::parse("v"));
+  EXPECT_FALSE(Version::parse("99999999999"));
+}
+
+TEST(EditDistance, ClassicCases) {
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
+  EXPECT_EQ(edit_distance("", "abc"), 3);
+  EXPECT_EQ(edit_distance("same", "same"), 0);
+  EXPECT_GT(edit_distance("aaaaaaaa", "bbbbbbbb", 2), 2);
+}
+
+TEST(EditDistance, ClosestMatchSuggestsNearKeysOnly) {
+  std::vector<std::string> keys = {"context_parallel_size", "tensor_model_parallel_size"};
+  EXPECT_EQ(closest_match("context_paralel_size", keys), "context_parallel_size");
+  EXPECT_EQ(closest_match("vocab", keys), "");
+}
+
+TEST(Value, MapSetGetErase) {
+  Value m = Value::map();
+  m.set("a", Value::integer(1));
+  m.set("b", Value::string("x"));
+  m.set("a", Value::integer(2));
+  ASSERT_NE(m.get("a"), nullptr);
+  EXPECT_EQ(m.get("a")->as_int(), 2);
+  EXPECT_EQ(m.entries().size(), 2u);
+  EXPECT_TRUE(m.erase("a"));
+  EXPECT_FALSE(m.erase("a"));
+  EXPECT_EQ(m.str(), "{b: x}");
+}
+
+TEST(Value, FlowNotation) {
+  Value l = Value::list({Value::integer(2), Value::integer(2)});
+  EXPECT_EQ(l.str(), "[2, 2]");
+  EXPECT_EQ(Value::null().str(), "null");
+  EXPECT_EQ(Value::boolean(true).str(), "true");
+  EXPECT_TRUE(l == Value::list({Value::integer(2), Value::integer(2)}));
+  EXPECT_FALSE(l == Value::list({Value::integer(2)}));
+}
+
+}  // namespace
+}  // namespace hcp
