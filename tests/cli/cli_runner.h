@@ -1,0 +1,53 @@
+// Runs the built hcp-plan binary for end-to-end tests and captures stdout, stderr and exit code.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace hcp::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Run `hcp-plan ARGS` through the shell (ARGS is shell text) with extra environment settings
+/// prepended ("HCP_X=1 "), from the source directory.
+inline CliResult run_cli(const std::string& args, const std::string& env = "") {
+  static int counter = 0;
+  std::string err_path = (std::filesystem::temp_directory_path() /
+                          ("hcp_cli_err_" + std::to_string(getpid()) + "_" +
+                           std::to_string(counter++)))
+                             .string();
+  std::string command = "cd '" HCP_SOURCE_DIR "' && " + env + " '" HCP_BINARY "' " + args +
+                        " 2>'" + err_path + "'";
+  CliResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = read_whole_file(err_path);
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+}  // namespace hcp::testing
