@@ -1,0 +1,264 @@
+// Calibration JSON: load and save (schema in include/hcp/calibration.h).
+#include "hcp/calibration.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace hcp {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+/// Build an error located at a file (built field by field: GCC 12 warns on the aggregate form).
+Error file_error(const std::string& message, const std::string& file, const std::string& key) {
+  Error e;
+  e.message = message;
+  e.location.file = file;
+  e.key = key;
+  return e;
+}
+
+/// Reads typed fields from a JSON object, remembering the first error with its key path.
+class Reader {
+ public:
+  Reader(const std::string& file, std::string prefix) : file_(file), prefix_(std::move(prefix)) {}
+
+  const std::optional<Error>& error() const { return error_; }
+
+  void fail(const std::string& key, const std::string& message) {
+    if (error_) return;
+    error_.emplace();
+    error_->message = "calibration key '" + key + "': " + message;
+    error_->location.file = file_;
+    error_->key = key;
+  }
+
+  /// Keep an error found by a nested reader (first error wins).
+  void adopt(const Error& e) {
+    if (!error_) error_ = e;
+  }
+
+  std::string path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + key; }
+
+  void read_string(const json& obj, const std::string& key, std::string& out) {
+    if (!obj.contains(key)) return;
+    if (!obj[key].is_string()) return fail(path(key), "expected a string");
+    out = obj[key].get<std::string>();
+  }
+
+  void read_int(const json& obj, const std::string& key, int64_t& out, bool positive = false) {
+    if (!obj.contains(key)) return;
+    if (!obj[key].is_number_integer()) return fail(path(key), "expected an integer");
+    out = obj[key].get<int64_t>();
+    if (out < 0 || (positive && out == 0)) fail(path(key), "must be positive");
+  }
+
+  void read_bool(const json& obj, const std::string& key, bool& out) {
+    if (!obj.contains(key)) return;
+    if (!obj[key].is_boolean()) return fail(path(key), "expected true or false");
+    out = obj[key].get<bool>();
+  }
+
+  /// Read a number; `positive` rejects zero as well as negatives.
+  void read_number(const json& obj, const std::string& key, double& out, bool positive) {
+    if (!obj.contains(key)) return;
+    if (!obj[key].is_number()) return fail(path(key), "expected a number");
+    out = obj[key].get<double>();
+    if (out < 0 || (positive && out == 0)) fail(path(key), "must be positive");
+  }
+
+  void read_optional(const json& obj, const std::string& key, std::optional<double>& out,
+                     bool positive) {
+    if (!obj.contains(key) || obj[key].is_null()) return;
+    double value = 0;
+    read_number(obj, key, value, positive);
+    out = value;
+  }
+
+ private:
+  std::string file_;
+  std::string prefix_;
+  std::optional<Error> error_;
+};
+
+Location offset_location(const std::string& text, const std::string& name, size_t offset) {
+  int line = 1;
+  int column = 1;
+  for (size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {name, line, column};
+}
+
+void read_summary(Reader& r, const json& obj, CalibrationSummary& s) {
+  if (!obj.is_object()) return r.fail("summary", "expected an object");
+  r.read_optional(obj, "attention_tflops", s.attention_tflops, true);
+  r.read_optional(obj, "intra_node_a2a_gbps", s.intra_node_a2a_gbps, true);
+  r.read_optional(obj, "intra_node_p2p_gbps", s.intra_node_p2p_gbps, true);
+  r.read_optional(obj, "inter_node_a2a_gbps", s.inter_node_a2a_gbps, true);
+  r.read_optional(obj, "inter_node_p2p_gbps", s.inter_node_p2p_gbps, true);
+}
+
+void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
+  r.read_string(obj, "dtype", m.dtype);
+  if (m.dtype != "bf16" && m.dtype != "fp16") r.fail(r.path("dtype"), "expected bf16 or fp16");
+  r.read_int(obj, "head_dim", m.head_dim, true);
+  r.read_bool(obj, "causal", m.causal);
+  r.read_int(obj, "batch", m.batch, true);
+  r.read_int(obj, "heads", m.heads);
+  r.read_int(obj, "kv_heads", m.kv_heads);
+  r.read_int(obj, "seq_q", m.seq_q);
+  r.read_int(obj, "seq_kv", m.seq_kv);
+  r.read_number(obj, "time_ms", m.time_ms, false);
+  r.read_number(obj, "tflops", m.tflops, true);
+  r.read_optional(obj, "max_abs_error", m.max_abs_error, false);
+}
+
+void read_collective(Reader& r, const json& obj, CollectiveMeasurement& m) {
+  r.read_string(obj, "op", m.op);
+  if (m.op != "alltoall" && m.op != "sendrecv")
+    r.fail(r.path("op"), "expected alltoall or sendrecv");
+  r.read_string(obj, "scope", m.scope);
+  if (m.scope != "intra_node" && m.scope != "inter_node") {
+    r.fail(r.path("scope"), "expected intra_node or inter_node");
+  }
+  r.read_int(obj, "ranks", m.ranks, true);
+  r.read_int(obj, "bytes", m.bytes);
+  r.read_number(obj, "time_us", m.time_us, false);
+  r.read_number(obj, "algbw_gbps", m.algbw_gbps, true);
+  r.read_number(obj, "busbw_gbps", m.busbw_gbps, false);
+}
+
+/// Read a list of measurement objects under `key` with `read_one`.
+template <typename T, typename F>
+void read_list(Reader& r, const json& root, const std::string& key, std::vector<T>& out,
+               const std::string& file, F read_one) {
+  if (!root.contains(key)) return;
+  if (!root[key].is_array()) return r.fail(key, "expected a list");
+  for (size_t i = 0; i < root[key].size(); ++i) {
+    const json& item = root[key][i];
+    std::string prefix = key + "[" + std::to_string(i) + "].";
+    if (!item.is_object()) return r.fail(key + "[" + std::to_string(i) + "]", "expected an object");
+    Reader inner(file, prefix);
+    T m;
+    read_one(inner, item, m);
+    if (inner.error()) return r.adopt(*inner.error());
+    out.push_back(m);
+  }
+}
+
+Result<Calibration> from_json(const json& root, const std::string& name) {
+  if (!root.is_object()) return file_error("calibration must be a JSON object", name, "");
+  if (!root.contains("schema_version")) {
+    return file_error("calibration has no schema_version (expected " +
+                          std::to_string(kCalibrationSchemaVersion) + ")",
+                      name, "schema_version");
+  }
+  Calibration c;
+  Reader r(name, "");
+  int64_t version = 0;
+  r.read_int(root, "schema_version", version);
+  if (!r.error() && version != kCalibrationSchemaVersion) {
+    r.fail("schema_version", "unsupported version " + std::to_string(version) +
+                                 " (this build reads " + std::to_string(kCalibrationSchemaVersion) +
+                                 ")");
+  }
+  r.read_string(root, "source", c.source);
+  r.read_string(root, "device", c.device);
+  r.read_int(root, "gpus", c.gpus);
+  r.read_string(root, "nccl_version", c.nccl_version);
+  r.read_string(root, "option", c.option);
+  if (root.contains("summary")) read_summary(r, root["summary"], c.summary);
+  read_list(r, root, "attention", c.attention, name, read_attention);
+  read_list(r, root, "collectives", c.collectives, name, read_collective);
+  if (r.error()) {
+    // The reader reports "calibration key 'k': ..." which already names the key.
+    return *r.error();
+  }
+  return c;
+}
+
+void put_optional(json& obj, const char* key, const std::optional<double>& value) {
+  if (value) obj[key] = *value;
+}
+
+}  // namespace
+
+Result<Calibration> parse_calibration(const std::string& text, const std::string& name) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) {
+    // Re-parse with exceptions only to learn where it failed; nothing escapes this function.
+    try {
+      json reparsed = json::parse(text);
+      (void)reparsed;
+    } catch (const json::parse_error& e) {
+      Error error = file_error("malformed calibration JSON: " + std::string(e.what()), name, "");
+      error.location = offset_location(text, name, e.byte);
+      return error;
+    }
+    return file_error("malformed calibration JSON", name, "");
+  }
+  return from_json(root, name);
+}
+
+Result<Calibration> load_calibration(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return file_error("cannot read calibration file", path, "");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_calibration(ss.str(), path);
+}
+
+std::string calibration_to_json(const Calibration& c) {
+  json root;
+  root["schema_version"] = c.schema_version;
+  root["source"] = c.source;
+  root["device"] = c.device;
+  root["gpus"] = c.gpus;
+  root["nccl_version"] = c.nccl_version;
+  root["option"] = c.option;
+  json summary = json::object();
+  put_optional(summary, "attention_tflops", c.summary.attention_tflops);
+  put_optional(summary, "intra_node_a2a_gbps", c.summary.intra_node_a2a_gbps);
+  put_optional(summary, "intra_node_p2p_gbps", c.summary.intra_node_p2p_gbps);
+  put_optional(summary, "inter_node_a2a_gbps", c.summary.inter_node_a2a_gbps);
+  put_optional(summary, "inter_node_p2p_gbps", c.summary.inter_node_p2p_gbps);
+  root["summary"] = summary;
+  root["attention"] = json::array();
+  for (const auto& m : c.attention) {
+    json a = {{"dtype", m.dtype},  {"head_dim", m.head_dim}, {"causal", m.causal},
+              {"batch", m.batch},  {"heads", m.heads},       {"kv_heads", m.kv_heads},
+              {"seq_q", m.seq_q},  {"seq_kv", m.seq_kv},     {"time_ms", m.time_ms},
+              {"tflops", m.tflops}};
+    put_optional(a, "max_abs_error", m.max_abs_error);
+    root["attention"].push_back(a);
+  }
+  root["collectives"] = json::array();
+  for (const auto& m : c.collectives) {
+    root["collectives"].push_back({{"op", m.op},
+                                   {"scope", m.scope},
+                                   {"ranks", m.ranks},
+                                   {"bytes", m.bytes},
+                                   {"time_us", m.time_us},
+                                   {"algbw_gbps", m.algbw_gbps},
+                                   {"busbw_gbps", m.busbw_gbps}});
+  }
+  return root.dump(2) + "\n";
+}
+
+Status save_calibration(const Calibration& calibration, const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  if (out) out << calibration_to_json(calibration);
+  out.close();
+  if (out.fail()) return file_error("cannot write calibration file", path, "");
+  return Ok{};
+}
+
+}  // namespace hcp

@@ -1,0 +1,172 @@
+// Parser for --option strings (see include/hcp/layout_option.h).
+#include "hcp/layout_option.h"
+
+#include <charconv>
+#include <string>
+
+#include "hcp/edit_distance.h"
+
+namespace hcp {
+
+namespace {
+
+const std::vector<std::string>& known_keys() {
+  static const std::vector<std::string> keys = {"tp",  "cp", "pp",           "ep",
+                                                "etp", "dp", "cp_comm_type", "hcp"};
+  return keys;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+Error option_error(const std::string& message, const std::string& key) {
+  return Error{message, {"<option>", 0, 0}, key};
+}
+
+/// Split on commas that are not inside [...].
+Result<std::vector<std::string_view>> split_items(std::string_view text) {
+  std::vector<std::string_view> items;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char ch = i < text.size() ? text[i] : ',';
+    if (ch == '[') ++depth;
+    if (ch == ']' && --depth < 0) return option_error("unbalanced ']' in option", "");
+    if (ch == ',' && depth == 0) {
+      items.push_back(trim(text.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) return option_error("unbalanced '[' in option", "");
+  return items;
+}
+
+Result<int64_t> parse_size(std::string_view text, const std::string& key) {
+  text = trim(text);
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return option_error(key + " must be a positive integer, got '" + std::string(text) + "'", key);
+  }
+  if (value <= 0) {
+    return option_error(key + " must be positive, got " + std::to_string(value), key);
+  }
+  return value;
+}
+
+/// Parse "8x2", "[8,2]", "[8, 2]" or "8,2" (the latter only reachable inside brackets).
+Result<std::vector<int64_t>> parse_hcp(std::string_view text) {
+  text = trim(text);
+  char separator = 'x';
+  if (!text.empty() && text.front() == '[') {
+    if (text.back() != ']') return option_error("hcp list must end with ']'", "hcp");
+    text = text.substr(1, text.size() - 2);
+    separator = ',';
+  }
+  std::vector<int64_t> sizes;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != separator) continue;
+    auto size = parse_size(text.substr(start, i - start), "hcp");
+    if (!size) return size.error();
+    sizes.push_back(*size);
+    start = i + 1;
+  }
+  if (sizes.size() < 2) {
+    return option_error(
+        "hcp needs at least two sizes, as AxP or [A,P], got '" + std::string(text) + "'", "hcp");
+  }
+  return sizes;
+}
+
+Status set_key(LayoutOption& option, const std::string& key, std::string_view value) {
+  std::optional<int64_t>* sizes[] = {&option.tp, &option.cp,  &option.pp,
+                                     &option.ep, &option.etp, &option.dp};
+  for (size_t i = 0; i < 6; ++i) {
+    if (key != known_keys()[i]) continue;
+    auto size = parse_size(value, key);
+    if (!size) return size.error();
+    *sizes[i] = *size;
+    return Ok{};
+  }
+  if (key == "cp_comm_type") {
+    auto type = parse_cp_comm_type(trim(value));
+    if (!type) return option_error(type.error().message, key);
+    option.cp_comm_type = *type;
+    return Ok{};
+  }
+  auto hcp = parse_hcp(value);
+  if (!hcp) return hcp.error();
+  option.hcp = *hcp;
+  return Ok{};
+}
+
+Status check_consistency(const LayoutOption& option) {
+  if (option.hcp.empty()) return Ok{};
+  int64_t product = 1;
+  for (int64_t s : option.hcp)
+    product *= s;
+  if (option.cp && product != *option.cp) {
+    return option_error(
+        "prod(hcp)=" + std::to_string(product) + " != cp=" + std::to_string(*option.cp), "hcp");
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<LayoutOption> parse_layout_option(std::string_view text) {
+  if (trim(text).empty()) return option_error("empty option", "");
+  auto items = split_items(text);
+  if (!items) return items.error();
+  LayoutOption option;
+  std::vector<std::string> seen;
+  for (std::string_view item : *items) {
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return option_error("expected key=value, got '" + std::string(item) + "'", "");
+    }
+    std::string key(trim(item.substr(0, eq)));
+    bool known = false;
+    for (const auto& k : known_keys())
+      known = known || k == key;
+    if (!known) {
+      std::string hint = closest_match(key, known_keys());
+      return option_error("unknown option key '" + key + "'" +
+                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"),
+                          key);
+    }
+    for (const auto& k : seen) {
+      if (k == key) return option_error("option key '" + key + "' given twice", key);
+    }
+    seen.push_back(key);
+    if (auto st = set_key(option, key, item.substr(eq + 1)); !st) return st.error();
+  }
+  if (auto st = check_consistency(option); !st) return st.error();
+  return option;
+}
+
+std::string LayoutOption::str() const {
+  std::string out;
+  auto add = [&out](const std::string& item) { out += (out.empty() ? "" : ",") + item; };
+  const std::pair<const char*, const std::optional<int64_t>*> sizes[] = {
+      {"tp", &tp}, {"cp", &cp}, {"pp", &pp}, {"ep", &ep}, {"etp", &etp}, {"dp", &dp}};
+  for (const auto& [name, value] : sizes) {
+    if (*value) add(std::string(name) + "=" + std::to_string(**value));
+  }
+  if (cp_comm_type) add(std::string("cp_comm_type=") + cp_comm_type_name(*cp_comm_type));
+  if (!hcp.empty()) {
+    std::string text;
+    for (int64_t s : hcp)
+      text += (text.empty() ? "" : "x") + std::to_string(s);
+    add("hcp=" + text);
+  }
+  return out;
+}
+
+}  // namespace hcp
