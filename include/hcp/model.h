@@ -1,0 +1,213 @@
+// The cost and memory model: step time and memory per GPU of one parallel layout, with a per-term
+// breakdown. One model serves `plan`, `compare` and `bench --confirm`.
+//
+// Every constant the model uses lives in `Hardware` (filled from a cluster profile and, when given,
+// a calibration file) with the place each figure came from; the formulas are in src/model/ and
+// documented in man/hcp-plan.1 (section PLAN).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hcp/calibration.h"
+#include "hcp/cluster.h"
+#include "hcp/cp_volume.h"
+#include "hcp/diagnostic.h"
+#include "hcp/recipe.h"
+
+namespace hcp {
+
+/// The model dimensions the cost model reads (Megatron names in comments).
+struct ModelDims {
+  int64_t num_layers = 0;  ///< num_layers
+  int64_t hidden = 0;      ///< hidden_size
+  int64_t heads = 0;       ///< num_attention_heads
+  int64_t kv_heads = 0;    ///< num_query_groups (= heads when unset)
+  int64_t head_dim = 0;    ///< kv_channels (= hidden / heads when unset)
+  int64_t ffn = 0;         ///< ffn_hidden_size (dense layers)
+  int64_t vocab = 0;  ///< vocab_size padded to a multiple of 128 (make_vocab_size_divisible_by)
+  bool gated_mlp = false;       ///< gated_linear_unit (SwiGLU: three FFN matrices instead of two)
+  bool tied_embeddings = true;  ///< share_embeddings_and_output_weights
+  int64_t num_experts = 0;      ///< num_moe_experts (0: dense)
+  int64_t moe_ffn = 0;          ///< moe_ffn_hidden_size
+  int64_t moe_topk = 0;         ///< moe_router_topk
+  int64_t moe_shared_ffn = 0;   ///< moe_shared_expert_intermediate_size
+  int64_t seq_length = 0;       ///< Tokens of one sample (dataset.seq_length / model.seq_length).
+  int64_t micro_batch = 1;      ///< train.micro_batch_size
+  int64_t window = 0;           ///< Sliding-window size of the windowed layers (0: none).
+  std::vector<bool> windowed;   ///< Per layer: true when the layer uses the sliding window.
+
+  /// Return the number of sliding-window layers (0 when the model has none).
+  int64_t windowed_layers() const;
+  /// Return the parameter count of one transformer layer (dense or MoE, all experts).
+  double layer_params() const;
+  /// Return the parameters one token activates in one layer (MoE: top-k experts + shared).
+  double layer_active_params() const;
+  /// Return the embedding (+ output layer when untied) parameter count.
+  double embedding_params() const;
+};
+
+/// Read the model dimensions from a recipe (model.*, dataset.seq_length, train.micro_batch_size).
+/// Error when a required size is missing or not positive.
+Result<ModelDims> model_dims_of(const Recipe& recipe);
+
+/// The model uses Transformer Engine's comm types as cp_volume.h defines them.
+using CommType = CpCommType;
+
+/// One candidate layout.
+struct LayoutChoice {
+  int64_t tp = 1;
+  int64_t cp = 1;
+  int64_t pp = 1;
+  int64_t dp = 1;                  ///< Derived: world / (tp·cp·pp).
+  int64_t vpp = 1;                 ///< Virtual pipeline stages per rank (1: no interleaving).
+  int64_t ep = 1;                  ///< Expert parallel size (MoE; experts are sharded over ep·tp).
+  CommType comm = CommType::kP2p;  ///< Comm type of the full-attention layers.
+  /// Comm type of the sliding-window layers when it differs (per-layer cp_comm_type list).
+  std::optional<CommType> windowed_comm;
+  int64_t hcp_a2a = 1;  ///< hierarchical_context_parallel_sizes[0] (a2a+p2p only).
+  int64_t hcp_p2p = 1;  ///< hierarchical_context_parallel_sizes[1] (a2a+p2p only).
+
+  /// Return hierarchical_context_parallel_sizes ([a, p]) or empty unless a2a+p2p is used.
+  std::vector<int64_t> hcp_sizes() const;
+  /// Return true when any layer uses `type`.
+  bool uses(CommType type) const;
+  /// Return the world size tp·cp·pp·dp.
+  int64_t world() const { return tp * cp * pp * dp; }
+  /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2".
+  std::string label() const;
+};
+
+enum class Recompute { kNone, kSelective, kFull };
+/// Return "none", "selective" or "full".
+const char* recompute_name(Recompute r);
+/// Parse "none", "selective" or "full"; nullopt when unknown.
+std::optional<Recompute> parse_recompute(std::string_view text);
+
+/// The achieved rates of one GPU and its links, with where each figure came from.
+struct Hardware {
+  std::string gpu_name;
+  int gpus_per_node = 8;
+  int nvlink_domain = 8;
+  double peak_tflops = 0;       ///< Dense BF16 peak per GPU (profile).
+  double gemm_efficiency = 0;   ///< Achieved / peak for large GEMMs.
+  double attn_efficiency = 0;   ///< Achieved / peak for long-chunk flash attention (forward).
+  double attn_half_tokens = 0;  ///< Query chunk length at which attention runs at half its rate.
+  double nvlink_gbs = 0;        ///< Ring send/recv and all-gather busbw per GPU inside a domain.
+  double nvlink_a2a_gbs = 0;    ///< All-to-all busbw per GPU inside a domain.
+  double nic_gbs = 0;           ///< Ring send/recv and all-gather busbw per GPU across domains.
+  double nic_a2a_gbs = 0;       ///< All-to-all busbw per GPU across domains.
+  double nvlink_latency_s = 0;  ///< Per-message latency inside the domain.
+  double nic_latency_s = 0;     ///< Per-message latency across domains.
+  double memory_gib = 0;        ///< HBM per GPU.
+  double reserved_gib = 0;      ///< CUDA context, NCCL buffers, allocator fragmentation.
+  std::vector<std::pair<std::string, std::string>> sources;  ///< Figure -> where it came from.
+
+  /// Return the achieved GEMM FLOP/s.
+  double gemm_flops() const { return peak_tflops * 1e12 * gemm_efficiency; }
+  /// Return the achieved forward attention FLOP/s for query chunks of `tokens` tokens.
+  double attn_flops(double tokens) const;
+  /// Return the ring / all-gather GB/s: NVLink when `inside_domain`, else the NIC share per GPU.
+  double link_gbs(bool inside_domain) const { return inside_domain ? nvlink_gbs : nic_gbs; }
+  /// Return the all-to-all GB/s of a link.
+  double a2a_gbs(bool inside_domain) const { return inside_domain ? nvlink_a2a_gbs : nic_a2a_gbs; }
+  /// Return the per-message latency of a link.
+  double link_latency(bool inside_domain) const {
+    return inside_domain ? nvlink_latency_s : nic_latency_s;
+  }
+};
+
+/// Build the hardware description from a cluster profile with the documented default
+/// efficiencies (see src/model/hardware.cpp for each constant's source).
+Hardware hardware_from_profile(const ClusterProfile& profile);
+
+/// Replace the figures a calibration file (`hcp-plan bench`) measured: attention TFLOP/s,
+/// intra- and inter-node a2a and send/recv busbw. `name` (the file) is recorded in sources.
+void apply_calibration(Hardware& hw, const Calibration& cal, const std::string& name);
+
+/// Training settings that are not part of the layout.
+struct TrainingSetup {
+  int64_t global_batch = 0;  ///< Sequences per step (0: one micro-batch per DP replica).
+  Recompute recompute = Recompute::kNone;
+  bool distributed_optimizer = true;  ///< ddp.use_distributed_optimizer
+  bool grad_reduce_in_fp32 = true;    ///< ddp.grad_reduce_in_fp32 (fp32 main grads)
+  bool overlap_grad_reduce = true;    ///< ddp.overlap_grad_reduce
+  bool tp_comm_overlap = false;       ///< model.tp_comm_overlap
+  double memory_limit_gib = 0;        ///< 0: the GPU's memory.
+};
+
+/// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).
+TrainingSetup training_setup_of(const Recipe& recipe);
+
+/// Where each group's traffic goes ("inside" = stays inside one NVLink domain).
+struct LinkPlacement {
+  bool tp_inside_domain = true;       ///< TP group.
+  bool cp_inside_domain = true;       ///< Whole CP group (p2p ring, all_gather, a2a).
+  double cp_offdomain_fraction = 0;   ///< Share of a rank's CP peers outside its domain.
+  bool hcp_a2a_inside_domain = true;  ///< a2a+p2p level 0.
+  double hcp_a2a_offdomain_fraction = 0;
+  bool hcp_ring_inside_domain = true;  ///< a2a+p2p level 1 (every ring hop).
+  bool dp_inside_domain = true;        ///< The DP×CP gradient group.
+  bool pp_inside_domain = true;        ///< Pipeline neighbours.
+};
+
+/// Place the groups of a layout (Megatron order tp-cp-ep-dp-pp) on nodes of `gpus_per_node` GPUs
+/// and NVLink domains of `nvlink_domain` GPUs, with layout.h's closed forms. Error when the
+/// layout is not a valid Megatron grid.
+Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node, int nvlink_domain);
+
+/// Step time per term (seconds per optimizer step on one GPU; terms add up to `step_s`).
+struct TimeBreakdown {
+  double gemm_s = 0;             ///< Linear layers and logits, forward + backward.
+  double attention_s = 0;        ///< Attention kernels (compute only), forward + backward.
+  double recompute_s = 0;        ///< Extra forward work of activation recomputation.
+  double tp_comm_s = 0;          ///< Exposed TP/SP all-gather + reduce-scatter.
+  double cp_a2a_s = 0;           ///< a2a (and the a2a level of a2a+p2p): always exposed.
+  double cp_allgather_s = 0;     ///< all_gather / reduce-scatter of KV: exposed.
+  double cp_ring_exposed_s = 0;  ///< Ring transfer not hidden behind attention.
+  double cp_ring_hidden_s = 0;   ///< Ring transfer hidden behind attention (not in step_s).
+  double dp_comm_s = 0;          ///< Exposed gradient reduce-scatter / parameter all-gather.
+  double pp_bubble_s = 0;        ///< Pipeline fill and drain.
+  double pp_comm_s = 0;          ///< Pipeline send/recv.
+  double step_s = 0;             ///< Total.
+  /// Ring detail for the reasons: one forward step of the full-attention layers.
+  double ring_step_compute_s = 0;
+  double ring_step_transfer_s = 0;
+  int64_t ring_steps = 0;
+};
+
+/// Memory per GPU per term, bytes (the most loaded pipeline stage).
+struct MemoryBreakdown {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  double cp_buffers = 0;  ///< Transient CP buffers of one layer (a2a head slice, ring KV).
+  double logits = 0;
+  double reserved = 0;  ///< Context, NCCL, fragmentation (Hardware::reserved_gib).
+  double total = 0;
+};
+
+/// The estimate of one layout.
+struct Estimate {
+  TimeBreakdown time;
+  MemoryBreakdown memory;
+  LinkPlacement placement;
+  int64_t micro_batches = 1;  ///< Per DP replica per step.
+  int64_t global_batch = 0;   ///< Sequences per step used for the estimate.
+  double tokens_per_s_per_gpu = 0;
+  double memory_limit_gib = 0;
+  bool fits_memory = false;
+  /// Return total memory in GiB.
+  double memory_gib() const { return memory.total / (1024.0 * 1024.0 * 1024.0); }
+};
+
+/// Estimate one layout. Error when the layout cannot run the model at all (sizes not dividing).
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup);
+
+}  // namespace hcp
