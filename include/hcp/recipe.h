@@ -60,12 +60,49 @@ Result<Recipe> load_recipe_text(std::string_view text, const std::string& name);
 
 /// Resolve RECIPE as given on the command line: a path, or the name of a shipped recipe
 /// (searched in the recipes/ directories next to the binary and under the install prefix).
+/// Errors: an unknown name, with a did-you-mean over the shipped recipe names.
 Result<std::string> resolve_recipe_path(const std::string& name_or_path);
+
+/// Return the names of the shipped recipes (file stems in the recipe search dirs), sorted.
+std::vector<std::string> shipped_recipe_names();
+
+/// The kind of a Hydra override (Hydra 1.3.2 OverrideParser.g4).
+enum class OverrideKind {
+  kChange,    ///< key=value
+  kAdd,       ///< +key=value
+  kForceAdd,  ///< ++key=value
+  kDelete,    ///< ~key or ~key=value
+};
+
+/// One parsed override token.
+struct Override {
+  OverrideKind kind = OverrideKind::kChange;
+  std::string key;             ///< Dotted key as written ("model.context_parallel_size").
+  std::optional<Value> value;  ///< Typed value; absent for "~key". "key=" gives "".
+  std::string text;            ///< The token as given.
+  int index = 1;               ///< 1-based position among the overrides ("<override N>").
+};
+
+/// Parse one override token with Hydra's grammar and token typing (ints with '_', floats incl.
+/// inf/nan, case-insensitive true/false/null, quoted strings, ${...} interpolations, [..] lists,
+/// {a: 1} dicts, int()/float()/str()/bool() casts). Values are located at
+/// "<override index>":1:<column of the value in the token>. Errors (one line, naming the override):
+/// sweeps (a,b), unbalanced brackets or quotes, missing '=', bad key, unknown function.
+Result<Override> parse_override(std::string_view text, int index = 1);
 
 /// Apply Hydra-grammar overrides in order ("k=v", "+k=v", "++k=v", "~k", "~k=v"), including the
 /// run_recipe.py shorthand flags ("-cp", "4") which are applied before positional overrides.
-/// Each value is located as "<override N>" (1-based, in command-line order).
+/// Each value is located as "<override N>" (1-based, in command-line order). Semantics follow
+/// Hydra's struct mode as Bridge applies it (bridge.md §1.4): a missing key needs '+', '+' on a
+/// set key is an error, '~' checks the key exists (and is then a no-op, as in Bridge). Beyond
+/// Bridge, values are type-checked against the schema and unknown keys get a did-you-mean.
+/// Afterwards model.seq_length := dataset.seq_length (run_recipe.py's sync step).
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args);
+
+/// Resolve OmegaConf interpolations "${a.b}" in string values against the recipe (a whole-value
+/// interpolation takes the referenced value and type; embedded ones are substituted as text).
+/// Errors: a reference to a missing key, or a cycle.
+Status resolve_interpolations(Recipe& recipe);
 
 /// The parallel layout a recipe describes (model.* parallel sizes with upstream defaults).
 struct Parallelism {
@@ -75,7 +112,7 @@ struct Parallelism {
   int64_t ep = 1;
   int64_t etp = 1;  ///< expert_tensor_parallel_size, defaulted as the framework does.
   std::optional<int64_t> vpp;
-  std::vector<int64_t> hcp;   ///< hierarchical_context_parallel_sizes; empty when unset.
+  std::vector<int64_t> hcp;  ///< hierarchical_context_parallel_sizes; empty when unset.
   std::vector<std::string> cp_comm_types;  ///< Per layer when a list; one entry when a string.
   bool sequence_parallel = false;
   std::string order = "tp-cp-ep-dp-pp";  ///< "tp-cp-ep-pp-dp" with dist.use_tp_pp_dp_mapping.

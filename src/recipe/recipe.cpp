@@ -30,7 +30,9 @@ long list_index(std::string_view segment) {
 
 }  // namespace
 
-const char* framework_name(Framework f) { return f == Framework::kMlm ? "mlm" : "bridge"; }
+const char* framework_name(Framework f) {
+  return f == Framework::kMlm ? "mlm" : "bridge";
+}
 
 const Value* Recipe::find(std::string_view dotted) const {
   const Value* node = &root;

@@ -1,0 +1,79 @@
+// The field schema of the ConfigContainer sections hcp-plan models (model, train, dataset, dist,
+// mixed_precision, ddp, validation): every known field with its type and upstream default, and the
+// type checks the YAML loader, the override parser and the MLM/HF loaders share.
+//
+// Field names and types are read from Megatron-LM (ModelParallelConfig, TransformerConfig,
+// MLATransformerConfig, training/config/*, DistributedDataParallelConfig, dataset configs) at
+// 2a75ac12 and Megatron-Bridge (GPTModelProvider, HybridModelProvider, training/config.py,
+// mixed_precision.py, data/builders/*) at 067f987d.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+#include "hcp/recipe.h"
+#include "hcp/value.h"
+
+namespace hcp {
+
+/// The type a field accepts. Null is accepted by every field (Optional upstream, or "use default").
+enum class FieldType {
+  kInt,         ///< An integer (2.0 is rejected).
+  kBool,        ///< true/false.
+  kFloat,       ///< A number; integers are accepted.
+  kString,      ///< A string (also dtypes and enums after the loader's mapping).
+  kIntList,     ///< A list of integers.
+  kStringList,  ///< A string or a list of strings (e.g. cp_comm_type per layer).
+  kAny,         ///< Anything (callables, dicts, unions).
+};
+
+/// Return "int", "bool", "float", "string", "list of ints", "string or list of strings", "any".
+const char* field_type_name(FieldType type);
+
+/// One known field of a section.
+struct FieldSpec {
+  std::string_view name;           ///< Field name, e.g. "context_parallel_size".
+  FieldType type;                  ///< Accepted type.
+  bool size;                       ///< A size or dimension: every integer must be in [1, 2^31).
+  std::string_view default_value;  ///< Upstream default as Python source ("1", "None", "required").
+};
+
+/// Return true for the sections whose keys are checked (model, train, dataset, dist,
+/// mixed_precision, ddp, validation). Other sections (optimizer, logger, ...) accept any key.
+bool is_modelled_section(std::string_view section);
+/// Return the modelled section names.
+const std::vector<std::string>& modelled_sections();
+/// Return every top-level section of Bridge's ConfigContainer (modelled or not).
+const std::vector<std::string>& top_level_sections();
+
+/// Return the spec of section.field, or nullptr when the section is not modelled or the field is
+/// unknown.
+const FieldSpec* find_field(std::string_view section, std::string_view field);
+/// Return the known field names of a modelled section (empty for other sections).
+std::vector<std::string> field_names(std::string_view section);
+
+/// Return the canonical spelling of a dotted key: "model.transformer.X" -> "model.X",
+/// "dataset.sequence_length" -> "dataset.seq_length"; other keys are returned unchanged.
+std::string canonical_key(std::string_view dotted);
+
+/// Return a did-you-mean suggestion for an unknown dotted key ("model.context_parallel_size"), or
+/// an empty string when nothing is close.
+std::string suggest_key(std::string_view dotted);
+
+/// Check that `dotted` names a known key: a top-level section, or a field of a modelled section.
+/// Keys below an unmodelled section, or nested below a known field, are always accepted. Return an
+/// error naming the key with a did-you-mean when it is unknown; located at `at`.
+Status check_key_known(std::string_view dotted, const Location& at);
+
+/// Check one value against its field: type, size bounds. Unknown or unmodelled keys pass.
+/// The error names the key, the expected type and the value's location.
+Status check_field_value(std::string_view dotted, const Value& value);
+
+/// Check every key and value of a whole recipe against the schema (unknown keys in modelled
+/// sections with did-you-mean, types, size bounds). Return the first error in document order.
+/// The MLM and HF loaders call this too, so every input is checked the same way.
+Status check_recipe_schema(const Recipe& recipe);
+
+}  // namespace hcp

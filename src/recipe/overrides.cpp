@@ -1,0 +1,333 @@
+// Applying overrides to a recipe: run_recipe.py's command line (shorthand flags first, then
+// KEY=VALUE tokens), Hydra struct-mode semantics (bridge.md §1.4), schema checks, and the
+// model.seq_length := dataset.seq_length sync.
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "hcp/recipe.h"
+#include "hcp/schema.h"
+
+namespace hcp {
+namespace {
+
+enum class FlagType { kInt, kFloat, kString };
+
+struct Flag {
+  std::string_view short_name;  ///< "-cp" ("" when the flag has only a long form).
+  std::string_view long_name;   ///< "--context_parallel_size" style long form.
+  std::string_view key;
+  FlagType type;
+};
+
+// Bridge scripts/training/run_recipe.py COMMON_OVERRIDE_FIELDS.
+constexpr std::array<Flag, 17> kFlags = {{
+    {"-ms", "--max_steps", "train.train_iters", FlagType::kInt},
+    {"-gb", "--global_batch_size", "train.global_batch_size", FlagType::kInt},
+    {"-mb", "--micro_batch_size", "train.micro_batch_size", FlagType::kInt},
+    {"-sl", "--seq_length", "dataset.seq_length", FlagType::kInt},
+    {"-tp", "--tensor_model_parallel_size", "model.tensor_model_parallel_size", FlagType::kInt},
+    {"-pp", "--pipeline_model_parallel_size", "model.pipeline_model_parallel_size", FlagType::kInt},
+    {"-cp", "--context_parallel_size", "model.context_parallel_size", FlagType::kInt},
+    {"-vp", "--virtual_pipeline_model_parallel_size", "model.virtual_pipeline_model_parallel_size",
+     FlagType::kInt},
+    {"-ep", "--expert_model_parallel_size", "model.expert_model_parallel_size", FlagType::kInt},
+    {"-etp", "--expert_tensor_parallel_size", "model.expert_tensor_parallel_size", FlagType::kInt},
+    {"", "--lr", "optimizer.lr", FlagType::kFloat},
+    {"", "--min_lr", "optimizer.min_lr", FlagType::kFloat},
+    {"", "--warmup_iters", "scheduler.lr_warmup_iters", FlagType::kInt},
+    {"", "--pretrained_checkpoint", "checkpoint.pretrained_checkpoint", FlagType::kString},
+    {"", "--save_dir", "checkpoint.save", FlagType::kString},
+    {"", "--load_dir", "checkpoint.load", FlagType::kString},
+    {"", "--save_interval", "checkpoint.save_interval", FlagType::kInt},
+}};
+
+const Flag* find_flag(std::string_view name) {
+  for (const Flag& f : kFlags) {
+    if (name == f.short_name || name == f.long_name) return &f;
+  }
+  return nullptr;
+}
+
+std::string override_file(int index) {
+  return "<override " + std::to_string(index) + ">";
+}
+
+/// Turn a flag's argument into a value the way argparse's type= and json.dumps would.
+Result<Value> flag_value(const Flag& flag, const std::string& name, const std::string& arg,
+                         int index) {
+  Location at{override_file(index), 1, 1};
+  std::string bad = "argument " + name + ": invalid " +
+                    (flag.type == FlagType::kInt ? "int" : "float") + " value: '" + arg + "'";
+  if (flag.type == FlagType::kString) return Value::string(arg, at);
+  Result<Override> parsed = parse_override("k=" + arg, index);
+  if (!parsed || !parsed->value) return Error{bad, at, std::string(flag.key)};
+  Value v = *parsed->value;
+  v.set_location(at);
+  if (flag.type == FlagType::kInt && v.is_int()) return v;
+  if (flag.type == FlagType::kFloat && v.is_number()) return Value::real(v.as_double(), at);
+  return Error{bad, at, std::string(flag.key)};
+}
+
+/// Split the command line into overrides: flags first (in order), then KEY=VALUE tokens.
+Result<std::vector<Override>> collect(const std::vector<std::string>& args) {
+  std::vector<Override> flags;
+  std::vector<std::pair<std::string, int>> tokens;
+  int index = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    ++index;
+    if (arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
+      std::string name = arg;
+      std::string value;
+      bool inline_value = false;
+      if (size_t eq = arg.find('='); eq != std::string::npos) {
+        name = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        inline_value = true;
+      }
+      const Flag* flag = find_flag(name);
+      if (flag == nullptr) {
+        return Error{"Unknown option: " + name, Location{override_file(index), 1, 1}, ""};
+      }
+      if (!inline_value) {
+        if (i + 1 >= args.size()) {
+          return Error{"argument " + name + ": expected one argument",
+                       Location{override_file(index), 1, 1}, std::string(flag->key)};
+        }
+        value = args[++i];
+      }
+      Result<Value> v = flag_value(*flag, name, value, index);
+      if (!v) return v.error();
+      Override o;
+      o.kind = OverrideKind::kChange;
+      o.key = std::string(flag->key);
+      o.value = std::move(*v);
+      o.text = name + " " + value;
+      o.index = index;
+      flags.push_back(std::move(o));
+      continue;
+    }
+    tokens.emplace_back(arg, index);
+  }
+  for (const auto& [token, at] : tokens) {
+    Result<Override> o = parse_override(token, at);
+    if (!o) return o.error();
+    flags.push_back(std::move(*o));
+  }
+  return flags;
+}
+
+/// Return true when the real (fully populated) Bridge config would hold a non-null value at this
+/// key although the partial recipe does not: a known field whose upstream default is not None.
+bool default_is_set(std::string_view dotted) {
+  size_t dot = dotted.find('.');
+  if (dot == std::string_view::npos || dotted.find('.', dot + 1) != std::string_view::npos) {
+    return false;
+  }
+  const FieldSpec* spec = find_field(dotted.substr(0, dot), dotted.substr(dot + 1));
+  return spec != nullptr && spec->default_value != "None" && spec->default_value != "required";
+}
+
+/// Return true when the real config would hold this key even though the recipe lacks it: any
+/// field of a known section (we do not model every section's fields), except inside dicts.
+bool real_config_has(std::string_view dotted) {
+  size_t dot = dotted.find('.');
+  if (dot == std::string_view::npos) return true;  // A ConfigContainer section.
+  if (dotted.find('.', dot + 1) != std::string_view::npos) return false;  // Below a field.
+  return dotted.substr(0, dot) != "env_vars";  // A dict that starts empty.
+}
+
+struct Applier {
+  Recipe& recipe;
+
+  Status apply(const Override& o);
+  Status change(const Override& o, const std::string& key, Value* existing);
+  Status add(const Override& o, const std::string& key, Value* existing, bool force);
+  Status remove(const Override& o, const std::string& key, Value* existing);
+  Result<Value*> slot(const Override& o, const std::string& key, bool create);
+};
+
+Error override_error(const Override& o, std::string message) {
+  return Error{std::move(message), Location{override_file(o.index), 1, 1}, o.key};
+}
+
+std::vector<std::string> split(const std::string& dotted) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = dotted.find('.', start);
+    parts.push_back(dotted.substr(start, dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+/// Return the node at key, creating missing maps on the way when `create`; nullptr when absent.
+Result<Value*> Applier::slot(const Override& o, const std::string& key, bool create) {
+  std::vector<std::string> parts = split(key);
+  Value* node = &recipe.root;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    bool last = i + 1 == parts.size();
+    if (node->is_list()) {
+      const std::string& seg = parts[i];
+      bool numeric = !seg.empty() && std::all_of(seg.begin(), seg.end(), ::isdigit);
+      size_t idx = numeric && seg.size() < 10 ? std::stoul(seg) : node->items().size();
+      if (idx >= node->items().size()) {
+        return override_error(o, "Could not override '" + key + "': no list item '" + seg + "'");
+      }
+      node = &node->items()[idx];
+      continue;
+    }
+    if (node->is_null() && create) *node = Value::map({}, Location{override_file(o.index), 1, 1});
+    if (!node->is_map()) {
+      return override_error(
+          o, "Could not override '" + key + "': '" + parts[i - 1] + "' is not a map");
+    }
+    Value* child = node->get(parts[i]);
+    if (child == nullptr) {
+      if (!create) return static_cast<Value*>(nullptr);
+      child = &node->set(parts[i], last ? Value::null() : Value::map());
+    }
+    node = child;
+  }
+  return node;
+}
+
+/// Merge a dict into a map; new keys are allowed only when `allow_new`.
+Status merge_into(Value& target, const Value& dict, bool allow_new, const Override& o,
+                  const std::string& key) {
+  for (const auto& [k, v] : dict.entries()) {
+    Value* existing = target.get(k);
+    if (existing == nullptr) {
+      if (!allow_new) {
+        return override_error(o, "Could not override '" + key + "': key '" + k +
+                                     "' is not in the config (use ++" + key + "={...} to add it)");
+      }
+      target.set(k, v);
+    } else if (existing->is_map() && v.is_map()) {
+      if (Status s = merge_into(*existing, v, allow_new, o, key + "." + k); !s) return s;
+    } else {
+      *existing = v;
+    }
+  }
+  return Ok{};
+}
+
+Status Applier::change(const Override& o, const std::string& key, Value* existing) {
+  if (existing == nullptr && !real_config_has(key)) {
+    return override_error(o, "Could not override '" + key + "'. To append to your config use +" +
+                                 o.key + "=" + (o.value ? o.value->str() : ""));
+  }
+  if (existing != nullptr && existing->is_map() && o.value->is_map()) {
+    return merge_into(*existing, *o.value, false, o, key);
+  }
+  Result<Value*> target = slot(o, key, true);
+  if (!target) return target.error();
+  **target = *o.value;
+  return Ok{};
+}
+
+Status Applier::add(const Override& o, const std::string& key, Value* existing, bool force) {
+  bool occupied = existing != nullptr ? !existing->is_null() : default_is_set(key);
+  if (!force && occupied && !o.value->is_list() && !o.value->is_map()) {
+    return override_error(o, "Could not append to config. An item is already at '" + key +
+                                 "'. Either remove + prefix: '" + o.key + "=" + o.value->str() +
+                                 "' or add a second + to add or override '" + key + "': '++" +
+                                 o.key + "=" + o.value->str() + "'");
+  }
+  if (existing != nullptr && existing->is_map() && o.value->is_map()) {
+    return merge_into(*existing, *o.value, true, o, key);
+  }
+  Result<Value*> target = slot(o, key, true);
+  if (!target) return target.error();
+  **target = *o.value;
+  return Ok{};
+}
+
+Status Applier::remove(const Override& o, const std::string& key, Value* existing) {
+  bool present = existing != nullptr ? !existing->is_null() : default_is_set(key);
+  if (!present) {
+    return override_error(o, "Could not delete from config. '" + key + "' does not exist.");
+  }
+  if (o.value && existing != nullptr && !(*existing == *o.value)) {
+    return override_error(o, "Could not delete from config. The value of '" + key + "' is " +
+                                 existing->str() + " and not " + o.value->str() + ".");
+  }
+  // Bridge applies the resolved dict back onto its dataclasses, so a deleted key keeps its value
+  // (bridge.md §1.5): deletion changes nothing in the final config.
+  return Ok{};
+}
+
+Status Applier::apply(const Override& o) {
+  std::string key = canonical_key(o.key);
+  Location at{override_file(o.index), 1, 1};
+  if (Status s = check_key_known(key, at); !s) {
+    Error e = s.error();
+    if (o.kind == OverrideKind::kChange && e.message.rfind("unknown", 0) == 0) {
+      e.message = "Could not override '" + o.key + "': " + e.message;
+    }
+    return e;
+  }
+  Result<Value*> found = slot(o, key, false);
+  if (!found) return found.error();
+  Value* existing = *found;
+  switch (o.kind) {
+    case OverrideKind::kChange:
+      if (Status s = change(o, key, existing); !s) return s;
+      break;
+    case OverrideKind::kAdd:
+    case OverrideKind::kForceAdd:
+      if (Status s = add(o, key, existing, o.kind == OverrideKind::kForceAdd); !s) return s;
+      break;
+    case OverrideKind::kDelete:
+      return remove(o, key, existing);
+  }
+  const Value* now = recipe.find(key);
+  bool interpolated =
+      now != nullptr && now->is_string() && now->as_string().find("${") != std::string::npos;
+  if (now != nullptr && !interpolated) return check_field_value(key, *now);
+  return Ok{};
+}
+
+bool touches(const std::vector<Override>& overrides, std::string_view key) {
+  return std::any_of(overrides.begin(), overrides.end(), [&](const Override& o) {
+    return o.kind != OverrideKind::kDelete && canonical_key(o.key) == key;
+  });
+}
+
+/// run_recipe.py's sync_model_dataset_sequence_length: model.seq_length := dataset.seq_length.
+Status sync_sequence_length(Recipe& recipe, const std::vector<Override>& overrides) {
+  const Value* data = recipe.find("dataset.seq_length");
+  if (data == nullptr || data->is_null()) return Ok{};
+  bool data_overridden = touches(overrides, "dataset.seq_length");
+  bool model_overridden = touches(overrides, "model.seq_length");
+  if (model_overridden && !data_overridden) {
+    const Value* model = recipe.find("model.seq_length");
+    if (model != nullptr && !(*model == *data)) {
+      return Error{"model.seq_length=" + model->str() +
+                       " has no effect: run_recipe.py copies dataset.seq_length (" + data->str() +
+                       ") into model.seq_length; use -sl " + model->str() +
+                       " or dataset.seq_length=" + model->str(),
+                   model->location(), "model.seq_length"};
+    }
+  }
+  if (data_overridden) recipe.set("model.seq_length", *data);
+  return Ok{};
+}
+
+}  // namespace
+
+Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
+  Result<std::vector<Override>> overrides = collect(args);
+  if (!overrides) return overrides.error();
+  Applier applier{recipe};
+  for (const Override& o : *overrides) {
+    if (Status s = applier.apply(o); !s) return s;
+  }
+  if (Status s = resolve_interpolations(recipe); !s) return s;
+  if (Status s = sync_sequence_length(recipe, *overrides); !s) return s;
+  return check_recipe_schema(recipe);
+}
+
+}  // namespace hcp

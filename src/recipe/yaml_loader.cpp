@@ -1,0 +1,203 @@
+// Recipe YAML loading: read the file, parse it with yaml-cpp, convert it into a located Value tree
+// (OmegaConf scalar typing), normalise full dumps and check the tree against the field schema.
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "hcp/recipe.h"
+#include "hcp/schema.h"
+#include "normalize.h"
+#include "yaml_scalar.h"
+
+namespace hcp {
+namespace {
+
+/// Deeper than any real config (ConfigContainer dumps nest about 6 levels).
+constexpr int kMaxDepth = 64;
+/// Guards against alias bombs: yaml-cpp shares aliased nodes, the conversion would copy them.
+constexpr size_t kMaxNodes = 1'000'000;
+
+struct Converter {
+  std::string file;
+  size_t nodes = 0;
+
+  Location at(const YAML::Mark& mark) const {
+    if (mark.is_null()) return Location{file, 0, 0};
+    return Location{file, mark.line + 1, mark.column + 1};
+  }
+
+  Result<Value> convert(const YAML::Node& node, const Location& fallback, int depth);
+  Result<Value> convert_map(const YAML::Node& node, const Location& here, int depth);
+  Result<Value> convert_list(const YAML::Node& node, const Location& here, int depth);
+  Result<Value> convert_scalar(const YAML::Node& node, const Location& here);
+};
+
+Result<Value> Converter::convert(const YAML::Node& node, const Location& fallback, int depth) {
+  if (++nodes > kMaxNodes) {
+    return Error{"YAML expands to more than 1000000 nodes (alias expansion?)", fallback, ""};
+  }
+  if (depth > kMaxDepth) {
+    return Error{"YAML nesting deeper than " + std::to_string(kMaxDepth) + " levels", fallback, ""};
+  }
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return convert_map(node, at(node.Mark()), depth);
+    case YAML::NodeType::Sequence:
+      return convert_list(node, at(node.Mark()), depth);
+    case YAML::NodeType::Scalar:
+      return convert_scalar(node, at(node.Mark()));
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      // An empty value ("key:") carries the next token's mark: locate it at its key instead.
+      return Value::null(fallback);
+  }
+  return Value::null(fallback);
+}
+
+Result<Value> Converter::convert_map(const YAML::Node& node, const Location& here, int depth) {
+  Value map = Value::map({}, here);
+  std::set<std::string> seen;
+  for (const auto& pair : node) {
+    Location key_at = at(pair.first.Mark());
+    if (!pair.first.IsScalar()) return Error{"a mapping key must be a plain string", key_at, ""};
+    const std::string& key = pair.first.Scalar();
+    if (!seen.insert(key).second) return Error{"duplicate key '" + key + "'", key_at, key};
+    Result<Value> child = convert(pair.second, key_at, depth + 1);
+    if (!child) return child.error();
+    map.entries().emplace_back(key, std::move(*child));
+  }
+  return map;
+}
+
+Result<Value> Converter::convert_list(const YAML::Node& node, const Location& here, int depth) {
+  std::vector<Value> items;
+  items.reserve(node.size());
+  for (const auto& item : node) {
+    Result<Value> child = convert(item, here, depth + 1);
+    if (!child) return child.error();
+    items.push_back(std::move(*child));
+  }
+  return Value::list(std::move(items), here);
+}
+
+Result<Value> Converter::convert_scalar(const YAML::Node& node, const Location& here) {
+  const std::string& tag = node.Tag();
+  // "!" marks quoted and block scalars; an explicit !!str is a string too.
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return Value::string(node.Scalar(), here);
+  return yaml_detail::type_plain_scalar(node.Scalar(), here);
+}
+
+/// Return an error when the text holds bytes no YAML recipe has (NUL, other C0 controls).
+Status check_text(std::string_view text, const std::string& file) {
+  int line = 1;
+  int column = 1;
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 && c != '\n' && c != '\r' && c != '\t') {
+      return Error{"binary data (byte 0x" + std::string(1, "0123456789abcdef"[byte >> 4]) +
+                       std::string(1, "0123456789abcdef"[byte & 15]) + "): not a YAML recipe",
+                   Location{file, line, column}, ""};
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return Ok{};
+}
+
+/// Return the message of a yaml-cpp exception without its "yaml-cpp: error at ..." prefix.
+std::string yaml_message(const YAML::Exception& e) {
+  return e.msg.empty() ? std::string("malformed YAML") : "malformed YAML: " + e.msg;
+}
+
+Result<YAML::Node> parse_yaml(std::string_view text, const std::string& file) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    return Error{
+        "YAML nesting too deep (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
+        Location{file, e.mark.line + 1, e.mark.column + 1}, ""};
+  } catch (const YAML::Exception& e) {
+    Location at{file, 0, 0};
+    if (!e.mark.is_null()) at = Location{file, e.mark.line + 1, e.mark.column + 1};
+    return Error{yaml_message(e), at, ""};
+  } catch (const std::exception& e) {
+    return Error{std::string("cannot parse YAML: ") + e.what(), Location{file, 0, 0}, ""};
+  }
+}
+
+const char* kind_of(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    default:
+      return "nothing";
+  }
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Error{"no such file", Location{path, 0, 0}, ""};
+  if (fs::is_directory(path, ec))
+    return Error{"is a directory, not a recipe file", Location{path, 0, 0}, ""};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    return Error{std::string("cannot read: ") + std::strerror(err ? err : EACCES),
+                 Location{path, 0, 0}, ""};
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Error{"read error", Location{path, 0, 0}, ""};
+  return buffer.str();
+}
+
+}  // namespace
+
+Result<Recipe> load_recipe_text(std::string_view text, const std::string& name) {
+  if (Status s = check_text(text, name); !s) return s.error();
+  Result<YAML::Node> parsed = parse_yaml(text, name);
+  if (!parsed) return parsed.error();
+  const YAML::Node& node = *parsed;
+  Location top{name, 1, 1};
+  if (node.IsNull() || !node.IsDefined()) {
+    return Error{"empty recipe: the file holds no YAML content", Location{name, 0, 0}, ""};
+  }
+  if (!node.IsMap()) {
+    return Error{std::string("the top level of a recipe must be a map of sections (model:, train:, "
+                             "...), got ") +
+                     kind_of(node),
+                 top, ""};
+  }
+  Converter converter{name};
+  Result<Value> root = converter.convert(node, top, 0);
+  if (!root) return root.error();
+  Recipe recipe;
+  recipe.path = name;
+  recipe.name = std::filesystem::path(name).stem().string();
+  recipe.root = std::move(*root);
+  recipe_detail::normalize_tree(recipe.root);
+  if (Status s = resolve_interpolations(recipe); !s) return s.error();
+  if (Status s = check_recipe_schema(recipe); !s) return s.error();
+  return recipe;
+}
+
+Result<Recipe> load_recipe_file(const std::string& path) {
+  Result<std::string> text = read_text_file(path);
+  if (!text) return text.error();
+  return load_recipe_text(*text, path);
+}
+
+}  // namespace hcp

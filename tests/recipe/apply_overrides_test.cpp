@@ -1,0 +1,275 @@
+// apply_overrides: struct-mode semantics, shorthand flags, schema checks, sequence-length sync.
+#include <gtest/gtest.h>
+
+#include "hcp/recipe.h"
+
+namespace hcp {
+namespace {
+
+const char* kBase =
+    "model:\n  context_parallel_size: 2\n  seq_length: 8192\n  cp_comm_type: null\n"
+    "  hierarchical_context_parallel_sizes: [2, 1]\ndataset:\n  seq_length: 8192\n"
+    "train:\n  global_batch_size: 8\noptimizer:\n  lr: 0.001\nenv_vars:\n  A: 1\n";
+
+Recipe base() {
+  Result<Recipe> r = load_recipe_text(kBase, "base.yaml");
+  EXPECT_TRUE(r.ok()) << r.error().str();
+  return *r;
+}
+
+Recipe apply_ok(std::vector<std::string> args) {
+  Recipe r = base();
+  Status s = apply_overrides(r, args);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().str());
+  return r;
+}
+
+Error apply_error(std::vector<std::string> args) {
+  Recipe r = base();
+  Status s = apply_overrides(r, args);
+  EXPECT_FALSE(s.ok());
+  return s.ok() ? Error{} : s.error();
+}
+
+TEST(ApplyOverrides, ChangeExistingKeyAndLocation) {
+  Recipe r = apply_ok({"train.global_batch_size=16", "model.context_parallel_size=4"});
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 4);
+  Location at = r.where("model.context_parallel_size");
+  EXPECT_EQ(at.str(), "<override 2>:1:29");
+  EXPECT_EQ(r.where("train.global_batch_size").file, "<override 1>");
+}
+
+TEST(ApplyOverrides, ChangeKnownFieldAbsentFromPartialRecipe) {
+  // The real ConfigContainer has every dataclass field, so k=v works on a known field.
+  Recipe r = apply_ok({"model.tensor_model_parallel_size=2", "optimizer.weight_decay=0.1"});
+  EXPECT_EQ(r.get_int("model.tensor_model_parallel_size"), 2);
+  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.weight_decay"), 0.1);
+}
+
+TEST(ApplyOverrides, ChangeNullKeySets) {
+  Recipe r =
+      apply_ok({"model.cp_comm_type=a2a+p2p", "model.hierarchical_context_parallel_sizes=[2,1]"});
+  EXPECT_EQ(r.get_string("model.cp_comm_type"), "a2a+p2p");
+}
+
+TEST(ApplyOverrides, ListReplacedWhole) {
+  Recipe r = apply_ok(
+      {"model.context_parallel_size=4", "model.hierarchical_context_parallel_sizes=[2,2]"});
+  EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{2, 2}));
+}
+
+TEST(ApplyOverrides, ChangeMissingDictKeyNeedsPlus) {
+  Error e = apply_error({"env_vars.B=2"});
+  EXPECT_EQ(e.message,
+            "Could not override 'env_vars.B'. To append to your config use +env_vars.B=2");
+  EXPECT_EQ(e.location.file, "<override 1>");
+  Recipe r = apply_ok({"+env_vars.B=2"});
+  EXPECT_EQ(r.get_int("env_vars.B"), 2);
+}
+
+TEST(ApplyOverrides, DictMergeUnderStruct) {
+  Recipe r = apply_ok({"env_vars={A:5}"});
+  EXPECT_EQ(r.get_int("env_vars.A"), 5);
+  Error e = apply_error({"env_vars={B:2}"});
+  EXPECT_NE(e.message.find("Could not override 'env_vars'"), std::string::npos) << e.message;
+  Recipe forced = apply_ok({"++env_vars={B:2}"});
+  EXPECT_EQ(forced.get_int("env_vars.A"), 1);
+  EXPECT_EQ(forced.get_int("env_vars.B"), 2);
+}
+
+TEST(ApplyOverrides, AddOnExistingKeyIsAnError) {
+  Error e = apply_error({"+model.context_parallel_size=3"});
+  EXPECT_NE(e.message.find("Could not append to config. An item is already at "
+                           "'model.context_parallel_size'"),
+            std::string::npos)
+      << e.message;
+  EXPECT_NE(e.message.find("'++model.context_parallel_size=3'"), std::string::npos);
+}
+
+TEST(ApplyOverrides, AddOnFieldWithNonNullUpstreamDefaultIsAnError) {
+  // tensor_model_parallel_size defaults to 1 upstream, so Bridge's config holds it.
+  Error e = apply_error({"+model.tensor_model_parallel_size=2"});
+  EXPECT_NE(e.message.find("already at"), std::string::npos) << e.message;
+}
+
+TEST(ApplyOverrides, AddOnNullOrAbsentKeyWorks) {
+  Recipe r = apply_ok({"+model.cp_comm_type=p2p", "+model.expert_tensor_parallel_size=1"});
+  EXPECT_EQ(r.get_string("model.cp_comm_type"), "p2p");
+  EXPECT_EQ(r.get_int("model.expert_tensor_parallel_size"), 1);
+}
+
+TEST(ApplyOverrides, AddListOnExistingReplaces) {
+  Recipe r = apply_ok({"+model.hierarchical_context_parallel_sizes=[1,2]"});
+  EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{1, 2}));
+}
+
+TEST(ApplyOverrides, ForceAddAlwaysSets) {
+  Recipe r = apply_ok({"++model.context_parallel_size=1", "++model.tensor_model_parallel_size=2"});
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 1);
+  EXPECT_EQ(r.get_int("model.tensor_model_parallel_size"), 2);
+}
+
+TEST(ApplyOverrides, DeleteChecksExistenceAndIsANoOp) {
+  Recipe r = apply_ok({"~model.context_parallel_size"});
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 2);  // Bridge keeps the dataclass value.
+  Error null_key = apply_error({"~model.cp_comm_type"});
+  EXPECT_EQ(null_key.message, "Could not delete from config. 'model.cp_comm_type' does not exist.");
+  Error missing = apply_error({"~optimizer.foo"});
+  EXPECT_NE(missing.message.find("does not exist"), std::string::npos);
+}
+
+TEST(ApplyOverrides, DeleteWithValueMustMatch) {
+  apply_ok({"~model.context_parallel_size=2"});
+  Error e = apply_error({"~model.context_parallel_size=4"});
+  EXPECT_EQ(e.message,
+            "Could not delete from config. The value of 'model.context_parallel_size' is 2 and "
+            "not 4.");
+}
+
+TEST(ApplyOverrides, UnknownKeyGetsDidYouMean) {
+  Error e = apply_error({"model.contex_parallel_size=4"});
+  EXPECT_EQ(e.message,
+            "Could not override 'model.contex_parallel_size': unknown key "
+            "'model.contex_parallel_size' (did you mean 'model.context_parallel_size'?)");
+  EXPECT_EQ(e.location.file, "<override 1>");
+  Error plus = apply_error({"+model.contex_parallel_size=4"});
+  EXPECT_NE(plus.message.find("did you mean 'model.context_parallel_size'"), std::string::npos);
+  Error section = apply_error({"modelx.a=1"});
+  EXPECT_NE(section.message.find("unknown section 'modelx'"), std::string::npos);
+  EXPECT_NE(section.message.find("did you mean 'model.a'"), std::string::npos) << section.message;
+  Error bare = apply_error({"context_parallel_size=4"});
+  EXPECT_NE(bare.message.find("did you mean 'model.context_parallel_size'"), std::string::npos)
+      << bare.message;
+}
+
+TEST(ApplyOverrides, TypeCheckedAgainstSchema) {
+  Error e = apply_error({"model.context_parallel_size=abc"});
+  EXPECT_EQ(e.str(),
+            "<override 1>:1:29: wrong type for 'model.context_parallel_size': expected int, got "
+            "string \"abc\"");
+  EXPECT_NE(apply_error({"model.context_parallel_size=2.0"}).message.find("got float"),
+            std::string::npos);
+  EXPECT_NE(apply_error({"model.sequence_parallel=1"}).message.find("expected bool"),
+            std::string::npos);
+  EXPECT_NE(apply_error({"model.hierarchical_context_parallel_sizes=[a,b]"})
+                .message.find("expected list of ints"),
+            std::string::npos);
+  apply_ok({"model.hidden_dropout=0"});  // An int is fine where a float is expected.
+  apply_ok({"model.cp_comm_type=[p2p,a2a]"});
+}
+
+TEST(ApplyOverrides, BadSizesAreErrors) {
+  EXPECT_NE(apply_error({"model.context_parallel_size=0"}).message.find("positive"),
+            std::string::npos);
+  EXPECT_NE(apply_error({"-cp", "-1"}).message.find("positive"), std::string::npos);
+  EXPECT_NE(apply_error({"model.context_parallel_size=2147483648"}).message.find("2^31"),
+            std::string::npos);
+  EXPECT_NE(
+      apply_error({"model.context_parallel_size=9223372036854775808"}).message.find("64 bits"),
+      std::string::npos);
+}
+
+TEST(ApplyOverrides, ShorthandFlagsComeFirst) {
+  // A trailing KEY=VALUE beats the convenience flag, wherever the flag is written.
+  Recipe r = apply_ok({"model.context_parallel_size=8", "-cp", "4"});
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 8);
+  EXPECT_EQ(r.where("model.context_parallel_size").file, "<override 1>");
+}
+
+TEST(ApplyOverrides, EveryShorthandFlag) {
+  Recipe r =
+      apply_ok({"-tp", "2", "-pp", "2", "-cp", "4", "-vp", "2", "-ep", "2", "-etp", "1", "-gb",
+                "64", "-mb", "2", "-ms", "10", "model.hierarchical_context_parallel_sizes=[2,2]"});
+  EXPECT_EQ(r.get_int("model.tensor_model_parallel_size"), 2);
+  EXPECT_EQ(r.get_int("model.pipeline_model_parallel_size"), 2);
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 4);
+  EXPECT_EQ(r.get_int("model.virtual_pipeline_model_parallel_size"), 2);
+  EXPECT_EQ(r.get_int("model.expert_model_parallel_size"), 2);
+  EXPECT_EQ(r.get_int("model.expert_tensor_parallel_size"), 1);
+  EXPECT_EQ(r.get_int("train.global_batch_size"), 64);
+  EXPECT_EQ(r.get_int("train.micro_batch_size"), 2);
+  EXPECT_EQ(r.get_int("train.train_iters"), 10);
+  EXPECT_EQ(r.where("model.pipeline_model_parallel_size").file, "<override 2>");
+}
+
+TEST(ApplyOverrides, LongFormsAndInlineValues) {
+  Recipe r = apply_ok({"--context_parallel_size", "4", "--seq_length=16384", "--lr", "1e-4",
+                       "--save_dir", "/tmp/x", "model.hierarchical_context_parallel_sizes=[4,1]"});
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 4);
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 16384);
+  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.lr"), 1e-4);
+  EXPECT_EQ(r.get_string("checkpoint.save"), "/tmp/x");
+}
+
+TEST(ApplyOverrides, FlagErrors) {
+  EXPECT_EQ(apply_error({"-cp"}).message, "argument -cp: expected one argument");
+  EXPECT_EQ(apply_error({"-cp", "abc"}).message, "argument -cp: invalid int value: 'abc'");
+  EXPECT_EQ(apply_error({"-cp", "2.0"}).message, "argument -cp: invalid int value: '2.0'");
+  EXPECT_EQ(apply_error({"--lr", "fast"}).message, "argument --lr: invalid float value: 'fast'");
+  EXPECT_EQ(apply_error({"-xyz", "1"}).message, "Unknown option: -xyz");
+}
+
+TEST(ApplyOverrides, SeqLengthFlagSyncsModel) {
+  Recipe r = apply_ok({"-sl", "16384"});
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 16384);
+  EXPECT_EQ(r.get_int("model.seq_length"), 16384);
+  EXPECT_EQ(r.where("model.seq_length").file, "<override 1>");
+  Recipe alias = apply_ok({"dataset.sequence_length=32768"});
+  EXPECT_EQ(alias.get_int("model.seq_length"), 32768);
+}
+
+TEST(ApplyOverrides, ModelSeqLengthAloneIsOverwrittenSoItIsAnError) {
+  Error e = apply_error({"model.seq_length=16384"});
+  EXPECT_NE(e.message.find("has no effect"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("-sl 16384"), std::string::npos);
+  EXPECT_EQ(e.location.file, "<override 1>");
+  apply_ok({"model.seq_length=8192"});  // Same value: harmless.
+}
+
+TEST(ApplyOverrides, TransformerAliasKey) {
+  Recipe r = apply_ok({"model.transformer.context_parallel_size=4",
+                       "model.hierarchical_context_parallel_sizes=[4,1]"});
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 4);
+}
+
+TEST(ApplyOverrides, InterpolationResolvesAfterOverrides) {
+  Recipe r = apply_ok({"dataset.seq_length=${model.context_parallel_size}"});
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 2);
+  EXPECT_EQ(r.get_int("model.seq_length"), 2);
+  Error e = apply_error({"dataset.seq_length=${model.nope}"});
+  EXPECT_NE(e.message.find("missing key"), std::string::npos);
+}
+
+TEST(ApplyOverrides, ParseErrorStopsWithOverrideLocation) {
+  Error e = apply_error(
+      {"model.context_parallel_size=4", "model.hierarchical_context_parallel_sizes=[2,2"});
+  EXPECT_EQ(e.location.file, "<override 2>");
+  EXPECT_NE(e.message.find("unbalanced '['"), std::string::npos);
+  EXPECT_NE(apply_error({"model.x"}).message.find("no '='"), std::string::npos);
+}
+
+TEST(ApplyOverrides, ListIndexOverride) {
+  Result<Recipe> loaded =
+      load_recipe_text("model:\n  recompute_modules: [core_attn, mlp]\n", "r.yaml");
+  ASSERT_TRUE(loaded.ok());
+  Recipe r = *loaded;
+  ASSERT_TRUE(apply_overrides(r, {"model.recompute_modules.1=moe"}).ok());
+  EXPECT_EQ(r.get_string("model.recompute_modules.1"), "moe");
+  Status bad = apply_overrides(r, {"model.recompute_modules.5=moe"});
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(ApplyOverrides, MixedPrecisionPresetOverride) {
+  Recipe r = apply_ok({"mixed_precision=bf16_with_fp8_current_scaling_mixed"});
+  EXPECT_EQ(r.get_string("mixed_precision"), "bf16_with_fp8_current_scaling_mixed");
+}
+
+TEST(ApplyOverrides, NoArgumentsChangesNothing) {
+  Recipe r = apply_ok({});
+  EXPECT_EQ(r.root, base().root);
+}
+
+}  // namespace
+}  // namespace hcp

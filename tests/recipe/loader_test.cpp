@@ -1,0 +1,321 @@
+// Recipe YAML loader: both shapes, locations, aliases, scalar typing, bad input.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "hcp/recipe.h"
+
+namespace hcp {
+namespace {
+
+Recipe load_ok(const std::string& text) {
+  Result<Recipe> r = load_recipe_text(text, "t.yaml");
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().str());
+  return r.ok() ? *r : Recipe{};
+}
+
+Error load_error(const std::string& text) {
+  Result<Recipe> r = load_recipe_text(text, "t.yaml");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? Error{} : r.error();
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("hcp_recipe_test_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(Loader, PartialTreeWithLocations) {
+  Recipe r = load_ok(
+      "model:\n  context_parallel_size: 16\n  cp_comm_type: a2a+p2p\n"
+      "  hierarchical_context_parallel_sizes: [8, 2]\ndataset:\n  seq_length: 131072\n");
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 16);
+  EXPECT_EQ(r.get_string("model.cp_comm_type"), "a2a+p2p");
+  EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{8, 2}));
+  Location at = r.where("model.context_parallel_size");
+  EXPECT_EQ(at.file, "t.yaml");
+  EXPECT_EQ(at.line, 2);
+  EXPECT_EQ(at.column, 26);
+  EXPECT_EQ(r.where("model.hierarchical_context_parallel_sizes.1").column, 44);
+  EXPECT_EQ(r.where("dataset.seq_length").line, 6);
+  EXPECT_EQ(r.name, "t");
+}
+
+TEST(Loader, ScalarsTypedLikeOmegaConf) {
+  Recipe r = load_ok(
+      "optimizer:\n  lr: 1e-4\n  a: 1_000\n  b: .5\n  c: -.inf\n  d: 0x10\n  e: yes\n  f: ~\n"
+      "  g: '12'\n  h: 1.\n  i: \"true\"\n  j: 3.0e-4\n  k: 09\n  l: -7\n");
+  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.lr"), 1e-4);
+  EXPECT_TRUE(r.find("optimizer.lr")->is_float());
+  EXPECT_EQ(r.get_int("optimizer.a"), 1000);
+  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.b"), 0.5);
+  EXPECT_TRUE(std::isinf(*r.get_double("optimizer.c")));
+  EXPECT_EQ(r.get_int("optimizer.d"), 16);
+  EXPECT_EQ(r.get_bool("optimizer.e"), true);
+  EXPECT_TRUE(r.find("optimizer.f")->is_null());
+  EXPECT_EQ(r.get_string("optimizer.g"), "12");
+  EXPECT_TRUE(r.find("optimizer.h")->is_float());
+  EXPECT_EQ(r.get_string("optimizer.i"), "true");
+  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.j"), 3e-4);
+  EXPECT_EQ(r.get_string("optimizer.k"), "09");
+  EXPECT_EQ(r.get_int("optimizer.l"), -7);
+}
+
+TEST(Loader, MixedPrecisionPresetStringIsKept) {
+  Recipe r = load_ok("mixed_precision: bf16_mixed\n");
+  EXPECT_EQ(r.get_string("mixed_precision"), "bf16_mixed");
+}
+
+TEST(Loader, SequenceLengthAliasBecomesSeqLength) {
+  Recipe r = load_ok("dataset:\n  sequence_length: 4096\n");
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 4096);
+  EXPECT_EQ(r.find("dataset.sequence_length"), nullptr);
+  EXPECT_EQ(r.where("dataset.seq_length").line, 2);
+}
+
+TEST(Loader, ExplicitSeqLengthWinsOverAlias) {
+  Recipe r = load_ok("dataset:\n  seq_length: 8192\n  sequence_length: 4096\n");
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 8192);
+}
+
+TEST(Loader, FullDumpIsNormalised) {
+  Result<Recipe> r = load_recipe_file(HCP_FIXTURES_DIR "/recipe/full_dump_llama32_1b.yaml");
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->find("_target_"), nullptr);
+  EXPECT_EQ(r->find("model._target_"), nullptr);
+  EXPECT_EQ(r->get_string("model.params_dtype"), "torch.bfloat16");
+  EXPECT_EQ(r->get_string("model.activation_func"), "torch.nn.functional.silu");
+  EXPECT_EQ(r->get_string("model.attention_backend"), "auto");
+  EXPECT_EQ(r->get_int("model.num_layers"), 16);
+  EXPECT_EQ(r->get_int("dataset.seq_length"), 1024);
+  EXPECT_EQ(r->get_string("mixed_precision.params_dtype"), "torch.bfloat16");
+  const Value* init = r->find("model.init_method");
+  ASSERT_NE(init, nullptr);
+  ASSERT_TRUE(init->is_map());
+  EXPECT_DOUBLE_EQ(*r->get_double("model.init_method.std"), 0.02);
+  EXPECT_EQ(r->find("model.init_method._partial_"), nullptr);
+}
+
+TEST(Loader, NestedTransformerIsFlattened) {
+  Recipe r = load_ok(
+      "model:\n  _target_: megatron.bridge.models.gpt.model_config.BridgeGPTModelConfig\n"
+      "  _builder_: megatron.bridge.models.gpt.gpt_builder.GPTModelBuilder\n"
+      "  seq_length: 131072\n  transformer:\n"
+      "    _target_: megatron.bridge.models.transformer_config.TransformerConfig\n"
+      "    context_parallel_size: 4\n    attention_backend:\n"
+      "      _target_: megatron.core.transformer.enums.AttnBackend\n      _call_: true\n"
+      "      _args_: [1]\n  vocab_size: 128256\n");
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 4);
+  EXPECT_EQ(r.where("model.context_parallel_size").line, 7);
+  EXPECT_EQ(r.get_string("model.attention_backend"), "flash");
+  EXPECT_EQ(r.find("model.transformer"), nullptr);
+  EXPECT_EQ(r.find("model._builder_"), nullptr);
+  EXPECT_EQ(r.get_int("model.vocab_size"), 128256);
+}
+
+TEST(Loader, InterpolationInYamlResolves) {
+  Recipe r = load_ok("model:\n  seq_length: 65536\ndataset:\n  seq_length: ${model.seq_length}\n");
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 65536);
+  EXPECT_EQ(r.where("dataset.seq_length").line, 4);
+}
+
+TEST(Loader, InterpolationToMissingKeyIsAnError) {
+  Error e = load_error("dataset:\n  seq_length: ${model.seq_lenght}\n");
+  EXPECT_NE(e.message.find("missing key"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.line, 2);
+}
+
+TEST(Loader, WrongTypeNamesKeyTypeAndLocation) {
+  Error e = load_error("model:\n  context_parallel_size: abc\n");
+  EXPECT_EQ(e.str(),
+            "t.yaml:2:26: wrong type for 'model.context_parallel_size': expected int, got "
+            "string \"abc\"");
+  EXPECT_EQ(e.key, "model.context_parallel_size");
+}
+
+TEST(Loader, FloatForIntFieldIsAnError) {
+  Error e = load_error("model:\n  tensor_model_parallel_size: 2.0\n");
+  EXPECT_NE(e.message.find("expected int, got float"), std::string::npos) << e.message;
+}
+
+TEST(Loader, IntForFloatFieldIsFine) {
+  Recipe r = load_ok("model:\n  hidden_dropout: 0\n");
+  EXPECT_EQ(r.get_int("model.hidden_dropout"), 0);
+}
+
+TEST(Loader, UnknownKeyInModelledSectionSuggests) {
+  Error e = load_error("model:\n  context_paralel_size: 2\n");
+  EXPECT_EQ(e.str(),
+            "t.yaml:2:25: unknown key 'model.context_paralel_size' (did you mean "
+            "'model.context_parallel_size'?)");
+}
+
+TEST(Loader, UnknownSectionSuggests) {
+  Error e = load_error("modle:\n  context_parallel_size: 2\n");
+  EXPECT_NE(e.message.find("did you mean 'model'"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.line, 2);
+}
+
+TEST(Loader, UnmodelledSectionsAcceptAnyKey) {
+  Recipe r = load_ok("optimizer:\n  whatever_key: 3\nlogger:\n  x: [1, 2]\n");
+  EXPECT_EQ(r.get_int("optimizer.whatever_key"), 3);
+}
+
+TEST(Loader, ZeroNegativeAndAbsurdSizesAreErrors) {
+  EXPECT_NE(load_error("model:\n  context_parallel_size: 0\n").message.find("positive"),
+            std::string::npos);
+  EXPECT_NE(load_error("model:\n  context_parallel_size: -1\n").message.find("positive"),
+            std::string::npos);
+  Error big = load_error("model:\n  context_parallel_size: 2147483648\n");
+  EXPECT_NE(big.message.find("below 2^31"), std::string::npos) << big.message;
+  Error overflow = load_error("model:\n  context_parallel_size: 9223372036854775808\n");
+  EXPECT_NE(overflow.message.find("does not fit in 64 bits"), std::string::npos);
+  EXPECT_EQ(overflow.location.line, 2);
+  Error hcp = load_error("model:\n  hierarchical_context_parallel_sizes: [8, 0]\n");
+  EXPECT_NE(hcp.message.find("positive"), std::string::npos);
+  EXPECT_EQ(hcp.location.column, 44);
+}
+
+TEST(Loader, LargestSizeIsAccepted) {
+  Recipe r = load_ok("model:\n  seq_length: 2147483647\n");
+  EXPECT_EQ(r.get_int("model.seq_length"), 2147483647);
+}
+
+TEST(Loader, SectionMustBeAMap) {
+  Error e = load_error("model: 3\n");
+  EXPECT_NE(e.message.find("expected a map"), std::string::npos) << e.message;
+}
+
+TEST(Loader, DuplicateKeyIsAnError) {
+  Error e = load_error("model:\n  num_layers: 2\n  num_layers: 4\n");
+  EXPECT_NE(e.message.find("duplicate key 'num_layers'"), std::string::npos);
+  EXPECT_EQ(e.location.line, 3);
+}
+
+TEST(BadInput, MissingFile) {
+  Result<Recipe> r = load_recipe_file("/nonexistent/dir/x.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().str(), "/nonexistent/dir/x.yaml: no such file");
+}
+
+TEST(BadInput, Directory) {
+  Result<Recipe> r = load_recipe_file(std::filesystem::temp_directory_path().string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("directory"), std::string::npos);
+}
+
+TEST(BadInput, UnreadableFile) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads files regardless of permissions";
+  std::string path = write_temp("unreadable.yaml", "model: {}\n");
+  chmod(path.c_str(), 0);
+  Result<Recipe> r = load_recipe_file(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("Permission denied"), std::string::npos) << r.error().str();
+  EXPECT_EQ(r.error().location.file, path);
+}
+
+TEST(BadInput, MalformedYamlHasLineAndColumn) {
+  Error e = load_error("model:\n  a: [1, 2\n  b: 3\n");
+  EXPECT_EQ(e.location.file, "t.yaml");
+  EXPECT_GT(e.location.line, 0);
+  EXPECT_GT(e.location.column, 0);
+  EXPECT_NE(e.message.find("malformed YAML"), std::string::npos);
+  Error tab = load_error("model:\n\tnum_layers: 2\n");
+  EXPECT_NE(tab.message.find("malformed YAML"), std::string::npos);
+}
+
+TEST(BadInput, DeeplyNestedFlowListDoesNotCrash) {
+  std::string text = "model:\n  x: " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  Error e = load_error(text);
+  EXPECT_NE(e.message.find("too deep"), std::string::npos) << e.message;
+  EXPECT_EQ(e.location.file, "t.yaml");
+  EXPECT_GT(e.location.line, 0);
+}
+
+TEST(BadInput, DeeplyNestedFlowMapsDoNotCrash) {
+  std::string text;
+  for (int i = 0; i < 10000; ++i)
+    text += "{a: ";
+  text += "1" + std::string(10000, '}') + "\n";
+  Error e = load_error(text);
+  EXPECT_NE(e.message.find("too deep"), std::string::npos) << e.message;
+}
+
+TEST(BadInput, DeeplyNestedBlockListsDoNotCrash) {
+  std::string text = "model:\n  x:\n    ";
+  for (int i = 0; i < 10000; ++i)
+    text += "- ";
+  text += "1\n";
+  Error e = load_error(text);
+  EXPECT_NE(e.message.find("deep"), std::string::npos) << e.message;
+}
+
+TEST(BadInput, NestingBeyondOwnLimitIsAnError) {
+  std::string text = "optimizer:\n  x: " + std::string(100, '[') + std::string(100, ']') + "\n";
+  Error e = load_error(text);
+  EXPECT_NE(e.message.find("nesting deeper than 64"), std::string::npos) << e.message;
+}
+
+TEST(BadInput, BinaryJunk) {
+  std::string junk(
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00\x00",
+      10);
+  std::string path = write_temp("junk.yaml", junk + "\x03\xff\xfe");
+  Result<Recipe> r = load_recipe_file(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("binary data"), std::string::npos) << r.error().str();
+  EXPECT_EQ(r.error().location.line, 1);
+}
+
+TEST(BadInput, EmptyFileAndCommentsOnly) {
+  EXPECT_NE(load_error("").message.find("empty recipe"), std::string::npos);
+  EXPECT_NE(load_error("# only a comment\n\n").message.find("empty recipe"), std::string::npos);
+}
+
+TEST(BadInput, RootNotAMap) {
+  Error list = load_error("- 1\n- 2\n");
+  EXPECT_NE(list.message.find("got a list"), std::string::npos) << list.message;
+  EXPECT_EQ(list.location.line, 1);
+  Error scalar = load_error("just text\n");
+  EXPECT_NE(scalar.message.find("got a scalar"), std::string::npos) << scalar.message;
+}
+
+TEST(BadInput, AliasBombIsBounded) {
+  std::string text = "a: &a [1,1,1,1,1,1,1,1,1,1]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'k'; ++c) {
+    text += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i)
+      text += std::string(i ? ",*" : "*") + prev;
+    text += "]\n";
+    prev = c;
+  }
+  Error e = load_error("optimizer:\n  " + text.substr(0, 0) + "x: 1\n" + "logger:\n  " + [&] {
+    std::string indented;
+    for (char ch : text) {
+      indented += ch;
+      if (ch == '\n') indented += "  ";
+    }
+    return indented;
+  }());
+  EXPECT_NE(e.message.find("1000000 nodes"), std::string::npos) << e.message;
+}
+
+}  // namespace
+}  // namespace hcp

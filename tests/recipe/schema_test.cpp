@@ -1,0 +1,114 @@
+// Field schema: lookups, types, did-you-mean, whole-recipe checks.
+#include "hcp/schema.h"
+
+#include <gtest/gtest.h>
+
+namespace hcp {
+namespace {
+
+TEST(Schema, KnowsTheModelledSections) {
+  for (const char* s :
+       {"model", "train", "dataset", "dist", "mixed_precision", "ddp", "validation"}) {
+    EXPECT_TRUE(is_modelled_section(s)) << s;
+  }
+  EXPECT_FALSE(is_modelled_section("optimizer"));
+  EXPECT_EQ(modelled_sections().size(), 7u);
+}
+
+TEST(Schema, ModelSectionHasTheUpstreamFields) {
+  EXPECT_GT(field_names("model").size(), 250u);
+  const FieldSpec* cp = find_field("model", "context_parallel_size");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->type, FieldType::kInt);
+  EXPECT_TRUE(cp->size);
+  EXPECT_EQ(cp->default_value, "1");
+  EXPECT_EQ(find_field("model", "hierarchical_context_parallel_sizes")->type, FieldType::kIntList);
+  EXPECT_EQ(find_field("model", "cp_comm_type")->type, FieldType::kStringList);
+  EXPECT_EQ(find_field("model", "sequence_parallel")->type, FieldType::kBool);
+  EXPECT_EQ(find_field("model", "hidden_dropout")->type, FieldType::kFloat);
+  EXPECT_EQ(find_field("model", "seq_length")->default_value, "1024");
+  EXPECT_EQ(find_field("model", "nonexistent_field"), nullptr);
+  EXPECT_NE(find_field("dist", "use_decentralized_pg"), nullptr);
+  EXPECT_NE(find_field("ddp", "average_in_collective"), nullptr);
+  EXPECT_NE(find_field("validation", "eval_iters"), nullptr);
+  EXPECT_NE(find_field("mixed_precision", "fp8_recipe"), nullptr);
+  EXPECT_NE(find_field("train", "global_batch_size"), nullptr);
+  EXPECT_NE(find_field("dataset", "seq_length"), nullptr);
+}
+
+TEST(Schema, TablesAreSortedForLookup) {
+  for (const std::string& section : modelled_sections()) {
+    std::vector<std::string> names = field_names(section);
+    EXPECT_TRUE(std::is_sorted(names.begin(), names.end())) << section;
+    for (const std::string& n : names)
+      EXPECT_NE(find_field(section, n), nullptr) << n;
+  }
+}
+
+TEST(Schema, FieldTypeNames) {
+  EXPECT_STREQ(field_type_name(FieldType::kInt), "int");
+  EXPECT_STREQ(field_type_name(FieldType::kStringList), "string or list of strings");
+}
+
+TEST(Schema, CanonicalKeys) {
+  EXPECT_EQ(canonical_key("model.transformer.context_parallel_size"),
+            "model.context_parallel_size");
+  EXPECT_EQ(canonical_key("dataset.sequence_length"), "dataset.seq_length");
+  EXPECT_EQ(canonical_key("dataset.sequence_lengths"), "dataset.sequence_lengths");
+  EXPECT_EQ(canonical_key("model.seq_length"), "model.seq_length");
+}
+
+TEST(Schema, Suggestions) {
+  EXPECT_EQ(suggest_key("model.context_paralel_size"), "model.context_parallel_size");
+  EXPECT_EQ(suggest_key("modle.num_layers"), "model.num_layers");
+  EXPECT_EQ(suggest_key("use_decentralized_pg"), "dist.use_decentralized_pg");
+  EXPECT_EQ(suggest_key("model.zzzzzzzzzzzzzzzz"), "");
+  EXPECT_EQ(suggest_key("optimizer.lrr"), "");  // Unmodelled sections are not suggested into.
+}
+
+TEST(Schema, KeyChecks) {
+  Location at{"x.yaml", 3, 4};
+  EXPECT_TRUE(check_key_known("model.context_parallel_size", at).ok());
+  EXPECT_TRUE(check_key_known("optimizer.anything", at).ok());
+  EXPECT_TRUE(check_key_known("model.init_method.std", at).ok());
+  Status bad = check_key_known("model.num_layer", at);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().str(),
+            "x.yaml:3:4: unknown key 'model.num_layer' (did you mean 'model.num_layers'?)");
+  EXPECT_FALSE(check_key_known("nosuchsection", at).ok());
+}
+
+TEST(Schema, ValueChecks) {
+  Location at{"<override 1>", 1, 5};
+  EXPECT_TRUE(check_field_value("model.context_parallel_size", Value::integer(4, at)).ok());
+  EXPECT_TRUE(check_field_value("model.context_parallel_size", Value::null(at)).ok());
+  EXPECT_FALSE(check_field_value("model.context_parallel_size", Value::real(4.0, at)).ok());
+  EXPECT_FALSE(check_field_value("model.context_parallel_size", Value::integer(0, at)).ok());
+  EXPECT_FALSE(check_field_value("model.sequence_parallel", Value::string("yes", at)).ok());
+  EXPECT_TRUE(check_field_value("model.cp_comm_type", Value::string("p2p", at)).ok());
+  EXPECT_FALSE(check_field_value("model.cp_comm_type", Value::integer(2, at)).ok());
+  EXPECT_TRUE(check_field_value("model.init_method", Value::map({}, at)).ok());
+  EXPECT_TRUE(check_field_value("mixed_precision", Value::string("bf16_mixed", at)).ok());
+  EXPECT_FALSE(check_field_value("model", Value::integer(1, at)).ok());
+  EXPECT_TRUE(check_field_value("optimizer.lr", Value::string("x", at)).ok());
+  Status s = check_field_value("model.num_layers", Value::integer(-2, at));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().location.column, 5);
+  EXPECT_EQ(s.error().key, "model.num_layers");
+}
+
+TEST(Schema, WholeRecipeCheckForOtherLoaders) {
+  Recipe r;
+  r.set("model.context_parallel_size", Value::integer(2, {"<command line>", 0, 0}));
+  EXPECT_TRUE(check_recipe_schema(r).ok());
+  r.set("model.tensor_model_parallel_size", Value::string("two", {"args.txt", 4, 1}));
+  Status s = check_recipe_schema(r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().location.file, "args.txt");
+  r.set("model.tensor_model_parallel_size", Value::integer(2));
+  r.set("model.bogus", Value::integer(2));
+  EXPECT_FALSE(check_recipe_schema(r).ok());
+}
+
+}  // namespace
+}  // namespace hcp
