@@ -2,6 +2,7 @@
 // by `validate`, `plan`, `compare` and `preflight`.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@ namespace hcp {
 struct Environment {
   Framework framework = Framework::kBridge;
   std::optional<int64_t> world_size;
+  std::optional<int64_t> nodes;  ///< --nodes; world_size = nodes x gpus_per_node when both known.
   std::optional<int64_t> gpus_per_node;
   std::optional<int64_t> nvlink_domain;  ///< GPUs per NVLink domain (72 on GB200 NVL72).
   std::optional<Version> te_version;
@@ -38,36 +40,56 @@ struct RuleContext {
 
 struct Rule;
 
+/// Inputs outside the recipe that some rules need and validate may not know.
+enum class Input { kWorldSize, kGpusPerNode, kTeVersion, kMcoreVersion, kLaunchEnv };
+
+/// Rules that could not use an unknown input: check_rules turns these into one info line per
+/// input ("TE version unknown (pass --te-version X.Y.Z): skipped CP018; assumed TE >= 2.15 for
+/// CP034").
+struct MissingInputs {
+  struct Use {
+    std::string rule_id;
+    std::string assumption;  ///< Empty when the rule skipped its check.
+  };
+  std::map<Input, std::vector<Use>> uses;
+};
+
 /// Collects the findings of one rule, filling in the rule's ID, severity and fix by default.
 class Reporter {
  public:
-  Reporter(const Rule& rule, const Recipe& recipe, std::vector<Diagnostic>& out)
-      : rule_(rule), recipe_(recipe), out_(out) {}
+  Reporter(const Rule& rule, const Recipe& recipe, std::vector<Diagnostic>& out,
+           MissingInputs* missing = nullptr)
+      : rule_(rule), recipe_(recipe), out_(out), missing_(missing) {}
   /// Report at the location of `key` with the rule's severity and fix.
   void report(std::string_view key, std::string message);
   /// Report with an explicit severity and fix (empty fix = the rule's).
   void report(std::string_view key, std::string message, Severity severity, std::string fix = {});
+  /// Record that the rule skipped its check because `input` is unknown.
+  void skipped(Input input);
+  /// Record that the rule went on with `assumption` ("TE >= 2.15") because `input` is unknown.
+  void assumed(Input input, std::string assumption);
 
  private:
   const Rule& rule_;
   const Recipe& recipe_;
   std::vector<Diagnostic>& out_;
+  MissingInputs* missing_;
 };
 
 using RuleCheck = void (*)(const RuleContext&, Reporter&);
 
 /// One catalog entry.
 struct Rule {
-  std::string_view id;        ///< "CP013"
-  Severity severity;          ///< Default severity of its findings.
-  std::string_view family;    ///< Catalog section, e.g. "hcp" or "sequence".
-  std::string_view title;     ///< One line.
-  std::string_view rationale; ///< Why upstream rejects it or what goes wrong.
-  std::string_view upstream;  ///< Source citation (repo-relative path:lines).
-  std::string_view fix;       ///< Default fix hint.
+  std::string_view id;                        ///< "CP013"
+  Severity severity;                          ///< Default severity of its findings.
+  std::string_view family;                    ///< Catalog section, e.g. "hcp" or "sequence".
+  std::string_view title;                     ///< One line.
+  std::string_view rationale;                 ///< Why upstream rejects it or what goes wrong.
+  std::string_view upstream;                  ///< Source citation (repo-relative path:lines).
+  std::string_view fix;                       ///< Default fix hint.
   std::vector<std::string_view> enforced_by;  ///< "bridge", "mcore", "mlm", "te" (runtime).
-  std::string_view bad_example;   ///< Overrides (space separated) that make it fire.
-  std::string_view good_example;  ///< Overrides that keep it quiet.
+  std::string_view bad_example;               ///< Overrides (space separated) that make it fire.
+  std::string_view good_example;              ///< Overrides that keep it quiet.
   std::string_view example_args;  ///< Extra validate options for the examples ("--world-size 32").
   RuleCheck check;
 };
@@ -79,6 +101,35 @@ const Rule* find_rule(std::string_view id);
 
 /// Run every rule; return diagnostics ordered by severity (errors first) then by location.
 std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env);
+
+/// Return the info lines for the unknown inputs some rules needed (one per input).
+std::vector<Diagnostic> missing_input_diagnostics(const MissingInputs& missing);
+
+/// Return the environment option names validate understands ("world-size", "nodes",
+/// "gpus-per-node", "nvlink-domain", "te-version", "mcore-version", "framework").
+const std::vector<std::string>& environment_option_names();
+/// Set one environment option by its long name (without dashes). Return an error for an unknown
+/// name or a malformed value (sizes must be positive integers, versions X[.Y[.Z]]).
+Status set_environment_option(Environment& env, std::string_view name, std::string_view value);
+/// Derive what follows from the options given (world size = nodes x gpus per node). Return an
+/// error when --world-size contradicts --nodes x --gpus-per-node.
+Status finalize_environment(Environment& env);
+
+/// The shipped recipe every rule example starts from.
+inline constexpr std::string_view kExampleRecipe = "llama3_8b_128k";
+
+/// One rule example run through the loader and every rule.
+struct ExampleRun {
+  std::vector<std::string> overrides;   ///< The overrides applied to the example recipe.
+  Environment env;                      ///< The environment the example options describe.
+  std::vector<Diagnostic> diagnostics;  ///< What check_rules reported.
+};
+/// Split example text ("model.x=1 -cp 4 --te-version 1.11") into overrides and environment
+/// options. Return an error for a malformed option.
+Status split_example(std::string_view text, std::vector<std::string>& overrides, Environment& env);
+/// Run the rule's failing (`failing` = true) or passing example on kExampleRecipe with the rule's
+/// example_args. Return an error when the recipe cannot be found or an override is rejected.
+Result<ExampleRun> run_rule_example(const Rule& rule, bool failing);
 
 /// Counts of a diagnostic list.
 struct Summary {

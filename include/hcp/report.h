@@ -1,0 +1,54 @@
+// Report formatting: diagnostics (validate, and any command that runs the rules) and the rule
+// catalog (rules, explain). Reports only format; they compute nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+#include "hcp/rules.h"
+
+namespace hcp {
+
+/// What a validate-style report shows: the subject and its diagnostics.
+struct DiagnosticsReport {
+  std::string recipe;     ///< The recipe path as given (or its name).
+  std::string framework;  ///< "bridge" or "mlm": whose semantics the rules applied.
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Return the diagnostics in compiler form, one per finding:
+///   recipes/x.yaml:12:5: error: [CP013] message
+///       fix: ...
+///       note: enforced by bridge, mcore
+/// followed by a summary line "recipes/x.yaml: 1 error, 0 warnings, 2 infos".
+std::string format_diagnostics_text(const DiagnosticsReport& report);
+
+/// Return the JSON contract of validate: {"recipe", "framework", "diagnostics":[{"id",
+/// "severity", "message", "key", "location":{"file","line","column"}, "fix", "enforced_by"}],
+/// "summary":{"errors","warnings","infos"}}, pretty-printed with a trailing newline.
+std::string format_diagnostics_json(const DiagnosticsReport& report);
+
+/// Return the catalog as a table: ID, severity, family, title; one rule per line.
+std::string format_rule_list_text(const std::vector<Rule>& rules);
+/// Return {"rules":[{"id","severity","family","title","enforced_by"}]}.
+std::string format_rule_list_json(const std::vector<Rule>& rules);
+
+/// One example of a rule as explain shows it: what was run and what the rules said.
+struct ExampleReport {
+  std::string command;                  ///< The validate command line that reproduces it.
+  std::string error;                    ///< Set when the example could not run.
+  std::vector<Diagnostic> diagnostics;  ///< Findings of the example's rule only.
+  bool fired = false;                   ///< True when the rule reported something.
+};
+
+/// Return the rule in full: title, severity, family, rationale, upstream source, enforced by,
+/// fix, and the failing and passing examples with their diagnostics.
+std::string format_rule_explain_text(const Rule& rule, const ExampleReport& failing,
+                                     const ExampleReport& passing);
+/// Return the same as JSON: {"id", "severity", "family", "title", "rationale", "upstream",
+/// "fix", "enforced_by", "examples":{"failing":{...}, "passing":{...}}}.
+std::string format_rule_explain_json(const Rule& rule, const ExampleReport& failing,
+                                     const ExampleReport& passing);
+
+}  // namespace hcp

@@ -1,0 +1,98 @@
+// Text forms: compiler-style diagnostics, the rule catalog table and a rule's explanation.
+#include <algorithm>
+#include <sstream>
+
+#include "hcp/report.h"
+
+namespace hcp {
+namespace {
+
+std::string plural(int n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i ? sep : "") + items[i];
+  return text;
+}
+
+/// Write one diagnostic: the located line, then indented fix and note lines.
+void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent) {
+  out << indent << d.location.str() << ": " << severity_name(d.severity) << ": ";
+  if (!d.id.empty()) out << "[" << d.id << "] ";
+  out << d.message << "\n";
+  if (!d.fix.empty()) out << indent << "    fix: " << d.fix << "\n";
+  if (!d.enforced_by.empty()) {
+    out << indent << "    note: enforced by " << join(d.enforced_by, ", ") << "\n";
+  }
+}
+
+std::string summary_line(const std::vector<Diagnostic>& diagnostics) {
+  Summary s = summarize(diagnostics);
+  return plural(s.errors, "error") + ", " + plural(s.warnings, "warning") + ", " +
+         plural(s.infos, "info");
+}
+
+std::string view_list(const std::vector<std::string_view>& items) {
+  std::vector<std::string> copy(items.begin(), items.end());
+  return copy.empty() ? "(nothing checks it upstream; hcp-plan derives it)" : join(copy, ", ");
+}
+
+void write_example(std::ostream& out, const char* heading, const ExampleReport& example,
+                   std::string_view id) {
+  out << heading << "\n  $ " << example.command << "\n";
+  if (!example.error.empty()) {
+    out << "  (could not run: " << example.error << ")\n";
+    return;
+  }
+  if (example.diagnostics.empty()) {
+    out << "  " << id << " is quiet.\n";
+    return;
+  }
+  for (const Diagnostic& d : example.diagnostics)
+    write_diagnostic(out, d, "  ");
+}
+
+}  // namespace
+
+std::string format_diagnostics_text(const DiagnosticsReport& report) {
+  std::ostringstream out;
+  for (const Diagnostic& d : report.diagnostics)
+    write_diagnostic(out, d, "");
+  out << report.recipe << ": " << summary_line(report.diagnostics) << "\n";
+  return out.str();
+}
+
+std::string format_rule_list_text(const std::vector<Rule>& rules) {
+  std::ostringstream out;
+  out << "ID     SEVERITY  FAMILY    TITLE\n";
+  for (const Rule& rule : rules) {
+    std::string severity = severity_name(rule.severity);
+    std::string family(rule.family);
+    out << rule.id << "  " << severity
+        << std::string(10 - std::min<size_t>(severity.size(), 9), ' ') << family
+        << std::string(10 - std::min<size_t>(family.size(), 9), ' ') << rule.title << "\n";
+  }
+  out << rules.size() << " rules; 'hcp-plan explain ID' shows one in full\n";
+  return out.str();
+}
+
+std::string format_rule_explain_text(const Rule& rule, const ExampleReport& failing,
+                                     const ExampleReport& passing) {
+  std::ostringstream out;
+  out << rule.id << ": " << rule.title << "\n\n";
+  out << "Severity:    " << severity_name(rule.severity) << "\n";
+  out << "Family:      " << rule.family << "\n";
+  out << "Enforced by: " << view_list(rule.enforced_by) << "\n";
+  out << "Upstream:    " << rule.upstream << "\n\n";
+  out << "Why:\n  " << rule.rationale << "\n\n";
+  out << "Fix:\n  " << rule.fix << "\n\n";
+  write_example(out, "Failing example:", failing, rule.id);
+  out << "\n";
+  write_example(out, "Passing example:", passing, rule.id);
+  return out.str();
+}
+
+}  // namespace hcp

@@ -1,0 +1,419 @@
+// The rule registry: builds the catalog from the family files, runs it, and reports the inputs
+// the rules could not use. Also the derived quantities of rules.md §0.3 shared by the families.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <sstream>
+
+#include "families.h"
+#include "hcp/rules.h"
+
+namespace hcp {
+
+// --- Reporter -------------------------------------------------------------------------------
+
+void Reporter::report(std::string_view key, std::string message) {
+  report(key, std::move(message), rule_.severity);
+}
+
+void Reporter::report(std::string_view key, std::string message, Severity severity,
+                      std::string fix) {
+  Diagnostic d;
+  d.id = std::string(rule_.id);
+  d.severity = severity;
+  d.message = std::move(message);
+  d.key = std::string(key);
+  d.location = key.empty() ? recipe_.where("") : recipe_.where(key);
+  d.fix = fix.empty() ? std::string(rule_.fix) : std::move(fix);
+  for (std::string_view who : rule_.enforced_by)
+    d.enforced_by.emplace_back(who);
+  out_.push_back(std::move(d));
+}
+
+void Reporter::skipped(Input input) {
+  if (missing_ != nullptr) missing_->uses[input].push_back({std::string(rule_.id), {}});
+}
+
+void Reporter::assumed(Input input, std::string assumption) {
+  if (missing_ != nullptr) {
+    missing_->uses[input].push_back({std::string(rule_.id), std::move(assumption)});
+  }
+}
+
+// --- Registry -------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<Rule> build_registry() {
+  std::vector<Rule> rules;
+  rules::add_topology_rules(rules);
+  rules::add_hcp_rules(rules);
+  rules::add_heads_rules(rules);
+  rules::add_sequence_rules(rules);
+  rules::add_backend_rules(rules);
+  rules::add_dynamic_rules(rules);
+  rules::add_variant_rules(rules);
+  rules::add_env_rules(rules);
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const Rule& a, const Rule& b) { return a.id < b.id; });
+  return rules;
+}
+
+bool same_id(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::toupper(static_cast<unsigned char>(x)) ==
+                  std::toupper(static_cast<unsigned char>(y));
+         });
+}
+
+bool location_less(const Location& a, const Location& b) {
+  if (a.file != b.file) return a.file < b.file;
+  if (a.line != b.line) return a.line < b.line;
+  return a.column < b.column;
+}
+
+}  // namespace
+
+const std::vector<Rule>& rule_registry() {
+  static const std::vector<Rule> registry = build_registry();
+  return registry;
+}
+
+const Rule* find_rule(std::string_view id) {
+  for (const Rule& rule : rule_registry()) {
+    if (same_id(rule.id, id)) return &rule;
+  }
+  return nullptr;
+}
+
+std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env) {
+  std::vector<Diagnostic> out;
+  MissingInputs missing;
+  RuleContext ctx{recipe, env};
+  for (const Rule& rule : rule_registry()) {
+    Reporter reporter(rule, recipe, out, &missing);
+    rule.check(ctx, reporter);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return location_less(a.location, b.location);
+  });
+  for (Diagnostic& d : missing_input_diagnostics(missing))
+    out.push_back(std::move(d));
+  return out;
+}
+
+Summary summarize(const std::vector<Diagnostic>& diagnostics) {
+  Summary s;
+  for (const Diagnostic& d : diagnostics) {
+    switch (d.severity) {
+      case Severity::kError:
+        ++s.errors;
+        break;
+      case Severity::kWarning:
+        ++s.warnings;
+        break;
+      case Severity::kInfo:
+        ++s.infos;
+        break;
+    }
+  }
+  return s;
+}
+
+// --- Unknown inputs -------------------------------------------------------------------------
+
+namespace {
+
+struct InputText {
+  const char* what;
+  const char* how;
+};
+
+InputText input_text(Input input) {
+  switch (input) {
+    case Input::kWorldSize:
+      return {"world size unknown", "pass --world-size N or --nodes N --gpus-per-node G"};
+    case Input::kGpusPerNode:
+      return {"GPUs per node unknown", "pass --gpus-per-node G"};
+    case Input::kTeVersion:
+      return {"Transformer Engine version unknown", "pass --te-version X.Y.Z"};
+    case Input::kMcoreVersion:
+      return {"Megatron-Core version unknown", "pass --mcore-version X.Y.Z"};
+    case Input::kLaunchEnv:
+      return {"launch environment unknown",
+              "pass --env NAME=VALUE for the job's environment variables"};
+  }
+  return {"input unknown", ""};
+}
+
+std::string describe_uses(const std::vector<MissingInputs::Use>& uses) {
+  std::vector<std::string> skipped;
+  std::map<std::string, std::vector<std::string>> assumed;  // assumption -> rule IDs
+  for (const auto& use : uses) {
+    auto& ids = use.assumption.empty() ? skipped : assumed[use.assumption];
+    if (std::find(ids.begin(), ids.end(), use.rule_id) == ids.end()) ids.push_back(use.rule_id);
+  }
+  std::vector<std::string> parts;
+  if (!skipped.empty()) parts.push_back("skipped " + rules::join_names(skipped));
+  for (const auto& [assumption, ids] : assumed) {
+    parts.push_back("assumed " + assumption + " for " + rules::join_names(ids));
+  }
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i)
+    text += (i == 0 ? "" : "; ") + parts[i];
+  return text;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> missing_input_diagnostics(const MissingInputs& missing) {
+  std::vector<Diagnostic> out;
+  for (const auto& [input, uses] : missing.uses) {
+    if (uses.empty()) continue;
+    InputText text = input_text(input);
+    Diagnostic d;
+    d.severity = Severity::kInfo;
+    d.message = std::string(text.what) + ": " + describe_uses(uses);
+    d.fix = text.how;
+    d.location = Location{"<command line>", 0, 0};
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// --- Environment options --------------------------------------------------------------------
+
+namespace {
+
+Result<int64_t> parse_positive(std::string_view name, std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > (int64_t{1} << 31)) {
+    return Error{"--" + std::string(name) + " expects a positive integer below 2^31, got '" +
+                     std::string(text) + "'",
+                 Location{"<command line>", 0, 0}, std::string(name)};
+  }
+  return v;
+}
+
+Result<Version> parse_version_option(std::string_view name, std::string_view text) {
+  std::optional<Version> v = Version::parse(text);
+  if (!v) {
+    return Error{
+        "--" + std::string(name) + " expects a version X.Y.Z, got '" + std::string(text) + "'",
+        Location{"<command line>", 0, 0}, std::string(name)};
+  }
+  return *v;
+}
+
+}  // namespace
+
+const std::vector<std::string>& environment_option_names() {
+  static const std::vector<std::string> names = {"world-size",    "nodes",      "gpus-per-node",
+                                                 "nvlink-domain", "te-version", "mcore-version",
+                                                 "framework",     "gpu-sm",     "env"};
+  return names;
+}
+
+Status set_environment_option(Environment& env, std::string_view name, std::string_view value) {
+  if (name == "framework") {
+    if (value == "bridge") {
+      env.framework = Framework::kBridge;
+    } else if (value == "mlm") {
+      env.framework = Framework::kMlm;
+    } else {
+      return Error{"--framework expects bridge or mlm, got '" + std::string(value) + "'",
+                   Location{"<command line>", 0, 0}, "framework"};
+    }
+    return Ok{};
+  }
+  if (name == "te-version" || name == "mcore-version") {
+    auto v = parse_version_option(name, value);
+    if (!v) return v.error();
+    (name == "te-version" ? env.te_version : env.mcore_version) = *v;
+    return Ok{};
+  }
+  if (name == "env") {
+    size_t eq = value.find('=');
+    if (eq == 0 || eq == std::string_view::npos) {
+      return Error{"--env expects NAME=VALUE, got '" + std::string(value) + "'",
+                   Location{"<command line>", 0, 0}, "env"};
+    }
+    env.process_env[std::string(value.substr(0, eq))] = std::string(value.substr(eq + 1));
+    return Ok{};
+  }
+  if (name == "gpu-sm") {
+    std::string digits;
+    for (char c : value) {
+      if (c != '.') digits.push_back(c);
+    }
+    auto sm = parse_positive(name, digits);
+    if (!sm || *sm < 10 || *sm > 999) {
+      return Error{"--gpu-sm expects a compute capability such as 90 or 9.0, got '" +
+                       std::string(value) + "'",
+                   Location{"<command line>", 0, 0}, "gpu-sm"};
+    }
+    env.gpu_sm = static_cast<int>(*sm);
+    return Ok{};
+  }
+  std::optional<int64_t>* slot = nullptr;
+  if (name == "world-size") slot = &env.world_size;
+  if (name == "nodes") slot = &env.nodes;
+  if (name == "gpus-per-node") slot = &env.gpus_per_node;
+  if (name == "nvlink-domain") slot = &env.nvlink_domain;
+  if (slot == nullptr) {
+    return Error{"unknown option --" + std::string(name), Location{"<command line>", 0, 0},
+                 std::string(name)};
+  }
+  auto v = parse_positive(name, value);
+  if (!v) return v.error();
+  *slot = *v;
+  return Ok{};
+}
+
+Status finalize_environment(Environment& env) {
+  if (env.nodes && !env.gpus_per_node) {
+    return Error{"--nodes needs --gpus-per-node", Location{"<command line>", 0, 0}, "nodes"};
+  }
+  if (env.nodes && env.gpus_per_node) {
+    int64_t world = *env.nodes * *env.gpus_per_node;
+    if (env.world_size && *env.world_size != world) {
+      return Error{"--world-size " + std::to_string(*env.world_size) + " contradicts --nodes " +
+                       std::to_string(*env.nodes) + " x --gpus-per-node " +
+                       std::to_string(*env.gpus_per_node) + " = " + std::to_string(world),
+                   Location{"<command line>", 0, 0}, "world-size"};
+    }
+    env.world_size = world;
+  }
+  return Ok{};
+}
+
+// --- Examples -------------------------------------------------------------------------------
+
+Status split_example(std::string_view text, std::vector<std::string>& overrides, Environment& env) {
+  std::istringstream in{std::string(text)};
+  std::vector<std::string> tokens;
+  for (std::string token; in >> token;)
+    tokens.push_back(token);
+  const auto& names = environment_option_names();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& token = tokens[i];
+    bool is_option = token.rfind("--", 0) == 0 &&
+                     std::find(names.begin(), names.end(), token.substr(2)) != names.end();
+    if (!is_option) {
+      overrides.push_back(token);
+      continue;
+    }
+    if (i + 1 >= tokens.size()) {
+      return Error{token + " needs a value", Location{"<example>", 0, 0}, token.substr(2)};
+    }
+    if (Status s = set_environment_option(env, token.substr(2), tokens[++i]); !s) return s;
+  }
+  return Ok{};
+}
+
+Result<ExampleRun> run_rule_example(const Rule& rule, bool failing) {
+  auto path = resolve_recipe_path(std::string(kExampleRecipe));
+  if (!path) return path.error();
+  auto recipe = load_recipe_file(*path);
+  if (!recipe) return recipe.error();
+  ExampleRun run;
+  run.env.framework = recipe->framework;
+  if (Status s = split_example(rule.example_args, run.overrides, run.env); !s) return s.error();
+  std::string_view example = failing ? rule.bad_example : rule.good_example;
+  if (Status s = split_example(example, run.overrides, run.env); !s) return s.error();
+  if (Status s = finalize_environment(run.env); !s) return s.error();
+  if (Status s = apply_overrides(*recipe, run.overrides); !s) return s.error();
+  run.diagnostics = check_rules(*recipe, run.env);
+  return run;
+}
+
+// --- Derived quantities (rules.md §0.3) -----------------------------------------------------
+
+namespace rules {
+
+std::vector<std::string> layer_comm_types(const Recipe& recipe) {
+  Parallelism p = parallelism_of(recipe);
+  std::optional<int64_t> layers = recipe.get_int("model.num_layers");
+  const Value* comm = recipe.find("model.cp_comm_type");
+  bool is_list = comm != nullptr && comm->is_list();
+  if (is_list) return p.cp_comm_types;
+  std::string type = p.cp_comm_types.empty() ? "p2p" : p.cp_comm_types.front();
+  if (layers && *layers > 0 && *layers <= 100000) {
+    return std::vector<std::string>(static_cast<size_t>(*layers), type);
+  }
+  return {type};
+}
+
+bool uses_comm_type(const Recipe& recipe, const std::string& type) {
+  auto types = layer_comm_types(recipe);
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+
+std::optional<int64_t> query_groups(const Recipe& recipe) {
+  if (auto g = recipe.get_int("model.num_query_groups")) return g;
+  return recipe.get_int("model.num_attention_heads");
+}
+
+std::optional<LocalHeads> local_heads(const Recipe& recipe) {
+  auto hq = recipe.get_int("model.num_attention_heads");
+  auto g = query_groups(recipe);
+  int64_t tp = parallelism_of(recipe).tp;
+  if (!hq || !g || tp < 1 || *hq < 1 || *g < 1) return std::nullopt;
+  return LocalHeads{*hq / tp, *g >= tp ? *g / tp : 1};
+}
+
+std::optional<int64_t> data_parallel_size(const Recipe& recipe, const Environment& env) {
+  if (!env.world_size) return std::nullopt;
+  Parallelism p = parallelism_of(recipe);
+  if (p.tp < 1 || p.pp < 1 || p.cp < 1) return std::nullopt;
+  int64_t model = p.tp * p.pp * p.cp;
+  if (*env.world_size % model != 0) return std::nullopt;
+  return *env.world_size / model;
+}
+
+std::optional<int64_t> sequence_length(const Recipe& recipe) {
+  if (auto s = recipe.get_int("model.seq_length")) return s;
+  return recipe.get_int("dataset.seq_length");
+}
+
+std::string packing_key(const Recipe& recipe) {
+  if (recipe.bool_or("dataset.enable_offline_packing", false)) {
+    return "dataset.enable_offline_packing";
+  }
+  if (recipe.bool_or("dataset.enable_in_batch_packing", false)) {
+    return "dataset.enable_in_batch_packing";
+  }
+  if (recipe.int_or("dataset.packing_buffer_size", 0) > 0) return "dataset.packing_buffer_size";
+  if (recipe.has("model.sequence_packing_scheduler")) return "model.sequence_packing_scheduler";
+  return "";
+}
+
+bool uses_packed_sequences(const Recipe& recipe) {
+  return !packing_key(recipe).empty();
+}
+
+bool is_finetuning_dataset(const Recipe& recipe) {
+  if (uses_packed_sequences(recipe)) return true;
+  for (const char* key : {"dataset.dataset_type", "dataset.type", "dataset.target"}) {
+    if (auto type = recipe.get_string(key)) {
+      for (const char* kind : {"SFT", "Energon", "sft"}) {
+        if (type->find(kind) != std::string::npos) return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += (i + 1 == names.size()) ? " and " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+}  // namespace rules
+}  // namespace hcp

@@ -1,0 +1,264 @@
+// Catalog §1: topology and process groups (CP001–CP007).
+#include <string>
+
+#include "families.h"
+
+namespace hcp::rules {
+namespace {
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+/// TP*PP*CP, times the GTP weight-rematerialisation factor of MCore main when set.
+int64_t total_model_size(const Recipe& recipe, const Parallelism& p) {
+  int64_t size = p.tp * p.pp * p.cp;
+  if (auto shards = recipe.get_int("model.tensor_parallel_num_weight_shards");
+      shards && *shards > p.tp && p.tp > 0 && *shards % p.tp == 0) {
+    size *= *shards / p.tp;
+  }
+  return size;
+}
+
+void check_world_divisible(const RuleContext& ctx, Reporter& r) {
+  Parallelism p = parallelism_of(ctx.recipe);
+  if (p.tp < 1 || p.pp < 1 || p.cp < 1) return;  // CP002 and the loader report bad sizes.
+  if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
+  int64_t model = total_model_size(ctx.recipe, p);
+  if (*ctx.env.world_size % model == 0) return;
+  r.report("model.context_parallel_size",
+           "world size (" + str(*ctx.env.world_size) +
+               ") is not divisible by total_model_size (TP=" + str(p.tp) + " * PP=" + str(p.pp) +
+               " * CP=" + str(p.cp) + " = " + str(model) + ")");
+}
+
+void check_cp_positive(const RuleContext& ctx, Reporter& r) {
+  const char* key = "model.context_parallel_size";
+  if (const Value* cp = ctx.recipe.find(key); cp != nullptr && !cp->is_null()) {
+    if (!cp->is_int()) {
+      r.report(key, "context_parallel_size must be a positive integer, got " + cp->str());
+    } else if (cp->as_int() < 1) {
+      r.report(key, "context_parallel_size must be >= 1, got " + str(cp->as_int()) +
+                        " (CP=0 divides by zero when the data-parallel size is computed)");
+    }
+  }
+  const char* hcp_key = "model.hierarchical_context_parallel_sizes";
+  if (auto hcp = ctx.recipe.get_int_list(hcp_key)) {
+    for (int64_t level : *hcp) {
+      if (level < 1) {
+        r.report(hcp_key, "every hierarchical_context_parallel_sizes level must be >= 1, got " +
+                              ctx.recipe.find(hcp_key)->str());
+        break;
+      }
+    }
+  }
+}
+
+void check_global_batch(const RuleContext& ctx, Reporter& r) {
+  auto gbs = ctx.recipe.get_int("train.global_batch_size");
+  if (!gbs) return;
+  int64_t mbs = ctx.recipe.int_or("train.micro_batch_size", 1);
+  if (mbs < 1) return;
+  if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
+  auto dp = data_parallel_size(ctx.recipe, ctx.env);
+  if (!dp) return;  // CP001 reports the indivisible world.
+  if (*gbs % (mbs * *dp) == 0) return;
+  r.report("train.global_batch_size",
+           "global batch size (" + str(*gbs) + ") is not divisible by micro batch size (" +
+               str(mbs) + ") times data parallel size (" + str(*dp) + "); DP = world " +
+               str(*ctx.env.world_size) + " / (TP*PP*CP)");
+}
+
+void check_distopt_instances(const RuleContext& ctx, Reporter& r) {
+  const char* key = "ddp.num_distributed_optimizer_instances";
+  int64_t instances = ctx.recipe.int_or(key, 1);
+  if (instances <= 1) return;
+  if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
+  auto dp = data_parallel_size(ctx.recipe, ctx.env);
+  if (!dp) return;
+  int64_t dp_cp = *dp * parallelism_of(ctx.recipe).cp;
+  if (dp_cp % instances == 0) return;
+  r.report(key, "Data parallel size should be divisible by partial DistOpt shard factor: DP*CP = " +
+                    str(dp_cp) +
+                    " is not divisible by num_distributed_optimizer_instances = " + str(instances));
+}
+
+void check_expert_grid(const RuleContext& ctx, Reporter& r) {
+  Parallelism p = parallelism_of(ctx.recipe);
+  if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1 || p.etp < 1) return;
+  if (ctx.recipe.bool_or("dist.use_tp_pp_dp_mapping", false) && p.pp > 1 &&
+      p.tp * p.cp != p.etp * p.ep) {
+    r.report(
+        "dist.use_tp_pp_dp_mapping",
+        "When not using pp-last rank ordering, the data parallel size of the attention and moe "
+        "layers must be the same: TP*CP = " +
+            str(p.tp * p.cp) + " but ETP*EP = " + str(p.etp * p.ep),
+        Severity::kError, "set dist.use_tp_pp_dp_mapping=false or make TP*CP equal ETP*EP");
+  }
+  if (p.ep == 1 && p.etp == p.tp) return;  // Implied by CP001 for dense models.
+  if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
+  int64_t expert = p.etp * p.ep * p.pp;
+  if (*ctx.env.world_size % expert == 0) return;
+  r.report(
+      "model.expert_model_parallel_size",
+      "world_size (" + str(*ctx.env.world_size) +
+          ") is not divisible by expert_tensor_model_pipeline_parallel size (ETP=" + str(p.etp) +
+          " * EP=" + str(p.ep) + " * PP=" + str(p.pp) + " = " + str(expert) + ")");
+}
+
+void check_sequence_parallel_needs_tp(const RuleContext& ctx, Reporter& r) {
+  Parallelism p = parallelism_of(ctx.recipe);
+  if (!p.sequence_parallel || p.tp != 1) return;
+  if (ctx.env.framework == Framework::kMlm) {
+    r.report("model.sequence_parallel",
+             "Disabling sequence parallelism because tensor model parallelism is disabled "
+             "(the MLM CLI turns sequence_parallel off when TP=1)",
+             Severity::kInfo);
+    return;
+  }
+  r.report("model.sequence_parallel", "Cannot use sequence parallelism without tensor parallelism");
+}
+
+void check_eval_cp(const RuleContext& ctx, Reporter& r) {
+  const char* key = "dist.eval_context_parallel_size";
+  auto eval_cp = ctx.recipe.get_int(key);
+  if (!eval_cp || *eval_cp < 1) return;
+  if (!ctx.recipe.bool_or("dist.use_decentralized_pg", false)) {
+    r.report(key,
+             "dist.eval_context_parallel_size is documented to require use_decentralized_pg=True, "
+             "but nothing enforces it",
+             Severity::kWarning, "set dist.use_decentralized_pg=true");
+  }
+  Parallelism p = parallelism_of(ctx.recipe);
+  if (p.tp < 1 || p.pp < 1) return;
+  if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
+  int64_t eval_model = p.tp * p.pp * *eval_cp;
+  if (*ctx.env.world_size % eval_model == 0) return;
+  r.report(key, "world size (" + str(*ctx.env.world_size) +
+                    ") is not divisible by eval model parallel size (TP*PP*eval CP = " +
+                    str(eval_model) + ")");
+}
+
+}  // namespace
+
+void add_topology_rules(std::vector<Rule>& out) {
+  out.push_back({
+      .id = "CP001",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "world size divisible by TP x PP x CP",
+      .rationale =
+          "Megatron builds its process groups as a grid of TP x PP x CP x DP ranks; when the "
+          "world size is not a multiple of TP*PP*CP there is no data-parallel size and "
+          "initialisation aborts. On MCore main the product also includes the GTP weight "
+          "rematerialisation factor tensor_parallel_num_weight_shards / TP.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1013-1027; Megatron-LM "
+                  "megatron/core/parallel_state.py:813-823, megatron/training/arguments.py:423-433",
+      .fix = "choose TP, PP and CP whose product divides the world size, or change the GPU count",
+      .enforced_by = {"bridge", "mcore", "mlm"},
+      .bad_example = "model.pipeline_model_parallel_size=3",
+      .good_example = "model.pipeline_model_parallel_size=2",
+      .example_args = "--world-size 32",
+      .check = check_world_divisible,
+  });
+  out.push_back({
+      .id = "CP002",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "CP must be a positive integer",
+      .rationale = "context_parallel_size (and every hierarchical level) divides the world size; "
+                   "zero or negative sizes fail with a ZeroDivisionError or nonsense groups.",
+      .upstream = "derived from the CP001 code paths (Megatron-LM megatron/core/parallel_state.py)",
+      .fix = "set model.context_parallel_size to a positive integer (1 disables CP)",
+      .enforced_by = {"mcore"},
+      .bad_example = "model.hierarchical_context_parallel_sizes=[16,0]",
+      .good_example = "model.hierarchical_context_parallel_sizes=[8,2]",
+      .example_args = "",
+      .check = check_cp_positive,
+  });
+  out.push_back({
+      .id = "CP003",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "global batch divisible by micro batch x DP",
+      .rationale = "CP shrinks the data-parallel size (DP = WORLD/(TP*PP*CP)); the number of "
+                   "microbatches is GBS/(MBS*DP), which must be a whole number. Changing CP alone "
+                   "can break this.",
+      .upstream = "Megatron-LM megatron/core/num_microbatches_calculator.py:381-386",
+      .fix = "make train.global_batch_size a multiple of micro_batch_size * DP",
+      .enforced_by = {"bridge", "mcore", "mlm"},
+      .bad_example = "train.global_batch_size=3 train.micro_batch_size=1",
+      .good_example = "train.global_batch_size=4 train.micro_batch_size=1",
+      .example_args = "--world-size 32",
+      .check = check_global_batch,
+  });
+  out.push_back({
+      .id = "CP004",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "distributed-optimizer instances divide DP x CP",
+      .rationale = "Partial distributed-optimizer sharding splits the DP x CP ranks into "
+                   "num_distributed_optimizer_instances equal parts.",
+      .upstream = "Megatron-LM megatron/core/parallel_state.py:921-926",
+      .fix = "set ddp.num_distributed_optimizer_instances to a divisor of DP*CP",
+      .enforced_by = {"mcore"},
+      .bad_example = "++ddp.num_distributed_optimizer_instances=3",
+      .good_example = "++ddp.num_distributed_optimizer_instances=2",
+      .example_args = "--world-size 32",
+      .check = check_distopt_instances,
+  });
+  out.push_back({
+      .id = "CP005",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "expert grid and rank ordering with CP",
+      .rationale = "The expert grid is ETP x EP x PP with CP folded into expert-DP, so the world "
+                   "must divide by ETP*EP*PP. With tp-cp-ep-pp-dp ordering (use_tp_pp_dp_mapping) "
+                   "and PP>1 the attention and expert layers must have the same DP, i.e. "
+                   "TP*CP == ETP*EP.",
+      .upstream = "Megatron-LM megatron/core/parallel_state.py:875-884, 898-902; Megatron-Bridge "
+                  "src/megatron/bridge/training/initialize.py:452-458, 817",
+      .fix = "choose EP and ETP so that ETP*EP*PP divides the world size",
+      .enforced_by = {"bridge", "mcore"},
+      .bad_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=3",
+      .good_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=2",
+      .example_args = "--world-size 32",
+      .check = check_expert_grid,
+  });
+  out.push_back({
+      .id = "CP006",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "sequence parallel requires TP > 1",
+      .rationale = "Sequence parallelism splits activations across the TP group; MCore raises when "
+                   "TP=1 (Bridge gets the error), while the MLM CLI warns and disables SP.",
+      .upstream = "Megatron-LM megatron/core/model_parallel_config.py:502-504, "
+                  "megatron/training/arguments.py:1432-1440",
+      .fix = "set model.sequence_parallel=false, or use TP > 1",
+      .enforced_by = {"mcore", "mlm"},
+      .bad_example = "++model.sequence_parallel=true",
+      .good_example = "++model.sequence_parallel=false",
+      .example_args = "",
+      .check = check_sequence_parallel_needs_tp,
+  });
+  out.push_back({
+      .id = "CP007",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "eval-time CP fits the world (Bridge)",
+      .rationale =
+          "dist.eval_context_parallel_size builds a second grid for validation: the world "
+          "must divide by TP*PP*eval CP. Its docstring requires use_decentralized_pg=True, "
+          "which nothing checks (warning).",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:164-169, 1354-1361, "
+                  "1457-1479",
+      .fix = "choose an eval CP whose TP*PP*CP divides the world size",
+      .enforced_by = {"bridge"},
+      .bad_example = "++dist.eval_context_parallel_size=3",
+      .good_example = "++dist.eval_context_parallel_size=8 ++dist.use_decentralized_pg=true",
+      .example_args = "--world-size 32",
+      .check = check_eval_cp,
+  });
+}
+
+}  // namespace hcp::rules
