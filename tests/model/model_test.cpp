@@ -1,0 +1,310 @@
+// Cost and memory model: the seed's decision example, overlap, placement, memory terms,
+// calibration, recompute, sliding windows and bad inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "hcp/model.h"
+#include "model_test_support.h"
+
+namespace hcp {
+namespace {
+
+using testing::dgx_h100;
+using testing::llama3_8b;
+using testing::option_a;
+using testing::option_b;
+using testing::option_c;
+
+constexpr double kGB = 1e9;
+
+TrainingSetup setup_with_batch(int64_t global_batch, Recompute recompute = Recompute::kNone) {
+  TrainingSetup s;
+  s.global_batch = global_batch;
+  s.recompute = recompute;
+  return s;
+}
+
+Estimate must_estimate(const ModelDims& m, const LayoutChoice& l, const Hardware& hw,
+                       const TrainingSetup& s) {
+  auto e = estimate(m, l, hw, s);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  return e.ok() ? *e : Estimate{};
+}
+
+TEST(ModelSeed, OptionsAAndBWithinFifteenPercentAt128K) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  auto s = setup_with_batch(8, Recompute::kFull);
+  Estimate a = must_estimate(m, option_a(), hw, s);
+  Estimate b = must_estimate(m, option_b(), hw, s);
+  double ratio = a.time.step_s / b.time.step_s;
+  EXPECT_GT(ratio, 1 / 1.15);
+  EXPECT_LT(ratio, 1.15);
+  // Equal global batch and sequence: per-GPU FLOPs are identical, only comm differs.
+  EXPECT_NEAR(a.time.gemm_s / b.time.gemm_s, 1.0, 1e-9);
+}
+
+TEST(ModelSeed, FlatRingHidesIbTransferAt128K) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  Estimate c = must_estimate(llama3_8b(131072), option_c(), hw, setup_with_batch(8));
+  EXPECT_FALSE(c.placement.cp_inside_domain);  // the ring leaves the node
+  EXPECT_EQ(c.time.ring_steps, 15);
+  // 8K-token step: about 1 ms of attention vs 33.6 MB over 48 GB/s ≈ 0.7 ms (planner_anchors §2).
+  EXPECT_GT(c.time.ring_step_compute_s, c.time.ring_step_transfer_s);
+  EXPECT_NEAR(c.time.ring_step_transfer_s, 33554432.0 / (hw.nic_gbs * kGB) + hw.nic_latency_s,
+              1e-9);
+  EXPECT_DOUBLE_EQ(c.time.cp_ring_exposed_s, 0.0);
+  EXPECT_GT(c.time.cp_ring_hidden_s, 0.0);
+}
+
+TEST(ModelSeed, FlatRingFallsBehindHierarchicalAt32K) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(32768);
+  auto s = setup_with_batch(8);
+  Estimate a = must_estimate(m, option_a(), hw, s);
+  Estimate c = must_estimate(m, option_c(), hw, s);
+  // s/c = 2K tokens: the step's attention no longer covers the IB transfer.
+  EXPECT_LT(c.time.ring_step_compute_s, c.time.ring_step_transfer_s);
+  EXPECT_GT(c.time.cp_ring_exposed_s, 0.0);
+  EXPECT_DOUBLE_EQ(a.time.cp_ring_exposed_s, 0.0);
+  EXPECT_GT(c.time.step_s, a.time.step_s * 1.05);
+}
+
+TEST(ModelPlacement, SeedOptionsUseTheExpectedLinks) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  Estimate a = must_estimate(m, option_a(), hw, setup_with_batch(8));
+  EXPECT_TRUE(a.placement.hcp_a2a_inside_domain);    // a2a over 8 consecutive GPUs
+  EXPECT_FALSE(a.placement.hcp_ring_inside_domain);  // ring [r, r+8] crosses nodes
+  Estimate b = must_estimate(m, option_b(), hw, setup_with_batch(8));
+  EXPECT_TRUE(b.placement.tp_inside_domain);
+  EXPECT_TRUE(b.placement.cp_inside_domain);  // TP2 x CP4 = one node
+  EXPECT_GT(b.time.cp_a2a_s, 0.0);
+  EXPECT_GT(b.time.tp_comm_s, 0.0);
+  EXPECT_DOUBLE_EQ(b.time.cp_ring_exposed_s, 0.0);
+}
+
+TEST(ModelPlacement, A2aAcrossNodesGoesPartlyOverIb) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  m.kv_heads = 32;                   // MHA, so that TP4 x CP4 a2a splits heads exactly
+  LayoutChoice inside = option_b();  // TP2 x CP4 inside one node
+  LayoutChoice across = option_b();  // TP4 x CP4: the CP group spans two nodes
+  across.tp = 4;
+  across.dp = 2;
+  Estimate e_in = must_estimate(m, inside, hw, setup_with_batch(8));
+  Estimate e_across = must_estimate(m, across, hw, setup_with_batch(8));
+  EXPECT_TRUE(e_in.placement.cp_inside_domain);
+  EXPECT_DOUBLE_EQ(e_in.placement.cp_offdomain_fraction, 0.0);
+  EXPECT_FALSE(e_across.placement.cp_inside_domain);
+  EXPECT_DOUBLE_EQ(e_across.placement.cp_offdomain_fraction, 0.5);
+  // Half the bytes over a NIC 8x slower than NVLink outweighs the halved head count per rank.
+  EXPECT_GT(e_across.time.cp_a2a_s, e_in.time.cp_a2a_s);
+}
+
+TEST(ModelMemory, SeedMemoryMatchesTheAnchorCounts) {
+  // planner_anchors.md §2: A static 51.2 GB, activations 36.5 GB, logits 6.3 GB; B 27.1 / 73.0 /
+  // 12.6 GB (distributed optimizer, 34h bytes/token/layer, no recompute).
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  Estimate a = must_estimate(m, option_a(), hw, setup_with_batch(8));
+  Estimate b = must_estimate(m, option_b(), hw, setup_with_batch(8));
+  auto statics = [](const Estimate& e) {
+    return (e.memory.weights + e.memory.gradients + e.memory.optimizer) / kGB;
+  };
+  EXPECT_NEAR(statics(a), 51.2, 0.3);
+  EXPECT_NEAR(a.memory.activations / kGB, 36.5, 0.3);
+  EXPECT_NEAR(a.memory.logits / kGB, 6.3, 0.1);
+  EXPECT_NEAR(statics(b), 27.1, 0.3);
+  EXPECT_NEAR(b.memory.activations / kGB, 73.0, 0.3);
+  EXPECT_NEAR(b.memory.logits / kGB, 12.6, 0.1);
+  // Neither fits in 80 GiB without recompute; both do with full recompute.
+  EXPECT_FALSE(a.fits_memory);
+  EXPECT_FALSE(b.fits_memory);
+  auto full = setup_with_batch(8, Recompute::kFull);
+  Estimate a_full = must_estimate(m, option_a(), hw, full);
+  Estimate b_full = must_estimate(m, option_b(), hw, full);
+  EXPECT_TRUE(a_full.fits_memory);
+  EXPECT_TRUE(b_full.fits_memory);
+  EXPECT_LT(b_full.memory.total, a_full.memory.total);  // B has the headroom with recompute
+}
+
+TEST(ModelMemory, CpBuffersFollowTheCommType) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  LayoutChoice gather = option_c();
+  gather.comm = CommType::kAllGather;
+  Estimate ring = must_estimate(m, option_c(), hw, setup_with_batch(8));
+  Estimate ag = must_estimate(m, gather, hw, setup_with_batch(8));
+  // all_gather holds full-sequence K,V and dK,dV: 2 * c * KV_loc = 2 * 16 * 33.5 MB.
+  EXPECT_NEAR(ag.memory.cp_buffers, 2.0 * 16 * 33554432, 1);
+  // the ring's forward keeps every received chunk: c * KV_loc.
+  EXPECT_NEAR(ring.memory.cp_buffers, 16.0 * 33554432, 1);
+  EXPECT_GT(ag.time.cp_allgather_s, 0.0);
+}
+
+nlohmann::json megatron_cases() {
+  std::ifstream in(HCP_FIXTURES_DIR "/model/megatron_memory_llama3_8b.json");
+  return nlohmann::json::parse(in);
+}
+
+TEST(ModelMemory, MatchesMegatronWhenCpIsOneAndShardsOptimizerOverDpTimesCp) {
+  nlohmann::json cases = megatron_cases();
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  const nlohmann::json& a = cases["cases"][0];
+  ASSERT_EQ(a["name"], "llama3_8b_tp1_cp16_hcp");
+  double megatron = a["weight_and_optimizer_bytes"].get<double>();
+  double params = a["num_parameters_on_most_loaded_model_shard"].get<double>();
+  // Megatron's estimator shards the optimizer over DP = 2 only: what we get with CP = 1, DP = 2.
+  LayoutChoice dp_only;
+  dp_only.dp = 2;
+  Estimate e1 = must_estimate(m, dp_only, hw, setup_with_batch(2));
+  double ours_dp_only = e1.memory.weights + e1.memory.gradients + e1.memory.optimizer;
+  EXPECT_NEAR(ours_dp_only / megatron, 1.0, 1e-4);
+  // With CP16 the distributed optimizer shards over DP x CP = 32: 12 bytes * params * (1/2 - 1/32)
+  // less than Megatron says.
+  Estimate e16 = must_estimate(m, option_a(), hw, setup_with_batch(8));
+  double ours_cp = e16.memory.weights + e16.memory.gradients + e16.memory.optimizer;
+  EXPECT_NEAR((megatron - ours_cp) / (12.0 * params * (0.5 - 1.0 / 32)), 1.0, 1e-3);
+}
+
+TEST(ModelMemory, MegatronActivationsIgnoreCp) {
+  nlohmann::json cases = megatron_cases();
+  Hardware hw = hardware_from_profile(dgx_h100());
+  const nlohmann::json& a = cases["cases"][0];
+  double megatron = a["activation_MB"].get<double>() * 1024 * 1024;
+  Estimate e = must_estimate(llama3_8b(131072), option_a(), hw, setup_with_batch(8));
+  // Megatron uses the full sequence: about CP (16) times our per-GPU activations.
+  double ratio = megatron / (e.memory.activations + e.memory.logits);
+  EXPECT_GT(ratio, 0.9 * 16);
+  EXPECT_LT(ratio, 1.2 * 16);
+}
+
+TEST(ModelRecompute, FullRecomputeTradesTimeForMemory) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims m = llama3_8b(131072);
+  Estimate none = must_estimate(m, option_b(), hw, setup_with_batch(8));
+  Estimate sel = must_estimate(m, option_b(), hw, setup_with_batch(8, Recompute::kSelective));
+  Estimate full = must_estimate(m, option_b(), hw, setup_with_batch(8, Recompute::kFull));
+  EXPECT_DOUBLE_EQ(none.time.recompute_s, 0.0);
+  EXPECT_GT(sel.time.recompute_s, 0.0);
+  EXPECT_GT(full.time.recompute_s, sel.time.recompute_s);
+  EXPECT_LT(full.memory.activations, none.memory.activations / 10);
+  EXPECT_GT(full.time.step_s, none.time.step_s);
+}
+
+TEST(ModelCalibration, SlowNicsExposeTheFlatRing) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  auto cal = load_calibration(HCP_FIXTURES_DIR "/model/slow_nic_calibration.json");
+  ASSERT_TRUE(cal.ok()) << cal.error().str();
+  Hardware slow = hw;
+  apply_calibration(slow, *cal, "slow_nic_calibration.json");
+  EXPECT_DOUBLE_EQ(slow.nic_gbs, 5.0);
+  EXPECT_DOUBLE_EQ(slow.nvlink_gbs, hw.nvlink_gbs);  // not measured: default kept
+  ModelDims m = llama3_8b(131072);
+  auto s = setup_with_batch(8, Recompute::kFull);
+  Estimate a = must_estimate(m, option_a(), slow, s);
+  Estimate c = must_estimate(m, option_c(), slow, s);
+  EXPECT_GT(c.time.cp_ring_exposed_s, 0.0);
+  EXPECT_GT(c.time.step_s, a.time.step_s);
+  Estimate c_fast = must_estimate(m, option_c(), hw, s);
+  EXPECT_GT(c.time.step_s, c_fast.time.step_s);
+}
+
+TEST(ModelCalibration, AttentionRateReplacesTheDefault) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  Calibration cal;
+  cal.summary.attention_tflops = 300.0;
+  apply_calibration(hw, cal, "x.json");
+  EXPECT_NEAR(hw.attn_efficiency * hw.peak_tflops, 300.0, 1e-9);
+  bool recorded = false;
+  for (const auto& [key, source] : hw.sources)
+    recorded |= key == "attn_efficiency" && source.find("x.json") != std::string::npos;
+  EXPECT_TRUE(recorded);
+}
+
+TEST(ModelHardware, ShortChunksRunAttentionSlower) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  EXPECT_LT(hw.attn_flops(2048), hw.attn_flops(16384));
+  EXPECT_LT(hw.attn_flops(16384), hw.peak_tflops * 1e12 * hw.attn_efficiency);
+  EXPECT_NEAR(hw.nic_gbs, 50 * 0.96, 1e-9);  // one 400G NIC per GPU
+  EXPECT_EQ(hw.sources.empty(), false);
+}
+
+TEST(ModelWindow, SlidingWindowLayersDoLessAttention) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  ModelDims full = llama3_8b(131072);
+  ModelDims windowed = full;
+  windowed.window = 4096;
+  windowed.windowed.assign(32, false);
+  for (size_t i = 0; i < 32; i += 2)
+    windowed.windowed[i] = true;
+  LayoutChoice l = option_b();
+  l.windowed_comm = CommType::kAllGather;
+  Estimate e_full = must_estimate(full, option_b(), hw, setup_with_batch(8));
+  Estimate e_win = must_estimate(windowed, l, hw, setup_with_batch(8));
+  EXPECT_LT(e_win.time.attention_s, 0.6 * e_full.time.attention_s);
+  EXPECT_GT(e_win.time.cp_allgather_s, 0.0);  // the windowed layers' comm type is priced
+  EXPECT_EQ(windowed.windowed_layers(), 16);
+}
+
+TEST(ModelErrors, RejectsBatchesThatDoNotDivide) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  auto e = estimate(llama3_8b(131072), option_b(), hw, setup_with_batch(6));  // DP4
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("not divisible"), std::string::npos);
+}
+
+TEST(ModelErrors, RejectsInvalidHeadSplitAndGrid) {
+  Hardware hw = hardware_from_profile(dgx_h100());
+  LayoutChoice bad = option_c();
+  bad.comm = CommType::kA2a;  // 8 KV heads over CP16
+  EXPECT_FALSE(estimate(llama3_8b(131072), bad, hw, setup_with_batch(8)).ok());
+  LayoutChoice zero = option_c();
+  zero.cp = 0;
+  EXPECT_FALSE(estimate(llama3_8b(131072), zero, hw, setup_with_batch(8)).ok());
+  ClusterProfile empty;
+  EXPECT_FALSE(
+      estimate(llama3_8b(131072), option_c(), hardware_from_profile(empty), setup_with_batch(8))
+          .ok());
+}
+
+TEST(ModelDimsOf, ReadsARecipeAndNamesMissingKeys) {
+  Recipe r;
+  r.set("model.num_layers", Value::integer(32));
+  r.set("model.hidden_size", Value::integer(4096));
+  r.set("model.num_attention_heads", Value::integer(32));
+  r.set("model.num_query_groups", Value::integer(8));
+  r.set("model.ffn_hidden_size", Value::integer(14336));
+  r.set("model.vocab_size", Value::integer(128256));
+  r.set("model.gated_linear_unit", Value::boolean(true));
+  r.set("model.share_embeddings_and_output_weights", Value::boolean(false));
+  auto missing = model_dims_of(r);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().key, "dataset.seq_length");
+  r.set("dataset.seq_length", Value::integer(131072));
+  r.set("model.window_size", Value::list({Value::integer(4095), Value::integer(0)}));
+  r.set("model.window_attn_skip_freq", Value::integer(4));
+  auto m = model_dims_of(r);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->head_dim, 128);
+  EXPECT_EQ(m->window, 4096);
+  EXPECT_EQ(m->windowed_layers(), 24);  // every 4th layer is full attention
+  EXPECT_FALSE(m->windowed[3]);
+  EXPECT_NEAR(m->layer_params() * 32 + m->embedding_params(), 8.03e9, 0.01e9);
+}
+
+TEST(ModelNames, ParseRecomputeAndLabel) {
+  EXPECT_EQ(parse_recompute("full"), Recompute::kFull);
+  EXPECT_FALSE(parse_recompute("partial").has_value());
+  EXPECT_EQ(option_a().label(), "TP1 CP16 a2a+p2p [8,2] DP2");
+  EXPECT_EQ(option_a().hcp_sizes(), (std::vector<int64_t>{8, 2}));
+  EXPECT_TRUE(option_b().hcp_sizes().empty());
+}
+
+}  // namespace
+}  // namespace hcp
