@@ -1,0 +1,71 @@
+// Megatron-LM command-line arguments as recipes: the functional-test `model_config.yaml` form
+// (`MODEL_ARGS:` with `--flag: value`) and raw argument lists ("--context-parallel-size 4 ...",
+// or "@args.txt"). The flags that matter for context parallelism are mapped to Bridge names
+// (`--context-parallel-size` -> `model.context_parallel_size`); every other flag is accepted.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+#include "hcp/recipe.h"
+
+namespace hcp {
+
+/// One `--flag value...` occurrence with where it was written.
+struct MlmArgument {
+  std::string flag;                 ///< "--context-parallel-size" (with the dashes).
+  std::vector<std::string> values;  ///< Zero (store_true flag) or more values.
+  Location location;                ///< Where the first value (or the flag) was written.
+};
+
+/// One argument section of a functional-test config (MODEL_ARGS, MODEL_ARGS_2, ...).
+struct MlmSection {
+  std::string name;  ///< "MODEL_ARGS", "MODEL_ARGS_2", or "<command line>" for raw lists.
+  Recipe recipe;     ///< framework = kMlm, keys mapped to Bridge names.
+  /// GPUs this section runs on when the config says so (MODEL_ENV_VARS.<name>.GPUS_PER_NODE).
+  std::optional<int64_t> gpus_per_node;
+};
+
+/// A loaded Megatron-LM argument config.
+struct MlmConfig {
+  std::vector<MlmSection> sections;             ///< In file order; at least one.
+  std::map<std::string, std::string> env_vars;  ///< ENV_VARS of the functional-test config.
+};
+
+/// Return true when the YAML file at `path` has a top-level MODEL_ARGS key (the Megatron-LM
+/// functional-test form). Return false for unreadable or malformed files (the recipe loader
+/// reports those).
+bool is_mlm_test_config(const std::string& path);
+
+/// Load a functional-test `model_config.yaml`: one section per MODEL_ARGS* key (YAML merge keys
+/// `<<: *ANCHOR` are followed), ENV_VARS kept. Return an Error with file:line:col for unreadable
+/// files, malformed YAML, no MODEL_ARGS section, or a mapped flag with a value of the wrong type.
+Result<MlmConfig> load_mlm_test_config(const std::string& path);
+
+/// Load a raw argument list: `spec` is the text itself ("--tensor-model-parallel-size 2 ...",
+/// located as `<command line>` with the column of each token) or "@FILE" (tokens located as
+/// "@FILE:line:col"; `#` starts a comment). Return an Error for an unreadable file, an
+/// unbalanced quote, a token that is not a flag where a flag is expected, or a bad value.
+Result<MlmConfig> load_mlm_args(std::string_view spec);
+
+/// Split an argument list into flags and their values. `origin` names the source in locations;
+/// `line` is the line the text starts on (0 for the command line).
+Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,
+                                                         const std::string& origin, int line);
+
+/// Build a recipe from parsed arguments, applying MLM's own argument semantics: `--seq-length`
+/// sets both model and dataset lengths, `--num-query-groups` counts only with
+/// `--group-query-attention`, one `--cp-comm-type` value is a string and several a per-layer
+/// list, `--hierarchical-context-parallel-sizes` accepts "2 2", "[2 2]", "[2,2]" or a list.
+Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
+                                         const std::string& name);
+
+/// Return the Bridge key a Megatron-LM flag maps to (the first one when it sets several), or ""
+/// when hcp-plan does not model it.
+std::string mlm_flag_key(std::string_view flag);
+
+}  // namespace hcp

@@ -1,0 +1,210 @@
+// Python-environment probe: runs the interpreter (no shell) with a short importlib.metadata
+// program and reads the versions it prints.
+#include "hcp/python_env.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace hcp {
+namespace {
+
+/// Search `name` in PATH the way execvp would; return "" when not found.
+std::string find_in_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+/// Read everything the child writes until EOF or the deadline. Return false on timeout.
+bool read_until_eof(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+  char buffer[4096];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd pfd{fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    if (out.size() < (1u << 20)) out.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+/// Run argv (no shell), capturing stdout. Return the exit status or an error message.
+Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, int timeout_ms) {
+  std::vector<char*> cargv;
+  for (const std::string& a : argv)
+    cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return Error{"cannot create a pipe", {}, ""};
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return Error{"cannot fork", {}, ""};
+  }
+  if (pid == 0) {
+    dup2(pipefd[1], STDOUT_FILENO);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    execvp(cargv[0], cargv.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool finished = read_until_eof(pipefd[0], out, deadline);
+  close(pipefd[0]);
+  if (!finished) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!finished) return Error{"timed out after " + std::to_string(timeout_ms) + " ms", {}, ""};
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return Error{"killed by signal " + std::to_string(WTERMSIG(status)), {}, ""};
+}
+
+}  // namespace
+
+const std::vector<std::string>& python_env_package_names() {
+  static const std::vector<std::string> kNames = {"transformer_engine", "megatron-core",
+                                                  "megatron-bridge", "torch", "nccl"};
+  return kNames;
+}
+
+const std::string& python_env_script() {
+  // Distribution names to try for each package (pip wheels, source builds, CUDA variants).
+  static const std::string kScript =
+      "from importlib import metadata as m\n"
+      "P=(('transformer_engine',('transformer_engine','transformer-engine',"
+      "'transformer_engine_torch','transformer-engine-cu12','transformer-engine-cu13')),"
+      "('megatron-core',('megatron-core','megatron_core')),"
+      "('megatron-bridge',('megatron-bridge','megatron_bridge')),"
+      "('torch',('torch',)),"
+      "('nccl',('nvidia-nccl-cu12','nvidia-nccl-cu13','nvidia-nccl-cu11','nvidia-nccl')))\n"
+      "for k,ns in P:\n"
+      " v=''\n"
+      " for n in ns:\n"
+      "  try:\n"
+      "   v=m.version(n);break\n"
+      "  except Exception:\n"
+      "   pass\n"
+      " print(k+'='+(v or ''))\n";
+  return kScript;
+}
+
+const PythonPackage* PythonEnvironment::find(std::string_view name) const {
+  for (const PythonPackage& p : packages) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<Version> PythonEnvironment::version_of(std::string_view name) const {
+  const PythonPackage* p = find(name);
+  return p == nullptr ? std::nullopt : p->version;
+}
+
+std::vector<std::string> PythonEnvironment::missing() const {
+  std::vector<std::string> names;
+  for (const PythonPackage& p : packages) {
+    if (p.raw_version.empty()) names.push_back(p.name);
+  }
+  return names;
+}
+
+PythonEnvironment parse_python_env_output(std::string_view output, const std::string& interpreter) {
+  PythonEnvironment env;
+  env.interpreter = interpreter;
+  for (const std::string& name : python_env_package_names())
+    env.packages.push_back({name, "", {}});
+  std::istringstream lines{std::string(output)};
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = line.substr(0, eq);
+    for (PythonPackage& p : env.packages) {
+      if (p.name != name) continue;
+      p.raw_version = line.substr(eq + 1);
+      p.version = Version::parse(p.raw_version);
+    }
+  }
+  return env;
+}
+
+Result<PythonEnvironment> probe_python_env(const std::string& interpreter, int timeout_ms) {
+  std::string resolved = find_in_path(interpreter);
+  if (resolved.empty()) {
+    return Error{"Python interpreter '" + interpreter + "' not found or not executable", {}, ""};
+  }
+  std::string out;
+  auto status = run_capture({resolved, "-c", python_env_script()}, out, timeout_ms);
+  if (!status) {
+    return Error{"running " + resolved + ": " + status.error().message, {}, ""};
+  }
+  if (*status != 0) {
+    return Error{resolved + " exited with status " + std::to_string(*status) +
+                     " while reading package metadata",
+                 {},
+                 ""};
+  }
+  return parse_python_env_output(out, resolved);
+}
+
+void apply_python_env(const PythonEnvironment& py, Environment& env) {
+  auto fill = [&](std::optional<Version>& slot, const char* name) {
+    if (!slot) slot = py.version_of(name);
+  };
+  fill(env.te_version, "transformer_engine");
+  fill(env.mcore_version, "megatron-core");
+  fill(env.bridge_version, "megatron-bridge");
+  fill(env.torch_version, "torch");
+  fill(env.nccl_version, "nccl");
+}
+
+std::vector<Diagnostic> python_env_diagnostics(const PythonEnvironment& py) {
+  std::vector<Diagnostic> out;
+  Location at{"<python " + py.interpreter + ">", 0, 0};
+  std::string found;
+  for (const PythonPackage& p : py.packages) {
+    if (p.raw_version.empty()) continue;
+    found += (found.empty() ? "" : ", ") + p.name + " " + p.raw_version;
+  }
+  Diagnostic summary;
+  summary.severity = Severity::kInfo;
+  summary.key = "environment";
+  summary.location = at;
+  summary.message = "Python environment " + py.interpreter + ": " +
+                    (found.empty() ? std::string("none of the CP packages is installed") : found);
+  out.push_back(summary);
+  for (const std::string& name : py.missing()) {
+    Diagnostic d;
+    d.severity = Severity::kInfo;
+    d.key = "environment";
+    d.location = at;
+    d.message = name + " is not installed in " + py.interpreter;
+    d.fix = "install it, or pass its version explicitly (--te-version / --mcore-version)";
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace hcp

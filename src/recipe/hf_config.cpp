@@ -1,0 +1,242 @@
+// HF config.json -> Bridge model fields (bridge.md §5, MegatronModelBridge.CONFIG_MAPPING and
+// the per-family *_bridge.py extras that change what context parallelism can do).
+#include "hcp/hf_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace hcp {
+namespace {
+
+using nlohmann::json;
+
+/// HF field -> Bridge model field, for integer fields. The first present HF field wins.
+struct IntMapping {
+  std::string_view hf;
+  std::string_view key;
+};
+
+const std::vector<IntMapping>& int_mappings() {
+  static const std::vector<IntMapping> kMap = {
+      {"num_hidden_layers", "model.num_layers"},
+      {"hidden_size", "model.hidden_size"},
+      {"intermediate_size", "model.ffn_hidden_size"},
+      {"num_attention_heads", "model.num_attention_heads"},
+      {"num_key_value_heads", "model.num_query_groups"},
+      {"head_dim", "model.kv_channels"},
+      {"attention_head_dim", "model.kv_channels"},
+      {"vocab_size", "model.vocab_size"},
+      {"max_position_embeddings", "model.max_position_embeddings"},
+      {"num_experts", "model.num_moe_experts"},
+      {"num_local_experts", "model.num_moe_experts"},
+      {"n_routed_experts", "model.num_moe_experts"},
+      {"num_experts_per_tok", "model.moe_router_topk"},
+      {"moe_intermediate_size", "model.moe_ffn_hidden_size"},
+      {"q_lora_rank", "model.q_lora_rank"},
+      {"kv_lora_rank", "model.kv_lora_rank"},
+      {"qk_nope_head_dim", "model.qk_head_dim"},
+      {"qk_rope_head_dim", "model.qk_pos_emb_head_dim"},
+      {"v_head_dim", "model.v_head_dim"},
+      {"num_nextn_predict_layers", "model.mtp_num_layers"},
+      {"mtp_num_hidden_layers", "model.mtp_num_layers"},
+      {"mamba_head_dim", "model.mamba_head_dim"},
+      {"mamba_num_heads", "model.mamba_num_heads"},
+      {"n_groups", "model.mamba_num_groups"},
+      {"linear_num_key_heads", "model.linear_num_key_heads"},
+      {"linear_num_value_heads", "model.linear_num_value_heads"},
+  };
+  return kMap;
+}
+
+/// Return the 1-based line and column of the value of the first `"key":` in the text.
+Location locate_key(std::string_view text, std::string_view key, const std::string& path) {
+  std::string quoted = "\"" + std::string(key) + "\"";
+  size_t pos = 0;
+  while ((pos = text.find(quoted, pos)) != std::string_view::npos) {
+    size_t colon = text.find_first_not_of(" \t\r\n", pos + quoted.size());
+    if (colon != std::string_view::npos && text[colon] == ':') {
+      size_t value = text.find_first_not_of(" \t\r\n", colon + 1);
+      if (value == std::string_view::npos) value = colon;
+      int line = 1;
+      size_t line_start = 0;
+      for (size_t i = 0; i < value; ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          line_start = i + 1;
+        }
+      }
+      return Location{path, line, static_cast<int>(value - line_start) + 1};
+    }
+    pos += quoted.size();
+  }
+  return Location{path, 0, 0};
+}
+
+/// Reads fields of one HF config object and writes them into a recipe with locations.
+class HfReader {
+ public:
+  HfReader(const json& config, std::string_view text, const std::string& path, Recipe& recipe)
+      : config_(config), text_(text), path_(path), recipe_(recipe) {}
+
+  /// Return the integer at `field`; nullopt when absent or null; Error when of another type.
+  Result<std::optional<int64_t>> int_field(std::string_view field) const {
+    auto it = config_.find(std::string(field));
+    if (it == config_.end() || it->is_null()) return std::optional<int64_t>{};
+    if (!it->is_number_integer()) {
+      return Error{
+          "HF config field '" + std::string(field) + "' must be an integer, got " + it->dump(),
+          at(field), std::string(field)};
+    }
+    return std::optional<int64_t>(it->get<int64_t>());
+  }
+
+  std::optional<std::string> string_field(std::string_view field) const {
+    auto it = config_.find(std::string(field));
+    if (it == config_.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  }
+
+  std::optional<double> number_field(std::string_view field) const {
+    auto it = config_.find(std::string(field));
+    if (it == config_.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  }
+
+  bool bool_field(std::string_view field) const {
+    auto it = config_.find(std::string(field));
+    return it != config_.end() && it->is_boolean() && it->get<bool>();
+  }
+
+  Location at(std::string_view field) const { return locate_key(text_, field, path_); }
+
+  void set(std::string_view key, Value value) { recipe_.set(key, std::move(value)); }
+
+ private:
+  const json& config_;
+  std::string_view text_;
+  const std::string& path_;
+  Recipe& recipe_;
+};
+
+Status apply_int_mappings(HfReader& hf) {
+  std::vector<std::string_view> done;
+  for (const IntMapping& m : int_mappings()) {
+    bool already = false;
+    for (std::string_view key : done)
+      already = already || key == m.key;
+    if (already) continue;
+    auto v = hf.int_field(m.hf);
+    if (!v) return v.error();
+    if (!v->has_value()) continue;
+    hf.set(m.key, Value::integer(**v, hf.at(m.hf)));
+    done.push_back(m.key);
+  }
+  return Ok{};
+}
+
+/// window_size = (sliding_window - 1, 0) as GPT-OSS, Gemma2 and Mistral bridges set it.
+Status apply_sliding_window(HfReader& hf, const std::string& model_type) {
+  auto window = hf.int_field("sliding_window");
+  if (!window) return window.error();
+  if (!window->has_value() || **window <= 0) return Ok{};
+  bool qwen_style = model_type.rfind("qwen", 0) == 0;
+  if (qwen_style && !hf.bool_field("use_sliding_window")) return Ok{};
+  Location at = hf.at("sliding_window");
+  int64_t left = model_type == "gemma3" || model_type == "gemma3_text" ? **window : **window - 1;
+  hf.set("model.window_size", Value::list({Value::integer(left, at), Value::integer(0, at)}, at));
+  if (model_type == "gpt_oss") hf.set("model.window_attn_skip_freq", Value::integer(2, at));
+  auto pattern = hf.int_field("sliding_window_pattern");
+  if (pattern && pattern->has_value()) {
+    hf.set("model.window_attn_skip_freq",
+           Value::integer(**pattern, hf.at("sliding_window_pattern")));
+  }
+  return Ok{};
+}
+
+/// Family extras: sinks (GPT-OSS), MLA (DeepSeek), hybrid Mamba patterns, linear attention.
+void apply_family_extras(HfReader& hf, const std::string& model_type) {
+  if (model_type == "gpt_oss") {
+    hf.set("model.softmax_type", Value::string("learnable", hf.at("model_type")));
+  }
+  if (auto rank = hf.int_field("kv_lora_rank"); rank && rank->has_value()) {
+    hf.set("model.multi_latent_attention", Value::boolean(true, hf.at("kv_lora_rank")));
+  }
+  if (auto pattern = hf.string_field("hybrid_override_pattern")) {
+    hf.set("model.hybrid_layer_pattern", Value::string(*pattern, hf.at("hybrid_override_pattern")));
+  }
+  if (auto heads = hf.int_field("linear_num_key_heads"); heads && heads->has_value()) {
+    hf.set("model.experimental_attention_variant",
+           Value::string("gated_delta_net", hf.at("linear_num_key_heads")));
+  }
+  if (auto dropout = hf.number_field("attention_dropout")) {
+    hf.set("model.attention_dropout", Value::real(*dropout, hf.at("attention_dropout")));
+  }
+}
+
+/// MCore defaults the query groups to the head count; an HF config without
+/// num_key_value_heads is plain multi-head attention.
+void default_query_groups(Recipe& recipe, const std::string& path) {
+  if (recipe.has("model.num_query_groups")) return;
+  if (auto heads = recipe.get_int("model.num_attention_heads")) {
+    recipe.set("model.num_query_groups", Value::integer(*heads, Location{path, 0, 0}));
+  }
+}
+
+void default_seq_length(Recipe& recipe) {
+  if (recipe.has("model.seq_length") || recipe.has("dataset.seq_length")) return;
+  if (const Value* max_pos = recipe.find("model.max_position_embeddings")) {
+    recipe.set("model.seq_length", *max_pos);
+    recipe.set("dataset.seq_length", *max_pos);
+  }
+}
+
+}  // namespace
+
+Status apply_hf_config_text(Recipe& recipe, std::string_view json_text, const std::string& path) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    return Error{std::string("malformed JSON in HF config: ") + e.what(), Location{path, 0, 0}, ""};
+  }
+  if (!root.is_object()) {
+    return Error{"HF config root must be a JSON object", Location{path, 1, 1}, ""};
+  }
+  // VLM configs keep the language model in text_config (Gemma 3, Qwen-VL, Llava).
+  const json* config = &root;
+  if (!root.contains("num_hidden_layers") && root.contains("text_config") &&
+      root["text_config"].is_object()) {
+    config = &root["text_config"];
+  }
+  for (const char* required : {"num_hidden_layers", "hidden_size", "num_attention_heads"}) {
+    if (!config->contains(required)) {
+      return Error{
+          std::string("HF config has no ") + required + " (is this a transformers config.json?)",
+          Location{path, 0, 0}, required};
+    }
+  }
+  HfReader hf(*config, json_text, path, recipe);
+  std::string model_type =
+      hf.string_field("model_type")
+          .value_or(root.contains("model_type") && root["model_type"].is_string()
+                        ? root["model_type"].get<std::string>()
+                        : "");
+  if (Value* model = recipe.root.get("model")) model->erase("num_query_groups");
+  if (auto st = apply_int_mappings(hf); !st) return st;
+  if (auto st = apply_sliding_window(hf, model_type); !st) return st;
+  apply_family_extras(hf, model_type);
+  default_query_groups(recipe, path);
+  default_seq_length(recipe);
+  return Ok{};
+}
+
+Status apply_hf_config(Recipe& recipe, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"cannot read HF config " + path, Location{path, 0, 0}, ""};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return apply_hf_config_text(recipe, text.str(), path);
+}
+
+}  // namespace hcp

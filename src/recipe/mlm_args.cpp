@@ -1,0 +1,553 @@
+// Megatron-LM arguments -> Recipe. Flags are grouped into `--flag value...`, then the ones that
+// matter for context parallelism are typed and stored under their Bridge names.
+#include "hcp/mlm_args.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace hcp {
+namespace {
+
+/// How a flag's values become a Value.
+enum class FlagKind {
+  kInt,          ///< One integer.
+  kFloat,        ///< One number.
+  kTrue,         ///< store_true: present means true ("--flag: false" in YAML means absent).
+  kFalse,        ///< store_false: present means false (e.g. --no-rope-fusion).
+  kString,       ///< One string.
+  kIntOrString,  ///< An integer when it parses as one, else the string ("max").
+  kIntList,      ///< nargs='+' integers: "2 2", "[2 2]", "[2,2]" or a YAML list.
+  kStringList,   ///< nargs='+' strings; one value is stored as a string, several as a list.
+  kIntPair,      ///< A tuple such as --window-size "(4096, 0)".
+};
+
+struct FlagSpec {
+  std::string_view flag;
+  FlagKind kind;
+  std::string_view key;
+  std::string_view second_key = {};  ///< Also set (e.g. dataset.seq_length).
+};
+
+/// The Megatron-LM flags hcp-plan models (megatron/training/arguments.py names).
+const std::vector<FlagSpec>& flag_table() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"--tensor-model-parallel-size", FlagKind::kInt, "model.tensor_model_parallel_size"},
+      {"--pipeline-model-parallel-size", FlagKind::kInt, "model.pipeline_model_parallel_size"},
+      {"--context-parallel-size", FlagKind::kInt, "model.context_parallel_size"},
+      {"--expert-model-parallel-size", FlagKind::kInt, "model.expert_model_parallel_size"},
+      {"--expert-tensor-parallel-size", FlagKind::kInt, "model.expert_tensor_parallel_size"},
+      {"--virtual-pipeline-model-parallel-size", FlagKind::kInt,
+       "model.virtual_pipeline_model_parallel_size"},
+      {"--num-virtual-stages-per-pipeline-rank", FlagKind::kInt,
+       "model.virtual_pipeline_model_parallel_size"},
+      {"--sequence-parallel", FlagKind::kTrue, "model.sequence_parallel"},
+      {"--cp-comm-type", FlagKind::kStringList, "model.cp_comm_type"},
+      {"--hierarchical-context-parallel-sizes", FlagKind::kIntList,
+       "model.hierarchical_context_parallel_sizes"},
+      {"--seq-length", FlagKind::kInt, "model.seq_length", "dataset.seq_length"},
+      {"--micro-batch-size", FlagKind::kInt, "train.micro_batch_size"},
+      {"--global-batch-size", FlagKind::kInt, "train.global_batch_size"},
+      {"--num-layers", FlagKind::kInt, "model.num_layers"},
+      {"--hidden-size", FlagKind::kInt, "model.hidden_size"},
+      {"--ffn-hidden-size", FlagKind::kInt, "model.ffn_hidden_size"},
+      {"--num-attention-heads", FlagKind::kInt, "model.num_attention_heads"},
+      {"--num-query-groups", FlagKind::kInt, "model.num_query_groups"},
+      {"--group-query-attention", FlagKind::kTrue, "model.group_query_attention"},
+      {"--kv-channels", FlagKind::kInt, "model.kv_channels"},
+      {"--max-position-embeddings", FlagKind::kInt, "model.max_position_embeddings"},
+      {"--vocab-size", FlagKind::kInt, "model.vocab_size"},
+      {"--transformer-impl", FlagKind::kString, "model.transformer_impl"},
+      {"--attention-backend", FlagKind::kString, "model.attention_backend"},
+      {"--attention-dropout", FlagKind::kFloat, "model.attention_dropout"},
+      {"--hidden-dropout", FlagKind::kFloat, "model.hidden_dropout"},
+      {"--fp8-format", FlagKind::kString, "model.fp8"},
+      {"--fp8-recipe", FlagKind::kString, "model.fp8_recipe"},
+      {"--fp8-dot-product-attention", FlagKind::kTrue, "mixed_precision.fp8_dot_product_attention"},
+      {"--num-experts", FlagKind::kInt, "model.num_moe_experts"},
+      {"--moe-token-dispatcher-type", FlagKind::kString, "model.moe_token_dispatcher_type"},
+      {"--overlap-moe-expert-parallel-comm", FlagKind::kTrue,
+       "model.overlap_moe_expert_parallel_comm"},
+      {"--multi-latent-attention", FlagKind::kTrue, "model.multi_latent_attention"},
+      {"--qk-head-dim", FlagKind::kInt, "model.qk_head_dim"},
+      {"--qk-pos-emb-head-dim", FlagKind::kInt, "model.qk_pos_emb_head_dim"},
+      {"--v-head-dim", FlagKind::kInt, "model.v_head_dim"},
+      {"--q-lora-rank", FlagKind::kInt, "model.q_lora_rank"},
+      {"--kv-lora-rank", FlagKind::kInt, "model.kv_lora_rank"},
+      {"--window-size", FlagKind::kIntPair, "model.window_size"},
+      {"--window-attn-skip-freq", FlagKind::kInt, "model.window_attn_skip_freq"},
+      {"--softmax-type", FlagKind::kString, "model.softmax_type"},
+      {"--position-embedding-type", FlagKind::kString, "model.position_embedding_type"},
+      {"--no-rope-fusion", FlagKind::kFalse, "model.apply_rope_fusion"},
+      {"--calculate-per-token-loss", FlagKind::kTrue, "model.calculate_per_token_loss"},
+      {"--deterministic-mode", FlagKind::kTrue, "model.deterministic_mode"},
+      {"--batch-invariant-mode", FlagKind::kTrue, "model.batch_invariant_mode"},
+      {"--experimental-attention-variant", FlagKind::kString,
+       "model.experimental_attention_variant"},
+      {"--linear-num-key-heads", FlagKind::kInt, "model.linear_num_key_heads"},
+      {"--linear-num-value-heads", FlagKind::kInt, "model.linear_num_value_heads"},
+      {"--linear-cp-mode", FlagKind::kString, "model.linear_cp_mode"},
+      {"--mamba-num-heads", FlagKind::kInt, "model.mamba_num_heads"},
+      {"--mamba-head-dim", FlagKind::kInt, "model.mamba_head_dim"},
+      {"--mamba-num-groups", FlagKind::kInt, "model.mamba_num_groups"},
+      {"--hybrid-layer-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
+      {"--hybrid-override-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
+      {"--mtp-num-layers", FlagKind::kInt, "model.mtp_num_layers"},
+      {"--hybrid-context-parallel", FlagKind::kTrue, "model.hybrid_context_parallel"},
+      {"--dynamic-context-parallel", FlagKind::kTrue, "model.dynamic_context_parallel"},
+      {"--max-seqlen-per-dp-cp-rank", FlagKind::kInt, "model.max_seqlen_per_dp_cp_rank"},
+      {"--min-dynamic-context-parallel-size", FlagKind::kInt,
+       "model.min_dynamic_context_parallel_size"},
+      {"--sequence-packing-scheduler", FlagKind::kString, "model.sequence_packing_scheduler"},
+      {"--pad-packed-seq-alignment", FlagKind::kIntOrString, "model.pad_packed_seq_alignment"},
+      {"--thd-max-packed-sequences", FlagKind::kInt, "model.thd_max_packed_sequences"},
+      {"--thd-tail-padding-policy", FlagKind::kString, "model.thd_tail_padding_policy"},
+      {"--cp-partition-mode", FlagKind::kString, "model.cp_partition_mode"},
+      {"--cuda-graph-impl", FlagKind::kString, "model.cuda_graph_impl"},
+      {"--tp-comm-overlap", FlagKind::kTrue, "model.tp_comm_overlap"},
+      {"--dataloader-type", FlagKind::kString, "dataset.dataloader_type"},
+      {"--use-packed-sequence", FlagKind::kTrue, "dataset.packed_sequence"},
+      {"--varlen-sbhd-validation", FlagKind::kTrue, "dataset.varlen_sbhd_validation"},
+      {"--use-megatron-fsdp", FlagKind::kTrue, "dist.use_megatron_fsdp"},
+      {"--use-torch-fsdp2", FlagKind::kTrue, "dist.use_torch_fsdp2"},
+      {"--use-tp-pp-dp-mapping", FlagKind::kTrue, "dist.use_tp_pp_dp_mapping"},
+      {"--disable-gloo-process-groups", FlagKind::kFalse, "dist.use_gloo_process_groups"},
+      {"--use-distributed-optimizer", FlagKind::kTrue, "ddp.use_distributed_optimizer"},
+      {"--num-distributed-optimizer-instances", FlagKind::kInt,
+       "ddp.num_distributed_optimizer_instances"},
+  };
+  return kFlags;
+}
+
+const FlagSpec* find_flag(std::string_view flag) {
+  for (const FlagSpec& spec : flag_table()) {
+    if (spec.flag == flag) return &spec;
+  }
+  return nullptr;
+}
+
+bool is_placeholder(std::string_view text) {
+  return text.find("${") != std::string_view::npos;
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+std::optional<double> parse_float(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+/// Split list values written as "2 2", "[2 2]", "[2, 2]", "(4096, 0)" or separate tokens.
+std::vector<std::string> list_items(const std::vector<std::string>& values) {
+  std::vector<std::string> items;
+  for (const std::string& value : values) {
+    std::string cleaned;
+    for (char c : value) {
+      bool separator = c == '[' || c == ']' || c == '(' || c == ')' || c == ',' || c == '\'' ||
+                       c == '"' || c == ' ' || c == '\t';
+      cleaned.push_back(separator ? ' ' : c);
+    }
+    std::istringstream in(cleaned);
+    for (std::string item; in >> item;)
+      items.push_back(item);
+  }
+  return items;
+}
+
+Error bad_value(const MlmArgument& arg, const FlagSpec& spec, std::string_view expected) {
+  std::string got;
+  for (const std::string& v : arg.values)
+    got += (got.empty() ? "" : " ") + v;
+  return Error{arg.flag + " expects " + std::string(expected) + ", got '" + got + "'", arg.location,
+               std::string(spec.key)};
+}
+
+/// Return true when a YAML-form boolean value switches a store_true flag off.
+bool is_false_text(const std::vector<std::string>& values) {
+  return values.size() == 1 && (values[0] == "false" || values[0] == "False");
+}
+
+/// Type one argument; nullopt value (without error) means "leave the key unset".
+Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec& spec) {
+  const Location& at = arg.location;
+  for (const std::string& v : arg.values) {
+    if (is_placeholder(v)) return std::optional<Value>{};
+  }
+  auto one = [&]() -> const std::string* {
+    return arg.values.size() == 1 ? &arg.values[0] : nullptr;
+  };
+  switch (spec.kind) {
+    case FlagKind::kInt: {
+      const std::string* text = one();
+      auto v = text != nullptr ? parse_int(*text) : std::nullopt;
+      if (!v) return bad_value(arg, spec, "an integer");
+      return std::optional<Value>(Value::integer(*v, at));
+    }
+    case FlagKind::kFloat: {
+      const std::string* text = one();
+      auto v = text != nullptr ? parse_float(*text) : std::nullopt;
+      if (!v) return bad_value(arg, spec, "a number");
+      return std::optional<Value>(Value::real(*v, at));
+    }
+    case FlagKind::kTrue:
+    case FlagKind::kFalse: {
+      if (is_false_text(arg.values)) return std::optional<Value>{};
+      bool ok = arg.values.empty() ||
+                (arg.values.size() == 1 && (arg.values[0] == "true" || arg.values[0] == "True"));
+      if (!ok) return bad_value(arg, spec, "no value");
+      return std::optional<Value>(Value::boolean(spec.kind == FlagKind::kTrue, at));
+    }
+    case FlagKind::kString: {
+      const std::string* text = one();
+      if (text == nullptr) return bad_value(arg, spec, "one value");
+      return std::optional<Value>(Value::string(*text, at));
+    }
+    case FlagKind::kIntOrString: {
+      const std::string* text = one();
+      if (text == nullptr) return bad_value(arg, spec, "one value");
+      if (auto v = parse_int(*text)) return std::optional<Value>(Value::integer(*v, at));
+      return std::optional<Value>(Value::string(*text, at));
+    }
+    case FlagKind::kIntList:
+    case FlagKind::kIntPair: {
+      std::vector<Value> items;
+      for (const std::string& item : list_items(arg.values)) {
+        auto v = parse_int(item);
+        if (!v) return bad_value(arg, spec, "a list of integers");
+        items.push_back(Value::integer(*v, at));
+      }
+      bool size_ok = spec.kind == FlagKind::kIntPair ? items.size() == 2 : !items.empty();
+      if (!size_ok) {
+        return bad_value(arg, spec,
+                         spec.kind == FlagKind::kIntPair ? "two integers" : "a list of integers");
+      }
+      return std::optional<Value>(Value::list(std::move(items), at));
+    }
+    case FlagKind::kStringList: {
+      std::vector<std::string> items = list_items(arg.values);
+      if (items.empty()) return bad_value(arg, spec, "at least one value");
+      if (items.size() == 1) return std::optional<Value>(Value::string(items[0], at));
+      std::vector<Value> list;
+      for (const std::string& item : items)
+        list.push_back(Value::string(item, at));
+      return std::optional<Value>(Value::list(std::move(list), at));
+    }
+  }
+  return std::optional<Value>{};
+}
+
+/// MLM ignores --num-query-groups unless --group-query-attention is given.
+void apply_group_query_semantics(Recipe& recipe) {
+  bool gqa = recipe.bool_or("model.group_query_attention", false);
+  if (!gqa) {
+    if (Value* model = recipe.root.get("model")) model->erase("num_query_groups");
+  }
+  if (Value* model = recipe.root.get("model")) model->erase("group_query_attention");
+}
+
+/// A shell-like token with the column it starts at.
+struct Token {
+  std::string text;
+  int column = 1;
+};
+
+/// Split one line into tokens (whitespace separated; single and double quotes; backslash
+/// escapes outside single quotes). Return an error message for an unbalanced quote.
+Result<std::vector<Token>> tokenize(std::string_view line, const Location& at) {
+  std::vector<Token> tokens;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+      ++i;
+    if (i >= line.size()) break;
+    Token token;
+    token.column = static_cast<int>(i) + 1;
+    char quote = 0;
+    for (; i < line.size(); ++i) {
+      char c = line[i];
+      if (quote != 0) {
+        if (c == quote) {
+          quote = 0;
+        } else if (c == '\\' && quote == '"' && i + 1 < line.size()) {
+          token.text.push_back(line[++i]);
+        } else {
+          token.text.push_back(c);
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        break;
+      } else if (c == '\\' && i + 1 < line.size()) {
+        token.text.push_back(line[++i]);
+      } else {
+        token.text.push_back(c);
+      }
+    }
+    if (quote != 0) {
+      return Error{"unbalanced quote in Megatron-LM arguments",
+                   Location{at.file, at.line, token.column}, ""};
+    }
+    if (token.text != "\\") tokens.push_back(std::move(token));
+  }
+  return tokens;
+}
+
+/// Group located tokens into flags with values. Tokens up to the last one ending in ".py" belong
+/// to the launcher (torchrun ... pretrain_gpt.py) and are skipped.
+Result<std::vector<MlmArgument>> group_tokens(const std::vector<std::pair<Token, Location>>& toks) {
+  size_t first = 0;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const std::string& t = toks[i].first.text;
+    if (t.size() > 3 && t.compare(t.size() - 3, 3, ".py") == 0) first = i + 1;
+  }
+  std::vector<MlmArgument> args;
+  for (size_t i = first; i < toks.size(); ++i) {
+    const auto& [token, at] = toks[i];
+    const std::string& t = token.text;
+    if (t.rfind("--", 0) == 0 && t.size() > 2) {
+      MlmArgument arg;
+      size_t eq = t.find('=');
+      arg.flag = t.substr(0, eq);
+      arg.location = at;
+      if (eq != std::string::npos) arg.values.push_back(t.substr(eq + 1));
+      args.push_back(std::move(arg));
+      continue;
+    }
+    if (args.empty()) {
+      return Error{"expected a Megatron-LM flag such as --context-parallel-size, got '" + t + "'",
+                   at, ""};
+    }
+    if (args.back().values.empty()) args.back().location = at;
+    args.back().values.push_back(t);
+  }
+  return args;
+}
+
+std::string read_file(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::ostringstream text;
+  if (ok) text << in.rdbuf();
+  return text.str();
+}
+
+Location mark_location(const YAML::Mark& mark, const std::string& file) {
+  return Location{file, mark.line + 1, mark.column + 1};
+}
+
+/// Flatten a YAML scalar or sequence into argument values.
+std::vector<std::string> yaml_values(const YAML::Node& node) {
+  std::vector<std::string> values;
+  if (node.IsScalar()) {
+    values.push_back(node.Scalar());
+  } else if (node.IsSequence()) {
+    for (const YAML::Node& item : node) {
+      if (item.IsScalar()) values.push_back(item.Scalar());
+    }
+  }
+  return values;
+}
+
+/// Collect the `--flag: value` entries of one MODEL_ARGS map, following `<<` merge keys first.
+void collect_yaml_arguments(const YAML::Node& map, const std::string& file, int depth,
+                            std::vector<MlmArgument>& out) {
+  if (!map.IsMap() || depth > 8) return;
+  for (const auto& entry : map) {
+    if (entry.first.IsScalar() && entry.first.Scalar() == "<<") {
+      collect_yaml_arguments(entry.second, file, depth + 1, out);
+    }
+  }
+  for (const auto& entry : map) {
+    if (!entry.first.IsScalar()) continue;
+    const std::string& flag = entry.first.Scalar();
+    if (flag.rfind("--", 0) != 0) continue;
+    MlmArgument arg;
+    arg.flag = flag;
+    arg.location = mark_location(entry.second.Mark(), file);
+    if (entry.second.IsNull()) arg.location = mark_location(entry.first.Mark(), file);
+    arg.values = yaml_values(entry.second);
+    out.push_back(std::move(arg));
+  }
+}
+
+bool is_section_name(const std::string& key) {
+  if (key == "MODEL_ARGS") return true;
+  if (key.rfind("MODEL_ARGS_", 0) != 0 || key.size() == 11) return false;
+  for (size_t i = 11; i < key.size(); ++i) {
+    if (key[i] < '0' || key[i] > '9') return false;
+  }
+  return true;
+}
+
+std::optional<int64_t> section_gpus(const YAML::Node& root, const std::string& section) {
+  YAML::Node env = root["MODEL_ENV_VARS"];
+  if (!env || !env.IsMap()) return std::nullopt;
+  YAML::Node entry = env[section];
+  if (!entry || !entry.IsMap()) return std::nullopt;
+  YAML::Node gpus = entry["GPUS_PER_NODE"];
+  if (!gpus || !gpus.IsScalar()) return std::nullopt;
+  return parse_int(gpus.Scalar());
+}
+
+std::string stem_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.rfind('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+Result<YAML::Node> parse_yaml_file(const std::string& path) {
+  bool ok = false;
+  std::string text = read_file(path, ok);
+  if (!ok) return Error{"cannot read " + path, Location{path, 0, 0}, ""};
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Error{"malformed YAML: " + e.msg, mark_location(e.mark, path), ""};
+  }
+}
+
+}  // namespace
+
+std::string mlm_flag_key(std::string_view flag) {
+  const FlagSpec* spec = find_flag(flag);
+  return spec == nullptr ? std::string() : std::string(spec->key);
+}
+
+Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,
+                                                         const std::string& origin, int line) {
+  std::vector<std::pair<Token, Location>> located;
+  size_t start = 0;
+  int line_no = line;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view row = text.substr(start, end - start);
+    if (line > 0) {
+      size_t hash = row.find('#');
+      bool comment = hash != std::string_view::npos &&
+                     (hash == 0 || row[hash - 1] == ' ' || row[hash - 1] == '\t');
+      if (comment) row = row.substr(0, hash);
+    }
+    Location at{origin, line_no, 0};
+    auto tokens = tokenize(row, at);
+    if (!tokens) return tokens.error();
+    for (Token& token : *tokens) {
+      Location token_at{origin, line_no, token.column};
+      located.emplace_back(std::move(token), token_at);
+    }
+    start = end + 1;
+    if (line > 0) ++line_no;
+  }
+  return group_tokens(located);
+}
+
+Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
+                                         const std::string& name) {
+  Recipe recipe;
+  recipe.name = name;
+  recipe.framework = Framework::kMlm;
+  for (const MlmArgument& arg : args) {
+    if (arg.flag == "--enable-cuda-graph" && !is_false_text(arg.values)) {
+      recipe.set("model.cuda_graph_impl", Value::string("local", arg.location));
+      continue;
+    }
+    const FlagSpec* spec = find_flag(arg.flag);
+    if (spec == nullptr) continue;  // MLM has hundreds of flags; unmodelled ones are accepted.
+    auto value = typed_value(arg, *spec);
+    if (!value) return value.error();
+    if (!value->has_value()) continue;
+    if (!spec->second_key.empty()) recipe.set(spec->second_key, **value);
+    recipe.set(spec->key, std::move(**value));
+  }
+  apply_group_query_semantics(recipe);
+  return recipe;
+}
+
+bool is_mlm_test_config(const std::string& path) {
+  try {
+    bool ok = false;
+    std::string text = read_file(path, ok);
+    if (!ok) return false;
+    YAML::Node root = YAML::Load(text);
+    return root.IsMap() && root["MODEL_ARGS"].IsDefined();
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+Result<MlmConfig> load_mlm_test_config(const std::string& path) {
+  auto parsed = parse_yaml_file(path);
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
+  if (!root.IsMap())
+    return Error{"not a Megatron-LM test config (root is not a map)", Location{path, 1, 1}, ""};
+  MlmConfig config;
+  if (YAML::Node env = root["ENV_VARS"]; env && env.IsMap()) {
+    for (const auto& entry : env) {
+      if (entry.first.IsScalar() && entry.second.IsScalar()) {
+        config.env_vars[entry.first.Scalar()] = entry.second.Scalar();
+      }
+    }
+  }
+  for (const auto& entry : root) {
+    if (!entry.first.IsScalar() || !is_section_name(entry.first.Scalar())) continue;
+    const std::string section = entry.first.Scalar();
+    if (!entry.second.IsMap()) {
+      return Error{section + " must be a map of --flag: value",
+                   mark_location(entry.second.Mark(), path), section};
+    }
+    std::vector<MlmArgument> args;
+    collect_yaml_arguments(entry.second, path, 0, args);
+    auto recipe = recipe_from_mlm_arguments(args, stem_of(path));
+    if (!recipe) return recipe.error();
+    recipe->path = path;
+    if (section != "MODEL_ARGS") recipe->name += "[" + section + "]";
+    config.sections.push_back({section, std::move(*recipe), section_gpus(root, section)});
+  }
+  if (config.sections.empty()) {
+    return Error{"no MODEL_ARGS section in Megatron-LM test config", Location{path, 1, 1}, ""};
+  }
+  return config;
+}
+
+Result<MlmConfig> load_mlm_args(std::string_view spec) {
+  std::string origin = "<command line>";
+  std::string text(spec);
+  int first_line = 0;
+  if (!spec.empty() && spec[0] == '@') {
+    std::string path(spec.substr(1));
+    bool ok = false;
+    text = read_file(path, ok);
+    if (!ok) return Error{"cannot read Megatron-LM argument file " + path, Location{}, ""};
+    origin = "@" + path;
+    first_line = 1;
+  }
+  auto args = parse_mlm_argument_text(text, origin, first_line);
+  if (!args) return args.error();
+  if (args->empty()) return Error{"no Megatron-LM arguments given", Location{origin, 0, 0}, ""};
+  auto recipe =
+      recipe_from_mlm_arguments(*args, origin == "<command line>" ? "mlm-args" : stem_of(origin));
+  if (!recipe) return recipe.error();
+  recipe->path = origin;
+  MlmConfig config;
+  config.sections.push_back({origin, std::move(*recipe), std::nullopt});
+  return config;
+}
+
+}  // namespace hcp

@@ -1,0 +1,846 @@
+// Catalog §4–§5: TE attention backends under context parallelism (CP050–CP052, CP060–CP071).
+// With CP, UnfusedDotProductAttention is always off, so only FlashAttention and FusedAttention
+// can run; these rules name the settings that switch off the last one.
+#include <algorithm>
+#include <string>
+
+#include "families.h"
+#include "hcp/te_matrix.h"
+
+namespace hcp::rules {
+
+// --- Shared helpers of the rules2 families --------------------------------------------------
+
+bool uses_dynamic_cp(const Recipe& recipe) {
+  return recipe.bool_or("model.hybrid_context_parallel", false) ||
+         recipe.bool_or("model.dynamic_context_parallel", false);
+}
+
+std::string thd_key(const Recipe& recipe) {
+  if (std::string key = packing_key(recipe); !key.empty()) return key;
+  if (recipe.bool_or("dataset.packed_sequence", false)) return "dataset.packed_sequence";
+  if (recipe.bool_or("model.hybrid_context_parallel", false)) {
+    return "model.hybrid_context_parallel";
+  }
+  if (recipe.bool_or("model.dynamic_context_parallel", false)) {
+    return "model.dynamic_context_parallel";
+  }
+  return "";
+}
+
+bool uses_thd_input(const Recipe& recipe) {
+  return !thd_key(recipe).empty();
+}
+
+bool uses_te_core_attention(const Recipe& recipe) {
+  if (auto variant = recipe.get_string("model.experimental_attention_variant")) {
+    if (*variant == "dsa" || *variant == "dsv4_hybrid") return false;
+  }
+  if (auto pattern = recipe.get_string("model.hybrid_layer_pattern")) {
+    return pattern->find('*') != std::string::npos;
+  }
+  return true;
+}
+
+Version te_version_or_latest(const RuleContext& ctx, Reporter& r) {
+  if (ctx.env.te_version) return *ctx.env.te_version;
+  r.assumed(Input::kTeVersion, "TE " + te_latest_release().str() + " (newest release)");
+  return te_latest_release();
+}
+
+Version mcore_version_or_latest(const RuleContext& ctx, Reporter& r) {
+  if (ctx.env.mcore_version) return *ctx.env.mcore_version;
+  r.assumed(Input::kMcoreVersion, "MCore 0.19.0 (newest release)");
+  return Version{0, 19, 0, {}};
+}
+
+std::optional<std::string> env_var(const Environment& env, const std::string& name) {
+  auto it = env.process_env.find(name);
+  if (it == env.process_env.end()) return std::nullopt;
+  return it->second;
+}
+
+namespace {
+
+constexpr const char* kBackendKey = "model.attention_backend";
+constexpr const char* kCommKey = "model.cp_comm_type";
+
+int64_t cp_of(const Recipe& recipe) {
+  return parallelism_of(recipe).cp;
+}
+
+/// CP > 1 and the layers run TE DotProductAttention: the precondition of most §5 rules.
+bool te_attention_with_cp(const Recipe& recipe) {
+  return cp_of(recipe) > 1 && uses_te_core_attention(recipe);
+}
+
+std::string backend(const Recipe& recipe) {
+  return recipe.get_string(kBackendKey).value_or("auto");
+}
+
+bool fp8_attention(const Recipe& recipe) {
+  return recipe.bool_or("mixed_precision.fp8_dot_product_attention", false) ||
+         recipe.bool_or("model.fp8_dot_product_attention", false);
+}
+
+std::string fp8_attention_key(const Recipe& recipe) {
+  return recipe.bool_or("model.fp8_dot_product_attention", false)
+             ? "model.fp8_dot_product_attention"
+             : "mixed_precision.fp8_dot_product_attention";
+}
+
+bool is_mla(const Recipe& recipe) {
+  return recipe.bool_or("model.multi_latent_attention", false);
+}
+
+bool sinks(const Recipe& recipe) {
+  auto type = recipe.get_string("model.softmax_type");
+  return type && (*type == "off-by-one" || *type == "learnable");
+}
+
+bool attention_bias(const Recipe& recipe) {
+  auto pos = recipe.get_string("model.position_embedding_type");
+  return pos && (*pos == "relative" || *pos == "alibi");
+}
+
+std::string mask_type(const Recipe& recipe) {
+  if (auto mask = recipe.get_string("model.attn_mask_type")) return *mask;
+  if (recipe.bool_or("model.use_arbitrary_attention_mask", false)) return "arbitrary";
+  return "causal";
+}
+
+std::string mask_key(const Recipe& recipe) {
+  return recipe.has("model.attn_mask_type") ? "model.attn_mask_type"
+                                            : "model.use_arbitrary_attention_mask";
+}
+
+bool env_is(const Environment& env, const std::string& name, const std::string& value) {
+  auto v = env_var(env, name);
+  return v && *v == value;
+}
+
+/// Return true when layer l (1-based) uses sliding-window attention (rules.md §0.3).
+bool is_swa_layer(const Recipe& recipe, int64_t layer) {
+  const Value* window = recipe.find("model.window_size");
+  if (window == nullptr || window->is_null()) return false;
+  if (window->is_list()) {
+    const auto& items = window->items();
+    bool full = items.size() == 2 && items[0].is_int() && items[0].as_int() == -1 &&
+                items[1].is_int() && (items[1].as_int() == 0 || items[1].as_int() == -1);
+    if (full || items.empty()) return false;
+  } else if (!window->is_int() || window->as_int() <= 0) {
+    return false;
+  }
+  const Value* skip = recipe.find("model.window_attn_skip_freq");
+  if (skip == nullptr || skip->is_null()) return true;
+  if (skip->is_int()) return skip->as_int() <= 0 || layer % skip->as_int() != 0;
+  if (skip->is_list() && layer >= 1 && static_cast<size_t>(layer) <= skip->items().size()) {
+    const Value& flag = skip->items()[static_cast<size_t>(layer - 1)];
+    return (flag.is_int() && flag.as_int() != 0) || (flag.is_bool() && flag.as_bool());
+  }
+  return true;
+}
+
+/// The comm type TE actually runs: a2a+p2p with HCP [1, CP] is plain p2p, with [CP, 1] plain a2a
+/// (rules.md CP015).
+std::string effective_comm(const Recipe& recipe, const std::string& type) {
+  if (type != "a2a+p2p") return type;
+  Parallelism p = parallelism_of(recipe);
+  if (p.hcp.size() == 2 && p.hcp[0] == 1 && p.hcp[1] == p.cp) return "p2p";
+  if (p.hcp.size() == 2 && p.hcp[0] == p.cp && p.hcp[1] == 1) return "a2a";
+  return type;
+}
+
+/// The distinct comm types of the SWA layers.
+std::vector<std::string> swa_comm_types(const Recipe& recipe) {
+  std::vector<std::string> types = layer_comm_types(recipe);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!is_swa_layer(recipe, static_cast<int64_t>(i) + 1)) continue;
+    std::string type = effective_comm(recipe, types[i]);
+    if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
+  }
+  return out;
+}
+
+std::vector<std::string> distinct_comm_types(const Recipe& recipe) {
+  std::vector<std::string> out;
+  for (const std::string& layer_type : layer_comm_types(recipe)) {
+    std::string type = effective_comm(recipe, layer_type);
+    if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
+  }
+  return out;
+}
+
+/// True when some a2a / a2a+p2p layer sees an odd head count (TE >= 2.15 then turns Fused off).
+bool odd_heads_for_a2a(const Recipe& recipe) {
+  auto heads = local_heads(recipe);
+  if (!heads) return false;
+  bool a2a = uses_comm_type(recipe, "a2a") || uses_comm_type(recipe, "a2a+p2p");
+  return a2a && (heads->q % 2 != 0 || heads->kv % 2 != 0);
+}
+
+/// Why TE turns FlashAttention and FusedAttention off for this configuration under CP.
+struct BackendFilters {
+  std::vector<std::string> flash_off;
+  std::vector<std::string> fused_off;
+};
+
+BackendFilters backend_filters(const RuleContext& ctx, const Version& te) {
+  const Recipe& recipe = ctx.recipe;
+  BackendFilters f;
+  std::string choice = backend(recipe);
+  if (choice == "fused") f.flash_off.push_back("attention_backend=fused");
+  if (choice == "flash") f.fused_off.push_back("attention_backend=flash");
+  if (choice == "unfused") {
+    f.flash_off.push_back("attention_backend=unfused");
+    f.fused_off.push_back("attention_backend=unfused");
+  }
+  if (env_is(ctx.env, "NVTE_FLASH_ATTN", "0")) f.flash_off.push_back("NVTE_FLASH_ATTN=0");
+  if (env_is(ctx.env, "NVTE_FUSED_ATTN", "0")) f.fused_off.push_back("NVTE_FUSED_ATTN=0");
+  if (ctx.env.gpu_sm && *ctx.env.gpu_sm < 80) {
+    f.flash_off.push_back("GPU below sm80");
+    f.fused_off.push_back("GPU below sm80");
+  }
+  if (recipe.int_or("model.flash_attention_version", 0) == 4 &&
+      te_supports(te, TeFeature::kFusedFiltersV215)) {
+    f.flash_off.push_back("flash_attention_version=4 (FA4 is off under CP)");
+  }
+  if (fp8_attention(recipe)) f.flash_off.push_back("FP8 attention");
+  if (sinks(recipe))
+    f.flash_off.push_back("softmax_type=" + *recipe.get_string("model.softmax_type"));
+  if (attention_bias(recipe)) f.flash_off.push_back("attention bias");
+  bool v215 = te_supports(te, TeFeature::kFusedFiltersV215);
+  if (is_mla(recipe) && !te_supports(te, TeFeature::kMlaP2pOnly)) {
+    f.fused_off.push_back("MLA on TE < 2.5");
+  }
+  if (v215 && odd_heads_for_a2a(recipe)) f.fused_off.push_back("odd head count with a2a");
+  if (v215 && fp8_attention(recipe) && uses_thd_input(recipe)) f.fused_off.push_back("FP8 + THD");
+  if (v215 && fp8_attention(recipe) && attention_bias(recipe)) f.fused_off.push_back("FP8 + bias");
+  bool swa_ring = false;
+  for (const std::string& t : swa_comm_types(recipe))
+    swa_ring = swa_ring || t == "p2p" || t == "a2a+p2p";
+  if (v215 && swa_ring) f.fused_off.push_back("sliding window with p2p");
+  if (!swa_comm_types(recipe).empty() &&
+      recipe.get_double("model.attention_dropout").value_or(0) > 0) {
+    f.fused_off.push_back("sliding window with attention dropout");
+  }
+  return f;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  return join_names(v);
+}
+
+// --- CP050 ---------------------------------------------------------------------------------
+
+void check_padding_mask(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || uses_thd_input(ctx.recipe)) return;
+  std::string mask = mask_type(ctx.recipe);
+  if (mask.find("padding") == std::string::npos && mask != "arbitrary") return;
+  r.report(mask_key(ctx.recipe),
+           "attention mask '" + mask +
+               "' with context_parallel_size=" + std::to_string(cp_of(ctx.recipe)) +
+               " on BSHD/SBHD input: Padding mask not supported with context parallelism! "
+               "(TE supports padding masks under CP only for THD)");
+}
+
+// --- CP051 ---------------------------------------------------------------------------------
+
+void check_thd_comm_types(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || !uses_thd_input(ctx.recipe)) return;
+  Version te = te_version_or_latest(ctx, r);
+  for (const std::string& type : distinct_comm_types(ctx.recipe)) {
+    auto feature = te_thd_feature(type);
+    if (!feature || te_supports(te, *feature)) continue;
+    const TeFeatureInfo& info = te_feature_info(*feature);
+    std::string since = *feature == TeFeature::kThdA2aP2p
+                            ? "no TE release up to v2.18 supports it (TE main after 8ff60f8d)"
+                            : "needs TE >= " + info.first.str();
+    r.report(kCommKey, "THD (packed) input with cp_comm_type=" + type + " on TE " + te.str() +
+                           ": " + since + " (" + thd_key(ctx.recipe) + " makes the input THD)");
+  }
+}
+
+// --- CP052 ---------------------------------------------------------------------------------
+
+void check_thd_padding_backend(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || !uses_thd_input(ctx.recipe)) return;
+  if (backend(ctx.recipe) != "flash") return;
+  if (ctx.env.gpu_sm && *ctx.env.gpu_sm != 90) {
+    r.report(kBackendKey,
+             "THD with CP pads between sequences, which disables FlashAttention 2/4; with "
+             "attention_backend=flash on sm" +
+                 std::to_string(*ctx.env.gpu_sm) + " (no FA3) no backend is left",
+             Severity::kError);
+    return;
+  }
+  r.report(kBackendKey,
+           "THD with CP pads between sequences, which disables FlashAttention 2/4 and Unfused; "
+           "attention_backend=flash then works only with FlashAttention 3 on sm90");
+}
+
+// --- CP060 ---------------------------------------------------------------------------------
+
+void check_te_implementation(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe)) return;
+  auto impl = ctx.recipe.get_string("model.transformer_impl");
+  if (impl && *impl != "transformer_engine") {
+    r.report("model.transformer_impl",
+             "transformer_impl=" + *impl +
+                 " with context_parallel_size=" + std::to_string(cp_of(ctx.recipe)) +
+                 ": Context parallelism is only supported by "
+                 "TEDotProductAttention!");
+    return;
+  }
+  if (backend(ctx.recipe) == "local") {
+    r.report(kBackendKey, "attention_backend=local with context_parallel_size=" +
+                              std::to_string(cp_of(ctx.recipe)) +
+                              ": Context parallelism is only supported by TEDotProductAttention!");
+  }
+}
+
+// --- CP061 ---------------------------------------------------------------------------------
+
+void check_backend_choice(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || backend(ctx.recipe) == "local") return;
+  std::string choice = backend(ctx.recipe);
+  for (const auto& [var, expected] :
+       {std::pair<std::string, std::string>{"NVTE_FLASH_ATTN", "flash"},
+        {"NVTE_FUSED_ATTN", "fused"}}) {
+    if (choice == expected && env_is(ctx.env, var, "0")) {
+      r.report(kBackendKey, var + " set to 0, but expected 1 for attention backend type " + choice);
+      return;
+    }
+  }
+  Version te = te_version_or_latest(ctx, r);
+  BackendFilters f = backend_filters(ctx, te);
+  if (!f.flash_off.empty() && !f.fused_off.empty()) {
+    r.report(kBackendKey,
+             "No dot product attention backend is available under CP (Unfused is always off "
+             "with CP): FlashAttention is off by " +
+                 joined(f.flash_off) + "; FusedAttention is off by " + joined(f.fused_off));
+    return;
+  }
+  if (choice == "auto" && env_is(ctx.env, "NVTE_FLASH_ATTN", "0")) {
+    r.report(kBackendKey,
+             "NVTE_FLASH_ATTN=0 leaves only FusedAttention under CP; any FusedAttention filter "
+             "for these inputs leaves no backend (\"Context parallelism is only implemented with "
+             "Flash Attention and Fused Attention!\")",
+             Severity::kWarning,
+             "unset NVTE_FLASH_ATTN, or check with NVTE_DEBUG=1 NVTE_DEBUG_LEVEL=2");
+  }
+}
+
+// --- CP062 ---------------------------------------------------------------------------------
+
+void check_gpu_arch(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || !ctx.env.gpu_sm) return;
+  int sm = *ctx.env.gpu_sm;
+  if (sm < 80) {
+    r.report("model.context_parallel_size",
+             "GPU sm" + std::to_string(sm) +
+                 ": FlashAttention 2 and FusedAttention need sm80+, and Unfused is off under CP, "
+                 "so no attention backend is available");
+    return;
+  }
+  if (sm == 120 && fp8_attention(ctx.recipe)) {
+    r.report(fp8_attention_key(ctx.recipe),
+             "FP8 attention on sm120 disables FlashAttention and FusedAttention: no backend");
+  }
+}
+
+// --- CP063 ---------------------------------------------------------------------------------
+
+void check_fp8_attention(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe) || !fp8_attention(recipe)) return;
+  std::string key = fp8_attention_key(recipe);
+  Version te = te_version_or_latest(ctx, r);
+  if (backend(recipe) == "flash") {
+    r.report(key,
+             "FP8 attention under CP needs FusedAttention (FlashAttention does not support "
+             "context parallelism with FP8), but attention_backend=flash");
+  }
+  bool v215 = te_supports(te, TeFeature::kFusedFiltersV215);
+  if (v215 && uses_thd_input(recipe)) {
+    r.report(key, "FP8 attention with THD input under CP on TE " + te.str() +
+                      ": FusedAttention does not support it and FlashAttention is off for FP8");
+  }
+  if (v215 && attention_bias(recipe)) {
+    r.report(key, "FP8 attention with an attention bias under CP on TE " + te.str() +
+                      ": no backend is left");
+  }
+  if (is_mla(recipe) && te_supports(te, TeFeature::kMlaP2pOnly) && !v215) {
+    r.report(key, "FP8 MLA attention under CP on TE " + te.str() +
+                      " (2.5–2.14 disable FusedAttention for it): no backend is left");
+  }
+  auto fp8_recipe = recipe.get_string("model.fp8_recipe");
+  if (fp8_recipe && *fp8_recipe == "mxfp8" && uses_thd_input(recipe)) {
+    r.report(key, "MXFP8 attention with THD input under CP: FusedAttention is disabled");
+  }
+  if (fp8_recipe && *fp8_recipe == "custom" &&
+      te_supports(te, TeFeature::kCustomRecipeFp8Rejected)) {
+    r.report(key,
+             "CustomRecipe + Context Parallelism is not yet supported for FP8 "
+             "DotProductAttention (TE " +
+                 te.str() + ")");
+  }
+}
+
+// --- CP064 ---------------------------------------------------------------------------------
+
+void check_sliding_window(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe)) return;
+  std::vector<std::string> types = swa_comm_types(recipe);
+  if (types.empty()) return;
+  Version te = te_version_or_latest(ctx, r);
+  if (!te_supports(te, TeFeature::kCommTypeArgument)) {
+    r.report("model.window_size",
+             "Sliding window attention is not supported with context "
+             "parallelism on TE " +
+                 te.str() + " (< 1.10).");
+    return;
+  }
+  if (!te_supports(te, TeFeature::kSlidingWindow)) {
+    r.report("model.window_size",
+             "TE 1.10 silently forces sliding-window layers to all_gather whatever cp_comm_type "
+             "says",
+             Severity::kWarning);
+    return;
+  }
+  for (const std::string& type : types) {
+    if (type == "p2p" || type == "a2a+p2p") {
+      r.report(kCommKey,
+               "Context parallelism does not support sliding window attention with "
+               "cp_comm_type='" +
+                   type +
+                   "'! (sliding-window layers need a2a or "
+                   "all_gather)");
+    } else if (type == "all_gather") {
+      r.report(kCommKey,
+               "sliding window with all_gather moves CP x more data than a2a and is known to be "
+               "very slow or hit NCCL timeouts (Megatron-LM#2222)",
+               Severity::kWarning, "use cp_comm_type=a2a on the sliding-window layers");
+    }
+  }
+}
+
+// --- CP065 ---------------------------------------------------------------------------------
+
+void check_softmax_sinks(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe) || !sinks(recipe)) return;
+  std::string type = *recipe.get_string("model.softmax_type");
+  Version te = te_version_or_latest(ctx, r);
+  if (!te_supports(te, TeFeature::kSoftmaxSinks)) {
+    r.report("model.softmax_type",
+             "Transformer-Engine v" + te.str() + " must be >= 2.8.0 to support softmax_type");
+    return;
+  }
+  for (const std::string& comm : distinct_comm_types(recipe)) {
+    if (comm == "a2a") continue;
+    r.report(kCommKey, "Context parallelism only supports softmax_type='" + type +
+                           "' with cp_comm_type = 'a2a'! (got " + comm + ")");
+  }
+  BackendFilters f = backend_filters(ctx, te);
+  if (!f.fused_off.empty()) {
+    r.report("model.softmax_type", "Context parallelism only supports softmax_type='" + type +
+                                       "' with FusedAttention backend!, but FusedAttention is "
+                                       "off by " +
+                                       joined(f.fused_off));
+  }
+  if (uses_thd_input(recipe)) {
+    r.report("model.softmax_type",
+             "softmax_type='" + type + "' with THD input under CP needs cuDNN >= 9.18",
+             Severity::kWarning);
+  }
+  if (fp8_attention(recipe)) {
+    bool v215 = te_supports(te, TeFeature::kFusedFiltersV215);
+    r.report(fp8_attention_key(recipe),
+             v215 ? "FP8 attention with softmax_type='" + type +
+                        "' under CP needs sm100+ and cuDNN >= 9.21"
+                  : "FP8 attention with softmax_type='" + type +
+                        "' is unsupported under CP on TE " + te.str(),
+             v215 ? Severity::kWarning : Severity::kError);
+  }
+}
+
+// --- CP066 ---------------------------------------------------------------------------------
+
+void check_mla(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe) || !is_mla(recipe)) return;
+  Version te = te_version_or_latest(ctx, r);
+  if (!te_supports(te, TeFeature::kMlaP2pOnly)) {
+    r.report("model.multi_latent_attention",
+             "MLA with context parallelism on TE " + te.str() +
+                 ": FusedAttention does not support context parallelism with MLA (TE <= 2.4)");
+    return;
+  }
+  if (te_supports(te, TeFeature::kMlaAnyCommType)) return;
+  for (const std::string& comm : distinct_comm_types(recipe)) {
+    if (comm == "p2p" || comm == "a2a+p2p") continue;
+    r.report(kCommKey, "Context parallelism does not support MLA with cp_comm_type='" + comm +
+                           "'! (TE " + te.str() + "; TE 2.5–2.14 allow p2p and a2a+p2p only)");
+  }
+}
+
+// --- CP067 ---------------------------------------------------------------------------------
+
+void check_attention_bias(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe) || !attention_bias(recipe)) return;
+  const char* key = "model.position_embedding_type";
+  if (*recipe.get_string(key) == "alibi") {
+    r.report(key, "Alibi slope bias addition is not supported with context parallelism.");
+    return;
+  }
+  Version te = te_version_or_latest(ctx, r);
+  if (uses_thd_input(recipe) || backend(recipe) == "flash") {
+    r.report(key,
+             "Context parallelism only supports attention bias with FusedAttention backend "
+             "and non-padding mask types!");
+  }
+  for (const std::string& comm : distinct_comm_types(recipe)) {
+    if (comm == "a2a+p2p") {
+      r.report(kCommKey,
+               "post_scale_bias bias type is not supported with hierarchical CP "
+               "implementation yet!");
+    } else if ((comm == "a2a" || comm == "all_gather") &&
+               te_supports(te, TeFeature::kFusedFiltersV215)) {
+      r.report(kCommKey,
+               "No support for cp_comm_type='" + comm + "' and attn_bias_type='post_scale_bias'.");
+    }
+  }
+}
+
+// --- CP068 ---------------------------------------------------------------------------------
+
+void check_mask_shape(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe)) return;
+  std::string mask = mask_type(ctx.recipe);
+  if (mask.find("bottom_right") == std::string::npos) return;
+  r.report(mask_key(ctx.recipe), "attention mask '" + mask +
+                                     "' under CP disables FlashAttention and FusedAttention: no "
+                                     "backend is available");
+}
+
+// --- CP069 ---------------------------------------------------------------------------------
+
+void check_sbhd_flash(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || uses_thd_input(ctx.recipe)) return;
+  if (backend(ctx.recipe) != "flash") return;
+  r.report(kBackendKey,
+           "TE asserts 'Context parallelism does not support FlashAttention backend with "
+           "qkv_format = sbhd!', but its FlashAttention wrapper transposes MCore's sbhd to bshd "
+           "first, so MCore models are not affected");
+}
+
+// --- CP070 ---------------------------------------------------------------------------------
+
+void check_kv_cache(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe)) return;
+  std::string key;
+  if (recipe.bool_or("model.use_inference_optimized_layers", false)) {
+    key = "model.use_inference_optimized_layers";
+  } else if (recipe.get_string("model.transformer_impl").value_or("") == "inference_optimized") {
+    key = "model.transformer_impl";
+  } else if (recipe.bool_or("model.flash_decode", false)) {
+    key = "model.flash_decode";
+  }
+  if (key.empty()) return;
+  Version te = te_version_or_latest(ctx, r);
+  if (!te_supports(te, TeFeature::kKvCacheDisablesBackends)) return;
+  r.report(key, "KV-cache inference with context_parallel_size=" + std::to_string(cp_of(recipe)) +
+                    ": Disabling all backends for KV caching with context parallelism (TE " +
+                    te.str() + ")");
+}
+
+// --- CP071 ---------------------------------------------------------------------------------
+
+void check_deterministic(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!recipe.bool_or("model.deterministic_mode", false) || !uses_te_core_attention(recipe)) {
+    return;
+  }
+  if (ctx.env.process_env.empty()) {
+    r.skipped(Input::kLaunchEnv);
+    return;
+  }
+  auto allow = env_var(ctx.env, "NVTE_ALLOW_NONDETERMINISTIC_ALGO");
+  if (!allow || *allow != "0") {
+    r.report("model.deterministic_mode",
+             "deterministic_mode is on and we are using DotProductAttention from Transformer "
+             "Engine, but NVTE_ALLOW_NONDETERMINISTIC_ALGO is not 0 (it is " +
+                 (allow ? "'" + *allow + "'" : std::string("unset")) + ")");
+  }
+  static const std::vector<std::string> kAlgos = {"Tree", "Ring", "CollnetDirect", "CollnetChain",
+                                                  "^NVLS"};
+  auto algo = env_var(ctx.env, "NCCL_ALGO");
+  if (!algo || std::find(kAlgos.begin(), kAlgos.end(), *algo) == kAlgos.end()) {
+    r.report("model.deterministic_mode",
+             "deterministic_mode needs NCCL_ALGO set to one of Tree, Ring, CollnetDirect, "
+             "CollnetChain or ^NVLS (it is " +
+                 (algo ? "'" + *algo + "'" : std::string("unset")) + ")",
+             Severity::kError, "export NCCL_ALGO=Ring");
+  }
+}
+
+}  // namespace
+
+void add_backend_rules(std::vector<Rule>& out) {
+  out.push_back({
+      .id = "CP050",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "padding and arbitrary masks under CP only with THD input",
+      .rationale = "TE supports padding masks under context parallelism only for THD (packed) "
+                   "input; BSHD/SBHD with a padding or arbitrary mask has no CP implementation "
+                   "(TransformerEngine#2052).",
+      .upstream = "TransformerEngine .../backends.py:983-986, 2169-2172; "
+                  ".../context_parallel.py:3080-3082, 4225-4228",
+      .fix = "use packed (THD) sequences with cu_seqlens instead of an attention mask, or CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "++model.use_arbitrary_attention_mask=true",
+      .good_example = "++model.use_arbitrary_attention_mask=false",
+      .example_args = "",
+      .check = check_padding_mask,
+  });
+  out.push_back({
+      .id = "CP051",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "THD (packed) input supported per comm type from a TE version on",
+      .rationale = "THD under CP: p2p since TE 1.7, a2a since 2.10, all_gather since 2.18, and "
+                   "a2a+p2p in no release up to v2.18 (\"thd format is not supported with "
+                   "hierarchical CP implementation yet!\", ms-swift#6001).",
+      .upstream = std::string_view("TransformerEngine .../context_parallel.py (per tag); TE "
+                                   "e52bdb41 (#2220), 70101184 (#2829), 8ff60f8d (#3290)"),
+      .fix = "use p2p (or a2a on TE >= 2.10) for packed sequences, or upgrade TE",
+      .enforced_by = {"te"},
+      .bad_example = "++dataset.packing_buffer_size=8",
+      .good_example = "++dataset.packing_buffer_size=8 model.cp_comm_type=p2p",
+      .example_args = "--te-version 2.18",
+      .check = check_thd_comm_types,
+  });
+  out.push_back({
+      .id = "CP052",
+      .severity = Severity::kWarning,
+      .family = "backend",
+      .title = "THD with padding between sequences needs FusedAttention or FA3",
+      .rationale = "CP pads each packed sequence to a multiple of 2*CP, so cu_seqlens differ from "
+                   "cu_seqlens_padded; TE then disables FlashAttention 2/4 and Unfused. With "
+                   "attention_backend=flash only FA3 (sm90) remains.",
+      .upstream = "TransformerEngine .../utils.py:1071-1090",
+      .fix = "use attention_backend=auto or fused for packed sequences under CP",
+      .enforced_by = {"te"},
+      .bad_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=flash",
+      .good_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=fused",
+      .example_args = "",
+      .check = check_thd_padding_backend,
+  });
+  out.push_back({
+      .id = "CP060",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "CP needs the Transformer Engine attention implementation",
+      .rationale = "Only TEDotProductAttention implements context parallelism; the local "
+                   "implementation and attention_backend=local assert under CP.",
+      .upstream = "Megatron-LM megatron/core/transformer/dot_product_attention.py:57-59",
+      .fix = "set model.transformer_impl=transformer_engine and attention_backend=auto",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.transformer_impl=local",
+      .good_example = "++model.transformer_impl=transformer_engine",
+      .example_args = "",
+      .check = check_te_implementation,
+  });
+  out.push_back({
+      .id = "CP061",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "attention backend choice leaves a CP-capable backend",
+      .rationale =
+          "Under CP only FlashAttention and FusedAttention run. attention_backend=unfused, "
+          "or a choice / NVTE_*_ATTN setting that removes one while a filter removes the "
+          "other, ends in 'No dot product attention backend is available'.",
+      .upstream = "Megatron-LM megatron/core/models/common/language_module/language_module.py:"
+                  "108-160; TransformerEngine .../utils.py:1169-1176, "
+                  ".../dot_product_attention.py:2160-2165",
+      .fix = "use attention_backend=auto, or the backend that supports these inputs",
+      .enforced_by = {"te"},
+      .bad_example = "++model.attention_backend=unfused",
+      .good_example = "++model.attention_backend=fused",
+      .example_args = "",
+      .check = check_backend_choice,
+  });
+  out.push_back({
+      .id = "CP062",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "GPU architecture has a CP-capable attention backend",
+      .rationale = "Below sm80 FlashAttention 2 and FusedAttention are off and Unfused is off "
+                   "under CP; FP8 attention on sm120 disables both Flash and Fused.",
+      .upstream = "TransformerEngine .../utils.py:565-590, 725-738, 1169-1176",
+      .fix = "run CP on sm80+ GPUs (A100, H100, B200), or CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "--gpu-sm 75",
+      .good_example = "--gpu-sm 90",
+      .example_args = "",
+      .check = check_gpu_arch,
+  });
+  out.push_back({
+      .id = "CP063",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "FP8 attention under CP needs FusedAttention",
+      .rationale = "FlashAttention is off for FP8 under CP, so FusedAttention must accept the "
+                   "inputs: on TE >= 2.15 it refuses FP8 with THD or with a bias; on 2.5–2.14 "
+                   "FP8 MLA; MXFP8 with THD; CustomRecipe is rejected from 2.16.",
+      .upstream = std::string_view("TransformerEngine .../utils.py:1182-1188, 1240-1251, 715-720; "
+                                   ".../backends.py:2226-2231; .../context_parallel.py:61-81"),
+      .fix = "use attention_backend=auto/fused and BSHD input for FP8 attention under CP, or "
+             "turn fp8_dot_product_attention off",
+      .enforced_by = {"te"},
+      .bad_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=flash",
+      .good_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=fused",
+      .example_args = "",
+      .check = check_fp8_attention,
+  });
+  out.push_back({
+      .id = "CP064",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "sliding-window layers need a2a or all_gather",
+      .rationale = "TE has no sliding-window implementation for the p2p ring (and so not for "
+                   "a2a+p2p); all_gather works but is slow (Megatron-LM#1160, #2222). TE 1.10 "
+                   "forced all_gather silently; TE <= 1.9 had no SWA under CP.",
+      .upstream = "TransformerEngine .../context_parallel.py:5054-5060, 3086-3095, 4232-4240; "
+                  ".../utils.py:1261-1271, 1343-1358",
+      .fix = "use cp_comm_type=a2a on sliding-window layers (a per-layer list keeps p2p on "
+             "full-attention layers, MCore >= 0.17)",
+      .enforced_by = {"te"},
+      .bad_example = "++model.window_size=[4095,0]",
+      .good_example = "++model.window_size=[4095,0] model.cp_comm_type=a2a",
+      .example_args = "",
+      .check = check_sliding_window,
+  });
+  out.push_back({
+      .id = "CP065",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "softmax sinks (off-by-one, learnable) under CP need a2a and FusedAttention",
+      .rationale = "gpt-oss style softmax_type: FlashAttention does not support it, Unfused is off "
+                   "under CP, and TE's CP implements it only with a2a on FusedAttention "
+                   "(Megatron-Bridge#2298, TransformerEngine#2541). Needs TE >= 2.8.",
+      .upstream = "TransformerEngine .../context_parallel.py:5062-5072, .../utils.py:1113-1155; "
+                  "Megatron-LM megatron/core/extensions/transformer_engine.py:2184-2189",
+      .fix = "set cp_comm_type=a2a (heads divisible by CP per TP rank) and keep FusedAttention",
+      .enforced_by = {"te", "mcore"},
+      .bad_example = "++model.softmax_type=learnable",
+      .good_example = "++model.softmax_type=vanilla",
+      .example_args = "",
+      .check = check_softmax_sinks,
+  });
+  out.push_back({
+      .id = "CP066",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "MLA under CP: TE >= 2.5, and p2p / a2a+p2p only before TE 2.15",
+      .rationale = "TE <= 2.4 disables FusedAttention for MLA under CP (TransformerEngine#1552); "
+                   "2.5–2.14 accept only p2p and a2a+p2p; 2.15 lifted the restriction (ee5dcec2).",
+      .upstream = "TransformerEngine faee0e8b (#1729), ee5dcec2 (#2719); .../utils.py:904-950",
+      .fix = "use cp_comm_type=p2p for MLA on TE 2.5–2.14, or upgrade TE to 2.15+",
+      .enforced_by = {"te"},
+      .bad_example = "++model.multi_latent_attention=true model.cp_comm_type=a2a",
+      .good_example = "++model.multi_latent_attention=true model.cp_comm_type=p2p",
+      .example_args = "--te-version 2.10",
+      .check = check_mla,
+  });
+  out.push_back({
+      .id = "CP067",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "attention bias under CP: p2p, FusedAttention, BSHD; never ALiBi",
+      .rationale = "A core attention bias (T5 relative bias) is supported under CP only as "
+                   "post_scale_bias on FusedAttention with non-padding masks and non-THD input; "
+                   "a2a+p2p never, a2a/all_gather not from TE 2.15; ALiBi never.",
+      .upstream = "TransformerEngine .../context_parallel.py:5024-5026, 5046-5049, 3083-3085, "
+                  "4229-4231; .../utils.py:1202-1258; .../backends.py:1098-1102, 2242-2247",
+      .fix = "use rotary embeddings, or cp_comm_type=p2p with FusedAttention for relative bias",
+      .enforced_by = {"te"},
+      .bad_example = "++model.position_embedding_type=relative",
+      .good_example = "++model.position_embedding_type=rope",
+      .example_args = "",
+      .check = check_attention_bias,
+  });
+  out.push_back({
+      .id = "CP068",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "no bottom-right causal masks under CP",
+      .rationale = "A causal_bottom_right mask (or causal cross-attention with sq != skv) "
+                   "disables both FlashAttention and FusedAttention under CP.",
+      .upstream = "TransformerEngine .../utils.py:1189-1201, 1216-1227",
+      .fix = "use a top-left causal mask (MCore's default) or CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "++model.attn_mask_type=causal_bottom_right",
+      .good_example = "++model.attn_mask_type=causal",
+      .example_args = "",
+      .check = check_mask_shape,
+  });
+  out.push_back({
+      .id = "CP069",
+      .severity = Severity::kInfo,
+      .family = "backend",
+      .title = "FlashAttention with sbhd under CP is fine for MCore",
+      .rationale = "TE asserts that FlashAttention CP does not take sbhd, but TE's own wrapper "
+                   "transposes sbhd to bshd before calling it, so MCore (sbhd) is not affected.",
+      .upstream = "TransformerEngine .../context_parallel.py:5043-5045; .../backends.py:928-950, "
+                  "1129",
+      .fix = "nothing to do",
+      .enforced_by = {"te"},
+      .bad_example = "++model.attention_backend=flash",
+      .good_example = "++model.attention_backend=auto",
+      .example_args = "",
+      .check = check_sbhd_flash,
+  });
+  out.push_back({
+      .id = "CP070",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "no KV-cache inference under CP",
+      .rationale = "With a KV cache and context parallelism TE disables every attention backend "
+                   "(TE >= 2.2).",
+      .upstream = "TransformerEngine .../utils.py:852-856",
+      .fix = "run inference with context_parallel_size=1",
+      .enforced_by = {"te"},
+      .bad_example = "++model.use_inference_optimized_layers=true",
+      .good_example = "++model.use_inference_optimized_layers=false",
+      .example_args = "",
+      .check = check_kv_cache,
+  });
+  out.push_back({
+      .id = "CP071",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "deterministic mode needs NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 and a fixed NCCL_ALGO",
+      .rationale = "MCore asserts NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 for TE attention in "
+                   "deterministic mode, Bridge requires NCCL_ALGO in Tree/Ring/CollnetDirect/"
+                   "CollnetChain/^NVLS; under CP the determinism filters can leave no backend.",
+      .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:2155-2162; "
+                  "Megatron-Bridge src/megatron/bridge/training/config.py:1043-1063; "
+                  "TransformerEngine .../utils.py:1504-1570",
+      .fix = "export NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 NCCL_ALGO=Ring",
+      .enforced_by = {"mcore", "bridge"},
+      .bad_example = "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=1",
+      .good_example = "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 "
+                      "--env NCCL_ALGO=Ring",
+      .example_args = "",
+      .check = check_deterministic,
+  });
+}
+
+}  // namespace hcp::rules

@@ -1,0 +1,201 @@
+// Catalog §8: Bridge-specific and launch-environment rules (CP110–CP114).
+#include <string>
+
+#include "families.h"
+
+namespace hcp::rules {
+namespace {
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+bool megatron_fsdp(const Recipe& recipe) {
+  return recipe.bool_or("dist.use_megatron_fsdp", false) ||
+         recipe.bool_or("ddp.use_megatron_fsdp", false);
+}
+
+bool torch_fsdp2(const Recipe& recipe) {
+  return recipe.bool_or("dist.use_torch_fsdp2", false);
+}
+
+// --- CP110 ---------------------------------------------------------------------------------
+
+void check_fsdp_v2(const RuleContext& ctx, Reporter& r) {
+  if (ctx.recipe.int_or("ddp.megatron_fsdp_version", 1) != 2) return;
+  Parallelism p = parallelism_of(ctx.recipe);
+  std::vector<std::string> unsupported;
+  if (p.cp != 1) unsupported.push_back("context_parallel_size=" + str(p.cp));
+  if (p.tp != 1) unsupported.push_back("tensor_model_parallel_size=" + str(p.tp));
+  if (p.pp != 1) unsupported.push_back("pipeline_model_parallel_size=" + str(p.pp));
+  if (p.ep != 1) unsupported.push_back("expert_model_parallel_size=" + str(p.ep));
+  if (unsupported.empty()) return;
+  r.report("ddp.megatron_fsdp_version",
+           "MFSDP V2 currently supports DP-only training; unsupported settings: " +
+               join_names(unsupported));
+}
+
+// --- CP111 ---------------------------------------------------------------------------------
+
+void check_device_connections(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  Parallelism p = parallelism_of(recipe);
+  bool fsdp = megatron_fsdp(recipe) || torch_fsdp2(recipe);
+  bool needs_one = (p.tp > 1 || p.cp > 1) && !fsdp &&
+                   !recipe.bool_or("model.overlap_moe_expert_parallel_comm", false) &&
+                   !(ctx.env.gpu_sm && *ctx.env.gpu_sm >= 100);
+  if (!needs_one && !fsdp) return;
+  if (ctx.env.process_env.empty()) {
+    r.skipped(Input::kLaunchEnv);
+    return;
+  }
+  auto value = env_var(ctx.env, "CUDA_DEVICE_MAX_CONNECTIONS");
+  std::string shown = value ? "'" + *value + "'" : std::string("unset");
+  if (needs_one && (!value || *value != "1")) {
+    std::string message =
+        "Using tensor model parallelism or context parallelism require setting the environment "
+        "variable CUDA_DEVICE_MAX_CONNECTIONS to 1 (it is " +
+        shown + ")";
+    if (ctx.env.framework == Framework::kMlm) {
+      r.report("model.context_parallel_size", message);
+    } else {
+      r.report("model.context_parallel_size",
+               message +
+                   "; Bridge does not check it, but TP/CP communication then cannot "
+                   "overlap with compute in order",
+               Severity::kWarning);
+    }
+  }
+  if (fsdp && value && *value == "1") {
+    r.report(megatron_fsdp(recipe) ? "dist.use_megatron_fsdp" : "dist.use_torch_fsdp2",
+             "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, but it is 1 (TP/CP prefer "
+             "1: the settings conflict)",
+             Severity::kWarning, "unset CUDA_DEVICE_MAX_CONNECTIONS for FSDP");
+  }
+}
+
+// --- CP112 ---------------------------------------------------------------------------------
+
+void check_torch_fsdp2(const RuleContext& ctx, Reporter& r) {
+  if (!torch_fsdp2(ctx.recipe)) return;
+  Parallelism p = parallelism_of(ctx.recipe);
+  if (p.pp <= 1 && p.ep <= 1) return;
+  std::string what = p.pp > 1 ? "pipeline parallelism" : "expert parallelism";
+  std::string message = "--use-torch-fsdp2 is not supported with " + what;
+  if (ctx.env.framework == Framework::kMlm) {
+    r.report("dist.use_torch_fsdp2", message);
+  } else {
+    r.report("dist.use_torch_fsdp2", message + " (checked only by the Megatron-LM CLI)",
+             Severity::kWarning);
+  }
+}
+
+// --- CP113 ---------------------------------------------------------------------------------
+
+void check_single_gpu_reload(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  Parallelism p = parallelism_of(recipe);
+  bool single = p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1;
+  if (!single || !p.hcp.empty() || !uses_comm_type(recipe, "a2a+p2p")) return;
+  r.report("model.cp_comm_type",
+           "a2a+p2p with every parallel size 1 and no HCP sizes looks like a config saved by "
+           "load_megatron_model, which resets TP/PP/CP/EP to 1 and clears "
+           "hierarchical_context_parallel_sizes but keeps cp_comm_type; restore the training "
+           "layout before launching it");
+}
+
+// --- CP114 ---------------------------------------------------------------------------------
+
+void check_decentralized_gloo(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!recipe.bool_or("dist.use_decentralized_pg", false)) return;
+  if (!recipe.bool_or("dist.use_gloo_process_groups", true)) return;
+  r.report(recipe.has("dist.use_gloo_process_groups") ? "dist.use_gloo_process_groups"
+                                                      : "dist.use_decentralized_pg",
+           "Gloo process groups are not supported when use_decentralized_pg=True "
+           "(use_gloo_process_groups defaults to True)");
+}
+
+}  // namespace
+
+void add_env_rules(std::vector<Rule>& out) {
+  out.push_back({
+      .id = "CP110",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "Megatron FSDP v2 is DP-only",
+      .rationale = "Bridge rejects MFSDP version 2 with CP (or TP, PP, EP) other than 1.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1123-1154",
+      .fix = "use Megatron FSDP v1 with CP, or CP=1",
+      .enforced_by = {"bridge"},
+      .bad_example = "++ddp.megatron_fsdp_version=2",
+      .good_example = "++ddp.megatron_fsdp_version=1",
+      .example_args = "",
+      .check = check_fsdp_v2,
+  });
+  out.push_back({
+      .id = "CP111",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP (not with FSDP)",
+      .rationale = "Below sm100 the MLM CLI asserts CUDA_DEVICE_MAX_CONNECTIONS=1 for TP/CP so "
+                   "communication kernels are scheduled in order; FSDP asserts the opposite. "
+                   "Bridge checks neither.",
+      .upstream = "Megatron-LM megatron/training/arguments.py:1453-1479, 1048-1049, 1166-1167; "
+                  "Megatron-Bridge src/megatron/bridge/training/config.py:1110-1112",
+      .fix = "export CUDA_DEVICE_MAX_CONNECTIONS=1",
+      .enforced_by = {"mlm"},
+      .bad_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=8",
+      .good_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=1",
+      .example_args = "--framework mlm",
+      .check = check_device_connections,
+  });
+  out.push_back({
+      .id = "CP112",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "torch FSDP2 without pipeline or expert parallelism",
+      .rationale = "The MLM CLI rejects --use-torch-fsdp2 with PP>1 (and EP>1).",
+      .upstream = "Megatron-LM megatron/training/arguments.py:1031-1049",
+      .fix = "use PP=1 with torch FSDP2, or Megatron FSDP",
+      .enforced_by = {"mlm"},
+      .bad_example = "++dist.use_torch_fsdp2=true ++model.pipeline_model_parallel_size=2",
+      .good_example = "++dist.use_torch_fsdp2=true",
+      .example_args = "--framework mlm",
+      .check = check_torch_fsdp2,
+  });
+  out.push_back({
+      .id = "CP113",
+      .severity = Severity::kInfo,
+      .family = "env",
+      .title = "single-GPU reload clears HCP sizes but keeps cp_comm_type",
+      .rationale = "Bridge's load_megatron_model resets TP, PP, CP, EP to 1 and sets "
+                   "hierarchical_context_parallel_sizes=None; a config saved that way keeps "
+                   "a2a+p2p and trips CP012 if relaunched as is.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/model_load_save.py:460-474",
+      .fix = "restore context_parallel_size and hierarchical_context_parallel_sizes from the "
+             "training config",
+      .enforced_by = {"bridge"},
+      .bad_example = "model.context_parallel_size=1 ~model.hierarchical_context_parallel_sizes",
+      .good_example = "model.context_parallel_size=16",
+      .example_args = "",
+      .check = check_single_gpu_reload,
+  });
+  out.push_back({
+      .id = "CP114",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "decentralized process groups without Gloo",
+      .rationale = "Bridge rejects Gloo process groups with use_decentralized_pg=True, and "
+                   "use_gloo_process_groups defaults to True.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1550-1555",
+      .fix = "set dist.use_gloo_process_groups=false",
+      .enforced_by = {"bridge"},
+      .bad_example = "++dist.use_decentralized_pg=true",
+      .good_example = "++dist.use_decentralized_pg=true ++dist.use_gloo_process_groups=false",
+      .example_args = "",
+      .check = check_decentralized_gloo,
+  });
+}
+
+}  // namespace hcp::rules

@@ -1,0 +1,183 @@
+// Catalog §7: model variants with their own CP constraints (CP100–CP103): DeepSeek sparse
+// attention, Gated DeltaNet linear attention, Mamba layers of hybrid models, batch-invariant mode.
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "families.h"
+
+namespace hcp::rules {
+namespace {
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+/// "all_gather", "allgather", "All-Gather" -> "allgather".
+std::string normalized_comm(const std::string& type) {
+  std::string out;
+  for (char c : type) {
+    if (c == '_' || c == '-') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+// --- CP100 ---------------------------------------------------------------------------------
+
+void check_dsa(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (recipe.get_string("model.experimental_attention_variant").value_or("") != "dsa") return;
+  if (parallelism_of(recipe).cp <= 1) return;
+  for (const std::string& type : layer_comm_types(recipe)) {
+    if (normalized_comm(type) == "allgather") continue;
+    r.report("model.cp_comm_type",
+             "DSAttention context parallelism currently supports "
+             "cp_comm_type=allgather only (got " +
+                 type + ").");
+    return;
+  }
+}
+
+// --- CP101 ---------------------------------------------------------------------------------
+
+void check_linear_attention(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  Parallelism p = parallelism_of(recipe);
+  std::string mode = recipe.get_string("model.linear_cp_mode").value_or("");
+  // Main divides by TP*CP; dev divides by TP for the default chunkwise mode.
+  bool chunkwise = mode == "chunkwise";
+  int64_t divisor = chunkwise ? p.tp : p.tp * p.cp;
+  std::string divisor_text = chunkwise ? "tensor_model_parallel_size=" + str(p.tp)
+                                       : "(tensor_model_parallel_size=" + str(p.tp) +
+                                             " * context_parallel_size=" + str(p.cp) + ")";
+  for (const char* key : {"model.linear_num_key_heads", "model.linear_num_value_heads"}) {
+    auto heads = recipe.get_int(key);
+    if (!heads || divisor < 1 || *heads % divisor == 0) continue;
+    std::string field = std::string(key).substr(6);
+    r.report(key, field + "=" + str(*heads) + " must be a multiple of " + divisor_text + ".");
+  }
+  if (chunkwise && p.cp > 1 && recipe.has("model.gdn_conv_pad_alignment")) {
+    r.report("model.gdn_conv_pad_alignment",
+             "gdn_conv_pad_alignment is incompatible with linear_cp_mode='chunkwise' when CP>1");
+  }
+}
+
+// --- CP102 ---------------------------------------------------------------------------------
+
+bool has_mamba_layers(const Recipe& recipe) {
+  if (auto pattern = recipe.get_string("model.hybrid_layer_pattern")) {
+    return pattern->find('M') != std::string::npos;
+  }
+  return recipe.has("model.mamba_num_heads");
+}
+
+void check_mamba(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  Parallelism p = parallelism_of(recipe);
+  if (p.cp <= 1 || p.tp < 1 || !has_mamba_layers(recipe)) return;
+  int64_t head_dim = recipe.int_or("model.mamba_head_dim", 64);
+  std::optional<int64_t> nheads = recipe.get_int("model.mamba_num_heads");
+  auto hidden = recipe.get_int("model.hidden_size");
+  if (!nheads && hidden && head_dim > 0) nheads = (2 * *hidden) / head_dim;
+  int64_t ngroups = recipe.int_or("model.mamba_num_groups", 8);
+  std::string key =
+      recipe.has("model.mamba_num_heads") ? "model.mamba_num_heads" : "model.context_parallel_size";
+  if (nheads && (*nheads % p.tp != 0 || (*nheads / p.tp) % p.cp != 0)) {
+    r.report(key, "Mamba nheads=" + str(*nheads) +
+                      " must be evenly divisible by tp_size * "
+                      "cp_size = " +
+                      str(p.tp * p.cp));
+  }
+  int64_t ng_loc = ngroups / p.tp;
+  if (ng_loc < 1) return;
+  std::string groups_key = recipe.has("model.mamba_num_groups") ? "model.mamba_num_groups"
+                                                                : "model.context_parallel_size";
+  if (ng_loc < p.cp && p.cp % ng_loc != 0) {
+    r.report(groups_key, "cp_size=" + str(p.cp) +
+                             " must be evenly divisible by ngroups/tp_size=" + str(ng_loc));
+  } else if (ng_loc >= p.cp && ng_loc % p.cp != 0) {
+    r.report(groups_key,
+             "Mamba ngroups=" + str(ngroups) +
+                 " must be evenly divisible by tp_size * cp_size = " + str(p.tp * p.cp));
+  }
+}
+
+// --- CP103 ---------------------------------------------------------------------------------
+
+void check_batch_invariant(const RuleContext& ctx, Reporter& r) {
+  if (!ctx.recipe.bool_or("model.batch_invariant_mode", false)) return;
+  if (parallelism_of(ctx.recipe).cp <= 1) return;
+  r.report("model.batch_invariant_mode",
+           "Batch invariant mode does not support context "
+           "parallelism");
+}
+
+}  // namespace
+
+void add_variant_rules(std::vector<Rule>& out) {
+  out.push_back({
+      .id = "CP100",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "DSA attention under CP uses allgather",
+      .rationale = "DeepSeek sparse attention implements CP only with all-gather (allgather and "
+                   "all_gather are both accepted after normalisation).",
+      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:3163-3177; "
+                  "experimental_attention_variant/dsa.py:1591, 1805-1808",
+      .fix = "set model.cp_comm_type=allgather",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.experimental_attention_variant=dsa",
+      .good_example = "++model.experimental_attention_variant=dsa model.cp_comm_type=allgather",
+      .example_args = "",
+      .check = check_dsa,
+  });
+  out.push_back({
+      .id = "CP101",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "Gated DeltaNet heads divisible by TP x CP",
+      .rationale = "Linear attention splits its key and value heads over TP*CP ranks (on dev, "
+                   "over TP only for the default chunkwise mode).",
+      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:1471-1509; dev "
+                  ":1680-1711",
+      .fix = "pick TP*CP dividing linear_num_key_heads and linear_num_value_heads",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.linear_num_key_heads=8 ++model.linear_num_value_heads=16",
+      .good_example = "++model.linear_num_key_heads=16 ++model.linear_num_value_heads=32",
+      .example_args = "",
+      .check = check_linear_attention,
+  });
+  out.push_back({
+      .id = "CP102",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "Mamba heads and groups divisible under TP x CP",
+      .rationale = "Mamba CP splits heads per TP rank over CP and needs groups per TP rank to "
+                   "divide or be divided by CP.",
+      .upstream = "Megatron-LM megatron/core/ssm/mamba_mixer.py:218, 245-271; "
+                  "megatron/core/ssm/mamba_context_parallel.py:105-129",
+      .fix = "choose CP dividing mamba heads per TP rank, and groups per TP rank compatible",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.hybrid_layer_pattern=M*M*M*M* ++model.mamba_num_heads=24",
+      .good_example = "++model.hybrid_layer_pattern=M*M*M*M* ++model.mamba_num_heads=128",
+      .example_args = "",
+      .check = check_mamba,
+  });
+  out.push_back({
+      .id = "CP103",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "batch-invariant mode without CP",
+      .rationale = "MCore rejects batch_invariant_mode with context parallelism.",
+      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:3228-3232",
+      .fix = "turn batch_invariant_mode off or use CP=1",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.batch_invariant_mode=true",
+      .good_example = "++model.batch_invariant_mode=false",
+      .example_args = "",
+      .check = check_batch_invariant,
+  });
+}
+
+}  // namespace hcp::rules

@@ -1,0 +1,97 @@
+// Python-environment probe: a fake interpreter (a shell script written at test time) stands in
+// for python3, so the tests check the fork/exec plumbing and parsing without any package.
+#include "hcp/python_env.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+
+namespace hcp {
+namespace {
+
+std::string fake_interpreter(const std::string& name, const std::string& body) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+TEST(PythonEnv, ParsesVersionsAndMissingPackages) {
+  auto env = parse_python_env_output(
+      "transformer_engine=2.18.0+e7c550c5\nmegatron-core=0.17.0rc1\nmegatron-bridge=\n"
+      "torch=2.8.0a0+5228986c39.nv25.6\nnoise line\n",
+      "python3");
+  ASSERT_EQ(env.packages.size(), 5u);
+  EXPECT_EQ(env.version_of("transformer_engine"), (Version{2, 18, 0, {}}));
+  EXPECT_EQ(env.find("transformer_engine")->raw_version, "2.18.0+e7c550c5");
+  EXPECT_EQ(env.version_of("megatron-core"), (Version{0, 17, 0, {}}));
+  EXPECT_EQ(env.version_of("torch"), (Version{2, 8, 0, {}}));
+  EXPECT_FALSE(env.version_of("megatron-bridge"));
+  EXPECT_EQ(env.missing(), (std::vector<std::string>{"megatron-bridge", "nccl"}));
+}
+
+TEST(PythonEnv, ScriptReadsMetadataWithoutImportingPackages) {
+  const std::string& script = python_env_script();
+  EXPECT_NE(script.find("importlib"), std::string::npos);
+  EXPECT_EQ(script.find("import transformer_engine"), std::string::npos);
+  EXPECT_EQ(script.find("import torch"), std::string::npos);
+  EXPECT_EQ(script.find("import megatron"), std::string::npos);
+}
+
+TEST(PythonEnv, RunsTheInterpreterWithDashC) {
+  std::string python = fake_interpreter("fake_python",
+                                        "[ \"$1\" = \"-c\" ] || exit 9\n"
+                                        "echo transformer_engine=2.10.0\n"
+                                        "echo megatron-core=0.16.1\n"
+                                        "echo megatron-bridge=0.3.0\n"
+                                        "echo torch=2.7.1\n"
+                                        "echo nccl=2.27.3\n");
+  auto env = probe_python_env(python);
+  ASSERT_TRUE(env.ok()) << env.error().str();
+  EXPECT_EQ(env->interpreter, python);
+  EXPECT_EQ(env->version_of("transformer_engine"), (Version{2, 10, 0, {}}));
+  EXPECT_EQ(env->version_of("nccl"), (Version{2, 27, 3, {}}));
+  EXPECT_TRUE(env->missing().empty());
+}
+
+TEST(PythonEnv, ErrorsAreValues) {
+  auto missing = probe_python_env("/nonexistent/python3");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("not found"), std::string::npos);
+  auto failing = probe_python_env(fake_interpreter("failing_python", "exit 3\n"));
+  ASSERT_FALSE(failing.ok());
+  EXPECT_NE(failing.error().message.find("status 3"), std::string::npos);
+  auto slow = probe_python_env(fake_interpreter("slow_python", "exec sleep 5\n"), 200);
+  ASSERT_FALSE(slow.ok());
+  EXPECT_NE(slow.error().message.find("timed out"), std::string::npos);
+}
+
+TEST(PythonEnv, FeedsTheRulesEnvironmentWithoutOverridingTheCommandLine) {
+  auto py = parse_python_env_output("transformer_engine=2.12.0\nmegatron-core=0.16.0\n", "py");
+  Environment env;
+  env.te_version = Version{2, 18, 0, {}};
+  apply_python_env(py, env);
+  EXPECT_EQ(env.te_version, (Version{2, 18, 0, {}})) << "--te-version wins";
+  EXPECT_EQ(env.mcore_version, (Version{0, 16, 0, {}}));
+  EXPECT_FALSE(env.bridge_version);
+  auto ds = python_env_diagnostics(py);
+  ASSERT_EQ(ds.size(), 4u);  // summary + megatron-bridge, torch, nccl missing
+  EXPECT_EQ(ds[0].severity, Severity::kInfo);
+  EXPECT_NE(ds[0].message.find("transformer_engine 2.12.0"), std::string::npos);
+  EXPECT_EQ(ds[1].message, "megatron-bridge is not installed in py");
+  EXPECT_EQ(ds[1].location.file, "<python py>");
+}
+
+TEST(PythonEnv, RealPython3ReportsEveryPackage) {
+  auto env = probe_python_env("python3");
+  if (!env.ok()) GTEST_SKIP() << "no usable python3 on PATH: " << env.error().str();
+  EXPECT_EQ(env->packages.size(), 5u);
+  for (const PythonPackage& p : env->packages) {
+    EXPECT_EQ(p.raw_version.empty(), !p.version.has_value()) << p.name;
+  }
+}
+
+}  // namespace
+}  // namespace hcp

@@ -1,0 +1,122 @@
+// HF config.json -> recipe model dims (bridge.md §5 mapping and family extras).
+#include "hcp/hf_config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hcp {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(HCP_FIXTURES_DIR) + "/hf/" + name;
+}
+
+Recipe from(const std::string& name) {
+  Recipe r;
+  Status st = apply_hf_config(r, fixture(name));
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().str());
+  return r;
+}
+
+TEST(HfConfig, LlamaBaseMapping) {
+  Recipe r = from("llama3_1_8b.json");
+  EXPECT_EQ(r.get_int("model.num_layers"), 32);
+  EXPECT_EQ(r.get_int("model.hidden_size"), 4096);
+  EXPECT_EQ(r.get_int("model.ffn_hidden_size"), 14336);
+  EXPECT_EQ(r.get_int("model.num_attention_heads"), 32);
+  EXPECT_EQ(r.get_int("model.num_query_groups"), 8);
+  EXPECT_EQ(r.get_int("model.vocab_size"), 128256);
+  EXPECT_EQ(r.get_int("model.seq_length"), 131072) << "max_position_embeddings -> seq_length";
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 131072);
+  EXPECT_FALSE(r.has("model.window_size"));
+  Location at = r.where("model.num_query_groups");
+  EXPECT_EQ(at.file, fixture("llama3_1_8b.json"));
+  EXPECT_EQ(at.line, 16);
+  EXPECT_EQ(at.column, 26);
+}
+
+TEST(HfConfig, RecipeSequenceLengthIsKept) {
+  Recipe r;
+  r.set("model.seq_length", Value::integer(8192));
+  r.set("model.num_query_groups", Value::integer(1));
+  ASSERT_TRUE(apply_hf_config(r, fixture("llama3_1_8b.json")).ok());
+  EXPECT_EQ(r.get_int("model.seq_length"), 8192);
+  EXPECT_EQ(r.get_int("model.num_query_groups"), 8) << "architecture fields replace the recipe's";
+}
+
+TEST(HfConfig, GptOssSlidingWindowAndSinks) {
+  Recipe r = from("gpt_oss_20b.json");
+  EXPECT_EQ(r.get_int_list("model.window_size"), (std::vector<int64_t>{127, 0}));
+  EXPECT_EQ(r.get_int("model.window_attn_skip_freq"), 2);
+  EXPECT_EQ(r.get_string("model.softmax_type"), "learnable");
+  EXPECT_EQ(r.get_int("model.kv_channels"), 64);
+  EXPECT_EQ(r.get_int("model.num_moe_experts"), 32);
+  EXPECT_EQ(r.get_int("model.moe_router_topk"), 4);
+}
+
+TEST(HfConfig, DeepSeekMla) {
+  Recipe r = from("deepseek_v3.json");
+  EXPECT_EQ(r.get_bool("model.multi_latent_attention"), true);
+  EXPECT_EQ(r.get_int("model.qk_head_dim"), 128);
+  EXPECT_EQ(r.get_int("model.qk_pos_emb_head_dim"), 64);
+  EXPECT_EQ(r.get_int("model.v_head_dim"), 128);
+  EXPECT_EQ(r.get_int("model.kv_lora_rank"), 512);
+  EXPECT_EQ(r.get_int("model.num_moe_experts"), 256);
+  EXPECT_EQ(r.get_int("model.mtp_num_layers"), 1);
+  EXPECT_EQ(r.get_int("model.moe_ffn_hidden_size"), 2048);
+}
+
+TEST(HfConfig, MhaWithoutKvHeadsDefaultsGroupsToHeads) {
+  Recipe r;
+  ASSERT_TRUE(
+      apply_hf_config_text(
+          r, R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4})", "mha.json")
+          .ok());
+  EXPECT_EQ(r.get_int("model.num_query_groups"), 4);
+}
+
+TEST(HfConfig, TextConfigOfVlms) {
+  Recipe r;
+  ASSERT_TRUE(apply_hf_config_text(r,
+                                   R"({"model_type": "gemma3", "text_config": {
+      "model_type": "gemma3_text", "num_hidden_layers": 62, "hidden_size": 5376,
+      "num_attention_heads": 32, "num_key_value_heads": 16, "sliding_window": 1024,
+      "sliding_window_pattern": 6}})",
+                                   "gemma3.json")
+                  .ok());
+  EXPECT_EQ(r.get_int("model.num_layers"), 62);
+  EXPECT_EQ(r.get_int_list("model.window_size"), (std::vector<int64_t>{1024, 0}));
+  EXPECT_EQ(r.get_int("model.window_attn_skip_freq"), 6);
+}
+
+TEST(HfConfig, QwenSlidingWindowOnlyWhenEnabled) {
+  Recipe r;
+  ASSERT_TRUE(apply_hf_config_text(r, R"({"model_type": "qwen2", "num_hidden_layers": 2,
+      "hidden_size": 64, "num_attention_heads": 4, "sliding_window": 4096,
+      "use_sliding_window": false})",
+                                   "qwen.json")
+                  .ok());
+  EXPECT_FALSE(r.has("model.window_size"));
+}
+
+TEST(HfConfig, BadInputs) {
+  Recipe r;
+  EXPECT_FALSE(apply_hf_config(r, "/nonexistent/config.json").ok());
+  auto malformed = apply_hf_config_text(r, "{\"num_hidden_layers\": ", "bad.json");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_NE(malformed.error().message.find("malformed JSON"), std::string::npos);
+  EXPECT_FALSE(apply_hf_config_text(r, "[1, 2]", "list.json").ok());
+  auto missing = apply_hf_config_text(r, R"({"hidden_size": 64})", "partial.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("num_hidden_layers"), std::string::npos);
+  auto typed = apply_hf_config_text(
+      r, "{\"num_hidden_layers\": \"two\", \"hidden_size\": 64, \"num_attention_heads\": 4}",
+      "typed.json");
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.error().key, "num_hidden_layers");
+  EXPECT_EQ(typed.error().location.line, 1);
+}
+
+}  // namespace
+}  // namespace hcp

@@ -1,0 +1,206 @@
+// Megatron-LM arguments -> Recipe: raw argument lists, @files, functional-test YAML sections.
+#include "hcp/mlm_args.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+namespace hcp {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+Recipe load_raw(const std::string& args) {
+  auto config = load_mlm_args(args);
+  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.error().str());
+  return config.ok() ? config->sections.at(0).recipe : Recipe{};
+}
+
+TEST(MlmArgs, MapsParallelSizesToBridgeNames) {
+  Recipe r = load_raw(
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 "
+      "--context-parallel-size 8 --expert-model-parallel-size 2 --seq-length 32768 "
+      "--micro-batch-size 1 --global-batch-size 64 --sequence-parallel");
+  EXPECT_EQ(r.framework, Framework::kMlm);
+  EXPECT_EQ(r.get_int("model.tensor_model_parallel_size"), 2);
+  EXPECT_EQ(r.get_int("model.pipeline_model_parallel_size"), 4);
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 8);
+  EXPECT_EQ(r.get_int("model.expert_model_parallel_size"), 2);
+  EXPECT_EQ(r.get_int("model.seq_length"), 32768);
+  EXPECT_EQ(r.get_int("dataset.seq_length"), 32768);
+  EXPECT_EQ(r.get_int("train.micro_batch_size"), 1);
+  EXPECT_EQ(r.get_int("train.global_batch_size"), 64);
+  EXPECT_EQ(r.get_bool("model.sequence_parallel"), true);
+}
+
+TEST(MlmArgs, LocatesTokensOnTheCommandLine) {
+  Recipe r = load_raw("--tensor-model-parallel-size 2 --context-parallel-size 4");
+  Location at = r.where("model.context_parallel_size");
+  EXPECT_EQ(at.file, "<command line>");
+  EXPECT_EQ(at.column, 56);
+}
+
+TEST(MlmArgs, HierarchicalSizesInEveryForm) {
+  for (const char* form : {"--hierarchical-context-parallel-sizes 2 2",
+                           "--hierarchical-context-parallel-sizes '[2 2]'",
+                           "--hierarchical-context-parallel-sizes \"[2,2]\"",
+                           "--hierarchical-context-parallel-sizes=2,2"}) {
+    Recipe r = load_raw(form);
+    EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
+              (std::vector<int64_t>{2, 2}))
+        << form;
+  }
+}
+
+TEST(MlmArgs, CommTypeOneValueIsAStringSeveralAreAList) {
+  Recipe one = load_raw("--cp-comm-type a2a+p2p");
+  EXPECT_EQ(one.get_string("model.cp_comm_type"), "a2a+p2p");
+  Recipe many = load_raw("--num-layers 3 --cp-comm-type p2p a2a p2p");
+  const Value* list = many.find("model.cp_comm_type");
+  ASSERT_NE(list, nullptr);
+  ASSERT_TRUE(list->is_list());
+  EXPECT_EQ(list->items().size(), 3u);
+  EXPECT_EQ(list->items()[1].as_string(), "a2a");
+}
+
+TEST(MlmArgs, QueryGroupsCountOnlyWithGroupQueryAttention) {
+  Recipe without = load_raw("--num-attention-heads 32 --num-query-groups 8");
+  EXPECT_FALSE(without.has("model.num_query_groups"));
+  Recipe with = load_raw("--num-attention-heads 32 --group-query-attention --num-query-groups 8");
+  EXPECT_EQ(with.get_int("model.num_query_groups"), 8);
+  EXPECT_FALSE(with.has("model.group_query_attention"));
+}
+
+TEST(MlmArgs, UnknownFlagsAreAcceptedAndLauncherPrefixIsDropped) {
+  Recipe r = load_raw(
+      "torchrun --nproc-per-node 8 pretrain_gpt.py --log-interval 1 --bf16 "
+      "--context-parallel-size 2 --some-future-flag x y");
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 2);
+  EXPECT_FALSE(r.has("model.tensor_model_parallel_size"));
+}
+
+TEST(MlmArgs, StoreFalseAndCudaGraphFlags) {
+  Recipe r = load_raw("--no-rope-fusion --enable-cuda-graph --disable-gloo-process-groups");
+  EXPECT_EQ(r.get_bool("model.apply_rope_fusion"), false);
+  EXPECT_EQ(r.get_string("model.cuda_graph_impl"), "local");
+  EXPECT_EQ(r.get_bool("dist.use_gloo_process_groups"), false);
+}
+
+TEST(MlmArgs, BadValuesAreLocatedErrors) {
+  auto bad = load_mlm_args("--context-parallel-size four");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("--context-parallel-size expects an integer"),
+            std::string::npos);
+  EXPECT_EQ(bad.error().location.file, "<command line>");
+  EXPECT_EQ(bad.error().key, "model.context_parallel_size");
+
+  EXPECT_FALSE(load_mlm_args("--hierarchical-context-parallel-sizes 2 x").ok());
+  EXPECT_FALSE(load_mlm_args("--window-size 1 2 3").ok());
+  EXPECT_FALSE(load_mlm_args("--sequence-parallel yes").ok());
+}
+
+TEST(MlmArgs, MalformedArgumentListsAreErrors) {
+  EXPECT_FALSE(load_mlm_args("").ok());
+  EXPECT_FALSE(load_mlm_args("4 --context-parallel-size 2").ok());
+  auto quote = load_mlm_args("--cp-comm-type 'a2a");
+  ASSERT_FALSE(quote.ok());
+  EXPECT_NE(quote.error().message.find("unbalanced quote"), std::string::npos);
+  EXPECT_FALSE(load_mlm_args("@/nonexistent/args.txt").ok());
+}
+
+TEST(MlmArgs, ArgsFileLocatesLinesAndSkipsComments) {
+  std::string path = write_temp("args.txt",
+                                "# a comment\n"
+                                "--tensor-model-parallel-size 2 \\\n"
+                                "  --context-parallel-size 4  # trailing comment\n");
+  auto config = load_mlm_args("@" + path);
+  ASSERT_TRUE(config.ok()) << config.error().str();
+  const Recipe& r = config->sections[0].recipe;
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 4);
+  Location at = r.where("model.context_parallel_size");
+  EXPECT_EQ(at.file, "@" + path);
+  EXPECT_EQ(at.line, 3);
+  EXPECT_EQ(at.column, 27);
+}
+
+TEST(MlmArgs, PlaceholdersAreLeftAlone) {
+  Recipe r = load_raw("--context-parallel-size ${CP} --seq-length 4096");
+  EXPECT_FALSE(r.has("model.context_parallel_size"));
+  EXPECT_EQ(r.get_int("model.seq_length"), 4096);
+}
+
+TEST(MlmTestConfig, DetectsTheFunctionalTestForm) {
+  std::string mlm = write_temp("mlm.yaml", "MODEL_ARGS:\n  --context-parallel-size: 2\n");
+  std::string bridge = write_temp("bridge.yaml", "model:\n  context_parallel_size: 2\n");
+  EXPECT_TRUE(is_mlm_test_config(mlm));
+  EXPECT_FALSE(is_mlm_test_config(bridge));
+  EXPECT_FALSE(is_mlm_test_config("/nonexistent.yaml"));
+}
+
+TEST(MlmTestConfig, SectionsEnvVarsMergeKeysAndLocations) {
+  std::string path = write_temp("sections.yaml",
+                                "ENV_VARS:\n"
+                                "  CUDA_DEVICE_MAX_CONNECTIONS: 1\n"
+                                "MODEL_ENV_VARS:\n"
+                                "  MODEL_ARGS_2:\n"
+                                "    GPUS_PER_NODE: 2\n"
+                                "BASE: &BASE\n"
+                                "  --num-layers: 4\n"
+                                "  --tensor-model-parallel-size: 2\n"
+                                "MODEL_ARGS:\n"
+                                "  <<: *BASE\n"
+                                "  --context-parallel-size: 2\n"
+                                "  --hierarchical-context-parallel-sizes: [1, 2]\n"
+                                "  --save: ${CHECKPOINT_SAVE_PATH}\n"
+                                "MODEL_ARGS_2:\n"
+                                "  <<: *BASE\n"
+                                "  --tensor-model-parallel-size: 1\n"
+                                "  --sequence-parallel: false\n");
+  auto config = load_mlm_test_config(path);
+  ASSERT_TRUE(config.ok()) << config.error().str();
+  ASSERT_EQ(config->sections.size(), 2u);
+  EXPECT_EQ(config->env_vars.at("CUDA_DEVICE_MAX_CONNECTIONS"), "1");
+  const MlmSection& first = config->sections[0];
+  EXPECT_EQ(first.name, "MODEL_ARGS");
+  EXPECT_FALSE(first.gpus_per_node.has_value());
+  EXPECT_EQ(first.recipe.get_int("model.num_layers"), 4);
+  EXPECT_EQ(first.recipe.get_int("model.tensor_model_parallel_size"), 2);
+  EXPECT_EQ(first.recipe.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{1, 2}));
+  Location at = first.recipe.where("model.context_parallel_size");
+  EXPECT_EQ(at.file, path);
+  EXPECT_EQ(at.line, 11);
+  EXPECT_EQ(at.column, 28);
+  const MlmSection& second = config->sections[1];
+  EXPECT_EQ(second.name, "MODEL_ARGS_2");
+  EXPECT_EQ(second.gpus_per_node, 2);
+  EXPECT_EQ(second.recipe.get_int("model.tensor_model_parallel_size"), 1) << "own flag wins";
+  EXPECT_FALSE(second.recipe.has("model.sequence_parallel")) << "false means not given";
+}
+
+TEST(MlmTestConfig, BadFilesAreErrors) {
+  EXPECT_FALSE(load_mlm_test_config("/nonexistent.yaml").ok());
+  auto malformed = load_mlm_test_config(write_temp("bad.yaml", "MODEL_ARGS: [\n"));
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_NE(malformed.error().message.find("malformed YAML"), std::string::npos);
+  EXPECT_FALSE(load_mlm_test_config(write_temp("none.yaml", "ENV_VARS: {}\n")).ok());
+  EXPECT_FALSE(load_mlm_test_config(write_temp("list.yaml", "MODEL_ARGS: [1, 2]\n")).ok());
+  auto typed = load_mlm_test_config(
+      write_temp("typed.yaml", "MODEL_ARGS:\n  --context-parallel-size: two\n"));
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.error().location.line, 2);
+}
+
+TEST(MlmArgs, FlagKeyTable) {
+  EXPECT_EQ(mlm_flag_key("--context-parallel-size"), "model.context_parallel_size");
+  EXPECT_EQ(mlm_flag_key("--cp-comm-type"), "model.cp_comm_type");
+  EXPECT_EQ(mlm_flag_key("--log-interval"), "");
+}
+
+}  // namespace
+}  // namespace hcp
