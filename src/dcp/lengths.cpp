@@ -1,0 +1,311 @@
+// Sequence-length inputs: a text or JSON list, a Megatron indexed-dataset `.idx`, or a synthetic
+// log-normal draw.
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <type_traits>
+
+#include "schedule_internal.h"
+
+namespace hcp::dcp {
+namespace {
+
+// Megatron stores lengths as int32; larger values would also overflow L*L in the cost model.
+constexpr int64_t kMaxLength = std::numeric_limits<int32_t>::max();
+
+Error located(const std::string& name, int line, const std::string& message) {
+  return Error{message, Location{name, line, 0}, ""};
+}
+
+Status check_length(int64_t value, size_t index, const std::string& name, int line) {
+  if (value <= 0) {
+    return located(name, line,
+                   "sample " + std::to_string(index) + " has length " + std::to_string(value) +
+                       "; sequence lengths must be > 0");
+  }
+  if (value > kMaxLength) {
+    return located(name, line,
+                   "sample " + std::to_string(index) + " has length " + std::to_string(value) +
+                       ", more than 2^31-1 tokens");
+  }
+  return Ok{};
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot open '" + path + "': " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return make_error("cannot read '" + path + "'");
+  return ss.str();
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return s;
+}
+
+Result<std::vector<int64_t>> parse_json_list(std::string_view text, const std::string& name) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return make_error(name + ": malformed JSON");
+  if (!doc.is_array()) return make_error(name + ": expected a JSON list of integers");
+  std::vector<int64_t> out;
+  out.reserve(doc.size());
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const nlohmann::json& v = doc[i];
+    if (!v.is_number_integer()) {
+      return make_error(name + ": element " + std::to_string(i) +
+                        " is not an integer: " + v.dump());
+    }
+    const int64_t value =
+        v.is_number_unsigned()
+            ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), uint64_t{1} << 62))
+            : v.get<int64_t>();
+    if (Status ok = check_length(value, i, name, 0); !ok.ok()) return ok.error();
+    out.push_back(value);
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> parse_lines(std::string_view text, const std::string& name) {
+  std::vector<int64_t> out;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = trim(text.substr(pos, end - pos));
+    ++line_no;
+    pos = end + 1;
+    if (line.empty() || line.front() == '#') continue;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+      return located(name, line_no, "length '" + std::string(line) + "' is out of range");
+    }
+    if (ec != std::errc() || ptr != line.data() + line.size()) {
+      return located(name, line_no, "expected one integer length, got '" + std::string(line) + "'");
+    }
+    if (Status ok = check_length(value, out.size(), name, line_no); !ok.ok()) return ok.error();
+    out.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> parse_lengths_text(std::string_view text, const std::string& name) {
+  std::string_view body = trim(text);
+  auto parsed =
+      !body.empty() && body.front() == '[' ? parse_json_list(body, name) : parse_lines(text, name);
+  if (!parsed.ok()) return parsed;
+  if (parsed->empty()) return make_error(name + ": no sequence lengths in the input");
+  return parsed;
+}
+
+Result<std::vector<int64_t>> read_lengths_file(const std::string& path) {
+  auto text = read_file(path);
+  if (!text.ok()) return text.error();
+  return parse_lengths_text(*text, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Megatron indexed dataset (.idx), dynamic_cp.md §9. Little-endian, no padding: read byte by byte.
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+constexpr char kIdxMagic[9] = {'M', 'M', 'I', 'D', 'I', 'D', 'X', '\0', '\0'};
+constexpr size_t kIdxHeaderSize = 34;
+
+/// Read a little-endian integer at `offset` (the caller checked the bounds).
+template <typename T>
+T read_le(std::string_view bytes, size_t offset) {
+  uint64_t raw = 0;
+  for (size_t b = 0; b < sizeof(T); ++b) {
+    raw |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[offset + b])) << (8 * b);
+  }
+  using Unsigned = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<Unsigned>(raw));
+}
+
+size_t dtype_size(uint8_t code) {
+  switch (code) {
+    case 1:  // uint8
+    case 2:  // int8
+      return 1;
+    case 3:  // int16
+    case 8:  // uint16
+      return 2;
+    case 4:  // int32
+    case 7:  // float32
+      return 4;
+    case 5:  // int64
+    case 6:  // float64
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> parse_idx_bytes(std::string_view bytes, const std::string& name) {
+  auto fail = [&](const std::string& why) {
+    return make_error(name + ": not a valid Megatron .idx: " + why);
+  };
+  if (bytes.size() < kIdxHeaderSize) {
+    return fail("file has " + std::to_string(bytes.size()) + " bytes, the header alone needs 34");
+  }
+  if (std::memcmp(bytes.data(), kIdxMagic, sizeof(kIdxMagic)) != 0) {
+    return fail("bad magic (expected \"MMIDIDX\\0\\0\")");
+  }
+  const uint64_t version = read_le<uint64_t>(bytes, 9);
+  if (version != 1) return fail("version " + std::to_string(version) + ", only 1 is known");
+  const uint8_t dtype = static_cast<uint8_t>(bytes[17]);
+  const size_t itemsize = dtype_size(dtype);
+  if (itemsize == 0) return fail("unknown token dtype code " + std::to_string(dtype));
+  const uint64_t sequences = read_le<uint64_t>(bytes, 18);
+  const uint64_t documents = read_le<uint64_t>(bytes, 26);
+  const uint64_t limit = bytes.size();  // every count below is bounded by the file size first
+  if (sequences > limit / 12 || documents > limit / 8) {
+    return fail("counts (" + std::to_string(sequences) + " sequences, " +
+                std::to_string(documents) + " document indices) exceed the file size " +
+                std::to_string(bytes.size()));
+  }
+  const uint64_t body = kIdxHeaderSize + 12 * sequences + 8 * documents;
+  if (bytes.size() != body && bytes.size() != body + sequences) {
+    return fail("size " + std::to_string(bytes.size()) + " bytes does not match " +
+                std::to_string(sequences) + " sequences and " + std::to_string(documents) +
+                " document indices (expected " + std::to_string(body) + " or " +
+                std::to_string(body + sequences) + "; truncated?)");
+  }
+  if (sequences == 0) return fail("it holds no sequences");
+  if (documents < 1) return fail("document_indices is empty");
+
+  const size_t lengths_at = kIdxHeaderSize;
+  const size_t pointers_at = lengths_at + 4 * sequences;
+  const size_t documents_at = pointers_at + 8 * sequences;
+  std::vector<int64_t> lengths(sequences);
+  int64_t expected_pointer = 0;
+  for (uint64_t i = 0; i < sequences; ++i) {
+    const int32_t length = read_le<int32_t>(bytes, lengths_at + 4 * i);
+    if (length <= 0) {
+      return fail("sequence " + std::to_string(i) + " has length " + std::to_string(length) +
+                  "; sequence lengths must be > 0");
+    }
+    const int64_t pointer = read_le<int64_t>(bytes, pointers_at + 8 * i);
+    if (pointer != expected_pointer) {
+      return fail("sequence_pointers[" + std::to_string(i) + "] = " + std::to_string(pointer) +
+                  ", expected " + std::to_string(expected_pointer) +
+                  " (cumulative length x itemsize)");
+    }
+    expected_pointer += static_cast<int64_t>(length) * static_cast<int64_t>(itemsize);
+    lengths[i] = length;
+  }
+  int64_t previous = -1;
+  for (uint64_t d = 0; d < documents; ++d) {
+    const int64_t index = read_le<int64_t>(bytes, documents_at + 8 * d);
+    const bool bad =
+        (d == 0 && index != 0) || index < previous || index > static_cast<int64_t>(sequences);
+    if (bad) {
+      return fail("document_indices[" + std::to_string(d) + "] = " + std::to_string(index) +
+                  " is not a non-decreasing sequence index starting at 0");
+    }
+    previous = index;
+  }
+  if (previous != static_cast<int64_t>(sequences)) {
+    return fail("document_indices ends at " + std::to_string(previous) + ", expected " +
+                std::to_string(sequences) + " (the sequence count)");
+  }
+  return lengths;
+}
+
+Result<std::vector<int64_t>> read_idx_file(const std::string& path) {
+  auto bytes = read_file(path);
+  if (!bytes.ok()) return bytes.error();
+  return parse_idx_bytes(*bytes, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic lengths
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+bool parse_number(std::string_view text, double& out) {
+  std::string s(text);
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+bool parse_count(std::string_view text, int64_t& out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+}  // namespace
+
+Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec) {
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (true) {
+    size_t colon = spec.find(':', pos);
+    parts.push_back(spec.substr(pos, colon == std::string_view::npos ? spec.npos : colon - pos));
+    if (colon == std::string_view::npos) break;
+    pos = colon + 1;
+  }
+  const std::string usage = " (expected lognormal:MEAN:SIGMA:COUNT[:MAX])";
+  if (parts[0] != "lognormal") {
+    return make_error("--synthetic: unknown distribution '" + std::string(parts[0]) + "'" + usage);
+  }
+  if (parts.size() < 4 || parts.size() > 5) {
+    return make_error("--synthetic '" + std::string(spec) + "': wrong number of fields" + usage);
+  }
+  SyntheticSpec out;
+  if (!parse_number(parts[1], out.mean) || out.mean <= 0) {
+    return make_error("--synthetic: MEAN '" + std::string(parts[1]) + "' must be a number > 0");
+  }
+  if (!parse_number(parts[2], out.sigma) || out.sigma < 0) {
+    return make_error("--synthetic: SIGMA '" + std::string(parts[2]) + "' must be a number >= 0");
+  }
+  if (!parse_count(parts[3], out.count) || out.count <= 0 || out.count > (int64_t{1} << 32)) {
+    return make_error("--synthetic: COUNT '" + std::string(parts[3]) +
+                      "' must be an integer in [1, 2^32]");
+  }
+  if (parts.size() == 5 && (!parse_count(parts[4], out.max) || out.max <= 0)) {
+    return make_error("--synthetic: MAX '" + std::string(parts[4]) + "' must be an integer > 0");
+  }
+  return out;
+}
+
+std::vector<int64_t> synthetic_lengths(const SyntheticSpec& spec, uint64_t seed) {
+  // mt19937_64 is fully specified by the standard; the normal draw is our own Box-Muller so the
+  // lengths do not depend on the standard library's distribution code.
+  std::mt19937_64 engine(seed);
+  auto uniform = [&] {  // in (0, 1]
+    return (static_cast<double>(engine() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+  };
+  constexpr double kTwoPi = 6.283185307179586;
+  const double mu = std::log(spec.mean) - spec.sigma * spec.sigma / 2;
+  const double upper =
+      spec.max > 0 ? static_cast<double>(spec.max) : static_cast<double>(kMaxLength);
+  std::vector<int64_t> out(static_cast<size_t>(spec.count));
+  for (int64_t& length : out) {
+    const double z = std::sqrt(-2.0 * std::log(uniform())) * std::cos(kTwoPi * uniform());
+    const double x = std::exp(mu + spec.sigma * z);
+    length = static_cast<int64_t>(std::min(upper, std::max(1.0, x)));
+  }
+  return out;
+}
+
+}  // namespace hcp::dcp

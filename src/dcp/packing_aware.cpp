@@ -1,0 +1,205 @@
+// Megatron-LM dev head scheduler: next_hdp_group_packing_aware (PR #5154), dynamic_cp.md §2.4-2.5.
+// Every group's member ranks receive the same samples, so a group carries one work value and the
+// projected maximum of a candidate is max(current maximum, group work + cost): the same number the
+// upstream per-rank scan computes, in O(1).
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "schedule_internal.h"
+
+namespace hcp::dcp::internal {
+namespace {
+
+constexpr double kWorkloadCapDelta = 0.05;  // _DYNAMIC_CP_WORKLOAD_CAP_DELTA
+constexpr int kMaxLog2 = 32;
+
+struct Group {
+  int first_rank = 0;
+  int size = 0;
+  double work = 0;    // sum L^2/size on each member rank
+  double packed = 0;  // sum L/size on each member rank
+  std::vector<int64_t> ids;
+  std::vector<int64_t> lengths;
+};
+
+int log2_of(int power_of_two) {
+  return std::countr_zero(static_cast<unsigned>(power_of_two));
+}
+
+/// The candidate placement with the smallest projected maximum rank work.
+struct Choice {
+  bool found = false;
+  double projected = 0;
+  int cp = 0;
+  int group = -1;  // existing group index, or -1 for a new group on the lowest free ranks
+};
+
+class PackingAwareGrouper {
+ public:
+  PackingAwareGrouper(int ranks, int64_t m, int min_cp)
+      : ranks_(ranks), m_(m), min_cp_(min_cp), by_size_(kMaxLog2) {}
+
+  Result<GroupingResult> run(std::span<const Sample> sorted) {
+    const Sample& tallest = sorted.front();
+    cap_ =
+        static_cast<double>(tallest.length) * static_cast<double>(m_) * (1.0 + kWorkloadCapDelta);
+    int cp = cp_size_needed(tallest.length, m_, min_cp_);
+    if (cp > ranks_) return too_long_error(tallest, cp, ranks_);
+    open_group(tallest, cp);
+
+    GroupingResult result;
+    for (const Sample& sample : sorted.subspan(1)) {
+      Choice choice = best_choice(sample.length);
+      if (choice.found) {
+        place(sample, choice);
+      } else {
+        result.leftovers.push_back(sample);
+      }
+    }
+    while (covered_ < ranks_) {
+      auto grown = fill_once();
+      if (!grown.ok()) return grown.error();
+      if (!*grown) {
+        auto full = fill_with_full_group(sorted, result.leftovers);
+        if (!full.ok()) return full.error();
+        break;
+      }
+    }
+    for (const Group& g : groups_) {
+      result.microbatch.groups.push_back(CpGroup{g.first_rank, g.size, g.ids});
+    }
+    std::sort(result.microbatch.groups.begin(), result.microbatch.groups.end(),
+              [](const CpGroup& a, const CpGroup& b) { return a.first_rank < b.first_rank; });
+    return result;
+  }
+
+ private:
+  Choice best_choice(int64_t length) const {
+    Choice best;
+    auto consider = [&](double projected, int cp, int group) {
+      if (projected <= cap_ && (!best.found || projected < best.projected)) {
+        best = Choice{true, projected, cp, group};
+      }
+    };
+    for (int cp = cp_size_needed(length, m_, min_cp_); cp <= ranks_; cp *= 2) {
+      const double cost = workload(length, cp);
+      const double tokens = tokens_per_rank(length, cp);
+      for (int index : by_size_[log2_of(cp)]) {
+        const Group& g = groups_[index];
+        if (g.packed + tokens > static_cast<double>(m_)) continue;
+        consider(std::max(max_work_, g.work + cost), cp, index);
+      }
+      if (ranks_ - covered_ >= cp) consider(std::max(max_work_, cost), cp, -1);
+    }
+    return best;
+  }
+
+  void open_group(const Sample& sample, int cp) {
+    Group g;
+    g.first_rank = covered_;
+    g.size = cp;
+    groups_.push_back(std::move(g));
+    by_size_[log2_of(cp)].push_back(static_cast<int>(groups_.size()) - 1);
+    covered_ += cp;
+    add_to(groups_.back(), sample, cp);
+  }
+
+  void add_to(Group& g, const Sample& sample, int cp) {
+    g.work += workload(sample.length, cp);
+    g.packed += tokens_per_rank(sample.length, cp);
+    g.ids.push_back(sample.id);
+    g.lengths.push_back(sample.length);
+    max_work_ = std::max(max_work_, g.work);
+  }
+
+  void place(const Sample& sample, const Choice& choice) {
+    if (choice.group < 0) {
+      open_group(sample, choice.cp);
+    } else {
+      add_to(groups_[choice.group], sample, choice.cp);
+    }
+  }
+
+  /// fill_empty_gpus_once: double the first smallest group that fits before the idle tail.
+  /// Return false when no group qualifies.
+  Result<bool> fill_once() {
+    int min_size = ranks_;
+    for (const Group& g : groups_)
+      min_size = std::min(min_size, g.size);
+    const int grown = std::min(2 * min_size, ranks_);
+    const int extra = grown - min_size;
+    for (Group& g : groups_) {
+      if (g.size != min_size) continue;
+      const int end = g.first_rank + g.size - 1;
+      if (end + 1 > covered_ || end + extra >= ranks_) continue;
+      const bool pushes = end + 1 < covered_;
+      if (pushes && covered_ - 1 + extra >= ranks_) {
+        return make_error("sample " + std::to_string(g.ids.front()) + ": cannot fill " +
+                          std::to_string(ranks_ - covered_) + " idle rank(s): growing the CP-" +
+                          std::to_string(min_size) + " group at ranks " +
+                          std::to_string(g.first_rank) + "-" + std::to_string(end) + " to " +
+                          std::to_string(grown) + " pushes later groups past rank " +
+                          std::to_string(ranks_ - 1) + " (upstream IndexError in " +
+                          "fill_empty_gpus_once; DP×CP = " + std::to_string(ranks_) +
+                          " is not a power of two)");
+      }
+      for (Group& other : groups_) {
+        if (&other != &g && other.first_rank > end) other.first_rank += extra;
+      }
+      g.size = grown;
+      g.work = 0;
+      for (int64_t length : g.lengths)
+        g.work += workload(length, grown);
+      covered_ += extra;
+      return true;
+    }
+    return false;
+  }
+
+  /// fill_with_full_dpxcp_group: rebuild the micro-batch as one group of every rank, taking
+  /// samples (of the whole call, placed or not) while sum L/N <= m.
+  Status fill_with_full_group(std::span<const Sample> sorted, std::vector<Sample>& leftovers) {
+    Group full;
+    full.size = ranks_;
+    leftovers.clear();
+    double tokens = 0;
+    for (const Sample& s : sorted) {
+      const double t = tokens_per_rank(s.length, ranks_);
+      if (tokens + t <= static_cast<double>(m_)) {
+        tokens += t;
+        full.ids.push_back(s.id);
+        full.lengths.push_back(s.length);
+      } else {
+        leftovers.push_back(s);
+      }
+    }
+    if (full.ids.empty()) {
+      return make_error(describe(sorted.front()) + " does not fit in the full DP×CP group of " +
+                        std::to_string(ranks_) + " ranks");
+    }
+    groups_.assign(1, std::move(full));
+    covered_ = ranks_;
+    return Ok{};
+  }
+
+  int ranks_;
+  int64_t m_;
+  int min_cp_;
+  double cap_ = 0;
+  double max_work_ = 0;
+  int covered_ = 0;  // ranks [0, covered_) belong to a group; the rest are free
+  std::vector<Group> groups_;
+  std::vector<std::vector<int>> by_size_;  // [log2 size] -> group indices in creation order
+};
+
+}  // namespace
+
+Result<GroupingResult> next_group_packing_aware(std::span<const Sample> sorted, int ranks,
+                                                int64_t max_seqlen_per_rank, int min_cp) {
+  if (sorted.empty()) return GroupingResult{};
+  PackingAwareGrouper grouper(ranks, max_seqlen_per_rank, min_cp);
+  return grouper.run(sorted);
+}
+
+}  // namespace hcp::dcp::internal

@@ -1,0 +1,146 @@
+// Scheduler entry points: knob checks, the per-step loop over micro-batches, and conversions
+// between the group form and the per-rank form of a micro-batch.
+#include <algorithm>
+#include <bit>
+
+#include "schedule_internal.h"
+
+namespace hcp::dcp {
+
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::kDevHead:
+      return "dev_head";
+    case Variant::kDevPr2000:
+      return "dev_pr2000";
+    case Variant::kMainHybrid:
+      return "main_hybrid";
+  }
+  return "dev_head";
+}
+
+std::optional<Variant> parse_variant(std::string_view name) {
+  for (Variant v : {Variant::kDevHead, Variant::kDevPr2000, Variant::kMainHybrid}) {
+    if (name == variant_name(v)) return v;
+  }
+  return std::nullopt;
+}
+
+int cp_size_needed(int64_t length, int64_t max_seqlen_per_rank, int min_cp) {
+  int64_t cp = 1;
+  while (cp * max_seqlen_per_rank < length)
+    cp *= 2;
+  return static_cast<int>(std::max<int64_t>(cp, min_cp));
+}
+
+Status validate_knobs(const SchedulerKnobs& knobs) {
+  if (knobs.dp < 1) return make_error("--dp must be >= 1 (got " + std::to_string(knobs.dp) + ")");
+  if (knobs.cp < 1) return make_error("--cp must be >= 1 (got " + std::to_string(knobs.cp) + ")");
+  if (static_cast<int64_t>(knobs.dp) * knobs.cp > (1 << 20)) {
+    return make_error("DP×CP = " + std::to_string(static_cast<int64_t>(knobs.dp) * knobs.cp) +
+                      " is larger than 1048576 ranks");
+  }
+  const int ranks = knobs.ranks();
+  if (ranks % 2 != 0) {
+    return make_error("DP×CP = " + std::to_string(ranks) +
+                      " is odd; Megatron's Dynamic CP groups need an even DP×CP size "
+                      "(parallel_state asserts it)");
+  }
+  if (knobs.max_seqlen_per_rank < 1) {
+    return make_error("--max-seqlen-per-dp-cp-rank must be >= 1");
+  }
+  if (knobs.min_cp < 1 || !std::has_single_bit(static_cast<unsigned>(knobs.min_cp))) {
+    return make_error("--min-cp " + std::to_string(knobs.min_cp) +
+                      " must be a power of two >= 1 (Dynamic CP only builds groups of 2^k ranks)");
+  }
+  if (knobs.min_cp > ranks) {
+    return make_error("--min-cp " + std::to_string(knobs.min_cp) +
+                      " exceeds DP×CP = " + std::to_string(ranks));
+  }
+  if (knobs.vpp_group < 0) return make_error("--vpp-group must be >= 0");
+  if (knobs.variant == Variant::kMainHybrid && knobs.min_cp != 1) {
+    return make_error("--variant main_hybrid has no minimum CP size (--min-cp must be 1)");
+  }
+  if (knobs.variant == Variant::kMainHybrid && knobs.vpp_group > 1) {
+    return make_error(
+        "--variant main_hybrid requires PP = 1, so it has no VPP alignment (--vpp-group)");
+  }
+  return Ok{};
+}
+
+std::vector<std::vector<int64_t>> rank_ids(const MicroBatch& mb, int ranks) {
+  std::vector<std::vector<int64_t>> out(static_cast<size_t>(ranks));
+  for (const CpGroup& g : mb.groups) {
+    for (int r = g.first_rank; r < g.first_rank + g.size && r < ranks; ++r)
+      out[r] = g.ids;
+  }
+  return out;
+}
+
+Result<MicroBatch> microbatch_from_rank_ids(const std::vector<std::vector<int64_t>>& ranks) {
+  MicroBatch mb;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (ranks[r].empty()) {
+      return make_error("rank " + std::to_string(r) + " of the micro-batch holds no sample");
+    }
+    if (!mb.groups.empty() && mb.groups.back().ids == ranks[r]) {
+      ++mb.groups.back().size;
+    } else {
+      mb.groups.push_back(CpGroup{static_cast<int>(r), 1, ranks[r]});
+    }
+  }
+  return mb;
+}
+
+namespace internal {
+
+std::vector<Sample> sorted_longest_first(std::span<const Sample> samples) {
+  std::vector<Sample> out(samples.begin(), samples.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Sample& a, const Sample& b) { return a.length > b.length; });
+  return out;
+}
+
+std::string describe(const Sample& sample) {
+  return "sample " + std::to_string(sample.id) + " (length " + std::to_string(sample.length) + ")";
+}
+
+Error too_long_error(const Sample& sample, int needed, int ranks) {
+  return make_error(describe(sample) + " needs CP size " + std::to_string(needed) + " but only " +
+                    std::to_string(ranks) +
+                    " DP×CP ranks are available; raise --max-seqlen-per-dp-cp-rank or DP×CP");
+}
+
+}  // namespace internal
+
+Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
+                                              const SchedulerKnobs& knobs) {
+  if (Status ok = validate_knobs(knobs); !ok.ok()) return ok.error();
+  for (const Sample& s : samples) {
+    if (s.length <= 0) {
+      return make_error("sample " + std::to_string(s.id) + " has length " +
+                        std::to_string(s.length) + "; lengths must be > 0");
+    }
+  }
+  std::vector<Sample> rest = internal::sorted_longest_first(samples);
+  std::vector<MicroBatch> mbs;
+  while (!rest.empty()) {
+    Result<internal::GroupingResult> step =
+        knobs.variant == Variant::kDevHead
+            ? internal::next_group_packing_aware(rest, knobs.ranks(), knobs.max_seqlen_per_rank,
+                                                 knobs.min_cp)
+            : internal::next_group_legacy(rest, knobs.ranks(), knobs.max_seqlen_per_rank,
+                                          knobs.min_cp, knobs.variant == Variant::kDevPr2000);
+    if (!step.ok()) return step.error();
+    if (step->leftovers.size() >= rest.size()) {  // never loop: every call must place something
+      return make_error(internal::describe(rest.front()) + " cannot be placed in any micro-batch");
+    }
+    mbs.push_back(std::move(step->microbatch));
+    rest = std::move(step->leftovers);
+  }
+  if (knobs.vpp_group > 1)
+    return align_to_vpp_group(std::move(mbs), knobs.ranks(), knobs.vpp_group);
+  return mbs;
+}
+
+}  // namespace hcp::dcp

@@ -1,0 +1,158 @@
+// Length inputs: text and JSON lists, Megatron .idx files, synthetic draws.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "dcp_test_util.h"
+#include "hcp/dcp.h"
+
+namespace hcp::dcp {
+namespace {
+
+std::string fixture_path(const std::string& name) {
+  return std::string(HCP_FIXTURES_DIR) + "/dcp/" + name;
+}
+
+std::string error_of(const Result<std::vector<int64_t>>& r) {
+  return r.ok() ? std::string("<no error>") : r.error().str();
+}
+
+TEST(LengthsText, OneIntegerALineSkipsBlanksAndComments) {
+  auto r = read_lengths_file(fixture_path("lengths_ok.txt"));
+  ASSERT_TRUE(r.ok()) << error_of(r);
+  EXPECT_EQ(*r, (std::vector<int64_t>{128, 96, 64}));
+}
+
+TEST(LengthsText, JsonList) {
+  auto r = read_lengths_file(fixture_path("bridge_toy.json"));
+  ASSERT_TRUE(r.ok()) << error_of(r);
+  EXPECT_EQ(*r, (std::vector<int64_t>{128, 96, 64, 48, 32, 24, 16, 8}));
+}
+
+TEST(LengthsText, NegativeLengthNamesSampleAndLine) {
+  auto r = read_lengths_file(fixture_path("lengths_negative.txt"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(error_of(r).find("lengths_negative.txt:2"), std::string::npos) << error_of(r);
+  EXPECT_NE(error_of(r).find("sample 1 has length -5"), std::string::npos) << error_of(r);
+}
+
+TEST(LengthsText, ZeroLengthRejected) {
+  auto r = read_lengths_file(fixture_path("lengths_zero.txt"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(error_of(r).find("must be > 0"), std::string::npos);
+}
+
+TEST(LengthsText, EmptyInputRejected) {
+  auto r = read_lengths_file(fixture_path("lengths_empty.txt"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(error_of(r).find("no sequence lengths"), std::string::npos);
+  EXPECT_FALSE(parse_lengths_text("", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("[]", "x").ok());
+}
+
+TEST(LengthsText, GarbageAndMalformedJsonRejected) {
+  auto r = read_lengths_file(fixture_path("lengths_garbage.txt"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(error_of(r).find(":2:"), std::string::npos) << error_of(r);
+  EXPECT_FALSE(parse_lengths_text("[1, 2", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("[1, 2.5]", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("[1, \"3\"]", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("[1, -3]", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("12 13", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("99999999999999999999999", "x").ok());
+  EXPECT_FALSE(parse_lengths_text("4294967296", "x").ok());  // beyond int32 like Megatron
+}
+
+TEST(LengthsText, MissingFile) {
+  auto r = read_lengths_file(fixture_path("no_such_file.txt"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(error_of(r).find("cannot open"), std::string::npos);
+}
+
+TEST(Idx, ReadsSequenceLengths) {
+  auto r = read_idx_file(fixture_path("valid.idx"));
+  ASSERT_TRUE(r.ok()) << error_of(r);
+  EXPECT_EQ(*r, (std::vector<int64_t>{1200, 64, 8192, 3000, 17}));
+}
+
+TEST(Idx, MultimodalWithInt32Tokens) {
+  auto r = read_idx_file(fixture_path("valid_int32_multimodal.idx"));
+  ASSERT_TRUE(r.ok()) << error_of(r);
+  EXPECT_EQ(r->size(), 5u);
+}
+
+struct BadIdx {
+  const char* file;
+  const char* reason;
+};
+
+TEST(Idx, MalformedFilesExplainWhy) {
+  const BadIdx cases[] = {
+      {"truncated.idx", "truncated?"},
+      {"header_only.idx", "the header alone needs 34"},
+      {"bad_magic.idx", "bad magic"},
+      {"bad_version.idx", "version 2"},
+      {"bad_dtype.idx", "dtype code 9"},
+      {"zero_length.idx", "sequence 1 has length 0"},
+      {"negative_length.idx", "sequence 1 has length -3"},
+      {"bad_pointers.idx", "sequence_pointers[2] = 99"},
+      {"bad_document_indices.idx", "document_indices ends at 2"},
+      {"huge_count.idx", "exceed the file size"},
+  };
+  for (const BadIdx& c : cases) {
+    SCOPED_TRACE(c.file);
+    auto r = read_idx_file(fixture_path(c.file));
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(error_of(r).find(c.reason), std::string::npos) << error_of(r);
+  }
+}
+
+TEST(Idx, EveryTruncationIsRejected) {
+  const std::string whole = testing::read_fixture("dcp/valid.idx");
+  ASSERT_EQ(whole.size(), 142u);
+  for (size_t n = 0; n < whole.size(); ++n) {
+    EXPECT_FALSE(parse_idx_bytes(std::string_view(whole).substr(0, n), "cut").ok()) << n;
+  }
+  EXPECT_TRUE(parse_idx_bytes(whole, "whole").ok());
+}
+
+TEST(Synthetic, ParsesSpec) {
+  auto s = parse_synthetic_spec("lognormal:1024:1.5:1000:8192");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_DOUBLE_EQ(s->mean, 1024);
+  EXPECT_DOUBLE_EQ(s->sigma, 1.5);
+  EXPECT_EQ(s->count, 1000);
+  EXPECT_EQ(s->max, 8192);
+  auto no_max = parse_synthetic_spec("lognormal:500:0.5:10");
+  ASSERT_TRUE(no_max.ok());
+  EXPECT_EQ(no_max->max, 0);
+}
+
+TEST(Synthetic, RejectsBadSpecs) {
+  for (const char* bad :
+       {"normal:1:1:1", "lognormal", "lognormal:1:1", "lognormal:x:1:10", "lognormal:0:1:10",
+        "lognormal:100:-1:10", "lognormal:100:1:0", "lognormal:100:1:10:0",
+        "lognormal:100:1:10:5:6", "lognormal:100:1:1.5"}) {
+    EXPECT_FALSE(parse_synthetic_spec(bad).ok()) << bad;
+  }
+}
+
+TEST(Synthetic, DeterministicClippedAndNearTheMean) {
+  SyntheticSpec spec{1024, 1.0, 20000, 8192};
+  const auto a = synthetic_lengths(spec, 7);
+  EXPECT_EQ(a, synthetic_lengths(spec, 7));
+  EXPECT_NE(a, synthetic_lengths(spec, 8));
+  ASSERT_EQ(a.size(), 20000u);
+  for (int64_t x : a) {
+    ASSERT_GE(x, 1);
+    ASSERT_LE(x, 8192);
+  }
+  SyntheticSpec unclipped{1024, 0.5, 20000, 0};
+  const auto b = synthetic_lengths(unclipped, 3);
+  const double mean = std::accumulate(b.begin(), b.end(), 0.0) / static_cast<double>(b.size());
+  EXPECT_NEAR(mean, 1024, 30);  // truncation to integers lowers it by ~0.5
+}
+
+}  // namespace
+}  // namespace hcp::dcp
