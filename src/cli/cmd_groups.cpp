@@ -1,0 +1,454 @@
+// hcp-plan groups [RECIPE [OVERRIDE...]] --world-size N: Megatron's rank groups and where they land
+// on nodes and NVLink domains.
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "command.h"
+#include "hcp/cluster.h"
+#include "hcp/layout.h"
+#include "hcp/recipe.h"
+#include "output.h"
+
+namespace hcp::cli {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+struct GroupsOptions {
+  std::string recipe;
+  int64_t world_size = 0;
+  int64_t nodes = 0;
+  int64_t gpus_per_node = 8;
+  int64_t nvlink_domain = 0;
+  std::string cluster;
+  int64_t tp = 1, cp = 1, pp = 1, ep = 1, etp = 1, vpp = 1, distopt = 1, min_dynamic = 1;
+  std::string hcp;
+  std::string order;
+  bool dp_last = false;
+  bool hybrid = false;
+  bool dynamic = false;
+  bool all_kinds = false;
+  int show = 3;
+  OutputOptions output;
+};
+
+/// A failure with the exit code it maps to.
+struct Failure {
+  int exit_code;
+  std::string message;
+};
+
+/// The layout to show, the machine it runs on, and where its settings came from.
+struct Subject {
+  GroupConfig config;
+  NodeShape shape;
+  std::string cluster;
+  std::optional<Recipe> recipe;
+  std::vector<std::string> flag_keys;  ///< Config keys set by command-line flags.
+};
+
+bool given(const CLI::App& sub, const char* name) {
+  return sub.count(name) > 0;
+}
+
+Result<Recipe> load_recipe(const std::string& name, const std::vector<std::string>& overrides) {
+  auto path = resolve_recipe_path(name);
+  if (!path) return path.error();
+  auto recipe = load_recipe_file(*path);
+  if (!recipe) return recipe.error();
+  if (Status s = apply_overrides(*recipe, overrides); !s) return s.error();
+  return recipe;
+}
+
+/// Apply --tp, --cp, ... on top of the recipe (or the defaults); explicit flags win.
+std::optional<Failure> apply_flags(const CLI::App& sub, const GroupsOptions& o, Subject& s) {
+  GroupConfig& c = s.config;
+  const std::pair<const char*, std::pair<int64_t*, const char*>> ints[] = {
+      {"--tp", {&c.tp, "model.tensor_model_parallel_size"}},
+      {"--cp", {&c.cp, "model.context_parallel_size"}},
+      {"--pp", {&c.pp, "model.pipeline_model_parallel_size"}},
+      {"--ep", {&c.ep, "model.expert_model_parallel_size"}},
+      {"--distopt-instances",
+       {&c.num_distributed_optimizer_instances, "ddp.num_distributed_optimizer_instances"}},
+      {"--min-dynamic-cp",
+       {&c.min_dynamic_context_parallel_size, "model.min_dynamic_context_parallel_size"}},
+  };
+  const int64_t values[] = {o.tp, o.cp, o.pp, o.ep, o.distopt, o.min_dynamic};
+  for (size_t i = 0; i < std::size(ints); ++i) {
+    if (!given(sub, ints[i].first)) continue;
+    *ints[i].second.first = values[i];
+    s.flag_keys.emplace_back(ints[i].second.second);
+  }
+  if (given(sub, "--etp")) {
+    c.etp = o.etp;
+    s.flag_keys.emplace_back("model.expert_tensor_parallel_size");
+  }
+  if (given(sub, "--vpp")) {
+    c.vpp = o.vpp;
+    s.flag_keys.emplace_back("model.virtual_pipeline_model_parallel_size");
+  }
+  if (given(sub, "--hcp")) {
+    auto sizes = parse_hcp_sizes(o.hcp);
+    if (!sizes) return Failure{kExitBadInput, "--hcp: " + sizes.error().message};
+    c.hcp = *sizes;
+    s.flag_keys.emplace_back("model.hierarchical_context_parallel_sizes");
+  }
+  if (given(sub, "--order") && o.dp_last) {
+    return Failure{kExitBadInput, "give either --order or --use-tp-pp-dp-mapping, not both"};
+  }
+  if (given(sub, "--order")) c.order = o.order;
+  if (o.dp_last) c.order = "tp-cp-ep-pp-dp";
+  if (given(sub, "--order") || o.dp_last) s.flag_keys.emplace_back("dist.use_tp_pp_dp_mapping");
+  if (o.hybrid) c.hybrid_context_parallel = true;
+  if (o.dynamic) c.dynamic_context_parallel = true;
+  return std::nullopt;
+}
+
+/// Nodes and NVLink domains: flags, then the cluster profile, then 8-GPU nodes.
+std::optional<Failure> resolve_shape(const CLI::App& sub, const GroupsOptions& o, Subject& s) {
+  if (!o.cluster.empty()) {
+    auto profile = find_cluster_profile(o.cluster);
+    if (!profile) return Failure{kExitBadInput, profile.error().str()};
+    s.cluster = profile->name;
+    s.shape = {profile->gpus_per_node, profile->nvlink_domain};
+  } else {
+    s.shape = {8, 8};
+  }
+  if (given(sub, "--gpus-per-node")) {
+    if (o.gpus_per_node < 1) return Failure{kExitBadInput, "--gpus-per-node must be >= 1"};
+    s.shape.gpus_per_node = o.gpus_per_node;
+    if (o.cluster.empty()) s.shape.nvlink_domain = o.gpus_per_node;
+  }
+  if (given(sub, "--nvlink-domain")) {
+    if (o.nvlink_domain < 1) return Failure{kExitBadInput, "--nvlink-domain must be >= 1"};
+    s.shape.nvlink_domain = o.nvlink_domain;
+  }
+  if (given(sub, "--world-size") && given(sub, "--nodes")) {
+    return Failure{kExitBadInput, "give either --world-size or --nodes, not both"};
+  }
+  if (given(sub, "--nodes")) {
+    if (o.nodes < 1) return Failure{kExitBadInput, "--nodes must be >= 1"};
+    s.config.world_size = o.nodes * s.shape.gpus_per_node;
+  } else if (given(sub, "--world-size")) {
+    s.config.world_size = o.world_size;
+  } else {
+    return Failure{kExitBadInput, "give the number of GPUs: --world-size N or --nodes N"};
+  }
+  return std::nullopt;
+}
+
+std::variant<Subject, Failure> make_subject(const CLI::App& sub, const GroupsOptions& o,
+                                            const std::vector<std::string>& overrides) {
+  Subject s;
+  if (!o.recipe.empty()) {
+    auto recipe = load_recipe(o.recipe, overrides);
+    if (!recipe) return Failure{kExitBadInput, recipe.error().str()};
+    s.recipe = std::move(*recipe);
+    s.config = group_config_of(*s.recipe, 1);
+  } else if (!overrides.empty()) {
+    return Failure{kExitBadInput, "unexpected argument '" + overrides.front() +
+                                      "': overrides need a RECIPE (or use --tp/--cp/--pp/...)"};
+  }
+  if (auto f = resolve_shape(sub, o, s)) return *f;
+  if (auto f = apply_flags(sub, o, s)) return *f;
+  return s;
+}
+
+/// Where a config key was set: the command line, the recipe's line, or nothing known.
+Location location_of(const Subject& s, const std::string& key) {
+  for (const std::string& k : s.flag_keys) {
+    if (k == key) return {"<command line>", 0, 0};
+  }
+  if (key == "world_size" || !s.recipe) return {"<command line>", 0, 0};
+  return s.recipe->where(key);
+}
+
+std::string join_members(std::span<const int> g) {
+  std::string out = "[";
+  const size_t n = g.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 8 && i == 6) {
+      out += " ... " + std::to_string(g[n - 1]);
+      break;
+    }
+    out += (i ? " " : "") + std::to_string(g[i]);
+  }
+  return out + "]";
+}
+
+struct KindRow {
+  std::string name;
+  const GroupSet* groups;
+  GroupPlacement placement;
+};
+
+/// Rows in reading order: tp, cp, its HCP levels, dp, pp, the combined and expert kinds; with
+/// --all every other kind follows in upstream creation order.
+std::vector<KindRow> rows_of(const RankGroups& g, const NodeShape& shape, bool all_kinds) {
+  static const std::vector<std::string> kMain = {
+      "tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "ep", "expt_tp", "expt_dp", "intra_partial_dp_cp"};
+  std::vector<KindRow> rows;
+  auto add = [&](const std::string& name, const GroupSet& set) {
+    rows.push_back({name, &set, place(set, shape)});
+  };
+  for (const std::string& name : kMain) {
+    if (const GroupSet* set = g.find(name)) add(name, *set);
+    if (name != "cp") continue;
+    for (size_t i = 0; i < g.hcp.size(); ++i)
+      add("hcp_L" + std::to_string(i), g.hcp[i]);
+  }
+  if (!all_kinds) return rows;
+  for (const NamedGroups& k : g.kinds) {
+    if (std::find(kMain.begin(), kMain.end(), k.name) == kMain.end()) add(k.name, k.groups);
+  }
+  return rows;
+}
+
+/// CP020 as placement sees it: the a2a level (HCP level 0) leaves the NVLink domain.
+std::optional<std::string> a2a_warning(const RankGroups& g, const NodeShape& shape) {
+  if (g.hcp.size() < 2) return std::nullopt;
+  GroupPlacement a2a = place(g.hcp[0], shape);
+  if (a2a.intra_domain()) return std::nullopt;
+  std::ostringstream msg;
+  msg << "the a2a level of HCP (size " << a2a.group_size
+      << ", spanning TP*HCP[0] = " << g.config.tp * g.config.hcp[0]
+      << " consecutive ranks) leaves the NVLink domain of " << shape.nvlink_domain
+      << " GPUs: " << a2a.cross_domain_groups << " of " << a2a.num_groups
+      << " a2a groups span up to " << a2a.max_domains_spanned << " domains";
+  return msg.str();
+}
+
+std::string layout_line(const RankGroups& g) {
+  const GroupConfig& c = g.config;
+  std::ostringstream out;
+  out << "world " << c.world_size << " = TP" << c.tp << " x CP" << c.cp << " x PP" << c.pp
+      << " x DP" << g.dp << " (order " << c.order << ")";
+  if (!c.hcp.empty()) {
+    out << ", HCP [";
+    for (size_t i = 0; i < c.hcp.size(); ++i)
+      out << (i ? ", " : "") << c.hcp[i];
+    out << "]";
+  }
+  out << "; experts: ETP" << g.etp << " x EP" << c.ep << " x EDP" << g.expert_dp;
+  return out.str();
+}
+
+std::string format_text(const Subject& s, const RankGroups& g, const GroupsOptions& o,
+                        const std::vector<std::pair<std::string, std::string>>& warnings) {
+  std::ostringstream out;
+  out << "Megatron rank groups: " << layout_line(g) << "\n";
+  const int64_t nodes = (g.config.world_size + s.shape.gpus_per_node - 1) / s.shape.gpus_per_node;
+  out << "Machine: " << nodes << " node(s) x " << s.shape.gpus_per_node << " GPUs, NVLink domain "
+      << s.shape.nvlink_domain << " GPUs"
+      << (s.cluster.empty() ? "" : " (cluster " + s.cluster + ")") << "\n\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "%-20s %6s %7s %11s %10s %14s  %s\n", "group", "size", "count",
+                "cross-node", "max nodes", "leave NVLink", "first groups");
+  out << line;
+  for (const KindRow& row : rows_of(g, s.shape, o.all_kinds)) {
+    std::string name = row.name;
+    if (row.name == "hcp_L0" && g.hcp.size() >= 2) name += " (a2a)";
+    if (row.name == "hcp_L1" && g.hcp.size() == 2) name += " (p2p)";
+    std::string first;
+    const size_t shown = std::min(row.groups->count(), static_cast<size_t>(std::max(o.show, 0)));
+    for (size_t i = 0; i < shown; ++i)
+      first += (i ? " " : "") + join_members(row.groups->group(i));
+    if (row.groups->count() > shown) first += " ...";
+    const GroupPlacement& p = row.placement;
+    std::snprintf(line, sizeof line, "%-20s %6lld %7lld %11lld %10lld %14lld  ", name.c_str(),
+                  static_cast<long long>(p.group_size), static_cast<long long>(p.num_groups),
+                  static_cast<long long>(p.cross_node_groups),
+                  static_cast<long long>(p.max_nodes_spanned),
+                  static_cast<long long>(p.cross_domain_groups));
+    out << line << first << "\n";
+  }
+  for (const auto& [label, sets] :
+       {std::pair{"hybrid", &g.hybrid_dp_cp}, std::pair{"dynamic", &g.dynamic_dp_cp}}) {
+    if (sets->empty()) continue;
+    out << "\n"
+        << label << " DPxCP groups (the full size " << g.dp * g.config.cp
+        << " is the dp_cp group):";
+    for (const auto& [size, groups] : *sets)
+      out << " size " << size << " x" << groups.size() << ";";
+    out << "\n";
+  }
+  if (!warnings.empty()) out << "\n";
+  for (const auto& [id, message] : warnings) {
+    out << "warning: " << (id.empty() ? "" : "[" + id + "] ") << message << "\n";
+    if (id == "CP020")
+      out << "    fix: choose HCP[0] so that TP*HCP[0] fits in one NVLink domain\n";
+  }
+  return out.str();
+}
+
+/// JSON with one line per group kind (and per placement entry), so large layouts stay readable
+/// with line tools: objects and lists of lists at the top level are split one entry per line.
+std::string dump_by_kind(const ordered_json& doc) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, value] : doc.items()) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += " " + ordered_json(key).dump() + ": ";
+    const bool split =
+        !value.empty() && (value.is_object() || (value.is_array() && value.front().is_array()));
+    if (!split) {
+      out += value.dump();
+      continue;
+    }
+    out += value.is_object() ? "{" : "[";
+    bool first_item = true;
+    for (const auto& [k, v] : value.items()) {
+      out += first_item ? "\n  " : ",\n  ";
+      first_item = false;
+      if (value.is_object()) out += ordered_json(k).dump() + ": ";
+      out += v.dump();
+    }
+    out += value.is_object() ? "\n }" : "\n ]";
+  }
+  return out + "\n}\n";
+}
+
+ordered_json placement_json(const GroupPlacement& p) {
+  return {{"group_size", p.group_size},
+          {"num_groups", p.num_groups},
+          {"cross_node_groups", p.cross_node_groups},
+          {"max_nodes_spanned", p.max_nodes_spanned},
+          {"cross_domain_groups", p.cross_domain_groups},
+          {"max_domains_spanned", p.max_domains_spanned}};
+}
+
+std::string format_json(const Subject& s, const RankGroups& g,
+                        const std::vector<std::pair<std::string, std::string>>& warnings) {
+  ordered_json doc;
+  doc["valid"] = true;
+  doc["world_size"] = g.config.world_size;
+  doc["order"] = g.config.order;
+  doc["tp"] = g.config.tp;
+  doc["cp"] = g.config.cp;
+  doc["pp"] = g.config.pp;
+  doc["dp"] = g.dp;
+  doc["ep"] = g.config.ep;
+  doc["etp"] = g.etp;
+  doc["expert_dp"] = g.expert_dp;
+  doc["hierarchical_context_parallel_sizes"] = g.config.hcp;
+  doc["gpus_per_node"] = s.shape.gpus_per_node;
+  doc["nvlink_domain"] = s.shape.nvlink_domain;
+  if (!s.cluster.empty()) doc["cluster"] = s.cluster;
+  ordered_json groups = ordered_json::object();
+  ordered_json placement = ordered_json::object();
+  for (const NamedGroups& k : g.kinds) {
+    groups[k.name] = k.groups.lists();
+    placement[k.name] = placement_json(place(k.groups, s.shape));
+  }
+  ordered_json hcp = ordered_json::array();
+  for (size_t i = 0; i < g.hcp.size(); ++i) {
+    hcp.push_back(g.hcp[i].lists());
+    placement["hcp_L" + std::to_string(i)] = placement_json(place(g.hcp[i], s.shape));
+  }
+  doc["groups"] = std::move(groups);
+  doc["hcp"] = std::move(hcp);
+  for (const auto& [key, sets] :
+       {std::pair{"hybrid_dp_cp", &g.hybrid_dp_cp}, std::pair{"dynamic_dp_cp", &g.dynamic_dp_cp}}) {
+    if (sets->empty()) continue;
+    ordered_json bysize = ordered_json::object();
+    for (const auto& [size, lists] : *sets)
+      bysize[std::to_string(size)] = lists;
+    doc[key] = std::move(bysize);
+  }
+  doc["placement"] = std::move(placement);
+  ordered_json w = ordered_json::array();
+  for (const auto& [id, message] : warnings)
+    w.push_back({{"id", id}, {"message", message}});
+  doc["warnings"] = std::move(w);
+  return dump_by_kind(doc);
+}
+
+int report_invalid(const Subject& s, const LayoutError& e, const OutputOptions& output) {
+  Location where = location_of(s, e.key);
+  const bool bad_input = e.kind == LayoutError::Kind::kBadInput;
+  if (output.format == "json") {
+    ordered_json doc = {
+        {"valid", false},
+        {"error",
+         {{"id", e.rule_id},
+          {"severity", "error"},
+          {"message", e.message},
+          {"key", e.key},
+          {"location", {{"file", where.file}, {"line", where.line}, {"column", where.column}}},
+          {"upstream_exception", e.exception}}}};
+    if (!emit(output, doc.dump(1) + "\n")) return kExitBadInput;
+  }
+  print_error(where.str() + ": " + e.str());
+  return bad_input ? kExitBadInput : kExitFindings;
+}
+
+int run_groups(const CLI::App& sub, const GroupsOptions& o,
+               const std::vector<std::string>& overrides) {
+  auto subject = make_subject(sub, o, overrides);
+  if (const auto* f = std::get_if<Failure>(&subject)) {
+    print_error(f->message);
+    return f->exit_code;
+  }
+  const Subject& s = std::get<Subject>(subject);
+  if (auto problem = check_group_config(s.config)) return report_invalid(s, *problem, o.output);
+  auto groups = build_groups(s.config);
+  if (!groups) {
+    print_error(groups.error().str());
+    return kExitFindings;
+  }
+  std::vector<std::pair<std::string, std::string>> warnings;
+  if (auto w = a2a_warning(*groups, s.shape)) warnings.emplace_back("CP020", *w);
+  for (const std::string& w : groups->warnings)
+    warnings.emplace_back("", w);
+  std::string text = o.output.format == "json" ? format_json(s, *groups, warnings)
+                                               : format_text(s, *groups, o, warnings);
+  return emit(o.output, text) ? kExitOk : kExitBadInput;
+}
+
+std::function<int()> setup_groups(CLI::App& sub) {
+  auto o = std::make_shared<GroupsOptions>();
+  sub.add_option("recipe", o->recipe, "Recipe path or shipped recipe name (optional)");
+  sub.allow_extras();
+  sub.add_option("--world-size", o->world_size, "Total number of GPUs (N)");
+  sub.add_option("--nodes", o->nodes, "Number of nodes (world size = nodes x GPUs per node)");
+  sub.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default 8 or the cluster's)");
+  sub.add_option("--nvlink-domain", o->nvlink_domain,
+                 "GPUs per NVLink domain (default: the cluster's, else one node)");
+  sub.add_option("--cluster", o->cluster,
+                 "Cluster profile name (dgx-h100, gb200-nvl72, ...) or path");
+  sub.add_option("--tp", o->tp, "Tensor-parallel size");
+  sub.add_option("--cp", o->cp, "Context-parallel size");
+  sub.add_option("--pp", o->pp, "Pipeline-parallel size");
+  sub.add_option("--ep", o->ep, "Expert-parallel size");
+  sub.add_option("--etp", o->etp, "Expert tensor-parallel size (default: TP)");
+  sub.add_option("--vpp", o->vpp, "Virtual pipeline size (checked; does not change groups)");
+  sub.add_option("--hcp", o->hcp, "Hierarchical CP sizes: 8,2 or 8x2 or [8,2]");
+  sub.add_option("--order", o->order, "Rank order (default tp-cp-ep-dp-pp)");
+  sub.add_flag("--use-tp-pp-dp-mapping", o->dp_last, "Use the dp-last order tp-cp-ep-pp-dp");
+  sub.add_option("--distopt-instances", o->distopt, "num_distributed_optimizer_instances");
+  sub.add_flag("--hybrid-cp", o->hybrid, "Hybrid DPxCP groups (main --hybrid-context-parallel)");
+  sub.add_flag("--dynamic-cp", o->dynamic, "Dynamic DPxCP groups (dev --dynamic-context-parallel)");
+  sub.add_option("--min-dynamic-cp", o->min_dynamic, "min_dynamic_context_parallel_size");
+  sub.add_flag("--all", o->all_kinds, "Text: list every group kind (mp, embd, tp_dp, ...)");
+  sub.add_option("--show", o->show, "Text: how many groups of each kind to print")
+      ->capture_default_str();
+  sub.footer(
+      "Without RECIPE the layout comes from --tp/--cp/--pp/--ep/--etp/--hcp/--order. With RECIPE, "
+      "arguments after it are overrides (k=v, -cp 4) and the flags above override the recipe. "
+      "Exit 1 when upstream would reject the layout (with the rule ID), 2 on bad input.");
+  add_output_options(sub, o->output);
+  return [o, &sub]() { return run_groups(sub, *o, sub.remaining(false)); };
+}
+
+const CommandRegistration kGroups{
+    "groups", "Megatron's rank groups (TP, CP, HCP levels, DP, PP, EP) and their node placement",
+    setup_groups};
+
+}  // namespace
+}  // namespace hcp::cli
