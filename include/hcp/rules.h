@@ -88,10 +88,18 @@ struct Rule {
   std::string_view upstream;                  ///< Source citation (repo-relative path:lines).
   std::string_view fix;                       ///< Default fix hint.
   std::vector<std::string_view> enforced_by;  ///< "bridge", "mcore", "mlm", "te" (runtime).
-  std::string_view bad_example;               ///< Overrides (space separated) that make it fire.
-  std::string_view good_example;              ///< Overrides that keep it quiet.
-  std::string_view example_args;  ///< Extra validate options for the examples ("--world-size 32").
+  /// Validate arguments after the recipe that make it fire: overrides (space separated, Hydra
+  /// grammar or shorthand flags) and environment options ("--te-version 1.11.0").
+  std::string_view bad_example;
+  std::string_view good_example;  ///< Arguments that keep it quiet (same form).
+  std::string_view example_args;  ///< Extra validate options for both examples ("--world-size 32").
   RuleCheck check;
+  /// YAML merged over the example recipe before the failing example's arguments, for findings
+  /// overrides cannot produce (run_recipe.py re-syncs model.seq_length, for instance).
+  std::string_view bad_example_yaml = {};
+  /// True when the loader itself rejects the failing example (exit 2) and the rule guards
+  /// recipes built in memory (planner candidates, MLM arguments).
+  bool loader_rejects_bad_example = false;
 };
 
 /// Return every rule, ordered by ID.

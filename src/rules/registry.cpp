@@ -313,11 +313,31 @@ Status split_example(std::string_view text, std::vector<std::string>& overrides,
   return Ok{};
 }
 
+namespace {
+
+/// Set every leaf of a YAML fragment into the recipe (maps are walked, lists are leaves).
+void merge_leaves(Recipe& recipe, const Value& node, const std::string& prefix) {
+  if (node.is_map() && !node.entries().empty()) {
+    for (const auto& [key, child] : node.entries()) {
+      merge_leaves(recipe, child, prefix.empty() ? key : prefix + "." + key);
+    }
+    return;
+  }
+  if (!prefix.empty()) recipe.set(prefix, node);
+}
+
+}  // namespace
+
 Result<ExampleRun> run_rule_example(const Rule& rule, bool failing) {
   auto path = resolve_recipe_path(std::string(kExampleRecipe));
   if (!path) return path.error();
   auto recipe = load_recipe_file(*path);
   if (!recipe) return recipe.error();
+  if (failing && !rule.bad_example_yaml.empty()) {
+    auto fragment = load_recipe_text(rule.bad_example_yaml, "<example yaml>");
+    if (!fragment) return fragment.error();
+    merge_leaves(*recipe, fragment->root, "");
+  }
   ExampleRun run;
   run.env.framework = recipe->framework;
   if (Status s = split_example(rule.example_args, run.overrides, run.env); !s) return s.error();

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "families.h"
+#include "hcp/te_matrix.h"
 
 namespace hcp::rules {
 namespace {
@@ -125,7 +126,7 @@ void check_hcp_decentralized(const RuleContext& ctx, Reporter& r) {
 void check_hcp_te_version(const RuleContext& ctx, Reporter& r) {
   if (parallelism_of(ctx.recipe).cp <= 1 || !uses_hcp_comm(ctx.recipe)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
-  if (*ctx.env.te_version >= Version{1, 12, 0, ""}) return;
+  if (te_supports(*ctx.env.te_version, TeFeature::kCpA2aP2p)) return;
   r.report(kCommKey, "Transformer-Engine v" + ctx.env.te_version->str() +
                          " must be >= 1.12.0 to support hierarchical cp communication (a2a+p2p)");
 }
@@ -148,13 +149,13 @@ void check_comm_te_minimums(const RuleContext& ctx, Reporter& r) {
     return;
   }
   const Version& te = *ctx.env.te_version;
-  if (te < Version{1, 0, 0, ""}) {
+  if (!te_supports(te, TeFeature::kCpP2p)) {
     r.report("model.context_parallel_size",
              "Only Transformer-Engine version >= 1.0.0 supports context parallelism! (found " +
                  te.str() + ")");
     return;
   }
-  if (te < Version{1, 10, 0, ""}) {
+  if (!te_supports(te, TeFeature::kCommTypeArgument)) {
     if (non_default || uses("a2a+p2p")) {
       r.report(kCommKey,
                "Transformer-Engine " + te.str() +
@@ -164,8 +165,8 @@ void check_comm_te_minimums(const RuleContext& ctx, Reporter& r) {
     }
     return;
   }
-  for (const CommMinimum& m :
-       {CommMinimum{"all_gather", {1, 10, 0, ""}}, CommMinimum{"a2a", {1, 11, 0, ""}}}) {
+  for (const CommMinimum& m : {CommMinimum{"all_gather", te_min_version(TeFeature::kCpAllGather)},
+                               CommMinimum{"a2a", te_min_version(TeFeature::kCpA2a)}}) {
     if (uses(m.type) && te < m.minimum) {
       r.report(kCommKey, std::string("cp_comm_type ") + m.type +
                              " needs Transformer Engine >= " + m.minimum.str() + " (found " +
@@ -276,7 +277,7 @@ void add_hcp_rules(std::vector<Rule>& out) {
       .fix = "set model.hierarchical_context_parallel_sizes=[A,P] with A*P = CP and A GPUs of one "
              "node (e.g. [8,2] for CP=16 on 8-GPU nodes)",
       .enforced_by = {"bridge", "mlm"},
-      .bad_example = "~model.hierarchical_context_parallel_sizes",
+      .bad_example = "model.hierarchical_context_parallel_sizes=null",
       .good_example = "model.hierarchical_context_parallel_sizes=[8,2]",
       .example_args = "",
       .check = check_hcp_required,
@@ -391,9 +392,9 @@ void add_hcp_rules(std::vector<Rule>& out) {
                   "v1.10, v1.11 (AttnFuncWithCPAndKVAllGather, AttnFuncWithCPAndQKVOA2A)",
       .fix = "upgrade Transformer Engine (a2a needs >= 1.11, all_gather >= 1.10)",
       .enforced_by = {"te", "mcore"},
-      .bad_example = "model.cp_comm_type=a2a ~model.hierarchical_context_parallel_sizes "
+      .bad_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null "
                      "--te-version 1.10.0",
-      .good_example = "model.cp_comm_type=a2a ~model.hierarchical_context_parallel_sizes "
+      .good_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null "
                       "--te-version 1.11.0",
       .example_args = "",
       .check = check_comm_te_minimums,
@@ -445,7 +446,7 @@ void add_hcp_rules(std::vector<Rule>& out) {
       .fix = "remove model.cp_comm_type, or set context_parallel_size > 1",
       .enforced_by = {},
       .bad_example = "model.context_parallel_size=1 model.cp_comm_type=p2p "
-                     "~model.hierarchical_context_parallel_sizes",
+                     "model.hierarchical_context_parallel_sizes=null",
       .good_example = "model.context_parallel_size=16",
       .example_args = "",
       .check = check_comm_ignored_without_cp,

@@ -190,8 +190,8 @@ void add_heads_rules(std::vector<Rule>& out) {
                   "Megatron-LM megatron/core/transformer/attention.py:353-379",
       .fix = "use CP dividing the KV heads per TP rank, or a2a+p2p with HCP[0] dividing them",
       .enforced_by = {"te"},
-      .bad_example = "model.cp_comm_type=a2a ~model.hierarchical_context_parallel_sizes",
-      .good_example = "model.cp_comm_type=a2a ~model.hierarchical_context_parallel_sizes "
+      .bad_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null",
+      .good_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null "
                       "model.context_parallel_size=8",
       .example_args = "",
       .check = check_a2a_heads,
@@ -243,9 +243,10 @@ void add_heads_rules(std::vector<Rule>& out) {
       .fix = "use p2p with dynamic CP, or heads per TP rank divisible by DP*CP",
       .enforced_by = {},
       .bad_example = "++model.hybrid_context_parallel=true model.cp_comm_type=a2a "
-                     "~model.hierarchical_context_parallel_sizes model.context_parallel_size=8",
-      .good_example = "++model.hybrid_context_parallel=true model.cp_comm_type=p2p "
-                      "~model.hierarchical_context_parallel_sizes model.context_parallel_size=8",
+                     "model.hierarchical_context_parallel_sizes=null model.context_parallel_size=8",
+      .good_example =
+          "++model.hybrid_context_parallel=true model.cp_comm_type=p2p "
+          "model.hierarchical_context_parallel_sizes=null model.context_parallel_size=8",
       .example_args = "--world-size 32",
       .check = check_dynamic_cp_a2a,
   });

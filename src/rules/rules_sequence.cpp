@@ -3,6 +3,7 @@
 #include <string>
 
 #include "families.h"
+#include "hcp/te_matrix.h"
 
 namespace hcp::rules {
 namespace {
@@ -69,8 +70,8 @@ void check_thd_te_110(const RuleContext& ctx, Reporter& r) {
   if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
   const Version& te = *ctx.env.te_version;
-  if (te >= Version{1, 10, 0, ""}) return;
-  std::string why = te < Version{1, 7, 0, ""}
+  if (te_supports(te, TeFeature::kThdPaddedSeqlens)) return;
+  std::string why = !te_supports(te, TeFeature::kThdP2p)
                         ? "thd format not supported with context parallelism"
                         : "cu_seqlens_padded can not be None for context parallelism and "
                           "qkv_format = 'thd' (MCore drops it for TE < 1.10)";
@@ -144,7 +145,7 @@ void check_thd_rope_fusion(const RuleContext& ctx, Reporter& r) {
   if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
   if (!ctx.recipe.bool_or("model.apply_rope_fusion", false)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
-  if (*ctx.env.te_version >= Version{1, 12, 0, ""}) return;
+  if (te_supports(*ctx.env.te_version, TeFeature::kRopeFusionThd)) return;
   r.report("model.apply_rope_fusion",
            "Only TE >= 1.12 supports RoPE fusion for THD format with "
            "CP (found " +
@@ -200,10 +201,11 @@ void add_sequence_rules(std::vector<Rule>& out) {
       .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1626-1647",
       .fix = "set dataset.seq_length (or -sl) so that both agree",
       .enforced_by = {"bridge"},
-      .bad_example = "model.seq_length=65536",
-      .good_example = "model.seq_length=131072",
+      .bad_example = "",
+      .good_example = "-sl 65536",
       .example_args = "",
       .check = check_seq_lengths_agree,
+      .bad_example_yaml = "model: {seq_length: 65536}",
   });
   out.push_back({
       .id = "CP043",

@@ -175,6 +175,7 @@ void add_topology_rules(std::vector<Rule>& out) {
       .good_example = "model.hierarchical_context_parallel_sizes=[8,2]",
       .example_args = "",
       .check = check_cp_positive,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP003",

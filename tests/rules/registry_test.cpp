@@ -1,0 +1,262 @@
+// The rule registry: catalog integrity, every rule's failing and passing example, unknown inputs,
+// ordering and the environment options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "hcp/recipe.h"
+#include "hcp/rules.h"
+
+namespace hcp {
+namespace {
+
+bool has_id(const std::vector<Diagnostic>& diagnostics, std::string_view id) {
+  return std::any_of(diagnostics.begin(), diagnostics.end(),
+                     [&](const Diagnostic& d) { return d.id == id; });
+}
+
+std::string dump(const std::vector<Diagnostic>& diagnostics) {
+  std::string text;
+  for (const Diagnostic& d : diagnostics) {
+    text += "  " + d.location.str() + ": " + severity_name(d.severity) + ": [" + d.id + "] " +
+            d.message + "\n";
+  }
+  return text;
+}
+
+Recipe default_recipe() {
+  auto path = resolve_recipe_path(std::string(kExampleRecipe));
+  EXPECT_TRUE(path.ok()) << path.error().str();
+  auto recipe = load_recipe_file(*path);
+  EXPECT_TRUE(recipe.ok()) << recipe.error().str();
+  return *recipe;
+}
+
+TEST(Registry, IdsAreUniqueSortedAndWellFormed) {
+  const auto& rules = rule_registry();
+  ASSERT_GE(rules.size(), 36u);
+  std::set<std::string_view> seen;
+  std::regex id_form("CP[0-9]{3}");
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const Rule& rule = rules[i];
+    EXPECT_TRUE(std::regex_match(std::string(rule.id), id_form)) << rule.id;
+    EXPECT_TRUE(seen.insert(rule.id).second) << "duplicate " << rule.id;
+    if (i > 0) {
+      EXPECT_LT(rules[i - 1].id, rule.id);
+    }
+    EXPECT_FALSE(rule.title.empty()) << rule.id;
+    EXPECT_FALSE(rule.rationale.empty()) << rule.id;
+    EXPECT_FALSE(rule.upstream.empty()) << rule.id;
+    EXPECT_FALSE(rule.fix.empty()) << rule.id;
+    EXPECT_FALSE(rule.family.empty()) << rule.id;
+    EXPECT_TRUE(!rule.bad_example.empty() || !rule.bad_example_yaml.empty()) << rule.id;
+    EXPECT_NE(rule.check, nullptr) << rule.id;
+    for (std::string_view who : rule.enforced_by) {
+      EXPECT_TRUE(who == "bridge" || who == "mcore" || who == "mlm" || who == "te")
+          << rule.id << " enforced_by " << who;
+    }
+  }
+}
+
+TEST(Registry, CoversTheFirstHalfOfTheCatalog) {
+  for (const char* id :
+       {"CP001", "CP002", "CP003", "CP004", "CP005", "CP006", "CP007", "CP010", "CP011", "CP012",
+        "CP013", "CP014", "CP015", "CP016", "CP017", "CP018", "CP019", "CP020", "CP021", "CP022",
+        "CP023", "CP030", "CP031", "CP032", "CP033", "CP034", "CP035", "CP040", "CP041", "CP042",
+        "CP043", "CP044", "CP045", "CP046", "CP047", "CP048", "CP049"}) {
+    EXPECT_NE(find_rule(id), nullptr) << id;
+  }
+}
+
+TEST(Registry, FindRuleIgnoresCaseAndRejectsUnknownIds) {
+  ASSERT_NE(find_rule("cp013"), nullptr);
+  EXPECT_EQ(find_rule("cp013")->id, "CP013");
+  EXPECT_EQ(find_rule("CP999"), nullptr);
+  EXPECT_EQ(find_rule(""), nullptr);
+  EXPECT_EQ(find_rule("CP0133"), nullptr);
+}
+
+// --- Every rule's examples, run through the loader, the overrides and every rule -------------
+
+class RuleExample : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RuleExample, FailingExampleFires) {
+  const Rule* rule = find_rule(GetParam());
+  ASSERT_NE(rule, nullptr);
+  auto run = run_rule_example(*rule, true);
+  if (rule->loader_rejects_bad_example) {
+    ASSERT_FALSE(run.ok()) << rule->id << ": the loader accepted " << rule->bad_example;
+    return;
+  }
+  ASSERT_TRUE(run.ok()) << run.error().str();
+  EXPECT_TRUE(has_id(run->diagnostics, rule->id))
+      << rule->id << " did not fire on: " << rule->bad_example << " " << rule->example_args << "\n"
+      << dump(run->diagnostics);
+}
+
+TEST_P(RuleExample, PassingExampleIsQuiet) {
+  const Rule* rule = find_rule(GetParam());
+  ASSERT_NE(rule, nullptr);
+  auto run = run_rule_example(*rule, false);
+  ASSERT_TRUE(run.ok()) << run.error().str();
+  EXPECT_FALSE(has_id(run->diagnostics, rule->id))
+      << rule->id << " fired on its passing example: " << rule->good_example << "\n"
+      << dump(run->diagnostics);
+}
+
+std::vector<std::string> all_ids() {
+  std::vector<std::string> ids;
+  for (const Rule& rule : rule_registry())
+    ids.emplace_back(rule.id);
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, RuleExample, ::testing::ValuesIn(all_ids()),
+                         [](const auto& info) { return info.param; });
+
+// --- The default recipe ------------------------------------------------------------------------
+
+TEST(CheckRules, DefaultRecipeIsCleanOnFourNodesOfEight) {
+  Recipe recipe = default_recipe();
+  Environment env;
+  env.world_size = 32;
+  env.gpus_per_node = 8;
+  env.te_version = Version{2, 18, 0, ""};
+  env.mcore_version = Version{0, 17, 0, ""};
+  auto diagnostics = check_rules(recipe, env);
+  Summary s = summarize(diagnostics);
+  EXPECT_EQ(s.errors, 0) << dump(diagnostics);
+  EXPECT_EQ(s.warnings, 0) << dump(diagnostics);
+}
+
+TEST(CheckRules, ErrorsComeFirstThenByLocation) {
+  Recipe recipe = default_recipe();
+  ASSERT_TRUE(apply_overrides(recipe, {"model.hierarchical_context_parallel_sizes=[4,2]",
+                                       "model.cp_comm_type=p2p", "++model.sequence_parallel=true"})
+                  .ok());
+  auto diagnostics = check_rules(recipe, Environment{});
+  ASSERT_GE(diagnostics.size(), 3u);
+  for (size_t i = 1; i < diagnostics.size(); ++i) {
+    EXPECT_GE(diagnostics[i - 1].severity, diagnostics[i].severity) << dump(diagnostics);
+  }
+  EXPECT_TRUE(has_id(diagnostics, "CP013"));
+  EXPECT_TRUE(has_id(diagnostics, "CP016"));
+}
+
+// --- Unknown inputs: one info per input, naming the rules ----------------------------------
+
+std::vector<Diagnostic> input_infos(const std::vector<Diagnostic>& diagnostics) {
+  std::vector<Diagnostic> out;
+  for (const Diagnostic& d : diagnostics) {
+    if (d.id.empty() && d.location.file == "<command line>") out.push_back(d);
+  }
+  return out;
+}
+
+TEST(MissingInputs, OneInfoPerUnknownInputNamingTheRules) {
+  Recipe recipe = default_recipe();
+  auto infos = input_infos(check_rules(recipe, Environment{}));
+  int world = 0, te = 0, gpn = 0;
+  for (const Diagnostic& d : infos) {
+    EXPECT_EQ(d.severity, Severity::kInfo);
+    if (d.message.find("world size unknown") != std::string::npos) {
+      ++world;
+      EXPECT_NE(d.message.find("CP001"), std::string::npos) << d.message;
+      EXPECT_NE(d.message.find("CP003"), std::string::npos) << d.message;
+      EXPECT_NE(d.fix.find("--world-size"), std::string::npos);
+    }
+    if (d.message.find("Transformer Engine version unknown") != std::string::npos) {
+      ++te;
+      EXPECT_NE(d.message.find("CP018"), std::string::npos) << d.message;
+    }
+    if (d.message.find("GPUs per node unknown") != std::string::npos) {
+      ++gpn;
+      EXPECT_NE(d.message.find("CP020"), std::string::npos) << d.message;
+    }
+  }
+  EXPECT_EQ(world, 1);
+  EXPECT_EQ(te, 1);
+  EXPECT_EQ(gpn, 1);
+}
+
+TEST(MissingInputs, NoInfoWhenTheInputsAreGiven) {
+  Recipe recipe = default_recipe();
+  Environment env;
+  env.world_size = 32;
+  env.gpus_per_node = 8;
+  env.te_version = Version{2, 18, 0, ""};
+  env.mcore_version = Version{0, 18, 0, ""};
+  for (const Diagnostic& d : input_infos(check_rules(recipe, env))) {
+    EXPECT_EQ(d.message.find("world size"), std::string::npos) << d.message;
+    EXPECT_EQ(d.message.find("Transformer Engine"), std::string::npos) << d.message;
+    EXPECT_EQ(d.message.find("Megatron-Core"), std::string::npos) << d.message;
+    EXPECT_EQ(d.message.find("GPUs per node"), std::string::npos) << d.message;
+  }
+}
+
+TEST(MissingInputs, AssumptionsAreNamed) {
+  MissingInputs missing;
+  missing.uses[Input::kTeVersion] = {{"CP018", ""}, {"CP034", "TE >= 2.15"}, {"CP018", ""}};
+  auto infos = missing_input_diagnostics(missing);
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_EQ(infos[0].message,
+            "Transformer Engine version unknown: skipped CP018; assumed TE >= 2.15 for CP034");
+}
+
+// --- Environment options ---------------------------------------------------------------------
+
+TEST(EnvironmentOptions, NodesTimesGpusGiveTheWorld) {
+  Environment env;
+  ASSERT_TRUE(set_environment_option(env, "nodes", "4").ok());
+  ASSERT_TRUE(set_environment_option(env, "gpus-per-node", "8").ok());
+  ASSERT_TRUE(finalize_environment(env).ok());
+  EXPECT_EQ(env.world_size, 32);
+}
+
+TEST(EnvironmentOptions, ContradictingWorldSizeIsAnError) {
+  Environment env;
+  ASSERT_TRUE(set_environment_option(env, "world-size", "16").ok());
+  ASSERT_TRUE(set_environment_option(env, "nodes", "4").ok());
+  ASSERT_TRUE(set_environment_option(env, "gpus-per-node", "8").ok());
+  auto s = finalize_environment(env);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("contradicts"), std::string::npos);
+}
+
+TEST(EnvironmentOptions, NodesWithoutGpusPerNodeIsAnError) {
+  Environment env;
+  ASSERT_TRUE(set_environment_option(env, "nodes", "4").ok());
+  EXPECT_FALSE(finalize_environment(env).ok());
+}
+
+TEST(EnvironmentOptions, BadValuesAreRejected) {
+  Environment env;
+  EXPECT_FALSE(set_environment_option(env, "world-size", "0").ok());
+  EXPECT_FALSE(set_environment_option(env, "world-size", "-8").ok());
+  EXPECT_FALSE(set_environment_option(env, "world-size", "abc").ok());
+  EXPECT_FALSE(set_environment_option(env, "world-size", "9223372036854775808").ok());
+  EXPECT_FALSE(set_environment_option(env, "te-version", "latest").ok());
+  EXPECT_FALSE(set_environment_option(env, "framework", "nemo").ok());
+  EXPECT_FALSE(set_environment_option(env, "colour", "red").ok());
+  ASSERT_TRUE(set_environment_option(env, "te-version", "2.18.0+e7c550c5").ok());
+  EXPECT_EQ(env.te_version, (Version{2, 18, 0, ""}));
+  ASSERT_TRUE(set_environment_option(env, "framework", "mlm").ok());
+  EXPECT_EQ(env.framework, Framework::kMlm);
+}
+
+TEST(Examples, SplitSeparatesOptionsFromOverrides) {
+  std::vector<std::string> overrides;
+  Environment env;
+  ASSERT_TRUE(
+      split_example("model.x=1 -cp 4 --te-version 1.11 ~model.y --world-size 8", overrides, env)
+          .ok());
+  EXPECT_EQ(overrides, (std::vector<std::string>{"model.x=1", "-cp", "4", "~model.y"}));
+  EXPECT_EQ(env.te_version, (Version{1, 11, 0, ""}));
+  EXPECT_EQ(env.world_size, 8);
+  EXPECT_FALSE(split_example("--te-version", overrides, env).ok());
+}
+
+}  // namespace
+}  // namespace hcp
