@@ -6,7 +6,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
 DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
-  libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev
+  libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev \
+  libopenmpi-dev openmpi-bin
 
 .PHONY: all deps configure build run test clean format
 

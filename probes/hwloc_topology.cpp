@@ -1,0 +1,372 @@
+// hwloc reader: the live node or an XML export. GPUs come from PCI ids (vendor 0x10de, class
+// 0x0302/0x0300) because Debian's hwloc has no CUDA/NVML plugin; NVLink comes from an
+// NVLinkBandwidth distances matrix when the export has one (hwloc built with NVML).
+#include <hwloc.h>
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "hwloc_internal.h"
+#include "topology_internal.h"
+
+namespace hcp::probe_detail {
+namespace {
+
+struct TopologyDeleter {
+  void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
+};
+using HwlocPtr = std::unique_ptr<hwloc_topology, TopologyDeleter>;
+
+std::string bus_id_of(hwloc_obj_t pci) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", pci->attr->pcidev.domain,
+                pci->attr->pcidev.bus, pci->attr->pcidev.dev, pci->attr->pcidev.func);
+  return buf;
+}
+
+bool is_nvidia_gpu(hwloc_obj_t pci) {
+  unsigned cls = pci->attr->pcidev.class_id;
+  return pci->attr->pcidev.vendor_id == 0x10de && (cls == 0x0302 || cls == 0x0300);
+}
+
+bool is_nvswitch(hwloc_obj_t pci) {
+  if (pci->subtype != nullptr && std::string(pci->subtype) == "NVSwitch") return true;
+  return pci->attr->pcidev.vendor_id == 0x10de && pci->attr->pcidev.class_id == 0x0680;
+}
+
+std::vector<hwloc_obj_t> os_devices(hwloc_obj_t pci) {
+  std::vector<hwloc_obj_t> out;
+  for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling)
+    if (c->type == HWLOC_OBJ_OS_DEVICE) out.push_back(c);
+  return out;
+}
+
+bool has_network_osdev(hwloc_obj_t pci) {
+  for (hwloc_obj_t os : os_devices(pci))
+    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK ||
+        os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS)
+      return true;
+  return false;
+}
+
+bool is_nic(hwloc_obj_t pci) {
+  unsigned cls = pci->attr->pcidev.class_id;
+  return cls == 0x0207 || has_network_osdev(pci);
+}
+
+int numa_of(hwloc_topology_t t, hwloc_obj_t obj) {
+  hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(t, obj);
+  if (a == nullptr || a->nodeset == nullptr || hwloc_bitmap_weight(a->nodeset) != 1) return -1;
+  return hwloc_bitmap_first(a->nodeset);
+}
+
+/// GPU index from an nvmlN / cudaN OS device under the PCI function; -1 when there is none.
+int osdev_gpu_index(hwloc_obj_t pci) {
+  for (hwloc_obj_t os : os_devices(pci)) {
+    if (os->name == nullptr) continue;
+    std::string name = os->name;
+    for (const char* prefix : {"nvml", "cuda"}) {
+      size_t len = std::string(prefix).size();
+      if (name.size() > len && name.compare(0, len, prefix) == 0 &&
+          std::all_of(name.begin() + static_cast<long>(len), name.end(), ::isdigit))
+        return std::atoi(name.c_str() + len);
+    }
+  }
+  return -1;
+}
+
+/// Lowest common ancestor of two I/O objects, walking parent links (safe for asymmetric trees).
+hwloc_obj_t common_ancestor(hwloc_obj_t a, hwloc_obj_t b) {
+  std::set<hwloc_obj_t> chain;
+  for (hwloc_obj_t o = a; o != nullptr; o = o->parent)
+    chain.insert(o);
+  for (hwloc_obj_t o = b; o != nullptr; o = o->parent)
+    if (chain.count(o)) return o;
+  return nullptr;
+}
+
+Affinity hwloc_affinity(hwloc_topology_t t, hwloc_obj_t gpu, hwloc_obj_t nic) {
+  hwloc_obj_t lca = common_ancestor(gpu, nic);
+  if (lca != nullptr && lca->type == HWLOC_OBJ_BRIDGE &&
+      lca->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)
+    return Affinity::kSameSwitch;
+  if (lca != nullptr && lca->type == HWLOC_OBJ_BRIDGE) return Affinity::kHostBridge;
+  int a = numa_of(t, gpu), b = numa_of(t, nic);
+  if (a < 0 || b < 0) return Affinity::kUnknown;
+  return a == b ? Affinity::kSameNuma : Affinity::kCrossSocket;
+}
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+/// Live only: kind and rate of an RDMA device or netdev from sysfs (hwloc does not read them).
+void read_sysfs_nic(Nic& nic) {
+  std::string ib = "/sys/class/infiniband/" + nic.name + "/ports/1/";
+  std::string layer = read_first_line(ib + "link_layer");
+  if (layer == "Ethernet") nic.kind = NicKind::kRoce;
+  if (layer == "InfiniBand") nic.kind = NicKind::kInfiniBand;
+  double rate = std::atof(read_first_line(ib + "rate").c_str());  // "400 Gb/sec (4X NDR)"
+  if (rate > 0 && rate <= kMaxNicGbps) nic.gbps = rate;
+  if (nic.gbps == 0 && !nic.netdev.empty()) {
+    double mbps = std::atof(read_first_line("/sys/class/net/" + nic.netdev + "/speed").c_str());
+    if (mbps > 0 && mbps / 1000 <= kMaxNicGbps) nic.gbps = mbps / 1000;
+  }
+}
+
+std::vector<Nic> nics_of(hwloc_obj_t pci, bool live) {
+  std::vector<Nic> out;
+  std::string netdev;
+  std::vector<std::string> fabrics;
+  for (hwloc_obj_t os : os_devices(pci)) {
+    if (os->name == nullptr) continue;
+    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(os->name);
+    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && netdev.empty()) netdev = os->name;
+  }
+  unsigned cls = pci->attr->pcidev.class_id;
+  NicKind kind = NicKind::kEthernet;
+  if (cls == 0x0207)
+    kind = NicKind::kInfiniBand;
+  else if (pci->attr->pcidev.vendor_id == 0x1d0f)
+    kind = NicKind::kEfa;
+  else if (!fabrics.empty())
+    kind = NicKind::kRoce;
+  if (fabrics.empty()) fabrics.push_back(netdev.empty() ? bus_id_of(pci) : netdev);
+  for (const auto& name : fabrics) {
+    Nic nic;
+    nic.name = name;
+    nic.netdev = netdev == name ? "" : netdev;
+    nic.kind = kind;
+    nic.pci_bus_id = bus_id_of(pci);
+    if (live) read_sysfs_nic(nic);
+    out.push_back(nic);
+  }
+  return out;
+}
+
+void read_cpus(hwloc_topology_t t, Topology& topo) {
+  topo.packages = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+  topo.cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+  topo.pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+  int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    NumaNode nn;
+    nn.os_index = static_cast<int>(node->os_index);
+    char* list = nullptr;
+    if (node->cpuset != nullptr && hwloc_bitmap_list_asprintf(&list, node->cpuset) >= 0) {
+      nn.cpus = list;
+      std::free(list);
+    }
+    nn.memory_gib = static_cast<double>(node->attr->numanode.local_memory) / (1024.0 * 1024 * 1024);
+    topo.numa_nodes.push_back(nn);
+  }
+}
+
+struct PciIndex {
+  std::vector<hwloc_obj_t> gpus;  ///< Same order as Topology::gpus.
+  std::vector<hwloc_obj_t> nics;  ///< One per Topology::nics entry.
+};
+
+void read_gpus(hwloc_topology_t t, Topology& topo, PciIndex& idx) {
+  std::vector<hwloc_obj_t> found;
+  for (hwloc_obj_t o = hwloc_get_next_pcidev(t, nullptr); o; o = hwloc_get_next_pcidev(t, o))
+    if (is_nvidia_gpu(o)) found.push_back(o);
+  std::sort(found.begin(), found.end(),
+            [](hwloc_obj_t a, hwloc_obj_t b) { return bus_id_of(a) < bus_id_of(b); });
+  int next = 0;
+  for (hwloc_obj_t o : found)
+    next = std::max(next, osdev_gpu_index(o) + 1);
+  for (hwloc_obj_t o : found) {
+    int index = osdev_gpu_index(o);
+    if (index < 0) index = next++;
+    Gpu gpu = make_pci_gpu(index, bus_id_of(o), o->attr->pcidev.device_id);
+    if (gpu.name.empty()) {
+      const char* model = hwloc_obj_get_info_by_name(o, "PCIDevice");
+      if (model != nullptr) gpu.name = model;
+    }
+    gpu.numa_node = numa_of(t, o);
+    gpu.pcie_gbps = o->attr->pcidev.linkspeed;
+    topo.gpus.push_back(gpu);
+    idx.gpus.push_back(o);
+  }
+}
+
+void read_nics(hwloc_topology_t t, Topology& topo, PciIndex& idx, bool live) {
+  for (hwloc_obj_t o = hwloc_get_next_pcidev(t, nullptr); o; o = hwloc_get_next_pcidev(t, o)) {
+    if (!is_nic(o)) continue;
+    for (Nic nic : nics_of(o, live)) {
+      nic.numa_node = numa_of(t, o);
+      for (hwloc_obj_t g : idx.gpus)
+        nic.gpu_affinity.push_back(hwloc_affinity(t, g, o));
+      topo.nics.push_back(nic);
+      idx.nics.push_back(o);
+    }
+  }
+}
+
+/// Map a distances object to what it is for NVLink purposes.
+enum class Peer { kGpu, kSwitch, kCpu, kOther };
+
+Peer classify(hwloc_obj_t o, const PciIndex& idx, int& gpu_pos) {
+  hwloc_obj_t pci = o;
+  if (o->type == HWLOC_OBJ_OS_DEVICE) pci = o->parent;
+  if (o->type == HWLOC_OBJ_PACKAGE) return Peer::kCpu;
+  if (pci != nullptr && pci->type == HWLOC_OBJ_PCI_DEVICE) {
+    auto it = std::find(idx.gpus.begin(), idx.gpus.end(), pci);
+    if (it != idx.gpus.end()) {
+      gpu_pos = static_cast<int>(it - idx.gpus.begin());
+      return Peer::kGpu;
+    }
+    if (is_nvswitch(pci)) return Peer::kSwitch;
+  }
+  return Peer::kOther;
+}
+
+Status read_nvlink_distances(hwloc_topology_t t, Topology& topo, const PciIndex& idx,
+                             const std::string& source) {
+  unsigned nr = 1;
+  hwloc_distances_s* dist = nullptr;
+  if (hwloc_distances_get_by_name(t, "NVLinkBandwidth", &nr, &dist, 0) != 0 || nr == 0) {
+    if (!topo.gpus.empty())
+      topo.notes.push_back(source + ": no NVLinkBandwidth matrix (hwloc without its NVML " +
+                           "plugin): NVLink unknown from this source");
+    return Ok{};
+  }
+  auto release = [&] { hwloc_distances_release(t, dist); };
+  unsigned n = dist->nbobjs;
+  auto& nv = topo.nvlink;
+  int sm = 0;
+  for (const auto& g : topo.gpus)
+    sm = sm > 0 ? sm : g.sm;
+  double per_link_mbs = nvlink_gbps_per_link(sm) * 1000;
+  if (per_link_mbs <= 0) {
+    topo.warnings.push_back(source + ": NVLinkBandwidth present but the GPU model is unknown, so " +
+                            "MB/s cannot be turned into link counts");
+    release();
+    return Ok{};
+  }
+  std::vector<Peer> peers(n);
+  std::vector<int> pos(n, -1);
+  for (unsigned k = 0; k < n; ++k)
+    peers[k] = classify(dist->objs[k], idx, pos[k]);
+  for (unsigned a = 0; a < n; ++a) {
+    if (peers[a] != Peer::kGpu) continue;
+    int i = pos[a];
+    nv.switch_links[i] = 0;
+    for (size_t j = 0; j < topo.gpus.size(); ++j)
+      if (static_cast<int>(j) != i) nv.matrix[i][j] = 0;
+    for (unsigned b = 0; b < n; ++b) {
+      if (a == b) continue;
+      double mbs = static_cast<double>(dist->values[a * n + b]);
+      if (mbs == 0) continue;
+      if (mbs > kMaxNvlinksPerPair * per_link_mbs) {
+        std::string bad = std::to_string(dist->values[a * n + b]);
+        release();
+        return Error{source + ": NVLinkBandwidth value " + bad + " MB/s is beyond " +
+                         std::to_string(kMaxNvlinksPerPair) + " links",
+                     {},
+                     {}};
+      }
+      int links = static_cast<int>(std::lround(mbs / per_link_mbs));
+      if (peers[b] == Peer::kGpu) nv.matrix[i][pos[b]] = links;
+      if (peers[b] == Peer::kSwitch) nv.switch_links[i] += links;
+      if (peers[b] == Peer::kCpu) nv.cpu_links[i] += links;
+    }
+  }
+  release();
+  fill_switch_matrix(nv);
+  return Ok{};
+}
+
+Result<Topology> convert(hwloc_topology_t t, const std::string& source, bool live) {
+  Topology topo;
+  read_cpus(t, topo);
+  PciIndex idx;
+  read_gpus(t, topo, idx);
+  read_nics(t, topo, idx, live);
+  resize_gpu_tables(topo);
+  auto s = read_nvlink_distances(t, topo, idx, source);
+  if (!s) return s.error();
+  finalize_topology(topo);
+  return topo;
+}
+
+/// Reject junk before hwloc sees it (hwloc's own messages are less precise).
+Status precheck_hwloc_xml(const std::string& text, const std::string& path) {
+  auto ok = check_text(text, path, "hwloc XML");
+  if (!ok) return ok;
+  pugi::xml_document doc;
+  pugi::xml_parse_result r = doc.load_buffer(text.data(), text.size());
+  if (!r) {
+    int line = 1;
+    for (ptrdiff_t i = 0; i < r.offset && i < static_cast<ptrdiff_t>(text.size()); ++i)
+      line += text[i] == '\n';
+    return Error{path + ":" + std::to_string(line) + ": malformed XML: " + r.description(), {}, {}};
+  }
+  std::string root = doc.document_element().name();
+  if (root != "topology")
+    return Error{
+        path + ": not an hwloc XML: root element <" + root + ">, expected <topology>", {}, {}};
+  std::string version = doc.document_element().attribute("version").value();
+  if (!version.empty() && std::atof(version.c_str()) >= 3)
+    return Error{path + ": hwloc XML version " + version + " is newer than this hwloc reads " +
+                     "(export it with hwloc 2.x)",
+                 {},
+                 {}};
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Topology> hwloc_live_topology() {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return Error{"hwloc: cannot initialise", {}, {}};
+  HwlocPtr t(raw);
+  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  // The OpenCL and GL plugins start the GPU driver; the probe needs neither.
+  hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
+  hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "gl");
+  if (hwloc_topology_load(raw) != 0) return Error{"hwloc: cannot discover this node", {}, {}};
+  auto topo = convert(raw, "hwloc", true);
+  if (topo) topo->sources.push_back("hwloc");
+  return topo;
+}
+
+Result<Topology> hwloc_xml_topology(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  auto ok = precheck_hwloc_xml(*text, path);
+  if (!ok) return ok.error();
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return Error{"hwloc: cannot initialise", {}, {}};
+  HwlocPtr t(raw);
+  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
+  if (hwloc_topology_set_xmlbuffer(raw, text->c_str(), static_cast<int>(text->size()) + 1) != 0 ||
+      hwloc_topology_load(raw) != 0)
+    return Error{path + ": hwloc could not import this XML", {}, {}};
+  auto topo = convert(raw, path, false);
+  if (!topo) return topo;
+  topo->sources.push_back("hwloc-xml:" + path);
+  topo->host = base_name(path);
+  return topo;
+}
+
+}  // namespace hcp::probe_detail
+
+namespace hcp {
+
+Result<Topology> load_hwloc_xml(const std::string& path) {
+  return probe_detail::hwloc_xml_topology(path);
+}
+
+}  // namespace hcp

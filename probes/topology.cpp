@@ -1,0 +1,418 @@
+// Topology model: names, PCI id tables, derived fields (finalize) and merging of sources.
+#include "hcp/topology.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <numeric>
+
+#include "topology_internal.h"
+
+namespace hcp {
+
+const char* affinity_name(Affinity a) {
+  switch (a) {
+    case Affinity::kSameSwitch:
+      return "same-switch";
+    case Affinity::kHostBridge:
+      return "host-bridge";
+    case Affinity::kSameNuma:
+      return "same-numa";
+    case Affinity::kCrossSocket:
+      return "cross-socket";
+    case Affinity::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+const char* nic_kind_name(NicKind k) {
+  switch (k) {
+    case NicKind::kInfiniBand:
+      return "ib";
+    case NicKind::kRoce:
+      return "roce";
+    case NicKind::kEfa:
+      return "efa";
+    case NicKind::kEthernet:
+      return "eth";
+    case NicKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string normalize_bus_id(const std::string& id) {
+  std::string lower;
+  for (char c : id) {
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  unsigned long domain = 0;
+  unsigned bus = 0, dev = 0, func = 0;
+  char tail = 0;
+  if (std::sscanf(lower.c_str(), "%lx:%x:%x.%x%c", &domain, &bus, &dev, &func, &tail) == 4) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%04lx:%02x:%02x.%x", domain, bus, dev, func);
+    return buf;
+  }
+  if (std::sscanf(lower.c_str(), "%x:%x.%x%c", &bus, &dev, &func, &tail) == 3) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "0000:%02x:%02x.%x", bus, dev, func);
+    return buf;
+  }
+  return lower;
+}
+
+namespace {
+
+struct GpuModel {
+  int device_id;
+  const char* name;
+  int sm;
+};
+
+// NVIDIA PCI device ids of data-centre GPUs (pci.ids; the hwloc fixtures' README).
+constexpr GpuModel kGpuModels[] = {
+    {0x15f7, "P100-PCIE-12GB", 60}, {0x15f8, "P100-PCIE-16GB", 60}, {0x15f9, "P100-SXM2-16GB", 60},
+    {0x1db1, "V100-SXM2-16GB", 70}, {0x1db4, "V100-PCIE-16GB", 70}, {0x1db5, "V100-SXM2-32GB", 70},
+    {0x1db6, "V100-PCIE-32GB", 70}, {0x1db8, "V100-SXM3-32GB", 70}, {0x1df6, "V100S-PCIE-32GB", 70},
+    {0x20b0, "A100-SXM4-40GB", 80}, {0x20b2, "A100-SXM4-80GB", 80}, {0x20b3, "A100-SXM-64GB", 80},
+    {0x20b5, "A100-PCIE-80GB", 80}, {0x20f1, "A100-PCIE-40GB", 80}, {0x20f3, "A800-SXM4-80GB", 80},
+    {0x2321, "H100-NVL", 90},       {0x2324, "H800-SXM5-80GB", 90}, {0x2330, "H100-SXM5-80GB", 90},
+    {0x2331, "H100-PCIE-80GB", 90}, {0x2335, "H200-SXM-141GB", 90}, {0x2901, "B200", 100},
+};
+
+}  // namespace
+
+std::string gpu_name_from_device_id(int device_id) {
+  for (const auto& m : kGpuModels)
+    if (m.device_id == device_id) return m.name;
+  return "";
+}
+
+int gpu_sm_from_device_id(int device_id) {
+  for (const auto& m : kGpuModels)
+    if (m.device_id == device_id) return m.sm;
+  return 0;
+}
+
+double nvlink_gbps_per_link(int sm) {
+  if (sm <= 0) return 0;
+  if (sm < 70) return 20;
+  if (sm < 100) return 25;
+  return 50;
+}
+
+namespace probe_detail {
+
+void resize_gpu_tables(Topology& topo) {
+  size_t n = topo.gpus.size();
+  auto& nv = topo.nvlink;
+  nv.matrix.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    nv.matrix[i].resize(n, -1);
+    nv.matrix[i][i] = 0;
+  }
+  nv.switch_links.resize(n, -1);
+  nv.cpu_links.resize(n, 0);
+  for (auto& nic : topo.nics)
+    nic.gpu_affinity.resize(n, Affinity::kUnknown);
+}
+
+Gpu make_pci_gpu(int index, const std::string& bus_id, int device_id) {
+  Gpu gpu;
+  gpu.index = index;
+  gpu.pci_bus_id = normalize_bus_id(bus_id);
+  gpu.pci_device_id = device_id;
+  gpu.name = gpu_name_from_device_id(device_id);
+  gpu.sm = gpu_sm_from_device_id(device_id);
+  return gpu;
+}
+
+void fill_switch_matrix(NvlinkInfo& nv) {
+  size_t n = nv.switch_links.size();
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j || nv.switch_links[i] <= 0 || nv.switch_links[j] <= 0) continue;
+      int shared = std::min(nv.switch_links[i], nv.switch_links[j]);
+      if (nv.matrix[i][j] <= 0) nv.matrix[i][j] = shared;
+    }
+  }
+  if (std::any_of(nv.switch_links.begin(), nv.switch_links.end(), [](int l) { return l > 0; }))
+    nv.via_switch = true;
+}
+
+}  // namespace probe_detail
+
+namespace {
+
+using probe_detail::resize_gpu_tables;
+
+// Reorder GPUs by index (then bus id) and permute every per-GPU table with them.
+void sort_gpus(Topology& topo) {
+  size_t n = topo.gpus.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Gpu& x = topo.gpus[a];
+    const Gpu& y = topo.gpus[b];
+    if (x.index != y.index) return x.index < y.index;
+    return x.pci_bus_id < y.pci_bus_id;
+  });
+  bool identity = true;
+  for (size_t i = 0; i < n; ++i)
+    identity = identity && order[i] == i;
+  if (identity) return;
+  Topology copy = topo;
+  auto& nv = topo.nvlink;
+  for (size_t i = 0; i < n; ++i) {
+    topo.gpus[i] = copy.gpus[order[i]];
+    nv.switch_links[i] = copy.nvlink.switch_links[order[i]];
+    nv.cpu_links[i] = copy.nvlink.cpu_links[order[i]];
+    for (size_t j = 0; j < n; ++j)
+      nv.matrix[i][j] = copy.nvlink.matrix[order[i]][order[j]];
+    for (size_t k = 0; k < topo.nics.size(); ++k)
+      topo.nics[k].gpu_affinity[i] = copy.nics[k].gpu_affinity[order[i]];
+  }
+}
+
+int total_links(const NvlinkInfo& nv, size_t i) {
+  int cpu = nv.cpu_links[i] > 0 ? nv.cpu_links[i] : 0;
+  if (nv.switch_links[i] > 0) return nv.switch_links[i] + cpu;
+  int sum = cpu;
+  for (size_t j = 0; j < nv.matrix[i].size(); ++j) {
+    if (j == i) continue;
+    if (nv.matrix[i][j] < 0) return -1;
+    sum += nv.matrix[i][j];
+  }
+  return sum;
+}
+
+int first_known_sm(const Topology& topo) {
+  for (const auto& g : topo.gpus)
+    if (g.sm > 0) return g.sm;
+  return 0;
+}
+
+void derive_nic_nearest(Topology& topo) {
+  for (auto& nic : topo.nics) {
+    nic.nearest_gpus.clear();
+    nic.nearest_level = Affinity::kUnknown;
+    for (const auto a : nic.gpu_affinity)
+      if (a < nic.nearest_level) nic.nearest_level = a;
+    if (nic.nearest_level == Affinity::kUnknown) continue;
+    for (size_t i = 0; i < nic.gpu_affinity.size(); ++i)
+      if (nic.gpu_affinity[i] == nic.nearest_level) nic.nearest_gpus.push_back(topo.gpus[i].index);
+  }
+}
+
+}  // namespace
+
+void finalize_topology(Topology& topo) {
+  resize_gpu_tables(topo);
+  sort_gpus(topo);
+  auto& nv = topo.nvlink;
+  size_t n = topo.gpus.size();
+  nv.gbps_per_link = nvlink_gbps_per_link(first_known_sm(topo));
+  nv.links_per_gpu.assign(n, -1);
+  nv.gbps_per_gpu.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    nv.links_per_gpu[i] = total_links(nv, i);
+    if (nv.links_per_gpu[i] >= 0 && nv.gbps_per_link > 0)
+      nv.gbps_per_gpu[i] = nv.links_per_gpu[i] * nv.gbps_per_link;
+  }
+  derive_nic_nearest(topo);
+  topo.gpus_per_node = static_cast<int>(n);
+}
+
+// --- Merging -----------------------------------------------------------------------------------
+
+namespace {
+
+std::string gpu_label(const Gpu& g) {
+  return "GPU " + std::to_string(g.index) + (g.pci_bus_id.empty() ? "" : " (" + g.pci_bus_id + ")");
+}
+
+// Position of `g` in `gpus`: by bus id when both have one, else by index.
+int find_gpu(const std::vector<Gpu>& gpus, const Gpu& g) {
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const Gpu& b = gpus[i];
+    if (!b.pci_bus_id.empty() && !g.pci_bus_id.empty()) {
+      if (b.pci_bus_id == g.pci_bus_id) return static_cast<int>(i);
+    } else if (b.index == g.index) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+template <typename T>
+void take_if_unset(T& base, const T& extra, const T& unset) {
+  if (base == unset) base = extra;
+}
+
+void merge_gpu(Gpu& b, const Gpu& e, const std::string& source,
+               std::vector<std::string>& warnings) {
+  take_if_unset(b.pci_bus_id, e.pci_bus_id, std::string());
+  take_if_unset(b.name, e.name, std::string());
+  take_if_unset(b.pci_device_id, e.pci_device_id, 0);
+  take_if_unset(b.sm, e.sm, 0);
+  take_if_unset(b.memory_gib, e.memory_gib, 0.0);
+  take_if_unset(b.pcie_gbps, e.pcie_gbps, 0.0);
+  take_if_unset(b.cpu_affinity, e.cpu_affinity, std::string());
+  take_if_unset(b.numa_affinity, e.numa_affinity, std::string());
+  take_if_unset(b.nvlinks_down, e.nvlinks_down, -1);
+  if (b.numa_node >= 0 && e.numa_node >= 0 && b.numa_node != e.numa_node)
+    warnings.push_back(source + ": " + gpu_label(b) + " on NUMA node " +
+                       std::to_string(e.numa_node) + ", earlier source said " +
+                       std::to_string(b.numa_node) + "; kept " + std::to_string(b.numa_node));
+  take_if_unset(b.numa_node, e.numa_node, -1);
+}
+
+int find_nic(const std::vector<Nic>& nics, const Nic& n) {
+  for (size_t i = 0; i < nics.size(); ++i) {
+    const Nic& b = nics[i];
+    if (b.name == n.name || (!n.netdev.empty() && b.netdev == n.netdev) ||
+        (!n.netdev.empty() && b.name == n.netdev) || (!b.netdev.empty() && n.name == b.netdev))
+      return static_cast<int>(i);
+    if (!b.pci_bus_id.empty() && b.pci_bus_id == n.pci_bus_id && b.port == n.port)
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void merge_nic(Nic& b, const Nic& e, const std::vector<int>& gpu_map) {
+  take_if_unset(b.netdev, e.netdev, std::string());
+  take_if_unset(b.kind, e.kind, NicKind::kUnknown);
+  take_if_unset(b.gbps, e.gbps, 0.0);
+  take_if_unset(b.numa_node, e.numa_node, -1);
+  take_if_unset(b.pci_bus_id, e.pci_bus_id, std::string());
+  take_if_unset(b.port, e.port, 0);
+  for (size_t i = 0; i < e.gpu_affinity.size() && i < gpu_map.size(); ++i) {
+    Affinity& a = b.gpu_affinity[gpu_map[i]];
+    if (a == Affinity::kUnknown) a = e.gpu_affinity[i];
+  }
+}
+
+void merge_nvlink(Topology& base, const Topology& extra, const std::vector<int>& gpu_map,
+                  const std::string& source) {
+  auto& nv = base.nvlink;
+  const auto& en = extra.nvlink;
+  int conflicts = 0;
+  for (size_t i = 0; i < gpu_map.size(); ++i) {
+    int bi = gpu_map[i];
+    take_if_unset(nv.switch_links[bi], en.switch_links[i], -1);
+    take_if_unset(nv.cpu_links[bi], en.cpu_links[i], 0);
+    for (size_t j = 0; j < gpu_map.size(); ++j) {
+      int& cell = nv.matrix[bi][gpu_map[j]];
+      int other = en.matrix[i][j];
+      if (cell < 0) {
+        cell = other;
+      } else if (other >= 0 && other != cell) {
+        ++conflicts;
+      }
+    }
+  }
+  nv.via_switch = nv.via_switch || en.via_switch;
+  if (conflicts > 0)
+    base.warnings.push_back(source + ": NVLink counts differ from an earlier source in " +
+                            std::to_string(conflicts) + " matrix cells; kept the earlier ones");
+}
+
+}  // namespace
+
+void merge_topology(Topology& base, const Topology& extra) {
+  resize_gpu_tables(base);
+  Topology e = extra;
+  resize_gpu_tables(e);
+  std::string source = e.sources.empty() ? std::string("input") : e.sources.front();
+  if (!base.gpus.empty() && !e.gpus.empty() && base.gpus.size() != e.gpus.size())
+    base.warnings.push_back(source + ": " + std::to_string(e.gpus.size()) +
+                            " GPUs, earlier sources " + std::to_string(base.gpus.size()) +
+                            "; the union is kept");
+  std::vector<int> gpu_map(e.gpus.size());
+  for (size_t i = 0; i < e.gpus.size(); ++i) {
+    int at = find_gpu(base.gpus, e.gpus[i]);
+    if (at < 0) {
+      base.gpus.push_back(e.gpus[i]);
+      resize_gpu_tables(base);
+      at = static_cast<int>(base.gpus.size()) - 1;
+    } else {
+      merge_gpu(base.gpus[at], e.gpus[i], source, base.warnings);
+    }
+    gpu_map[i] = at;
+  }
+  merge_nvlink(base, e, gpu_map, source);
+  for (const auto& nic : e.nics) {
+    int at = find_nic(base.nics, nic);
+    if (at < 0) {
+      Nic fresh = nic;
+      fresh.gpu_affinity.assign(base.gpus.size(), Affinity::kUnknown);
+      base.nics.push_back(fresh);
+      at = static_cast<int>(base.nics.size()) - 1;
+    }
+    merge_nic(base.nics[at], nic, gpu_map);
+  }
+  if (base.numa_nodes.empty()) base.numa_nodes = e.numa_nodes;
+  take_if_unset(base.packages, e.packages, 0);
+  take_if_unset(base.cores, e.cores, 0);
+  take_if_unset(base.pus, e.pus, 0);
+  take_if_unset(base.host, e.host, std::string());
+  for (const auto& s : e.sources)
+    base.sources.push_back(s);
+  for (const auto& w : e.warnings)
+    base.warnings.push_back(w);
+  for (const auto& n : e.notes)
+    base.notes.push_back(n);
+  finalize_topology(base);
+}
+
+ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::string& name) {
+  ClusterProfile p;
+  p.name = name;
+  std::string source = topo.sources.empty() ? "probe" : topo.sources.front();
+  for (size_t i = 1; i < topo.sources.size(); ++i)
+    source += ", " + topo.sources[i];
+  p.gpus_per_node = topo.gpus_per_node;
+  p.sources["gpus_per_node"] = source;
+  const Gpu* first = topo.gpus.empty() ? nullptr : &topo.gpus.front();
+  p.description = "Probed by hcp-plan from " + source;
+  if (first != nullptr) {
+    p.gpu_name = first->name;
+    p.gpu_sm = first->sm;
+    p.gpu_memory_gib = first->memory_gib;
+    p.pcie_gbps_per_gpu = first->pcie_gbps;
+  }
+  // The slowest GPU decides what a collective can use.
+  double min_gbps = 0;
+  for (double g : topo.nvlink.gbps_per_gpu)
+    if (g > 0 && (min_gbps == 0 || g < min_gbps)) min_gbps = g;
+  p.nvlink_gbps_per_gpu = min_gbps;
+  p.nvlink_domain = min_gbps > 0 && topo.nvlink.via_switch ? topo.gpus_per_node : 1;
+  if (min_gbps > 0 && !topo.nvlink.via_switch) {
+    // Direct NVLink: the domain is the largest group of GPUs all linked to each other.
+    int best = 1;
+    for (size_t i = 0; i < topo.gpus.size(); ++i) {
+      int linked = 1;
+      for (size_t j = 0; j < topo.gpus.size(); ++j)
+        if (j != i && topo.nvlink.matrix[i][j] > 0) ++linked;
+      best = std::max(best, linked);
+    }
+    p.nvlink_domain = best;
+  }
+  p.sources["nvlink_gbps_per_gpu"] = source;
+  int fabric_nics = 0;
+  double gbits = 0;
+  for (const auto& nic : topo.nics) {
+    if (nic.kind == NicKind::kEthernet) continue;
+    ++fabric_nics;
+    if (nic.gbps > 0 && (gbits == 0 || nic.gbps < gbits)) gbits = nic.gbps;
+  }
+  p.nics_per_node = fabric_nics;
+  p.nic_gbits = gbits;
+  p.sources["nics_per_node"] = source;
+  return p;
+}
+
+}  // namespace hcp

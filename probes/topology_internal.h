@@ -1,0 +1,32 @@
+// Helpers shared by the topology readers inside the probes module (not part of the public API).
+#pragma once
+
+#include <string>
+
+#include "hcp/diagnostic.h"
+#include "hcp/topology.h"
+
+namespace hcp::probe_detail {
+
+/// Size the NVLink matrix, switch/CPU link tables and NIC affinity rows to the GPU count
+/// (new cells unknown).
+void resize_gpu_tables(Topology& topo);
+/// A GPU known from its PCI function: name and SM from the device id table.
+Gpu make_pci_gpu(int index, const std::string& bus_id, int device_id);
+/// Fill GPU pair cells from NVSwitch links: a pair shares min(links of each) links. Sets
+/// via_switch.
+void fill_switch_matrix(NvlinkInfo& nv);
+
+/// Read a whole file; an Error naming the path when it cannot be read.
+Result<std::string> read_text_file(const std::string& path);
+/// Return an error when `text` holds binary data (NUL or other control bytes), naming the offset.
+Status check_text(const std::string& text, const std::string& source, const std::string& what);
+/// Largest believable values, for "absurd number" checks.
+inline constexpr int kMaxNvlinksPerPair = 36;  ///< NVML_NVLINK_MAX_LINKS in current drivers.
+inline constexpr double kMaxNicGbps = 3200;    ///< 3.2 Tb/s per port.
+inline constexpr int kMaxNumaNode = 4095;
+
+/// File name without directories, for source labels.
+std::string base_name(const std::string& path);
+
+}  // namespace hcp::probe_detail

@@ -1,0 +1,493 @@
+// Bad inputs, merging, findings, JSON, cluster summaries, NVML facts and the live probe.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "hcp/cluster.h"
+#include "hcp/topology.h"
+
+namespace hcp {
+namespace {
+
+std::string fixture(const std::string& rel) {
+  return std::string(HCP_FIXTURES_DIR) + "/topologies/" + rel;
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  auto path = std::filesystem::temp_directory_path() / ("hcp_probe_test_" + name);
+  std::ofstream(path, std::ios::binary) << content;
+  return path.string();
+}
+
+std::vector<std::string> ids(const std::vector<Diagnostic>& ds) {
+  std::vector<std::string> out;
+  for (const auto& d : ds)
+    out.push_back(d.id);
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+const std::string kHeader4 = "\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tCPU Affinity\tNUMA Affinity\n";
+
+std::string smi4(const std::string& row0, const std::string& row1, const std::string& row2,
+                 const std::string& row3) {
+  return kHeader4 + row0 + "\n" + row1 + "\n" + row2 + "\n" + row3 + "\n";
+}
+
+// --- nvidia-smi: bad input -----------------------------------------------------------------------
+
+TEST(NvidiaSmiParse, BinaryJunkIsRejectedWithOffset) {
+  std::string junk("GPU0\x00\x01\x02\xff", 8);
+  auto r = parse_nvidia_smi_topo(junk, "junk.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("binary data at byte 4"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, TextWithoutHeaderIsRejected) {
+  auto r = parse_nvidia_smi_topo("hello world\nno matrix here\n", "x.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no header line naming GPU0"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, ShortRowInTheMiddleIsAnError) {
+  auto r = parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4",
+                                      "GPU2 NV4 NV4 X NV4 SYS 0 0", "GPU3 NV4 NV4 NV4 X SYS 0 0"),
+                                 "short.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("short.txt:3: row GPU1 has 3 entries, the header names 5"),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(NvidiaSmiParse, ShortLastRowIsATruncationWarning) {
+  auto r = parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 SYS 0 0",
+                                      "GPU2 NV4 NV4 X NV4 SYS 0 0", "GPU3 NV4 NV4"),
+                                 "cut.txt");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->gpus_per_node, 4);
+  EXPECT_EQ(r->nvlink.matrix[3][0], 4);  // from GPU0's row
+  EXPECT_EQ(r->gpus[3].numa_node, -1);
+  EXPECT_NE(r->warnings.front().find("row GPU3 is cut short"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, TooManyEntriesIsAnError) {
+  auto r =
+      parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX SYS 0 0", "GPU1 NV4 X NV4 NV4 SYS 0 0",
+                                 "GPU2 NV4 NV4 X NV4 SYS 0 0", "GPU3 NV4 NV4 NV4 X SYS 0 0"),
+                            "wide.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("more than the 5 entries"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, AbsurdNvlinkCountIsAnError) {
+  auto r =
+      parse_nvidia_smi_topo(smi4("GPU0 X NV999 NV4 NV4 PIX 0 0", "GPU1 NV999 X NV4 NV4 SYS 0 0",
+                                 "GPU2 NV4 NV4 X NV4 SYS 0 0", "GPU3 NV4 NV4 NV4 X SYS 0 0"),
+                            "absurd.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("NV999 out of range"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, SelfOffTheDiagonalIsAnError) {
+  auto r = parse_nvidia_smi_topo(smi4("GPU0 NV4 X NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 SYS 0 0",
+                                      "GPU2 NV4 NV4 X NV4 SYS 0 0", "GPU3 NV4 NV4 NV4 X SYS 0 0"),
+                                 "shifted.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("lacks X"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, UnknownLinkTypeIsAnError) {
+  auto r = parse_nvidia_smi_topo(smi4("GPU0 X NV4 FOO NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 SYS 0 0",
+                                      "GPU2 NV4 NV4 X NV4 SYS 0 0", "GPU3 NV4 NV4 NV4 X SYS 0 0"),
+                                 "foo.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown link type 'FOO'"), std::string::npos);
+}
+
+TEST(NvidiaSmiParse, MissingFileIsAnError) {
+  auto r = load_nvidia_smi_topo("/nonexistent/topo.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("cannot read"), std::string::npos);
+}
+
+// --- NCCL XML: bad input -------------------------------------------------------------------------
+
+const char* kNcclDump = R"(<system version="1">
+  <cpu numaid="0" affinity="0000ffff">
+    <pci busid="0000:0a:00.0" class="0x060400">
+      <pci busid="0000:0b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="90" rank="0" gdr="1"><nvlink target="0000:0c:00.0" count="%COUNT%" tclass="0x030200"/></gpu>
+      </pci>
+      <pci busid="0000:0c:00.0" class="0x030200" vendor="0x10de" device="0x2330">
+        <gpu dev="1" sm="90" rank="1" gdr="1"><nvlink target="0000:0b:00.0" count="6" tclass="0x030200"/></gpu>
+      </pci>
+      <pci busid="0000:0d:00.0" class="0x020700" vendor="0x15b3">
+        <nic><net name="mlx5_0" dev="0" speed="%SPEED%" port="1" gdr="1"/></nic>
+      </pci>
+    </pci>
+  </cpu>
+  <cpu numaid="1" affinity="ffff0000">
+    <pci busid="0000:8d:00.0" class="0x020700" vendor="0x15b3">
+      <nic><net name="mlx5_1" dev="1" speed="400000" port="1" gdr="1"/></nic>
+    </pci>
+  </cpu>
+</system>
+)";
+
+std::string nccl_dump(const std::string& count, const std::string& speed) {
+  std::string s = kNcclDump;
+  s.replace(s.find("%COUNT%"), 7, count);
+  s.replace(s.find("%SPEED%"), 7, speed);
+  return s;
+}
+
+TEST(NcclParse, SmallDumpGivesDirectLinksAndNicSpeeds) {
+  auto r = parse_nccl_topo(nccl_dump("6", "400000"), "d.xml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->nvlink.matrix[0][1], 6);
+  EXPECT_EQ(r->nvlink.links_per_gpu[0], 6);
+  EXPECT_DOUBLE_EQ(r->nvlink.gbps_per_gpu[0], 150);
+  EXPECT_DOUBLE_EQ(r->nics[0].gbps, 400);
+  EXPECT_EQ(r->nics[0].kind, NicKind::kInfiniBand);
+  EXPECT_EQ(r->nics[1].nearest_level, Affinity::kCrossSocket);
+}
+
+TEST(NcclParse, MalformedXmlGivesLineAndColumn) {
+  auto r = parse_nccl_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n", "bad.xml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("bad.xml:3:"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("malformed XML"), std::string::npos);
+}
+
+TEST(NcclParse, WrongRootIsRejected) {
+  auto r = parse_nccl_topo("<topology version=\"2.0\"/>", "hw.xml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("expected <system>"), std::string::npos);
+}
+
+TEST(NcclParse, AbsurdNvlinkCountIsRejected) {
+  auto r = parse_nccl_topo(nccl_dump("1000", "400000"), "n.xml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("count=\"1000\" out of range 1..36"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("n.xml:5:"), std::string::npos) << r.error().message;
+}
+
+TEST(NcclParse, AbsurdOrJunkNicSpeedIsRejected) {
+  EXPECT_FALSE(parse_nccl_topo(nccl_dump("6", "99999999999"), "s.xml").ok());
+  EXPECT_FALSE(parse_nccl_topo(nccl_dump("6", "-5"), "s.xml").ok());
+  auto r = parse_nccl_topo(nccl_dump("6", "fast"), "s.xml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("speed=\"fast\" is not a number"), std::string::npos);
+}
+
+TEST(NcclParse, BinaryJunkIsRejected) {
+  std::string junk(
+      "\x7f"
+      "ELF\x02\x01\x01",
+      7);
+  auto r = parse_nccl_topo(junk, "elf.xml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("binary data at byte 0"), std::string::npos);
+}
+
+// --- hwloc XML: bad input ------------------------------------------------------------------------
+
+TEST(HwlocParse, JunkAndWrongRootAndNewerVersionAreRejected) {
+  auto junk = load_hwloc_xml(temp_file("junk.xml", std::string("\x01\x02garbage", 9)));
+  ASSERT_FALSE(junk.ok());
+  EXPECT_NE(junk.error().message.find("binary data"), std::string::npos);
+  auto root = load_hwloc_xml(temp_file("root.xml", "<system version=\"1\"/>"));
+  ASSERT_FALSE(root.ok());
+  EXPECT_NE(root.error().message.find("expected <topology>"), std::string::npos);
+  auto v3 = load_hwloc_xml(temp_file("v3.xml", "<topology version=\"3.0\"></topology>"));
+  ASSERT_FALSE(v3.ok());
+  EXPECT_NE(v3.error().message.find("version 3.0"), std::string::npos);
+  auto cut = load_hwloc_xml(temp_file("cut.xml", "<topology version=\"2.0\"><object type="));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("malformed XML"), std::string::npos);
+}
+
+// --- merging -------------------------------------------------------------------------------------
+
+std::vector<std::string> conflicts(const Topology& t) {
+  std::vector<std::string> out;
+  for (const auto& w : t.warnings)
+    if (w.find("earlier source") != std::string::npos) out.push_back(w);
+  return out;
+}
+
+TEST(Merge, NvidiaSmiFillsNvlinkOfAnHwlocExportAndGetsBandwidthFromIt) {
+  auto hw =
+      load_hwloc_xml(fixture("hwloc/juwels-booster_jwb0004_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml"));
+  ASSERT_TRUE(hw.ok());
+  auto smi = parse_nvidia_smi_topo(
+      smi4("GPU0 X NV4 NV4 NV4 PIX 18-23 3", "GPU1 NV4 X NV4 NV4 SYS 6-11 1",
+           "GPU2 NV4 NV4 X NV4 SYS 42-47 7", "GPU3 NV4 NV4 NV4 X SYS 30-35 5"),
+      "booster-smi.txt");
+  ASSERT_TRUE(smi.ok());
+  Topology t = *hw;
+  merge_topology(t, *smi);
+  ASSERT_EQ(t.gpus_per_node, 4);
+  EXPECT_EQ(t.gpus[0].pci_bus_id, "0000:03:00.0");  // hwloc's
+  EXPECT_EQ(t.nvlink.matrix[0][1], 4);              // nvidia-smi's
+  EXPECT_EQ(t.nvlink.links_per_gpu[0], 12);
+  EXPECT_DOUBLE_EQ(t.nvlink.gbps_per_gpu[0], 300);  // A100 rate from hwloc's PCI id
+  EXPECT_EQ(t.sources.size(), 2u);
+  EXPECT_TRUE(conflicts(t).empty()) << conflicts(t).front();
+}
+
+TEST(Merge, ConflictingSourcesKeepTheFirstAndWarn) {
+  auto a = parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 SYS 0 0",
+                                      "GPU2 NV4 NV4 X NV4 SYS 0 1", "GPU3 NV4 NV4 NV4 X SYS 0 1"),
+                                 "a.txt");
+  auto b = parse_nvidia_smi_topo(smi4("GPU0 X NV2 NV4 NV4 PIX 0 0", "GPU1 NV2 X NV4 NV4 SYS 0 0",
+                                      "GPU2 NV4 NV4 X NV4 SYS 0 1", "GPU3 NV4 NV4 NV4 X SYS 0 0"),
+                                 "b.txt");
+  ASSERT_TRUE(a.ok() && b.ok());
+  Topology t = *a;
+  merge_topology(t, *b);
+  EXPECT_EQ(t.nvlink.matrix[0][1], 4);
+  EXPECT_EQ(t.gpus[3].numa_node, 1);
+  auto c = conflicts(t);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_NE(c[0].find("NUMA node 0"), std::string::npos);
+  EXPECT_NE(c[1].find("2 matrix cells"), std::string::npos);
+}
+
+// --- findings ------------------------------------------------------------------------------------
+
+TEST(Findings, AsymmetricNvlinkFiresAndSymmetricDoesNot) {
+  auto asym =
+      parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV2 X NV4 NV4 PIX 0 0",
+                                 "GPU2 NV4 NV4 X NV4 PIX 0 0", "GPU3 NV4 NV4 NV4 X PIX 0 0"),
+                            "asym.txt");
+  ASSERT_TRUE(asym.ok());
+  auto f = topology_findings(*asym);
+  EXPECT_TRUE(contains(ids(f), "TOPO001"));
+  auto sym = parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 PIX 0 0",
+                                        "GPU2 NV4 NV4 X NV4 PIX 0 0", "GPU3 NV4 NV4 NV4 X PIX 0 0"),
+                                   "sym.txt");
+  ASSERT_TRUE(sym.ok());
+  EXPECT_TRUE(topology_findings(*sym).empty());
+}
+
+std::vector<NvmlGpuInfo> nvml_switch_node(int gpus, int links, int odd_gpu, int odd_links,
+                                          int odd_down) {
+  std::vector<NvmlGpuInfo> out;
+  for (int i = 0; i < gpus; ++i) {
+    NvmlGpuInfo g;
+    g.index = i;
+    g.pci_bus_id = normalize_bus_id("00000000:" + std::to_string(10 + i) + ":00.0");
+    g.name = "NVIDIA H100 80GB HBM3";
+    g.sm = 90;
+    int n = i == odd_gpu ? odd_links : links;
+    g.active_link_targets.assign(static_cast<size_t>(n), "switch");
+    g.inactive_links = i == odd_gpu ? odd_down : 0;
+    out.push_back(g);
+  }
+  return out;
+}
+
+TEST(Findings, NvlinksDownFireFromNvmlStateAndFromLinkCounts) {
+  auto healthy = topology_from_nvml(nvml_switch_node(8, 18, -1, 0, 0));
+  EXPECT_EQ(healthy.nvlink.matrix[2][5], 18);
+  EXPECT_DOUBLE_EQ(healthy.nvlink.gbps_per_gpu[0], 450);
+  EXPECT_EQ(healthy.gpus[0].name, "H100 80GB HBM3");
+  EXPECT_FALSE(contains(ids(topology_findings(healthy)), "TOPO002"));
+
+  auto down = topology_from_nvml(nvml_switch_node(8, 18, 3, 16, 2));
+  auto f = topology_findings(down);
+  ASSERT_TRUE(contains(ids(f), "TOPO002"));
+  EXPECT_EQ(down.nvlink.matrix[3][4], 16);
+  auto counted = topology_from_nvml(nvml_switch_node(8, 18, 5, 12, 0));
+  auto g = topology_findings(counted);
+  ASSERT_TRUE(contains(ids(g), "TOPO002"));
+  EXPECT_NE(g.front().message.find("GPU 5 has 12 active NVLinks, most GPUs have 18"),
+            std::string::npos);
+}
+
+TEST(Findings, GpuWithoutNicOnItsSwitch) {
+  auto pcie = load_nvidia_smi_topo(
+      fixture("nvidia-smi/pcie_8xA100-80GB_NVLink-bridge-pairs_TRUNCATED.txt"));
+  ASSERT_TRUE(pcie.ok());
+  auto f = topology_findings(*pcie);
+  ASSERT_TRUE(contains(ids(f), "TOPO003"));
+  auto ndv5 = load_nccl_topo(fixture("nccl/azure_ndv5_8xH100_8xNDR_topohint.xml"));
+  ASSERT_TRUE(ndv5.ok());
+  EXPECT_FALSE(contains(ids(topology_findings(*ndv5)), "TOPO003"));
+}
+
+TEST(Findings, MixedNicSpeeds) {
+  auto mixed = parse_nccl_topo(nccl_dump("6", "200000"), "m.xml");
+  ASSERT_TRUE(mixed.ok());
+  auto f = topology_findings(*mixed);
+  ASSERT_TRUE(contains(ids(f), "TOPO004"));
+  auto same = parse_nccl_topo(nccl_dump("6", "400000"), "s.xml");
+  ASSERT_TRUE(same.ok());
+  EXPECT_FALSE(contains(ids(topology_findings(*same)), "TOPO004"));
+}
+
+TEST(Findings, GpusSplitAcrossNumaNodes) {
+  auto hgx =
+      load_nccl_topo(fixture("nccl/hgx_8xA100-80GB_6xNVSwitch_4xCX6Dx-RoCE_ncclTopoDump.xml"));
+  ASSERT_TRUE(hgx.ok());
+  auto f = topology_findings(*hgx);
+  EXPECT_EQ(ids(f), std::vector<std::string>{"TOPO005"});
+  EXPECT_EQ(f.front().severity, Severity::kInfo);
+  auto one_node = parse_nccl_topo(nccl_dump("6", "400000"), "one.xml");
+  ASSERT_TRUE(one_node.ok());
+  EXPECT_FALSE(contains(ids(topology_findings(*one_node)), "TOPO005"));
+}
+
+// --- JSON, profile, cluster ----------------------------------------------------------------------
+
+TEST(TopologyJson, ContractKeysAndRoundTrip) {
+  auto t =
+      load_nccl_topo(fixture("nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml"));
+  ASSERT_TRUE(t.ok());
+  auto j = topology_to_json(*t);
+  EXPECT_EQ(j["gpus_per_node"], 8);
+  EXPECT_EQ(j["gpus"][0]["pci_bus_id"], "0000:a4:00.0");
+  EXPECT_EQ(j["gpus"][0]["numa_node"], 0);
+  EXPECT_EQ(j["gpus"][0]["name"], "H100-SXM5-80GB");
+  EXPECT_EQ(j["nvlink"]["links_per_gpu"], 18);
+  EXPECT_EQ(j["nvlink"]["gbps_per_gpu"], 450.0);
+  EXPECT_EQ(j["nvlink"]["matrix"][0][1], 18);
+  EXPECT_EQ(j["nics"][0]["kind"], "roce");
+  EXPECT_EQ(j["nics"][0]["gbps"], 200.0);
+  EXPECT_EQ(j["nics"][0]["nearest_gpus"], nlohmann::json::array({0}));
+  EXPECT_TRUE(j["sources"].is_array());
+  auto back = topology_from_json(j, "rt");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->nvlink.matrix, t->nvlink.matrix);
+  EXPECT_EQ(back->nics[7].nearest_gpus, t->nics[7].nearest_gpus);
+  EXPECT_EQ(topology_to_json(*back), j);
+}
+
+TEST(TopologyJson, UnknownsAreNullAndBadJsonIsRejected) {
+  auto t = load_nvidia_smi_topo(fixture("nvidia-smi/dgx-a100-40gb_8gpu_NV12_12nic_TRUNCATED.txt"));
+  ASSERT_TRUE(t.ok());
+  auto j = topology_to_json(*t);
+  EXPECT_TRUE(j["nvlink"]["matrix"][4][5].is_null());
+  EXPECT_TRUE(j["gpus"][0]["pci_bus_id"].is_null());
+  EXPECT_TRUE(j["nvlink"]["gbps_per_gpu"].is_null());
+  EXPECT_FALSE(topology_from_json(nlohmann::json{{"x", 1}}, "x").ok());
+  j["nvlink"]["matrix"].erase(0);
+  EXPECT_FALSE(topology_from_json(j, "x").ok());
+}
+
+TEST(ClusterProfileFromTopology, DescribesTheNodeAndReloads) {
+  auto t =
+      load_nccl_topo(fixture("nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml"));
+  ASSERT_TRUE(t.ok());
+  ClusterProfile p = cluster_profile_from_topology(*t, "gx3d-h100");
+  EXPECT_EQ(p.name, "gx3d-h100");
+  EXPECT_EQ(p.gpus_per_node, 8);
+  EXPECT_EQ(p.gpu_name, "H100-SXM5-80GB");
+  EXPECT_EQ(p.gpu_sm, 90);
+  EXPECT_DOUBLE_EQ(p.nvlink_gbps_per_gpu, 450);
+  EXPECT_EQ(p.nvlink_domain, 8);
+  EXPECT_EQ(p.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(p.nic_gbits, 200);
+  auto path = temp_file("profile.yaml", cluster_profile_yaml(p));
+  auto back = load_cluster_profile(path);
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back->gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(back->nvlink_gbps_per_gpu, 450);
+}
+
+TEST(ClusterProfileFromTopology, DirectNvlinkDomainIsTheLinkedGroup) {
+  auto t = load_hwloc_xml(
+      fixture("hwloc/ibm-power8-minsky_4xP100_cuda-opencl-nvml_NVLinkBandwidth.xml"));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(cluster_profile_from_topology(*t, "minsky").nvlink_domain, 2);
+}
+
+TEST(ClusterSummary, NamesTheNodeThatDiffersFromTheMajority) {
+  auto h100 = load_nvidia_smi_topo(fixture("nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt"));
+  auto small =
+      load_nvidia_smi_topo(fixture("nvidia-smi/hgx-h100-4gpu_NV6_4nic_TRUNCATED-legend.txt"));
+  ASSERT_TRUE(h100.ok() && small.ok());
+  std::vector<Topology> nodes = {*h100, *h100, *small, *h100};
+  nodes[0].host = "node-a";
+  nodes[1].host = "node-b";
+  nodes[2].host = "node-c";
+  nodes[3].host = "node-b";  // a second rank on node-b: counted once
+  ClusterSummary s = summarize_cluster(nodes);
+  EXPECT_EQ(s.node_count, 3);
+  ASSERT_EQ(s.odd_nodes.size(), 1u);
+  EXPECT_EQ(s.odd_nodes[0].host, "node-c");
+  EXPECT_TRUE(contains(s.odd_nodes[0].differences, "4 GPUs (majority: 8)"));
+  EXPECT_TRUE(contains(s.odd_nodes[0].differences, "NVLink matrix differs from the majority"));
+  EXPECT_TRUE(contains(s.odd_nodes[0].differences, "4 NICs (majority: 10)"));
+  EXPECT_NE(cluster_summary_text(s).find("node-c: 4 GPUs"), std::string::npos);
+  EXPECT_EQ(cluster_summary_to_json(s)["differing_nodes"][0]["host"], "node-c");
+
+  std::vector<Topology> same = {*h100, *h100};
+  same[1].host = "other";
+  EXPECT_TRUE(summarize_cluster(same).odd_nodes.empty());
+}
+
+// --- helpers, NVML, live probe -------------------------------------------------------------------
+
+TEST(Helpers, BusIdsAndNvlinkRates) {
+  EXPECT_EQ(normalize_bus_id("00000000:3B:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(normalize_bus_id("3b:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(gpu_name_from_device_id(0x2335), "H200-SXM-141GB");
+  EXPECT_EQ(gpu_sm_from_device_id(0x20b2), 80);
+  EXPECT_EQ(gpu_name_from_device_id(0x1234), "");
+  EXPECT_DOUBLE_EQ(nvlink_gbps_per_link(60), 20);
+  EXPECT_DOUBLE_EQ(nvlink_gbps_per_link(90), 25);
+  EXPECT_DOUBLE_EQ(nvlink_gbps_per_link(100), 50);
+  EXPECT_DOUBLE_EQ(nvlink_gbps_per_link(0), 0);
+}
+
+TEST(Nvml, DirectLinksAndCpuLinksFromRemoteEnds) {
+  NvmlGpuInfo a, b;
+  a.index = 0;
+  a.pci_bus_id = "0000:04:00.0";
+  a.sm = 60;
+  a.active_link_targets = {"0000:05:00.0", "0000:05:00.0", "cpu", "cpu"};
+  b.index = 1;
+  b.pci_bus_id = "0000:05:00.0";
+  b.sm = 60;
+  b.active_link_targets = {"0000:04:00.0", "0000:04:00.0", "cpu", "cpu"};
+  auto t = topology_from_nvml({a, b});
+  EXPECT_FALSE(t.nvlink.via_switch);
+  EXPECT_EQ(t.nvlink.matrix[0][1], 2);
+  EXPECT_EQ(t.nvlink.cpu_links[1], 2);
+  EXPECT_EQ(t.nvlink.links_per_gpu[0], 4);
+  EXPECT_DOUBLE_EQ(t.nvlink.gbps_per_gpu[0], 80);
+}
+
+TEST(LiveProbe, SucceedsAndSaysWhatItFound) {
+  auto t = probe_live(LiveProbeOptions{});
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  EXPECT_GT(t->pus, 0);
+  EXPECT_FALSE(t->numa_nodes.empty());
+  EXPECT_TRUE(contains(t->sources, "hwloc"));
+  EXPECT_FALSE(t->host.empty());
+  if (t->gpus.empty()) {
+    bool said = std::any_of(t->notes.begin(), t->notes.end(), [](const std::string& n) {
+      return n.find("no NVIDIA GPU found") != std::string::npos;
+    });
+    EXPECT_TRUE(said);
+  }
+  EXPECT_NE(topology_text(*t, topology_findings(*t)).find("NUMA nodes"), std::string::npos);
+}
+
+TEST(LiveProbe, NcclWithoutGpusSaysWhy) {
+  NcclProbe p = probe_nccl(0);
+  EXPECT_FALSE(p.ran);
+  EXPECT_NE(p.problem.find("no NVIDIA GPU"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hcp
