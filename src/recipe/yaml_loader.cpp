@@ -21,7 +21,7 @@ namespace {
 /// Deeper than any real config (ConfigContainer dumps nest about 6 levels).
 constexpr int kMaxDepth = 64;
 /// Guards against alias bombs: yaml-cpp shares aliased nodes, the conversion would copy them.
-constexpr size_t kMaxNodes = 1'000'000;
+constexpr size_t kMaxNodes = 100'000;
 
 struct Converter {
   std::string file;
@@ -40,7 +40,7 @@ struct Converter {
 
 Result<Value> Converter::convert(const YAML::Node& node, const Location& fallback, int depth) {
   if (++nodes > kMaxNodes) {
-    return Error{"YAML expands to more than 1000000 nodes (alias expansion?)", fallback, ""};
+    return Error{"YAML expands to more than 100000 nodes (alias expansion?)", fallback, ""};
   }
   if (depth > kMaxDepth) {
     return Error{"YAML nesting deeper than " + std::to_string(kMaxDepth) + " levels", fallback, ""};

@@ -1,0 +1,85 @@
+// Speed of the recipe front end: load the default recipe, apply overrides, check the schema.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hcp/recipe.h"
+#include "hcp/schema.h"
+
+namespace {
+
+const char* const kDefaultRecipe = HCP_RECIPES_DIR "/llama3_8b_128k.yaml";
+
+const std::vector<std::string>& overrides() {
+  static const std::vector<std::string> args = {"-tp",
+                                                "2",
+                                                "-cp",
+                                                "8",
+                                                "model.cp_comm_type=a2a+p2p",
+                                                "model.hierarchical_context_parallel_sizes=[4,2]",
+                                                "++train.global_batch_size=64",
+                                                "-sl",
+                                                "65536"};
+  return args;
+}
+
+std::string read_default() {
+  std::ifstream in(kDefaultRecipe);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// File read + YAML parse + normalisation + schema check.
+void BM_LoadDefaultRecipe(benchmark::State& state) {
+  for (auto _ : state) {
+    hcp::Result<hcp::Recipe> r = hcp::load_recipe_file(kDefaultRecipe);
+    if (!r) state.SkipWithError(r.error().str().c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_LoadDefaultRecipe)->Unit(benchmark::kMicrosecond);
+
+/// What `hcp-plan validate RECIPE OVERRIDES...` does before the rules run.
+void BM_LoadAndApplyOverrides(benchmark::State& state) {
+  for (auto _ : state) {
+    hcp::Result<hcp::Recipe> r = hcp::load_recipe_file(kDefaultRecipe);
+    if (!r) state.SkipWithError(r.error().str().c_str());
+    hcp::Status s = hcp::apply_overrides(*r, overrides());
+    if (!s) state.SkipWithError(s.error().str().c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_LoadAndApplyOverrides)->Unit(benchmark::kMicrosecond);
+
+/// Parsing from memory only (no file system).
+void BM_LoadFromText(benchmark::State& state) {
+  std::string text = read_default();
+  for (auto _ : state) {
+    hcp::Result<hcp::Recipe> r = hcp::load_recipe_text(text, "llama3_8b_128k.yaml");
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_LoadFromText)->Unit(benchmark::kMicrosecond);
+
+/// The override grammar alone.
+void BM_ParseOverride(benchmark::State& state) {
+  for (auto _ : state) {
+    auto o = hcp::parse_override("model.hierarchical_context_parallel_sizes=[8, 2]");
+    benchmark::DoNotOptimize(o);
+  }
+}
+BENCHMARK(BM_ParseOverride);
+
+/// A full-dump-sized schema check (the Llama-3.2-1B dump fixture).
+void BM_LoadFullDump(benchmark::State& state) {
+  for (auto _ : state) {
+    auto r = hcp::load_recipe_file(HCP_FIXTURES_DIR "/recipe/full_dump_llama32_1b.yaml");
+    if (!r) state.SkipWithError(r.error().str().c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_LoadFullDump)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
