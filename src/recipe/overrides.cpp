@@ -325,9 +325,18 @@ Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   for (const Override& o : *overrides) {
     if (Status s = applier.apply(o); !s) return s;
   }
+  if (overrides->empty()) return Ok{};
   if (Status s = resolve_interpolations(recipe); !s) return s;
   if (Status s = sync_sequence_length(recipe, *overrides); !s) return s;
-  return check_recipe_schema(recipe);
+  // Check the keys the overrides touched once more, now that interpolations are resolved. The
+  // rest of the recipe was checked by its loader (MLM and HF loaders map their own keys).
+  for (const Override& o : *overrides) {
+    std::string key = canonical_key(o.key);
+    const Value* now = recipe.find(key);
+    if (o.kind == OverrideKind::kDelete || now == nullptr) continue;
+    if (Status s = check_field_value(key, *now); !s) return s;
+  }
+  return Ok{};
 }
 
 }  // namespace hcp

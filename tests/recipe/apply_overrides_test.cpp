@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "hcp/recipe.h"
+#include "hcp/schema.h"
 
 namespace hcp {
 namespace {
@@ -264,6 +265,18 @@ TEST(ApplyOverrides, ListIndexOverride) {
 TEST(ApplyOverrides, MixedPrecisionPresetOverride) {
   Recipe r = apply_ok({"mixed_precision=bf16_with_fp8_current_scaling_mixed"});
   EXPECT_EQ(r.get_string("mixed_precision"), "bf16_with_fp8_current_scaling_mixed");
+}
+
+TEST(ApplyOverrides, OnlyTouchedKeysAreRechecked) {
+  // Recipes from the MLM and HF loaders may carry keys of their own; overrides do not re-judge
+  // them.
+  Recipe r;
+  r.set("model.max_position_embeddings", Value::integer(4096, {"args.txt", 1, 1}));
+  r.set("model.context_parallel_size", Value::integer(1, {"args.txt", 2, 1}));
+  Status s = apply_overrides(r, {"-cp", "2"});
+  EXPECT_TRUE(s.ok()) << s.error().str();
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 2);
+  EXPECT_FALSE(check_recipe_schema(r).ok());
 }
 
 TEST(ApplyOverrides, NoArgumentsChangesNothing) {
