@@ -83,6 +83,57 @@ EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& mod
 /// recipe lacks model sizes, or the world size is unknown.
 Result<PlanResult> plan(const PlanRequest& request);
 
+/// One layout given to `compare`: its estimate (when the model can price it) and every rule
+/// finding, errors included.
+struct CompareEntry {
+  PlanOption option;        ///< diagnostics hold all findings; estimate valid when priced.
+  bool valid = true;        ///< No rule reported an error.
+  bool priced = true;       ///< The model produced an estimate.
+  std::string model_error;  ///< Why it could not be priced (when !priced).
+};
+
+/// Price and validate the given layouts (DP derived from the world size). Entries come back best
+/// first (priced before unpriced, valid before invalid, fitting before not, then step time), with
+/// notes and reasons; the recommended one is the best valid option that fits.
+Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
+                                                  const std::vector<LayoutChoice>& layouts);
+
+/// The command-line inputs of `plan` and `compare`, before they are checked.
+struct PlanInputs {
+  std::string recipe;                      ///< Path or shipped recipe name.
+  std::vector<std::string> overrides;      ///< Hydra overrides, in order.
+  std::optional<int64_t> nodes;            ///< --nodes
+  std::optional<int64_t> gpus_per_node;    ///< --gpus-per-node (default: the profile's)
+  std::string cluster;                     ///< --cluster NAME or path (default "dgx-h100")
+  std::string topology;                    ///< --topology FILE (cluster-profile YAML)
+  std::string calibration;                 ///< --calibration FILE
+  std::string recompute;                   ///< --recompute none|selective|full ("" = recipe's)
+  std::optional<int64_t> global_batch;     ///< --global-batch
+  std::optional<double> memory_limit_gib;  ///< --memory-limit
+  std::string te_version;                  ///< --te-version X.Y.Z
+  int64_t max_pp = 1;                      ///< --max-pp
+  bool show_rejected = false;              ///< --show-rejected
+};
+
+/// A checked plan request plus what the reports name.
+struct PreparedPlan {
+  PlanRequest request;
+  ClusterProfile profile;
+  std::string recipe_label;   ///< Recipe name for the report.
+  std::string cluster_label;  ///< Profile name or topology file.
+};
+
+/// Load the recipe, apply overrides, read the cluster profile (or topology file) and the
+/// calibration, and build the rule environment. Every error is bad input (exit 2) and names the
+/// option or file. The world size stays unset when --nodes is absent.
+Result<PreparedPlan> prepare_plan(const PlanInputs& inputs);
+
+/// Return the layout of a `compare --option` on top of the recipe's own layout: given keys
+/// replace the recipe's; DP is derived from `world` (or taken from the option when the world is
+/// unknown). Errors name the option text.
+Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string& option_text,
+                                        std::optional<int64_t> world);
+
 /// Fill notes and reasons of ranked options (first = reference) and mark the recommended one
 /// (the fastest that fits). Used by plan() and compare.
 void explain_options(std::vector<PlanOption>& options, const Hardware& hw,

@@ -35,10 +35,12 @@ Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node,
   NodeShape shape{gpus_per_node, std::max(gpus_per_node, nvlink_domain)};
   auto locality = layout_locality(config, shape);
   if (!locality) return locality.error();
-  auto dp_cp = place_group_kind(config, "dp_cp", shape);
-  if (!dp_cp) return dp_cp.error();
-  auto pp = place_group_kind(config, "pp", shape);
-  if (!pp) return pp.error();
+  bool pp_inside = true;
+  if (layout.pp > 1) {
+    auto pp = place_group_kind(config, "pp", shape);
+    if (!pp) return pp.error();
+    pp_inside = pp->intra_domain();
+  }
 
   LinkPlacement out;
   out.tp_inside_domain = locality->tp.intra_domain();
@@ -49,8 +51,11 @@ Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node,
     out.hcp_a2a_offdomain_fraction = offdomain_fraction(*locality->hcp_a2a);
   }
   if (locality->hcp_p2p) out.hcp_ring_inside_domain = locality->hcp_p2p->intra_domain();
-  out.dp_inside_domain = dp_cp->intra_domain();
-  out.pp_inside_domain = pp->intra_domain();
+  // A DP x CP group is the CP groups of one DP group's members: it stays inside a domain exactly
+  // when the DP group and the CP group do (the domain holding the DP group's last member holds
+  // that member's CP group too). Cheaper than placing the dp_cp kind, whose size is DP*CP.
+  out.dp_inside_domain = locality->dp.intra_domain() && locality->cp.intra_domain();
+  out.pp_inside_domain = pp_inside;
   return out;
 }
 

@@ -227,3 +227,61 @@ Result<PlanResult> plan(const PlanRequest& request) {
 }
 
 }  // namespace hcp
+
+namespace hcp {
+
+namespace {
+
+bool compare_better(const CompareEntry& a, const CompareEntry& b) {
+  if (a.priced != b.priced) return a.priced;
+  if (a.valid != b.valid) return a.valid;
+  if (!a.priced) return false;
+  return better(a.option, b.option);
+}
+
+}  // namespace
+
+Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
+                                                  const std::vector<LayoutChoice>& layouts) {
+  auto model = model_dims_of(request.recipe);
+  if (!model) return model.error();
+  std::vector<CompareEntry> entries;
+  for (const LayoutChoice& layout : layouts) {
+    CompareEntry entry;
+    entry.option.layout = layout;
+    Recipe candidate = recipe_with_layout(request.recipe, layout);
+    Environment env = request.env;
+    env.world_size = layout.world();
+    entry.option.diagnostics = check_rules(candidate, env);
+    for (const Diagnostic& d : entry.option.diagnostics)
+      entry.valid &= d.severity != Severity::kError;
+    auto estimated = estimate(*model, layout, request.hardware, request.setup);
+    if (estimated) {
+      entry.option.estimate = *estimated;
+    } else {
+      entry.priced = false;
+      entry.model_error = estimated.error().message;
+    }
+    entries.push_back(std::move(entry));
+  }
+  std::stable_sort(entries.begin(), entries.end(), compare_better);
+  // Explain the priced ones; only a valid option may be recommended.
+  std::vector<PlanOption> priced;
+  for (const CompareEntry& e : entries) {
+    if (e.priced) priced.push_back(e.option);
+  }
+  explain_options(priced, request.hardware, nullptr, false);
+  size_t next = 0;
+  bool recommended = false;
+  for (CompareEntry& e : entries) {
+    if (!e.priced) continue;
+    e.option = priced[next++];
+    if (!recommended && e.valid && e.option.estimate.fits_memory) {
+      e.option.recommended = true;
+      recommended = true;
+    }
+  }
+  return entries;
+}
+
+}  // namespace hcp

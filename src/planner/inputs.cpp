@@ -1,0 +1,172 @@
+// From command-line inputs to a checked plan request (shared by `plan` and `compare`).
+#include <string>
+#include <utility>
+
+#include "hcp/layout_option.h"
+#include "hcp/planner.h"
+
+namespace hcp {
+
+namespace {
+
+Error input_error(std::string message, std::string key) {
+  Error e;
+  e.message = std::move(message);
+  e.location = Location{"<command line>", 0, 0};
+  e.key = std::move(key);
+  return e;
+}
+
+Result<ClusterProfile> cluster_of(const PlanInputs& in) {
+  if (!in.topology.empty() && !in.cluster.empty()) {
+    return input_error("give --cluster or --topology, not both", "topology");
+  }
+  if (!in.topology.empty()) return load_cluster_profile(in.topology);
+  return find_cluster_profile(in.cluster.empty() ? "dgx-h100" : in.cluster);
+}
+
+/// The node shape the user asked for wins over the profile's; a profile whose NVLink domain is
+/// one node follows a changed node size.
+void apply_node_shape(ClusterProfile& profile, std::optional<int64_t> gpus_per_node) {
+  if (!gpus_per_node || *gpus_per_node == profile.gpus_per_node) return;
+  if (profile.nvlink_domain <= profile.gpus_per_node) {
+    profile.nvlink_domain = static_cast<int>(*gpus_per_node);
+  }
+  profile.gpus_per_node = static_cast<int>(*gpus_per_node);
+}
+
+Status apply_setup_options(const PlanInputs& in, TrainingSetup& setup) {
+  if (!in.recompute.empty()) {
+    auto r = parse_recompute(in.recompute);
+    if (!r) {
+      return input_error("--recompute expects none, selective or full, got '" + in.recompute + "'",
+                         "recompute");
+    }
+    setup.recompute = *r;
+  }
+  if (in.global_batch) {
+    if (*in.global_batch < 1) return input_error("--global-batch must be positive", "global-batch");
+    setup.global_batch = *in.global_batch;
+  }
+  if (in.memory_limit_gib) {
+    if (!(*in.memory_limit_gib > 0)) {
+      return input_error("--memory-limit must be a positive number of GiB", "memory-limit");
+    }
+    setup.memory_limit_gib = *in.memory_limit_gib;
+  }
+  return Ok{};
+}
+
+Status environment_of(const PlanInputs& in, const ClusterProfile& profile, const Recipe& recipe,
+                      Environment& env) {
+  env.framework = recipe.framework;
+  if (in.nodes) {
+    if (*in.nodes < 1) return input_error("--nodes must be positive", "nodes");
+    env.nodes = *in.nodes;
+    env.gpus_per_node = profile.gpus_per_node;
+    env.world_size = *in.nodes * profile.gpus_per_node;
+  } else if (in.gpus_per_node) {
+    env.gpus_per_node = profile.gpus_per_node;
+  }
+  env.nvlink_domain = profile.nvlink_domain;
+  if (profile.gpu_sm > 0) env.gpu_sm = profile.gpu_sm;
+  if (!in.te_version.empty()) {
+    if (Status s = set_environment_option(env, "te-version", in.te_version); !s) return s;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
+  if (in.max_pp < 1) return input_error("--max-pp must be positive", "max-pp");
+  if (in.gpus_per_node && *in.gpus_per_node < 1) {
+    return input_error("--gpus-per-node must be positive", "gpus-per-node");
+  }
+  auto path = resolve_recipe_path(in.recipe);
+  if (!path) return path.error();
+  auto recipe = load_recipe_file(*path);
+  if (!recipe) return recipe.error();
+  if (Status s = apply_overrides(*recipe, in.overrides); !s) return s.error();
+  auto dims = model_dims_of(*recipe);
+  if (!dims) return dims.error();
+  auto profile = cluster_of(in);
+  if (!profile) return profile.error();
+  apply_node_shape(*profile, in.gpus_per_node);
+
+  PreparedPlan out;
+  out.profile = *profile;
+  out.recipe_label = recipe->name.empty() ? in.recipe : recipe->name;
+  out.cluster_label = in.topology.empty() ? profile->name : in.topology;
+  PlanRequest& req = out.request;
+  req.recipe = std::move(*recipe);
+  req.hardware = hardware_from_profile(*profile);
+  if (!in.calibration.empty()) {
+    auto cal = load_calibration(in.calibration);
+    if (!cal) return cal.error();
+    apply_calibration(req.hardware, *cal, in.calibration);
+  }
+  req.setup = training_setup_of(req.recipe);
+  if (Status s = apply_setup_options(in, req.setup); !s) return s.error();
+  if (Status s = environment_of(in, *profile, req.recipe, req.env); !s) return s.error();
+  req.max_pp = in.max_pp;
+  req.keep_rejected = in.show_rejected;
+  return out;
+}
+
+Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string& option_text,
+                                        std::optional<int64_t> world) {
+  auto option = parse_layout_option(option_text);
+  if (!option) {
+    Error e = option.error();
+    e.message = "--option \"" + option_text + "\": " + e.message;
+    return e;
+  }
+  Parallelism p = parallelism_of(recipe);
+  LayoutChoice l;
+  l.tp = option->tp.value_or(p.tp);
+  l.cp = option->cp.value_or(p.cp);
+  l.pp = option->pp.value_or(p.pp);
+  l.ep = option->ep.value_or(p.ep);
+  if (auto base = layout_of(recipe, l.tp * l.cp * l.pp)) {
+    l.comm = base->comm;
+    l.windowed_comm = base->windowed_comm;
+  }
+  if (option->cp_comm_type) {
+    l.comm = *option->cp_comm_type;
+    l.windowed_comm.reset();
+  }
+  std::vector<int64_t> hcp = option->hcp.empty() ? p.hcp : option->hcp;
+  if (hcp.size() == 2 && hcp[0] * hcp[1] == l.cp) {
+    l.hcp_a2a = hcp[0];
+    l.hcp_p2p = hcp[1];
+  } else if (l.comm == CommType::kA2aP2p) {
+    return input_error("--option \"" + option_text +
+                           "\": a2a+p2p needs hcp=AxP with A*P = cp = " + std::to_string(l.cp),
+                       "hcp");
+  }
+  int64_t model = l.tp * l.cp * l.pp;
+  if (world) {
+    if (*world % model != 0) {
+      return input_error("--option \"" + option_text + "\": tp*cp*pp = " + std::to_string(model) +
+                             " does not divide the " + std::to_string(*world) + " GPUs",
+                         "option");
+    }
+    l.dp = *world / model;
+    if (option->dp && *option->dp != l.dp) {
+      return input_error("--option \"" + option_text + "\": dp=" + std::to_string(*option->dp) +
+                             " contradicts the " + std::to_string(*world) + " GPUs (dp would be " +
+                             std::to_string(l.dp) + ")",
+                         "dp");
+    }
+  } else if (option->dp) {
+    l.dp = *option->dp;
+  } else {
+    return input_error(
+        "--option \"" + option_text + "\": give --nodes (and --gpus-per-node) or dp= in the option",
+        "nodes");
+  }
+  return l;
+}
+
+}  // namespace hcp

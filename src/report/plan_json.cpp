@@ -1,0 +1,187 @@
+// JSON reports of `plan` and `compare` (ARCHITECTURE.md §4: options[] best first).
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "hcp/plan_report.h"
+
+namespace hcp {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+json time_json(const TimeBreakdown& t) {
+  return json{{"gemm_s", t.gemm_s},
+              {"attention_s", t.attention_s},
+              {"recompute_s", t.recompute_s},
+              {"tp_comm_s", t.tp_comm_s},
+              {"cp_a2a_s", t.cp_a2a_s},
+              {"cp_allgather_s", t.cp_allgather_s},
+              {"cp_ring_exposed_s", t.cp_ring_exposed_s},
+              {"cp_ring_hidden_s", t.cp_ring_hidden_s},
+              {"dp_comm_s", t.dp_comm_s},
+              {"pp_bubble_s", t.pp_bubble_s},
+              {"pp_comm_s", t.pp_comm_s},
+              {"step_s", t.step_s},
+              {"ring_steps", t.ring_steps},
+              {"ring_step_compute_s", t.ring_step_compute_s},
+              {"ring_step_transfer_s", t.ring_step_transfer_s}};
+}
+
+json memory_json(const MemoryBreakdown& m) {
+  return json{{"weights", m.weights / kGiB},       {"gradients", m.gradients / kGiB},
+              {"optimizer", m.optimizer / kGiB},   {"activations", m.activations / kGiB},
+              {"cp_buffers", m.cp_buffers / kGiB}, {"logits", m.logits / kGiB},
+              {"reserved", m.reserved / kGiB},     {"total", m.total / kGiB}};
+}
+
+json placement_json(const LinkPlacement& p) {
+  return json{{"tp_inside_nvlink_domain", p.tp_inside_domain},
+              {"cp_inside_nvlink_domain", p.cp_inside_domain},
+              {"cp_offdomain_fraction", p.cp_offdomain_fraction},
+              {"hcp_a2a_inside_nvlink_domain", p.hcp_a2a_inside_domain},
+              {"hcp_ring_inside_nvlink_domain", p.hcp_ring_inside_domain},
+              {"dp_cp_inside_nvlink_domain", p.dp_inside_domain}};
+}
+
+json diagnostics_json(const std::vector<Diagnostic>& diagnostics) {
+  json out = json::array();
+  for (const Diagnostic& d : diagnostics) {
+    out.push_back(json{{"id", d.id},
+                       {"severity", severity_name(d.severity)},
+                       {"message", d.message},
+                       {"key", d.key},
+                       {"fix", d.fix}});
+  }
+  return out;
+}
+
+json layout_json(const LayoutChoice& l) {
+  json o{{"label", l.label()}, {"tp", l.tp}, {"cp", l.cp},
+         {"pp", l.pp},         {"dp", l.dp}, {"cp_comm_type", cp_comm_type_name(l.comm)}};
+  auto hcp = l.hcp_sizes();
+  o["hierarchical_context_parallel_sizes"] = hcp.empty() ? json(nullptr) : json(hcp);
+  if (l.windowed_comm) o["cp_comm_type_windowed_layers"] = cp_comm_type_name(*l.windowed_comm);
+  return o;
+}
+
+json option_json(const PlanOption& option) {
+  const Estimate& e = option.estimate;
+  json o = layout_json(option.layout);
+  o["step_time_s"] = e.time.step_s;
+  o["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+  o["memory_gib_per_gpu"] = e.memory_gib();
+  o["memory_limit_gib"] = e.memory_limit_gib;
+  o["headroom_gib"] = e.memory_limit_gib - e.memory_gib();
+  o["fits_memory"] = e.fits_memory;
+  o["recommended"] = option.recommended;
+  o["micro_batches"] = e.micro_batches;
+  o["global_batch"] = e.global_batch;
+  o["reasons"] = option.reasons;
+  o["notes"] = option.notes;
+  o["breakdown"] = json{{"time", time_json(e.time)}, {"memory_gib", memory_json(e.memory)}};
+  o["placement"] = placement_json(e.placement);
+  o["diagnostics"] = diagnostics_json(option.diagnostics);
+  return o;
+}
+
+json hardware_json(const Hardware& hw) {
+  json sources = json::object();
+  for (const auto& [key, source] : hw.sources)
+    sources[key] = source;
+  return json{{"gpu_name", hw.gpu_name},
+              {"gpus_per_node", hw.gpus_per_node},
+              {"nvlink_domain", hw.nvlink_domain},
+              {"peak_tflops", hw.peak_tflops},
+              {"gemm_efficiency", hw.gemm_efficiency},
+              {"attn_efficiency", hw.attn_efficiency},
+              {"attn_half_tokens", hw.attn_half_tokens},
+              {"nvlink_gbs", hw.nvlink_gbs},
+              {"nvlink_a2a_gbs", hw.nvlink_a2a_gbs},
+              {"nic_gbs", hw.nic_gbs},
+              {"nic_a2a_gbs", hw.nic_a2a_gbs},
+              {"nvlink_latency_s", hw.nvlink_latency_s},
+              {"nic_latency_s", hw.nic_latency_s},
+              {"memory_gib", hw.memory_gib},
+              {"reserved_gib", hw.reserved_gib},
+              {"sources", sources}};
+}
+
+json model_json(const ModelDims& m) {
+  return json{{"num_layers", m.num_layers},
+              {"hidden_size", m.hidden},
+              {"num_attention_heads", m.heads},
+              {"num_query_groups", m.kv_heads},
+              {"kv_channels", m.head_dim},
+              {"ffn_hidden_size", m.ffn},
+              {"vocab_size", m.vocab},
+              {"seq_length", m.seq_length},
+              {"micro_batch_size", m.micro_batch},
+              {"window_size", m.window},
+              {"windowed_layers", m.windowed_layers()}};
+}
+
+json context_json(const PlanReportContext& c) {
+  json o{{"recipe", c.recipe},
+         {"cluster", c.cluster},
+         {"nodes", c.nodes},
+         {"gpus_per_node", c.gpus_per_node}};
+  o["calibration"] = c.calibration.empty() ? json(nullptr) : json(c.calibration);
+  if (!c.confirm.empty()) o["confirm"] = c.confirm;
+  return o;
+}
+
+}  // namespace
+
+std::string format_plan_json(const PlanResult& plan, const PlanReportContext& c) {
+  json out = context_json(c);
+  size_t shown = c.top == 0 ? plan.options.size() : std::min(c.top, plan.options.size());
+  json options = json::array();
+  for (size_t i = 0; i < shown; ++i)
+    options.push_back(option_json(plan.options[i]));
+  out["options"] = std::move(options);
+  out["summary"] = plan.summary;
+  out["world_size"] = plan.world_size;
+  out["recompute"] = recompute_name(plan.setup.recompute);
+  out["candidates"] = plan.candidates;
+  out["accepted_count"] = plan.options.size();
+  out["rejected_count"] = plan.rejected_count;
+  if (c.show_rejected) {
+    json rejected = json::array();
+    for (const RejectedOption& r : plan.rejected) {
+      json o = layout_json(r.layout);
+      o["rule"] = r.rule_id;
+      o["message"] = r.message;
+      rejected.push_back(std::move(o));
+    }
+    out["rejected"] = std::move(rejected);
+  }
+  out["model"] = model_json(plan.model);
+  out["hardware"] = hardware_json(plan.hardware);
+  return out.dump(2) + "\n";
+}
+
+std::string format_compare_json(const std::vector<CompareEntry>& entries, const Hardware& hw,
+                                const PlanReportContext& c) {
+  json out = context_json(c);
+  json options = json::array();
+  for (const CompareEntry& e : entries) {
+    json o = e.priced ? option_json(e.option) : layout_json(e.option.layout);
+    if (!e.priced) {
+      o["diagnostics"] = diagnostics_json(e.option.diagnostics);
+      o["recommended"] = false;
+    }
+    o["valid"] = e.valid;
+    o["priced"] = e.priced;
+    if (!e.priced) o["model_error"] = e.model_error;
+    options.push_back(std::move(o));
+  }
+  out["options"] = std::move(options);
+  out["hardware"] = hardware_json(hw);
+  return out.dump(2) + "\n";
+}
+
+}  // namespace hcp

@@ -1,0 +1,279 @@
+// Text reports of `plan` and `compare`: a decision table, the recommendation and its reasons,
+// every cost term side by side.
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hcp/plan_report.h"
+
+namespace hcp {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string seconds(double s) {
+  if (s == 0) return "0";
+  if (s < 1e-3) return fixed(s * 1e6, 0) + " us";
+  if (s < 1) return fixed(s * 1e3, 1) + " ms";
+  return fixed(s, 2) + " s";
+}
+
+std::string gib(double bytes) {
+  return fixed(bytes / kGiB, 1);
+}
+
+/// A plain text table: columns padded to their widest cell, two spaces apart.
+class Table {
+ public:
+  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  std::string str() const {
+    std::vector<size_t> width;
+    for (const auto& r : rows_) {
+      if (width.size() < r.size()) width.resize(r.size(), 0);
+      for (size_t i = 0; i < r.size(); ++i)
+        width[i] = std::max(width[i], r[i].size());
+    }
+    std::string out;
+    for (const auto& r : rows_) {
+      std::string line;
+      for (size_t i = 0; i < r.size(); ++i) {
+        line += r[i];
+        if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
+      }
+      while (!line.empty() && line.back() == ' ')
+        line.pop_back();
+      out += line + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string comm_cell(const LayoutChoice& l) {
+  if (l.cp == 1) return "-";
+  std::string s = cp_comm_type_name(l.comm);
+  if (l.windowed_comm) s += std::string(" (SWA: ") + cp_comm_type_name(*l.windowed_comm) + ")";
+  return s;
+}
+
+std::string hcp_cell(const LayoutChoice& l) {
+  auto sizes = l.hcp_sizes();
+  if (sizes.empty()) return "-";
+  return "[" + std::to_string(sizes[0]) + "," + std::to_string(sizes[1]) + "]";
+}
+
+std::string memory_cell(const Estimate& e) {
+  double headroom = e.memory_limit_gib - e.memory_gib();
+  return fixed(e.memory_gib(), 1) + " GiB (" + (headroom >= 0 ? "+" : "") + fixed(headroom, 1) +
+         ")";
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string header(const PlanResult& plan, const PlanReportContext& c) {
+  std::ostringstream out;
+  out << "hcp-plan plan: " << c.recipe << " on " << c.nodes << " x " << c.gpus_per_node << " "
+      << plan.hardware.gpu_name << " (" << c.cluster << "), " << plan.world_size << " GPUs\n";
+  out << "model: " << plan.model.num_layers << " layers, hidden " << plan.model.hidden << ", "
+      << plan.model.heads << " heads / " << plan.model.kv_heads << " KV heads, seq "
+      << plan.model.seq_length;
+  if (plan.model.windowed_layers() > 0) {
+    out << ", " << plan.model.windowed_layers() << " sliding-window layers (window "
+        << plan.model.window << ")";
+  }
+  out << "; recompute " << recompute_name(plan.setup.recompute);
+  if (!plan.options.empty()) out << ", global batch " << plan.options.front().estimate.global_batch;
+  out << "\n";
+  if (!c.calibration.empty()) out << "calibration: " << c.calibration << "\n";
+  out << "searched " << plan.candidates << " layouts: " << plan.options.size()
+      << " pass the rules, " << plan.rejected_count << " rejected"
+      << (c.show_rejected ? "" : " (--show-rejected lists them)") << "\n\n";
+  return out.str();
+}
+
+std::string decision_table(const std::vector<PlanOption>& options, size_t shown) {
+  Table t;
+  t.row({"Option", "TP", "CP", "PP", "cp_comm_type", "HCP", "DP", "step time", "tokens/s/GPU",
+         "memory/GPU (headroom)", "notes"});
+  for (size_t i = 0; i < shown; ++i) {
+    const PlanOption& o = options[i];
+    const LayoutChoice& l = o.layout;
+    t.row({option_letter(i) + (o.recommended ? " *" : ""), std::to_string(l.tp),
+           std::to_string(l.cp), std::to_string(l.pp), comm_cell(l), hcp_cell(l),
+           std::to_string(l.dp), seconds(o.estimate.time.step_s),
+           fixed(o.estimate.tokens_per_s_per_gpu, 0), memory_cell(o.estimate),
+           join(o.notes, "; ")});
+  }
+  return t.str();
+}
+
+std::string rejected_section(const PlanResult& plan) {
+  std::ostringstream out;
+  out << "\nrejected layouts (" << plan.rejected.size() << "):\n";
+  Table t;
+  for (const RejectedOption& r : plan.rejected) {
+    t.row({"  " + r.layout.label(), "[" + r.rule_id + "]", r.message});
+  }
+  out << t.str();
+  return out.str();
+}
+
+}  // namespace
+
+std::string option_letter(size_t index) {
+  std::string s;
+  size_t n = index + 1;
+  while (n > 0) {
+    --n;
+    s.insert(s.begin(), static_cast<char>('A' + n % 26));
+    n /= 26;
+  }
+  return s;
+}
+
+std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c) {
+  std::string out = header(plan, c);
+  size_t shown = c.top == 0 ? plan.options.size() : std::min(c.top, plan.options.size());
+  if (shown > 0) out += decision_table(plan.options, shown);
+  if (shown < plan.options.size()) {
+    out += "(" + std::to_string(plan.options.size() - shown) + " more; --top 0 lists all)\n";
+  }
+  out += "\n";
+  for (size_t i = 0; i < plan.summary.size(); ++i) {
+    out += (i == 0 ? "" : "  - ") + plan.summary[i] + "\n";
+  }
+  for (size_t i = 0; i < shown && i < 5; ++i) {
+    const PlanOption& o = plan.options[i];
+    if (o.recommended) continue;
+    out += "\n" + option_letter(i) + ": " + o.layout.label() + "\n";
+    for (const std::string& r : o.reasons)
+      out += "  - " + r + "\n";
+  }
+  if (!c.confirm.empty()) out += "\nconfirm: " + c.confirm + "\n";
+  if (c.show_rejected) out += rejected_section(plan);
+  return out;
+}
+
+namespace {
+
+void term_rows(Table& t, const std::vector<const PlanOption*>& options) {
+  using Getter = double (*)(const Estimate&);
+  struct Row {
+    const char* name;
+    Getter get;
+    bool memory;
+  };
+  static const Row rows[] = {
+      {"step time", [](const Estimate& e) { return e.time.step_s; }, false},
+      {"  GEMMs", [](const Estimate& e) { return e.time.gemm_s; }, false},
+      {"  attention", [](const Estimate& e) { return e.time.attention_s; }, false},
+      {"  recompute", [](const Estimate& e) { return e.time.recompute_s; }, false},
+      {"  TP/SP comm (exposed)", [](const Estimate& e) { return e.time.tp_comm_s; }, false},
+      {"  CP a2a (exposed)", [](const Estimate& e) { return e.time.cp_a2a_s; }, false},
+      {"  CP all-gather (exposed)", [](const Estimate& e) { return e.time.cp_allgather_s; }, false},
+      {"  CP ring exposed", [](const Estimate& e) { return e.time.cp_ring_exposed_s; }, false},
+      {"  CP ring hidden (not in total)", [](const Estimate& e) { return e.time.cp_ring_hidden_s; },
+       false},
+      {"  DP grad sync (exposed)", [](const Estimate& e) { return e.time.dp_comm_s; }, false},
+      {"  PP bubble", [](const Estimate& e) { return e.time.pp_bubble_s; }, false},
+      {"  PP send/recv", [](const Estimate& e) { return e.time.pp_comm_s; }, false},
+      {"ring step compute", [](const Estimate& e) { return e.time.ring_step_compute_s; }, false},
+      {"ring step transfer", [](const Estimate& e) { return e.time.ring_step_transfer_s; }, false},
+      {"memory/GPU (GiB)", [](const Estimate& e) { return e.memory.total; }, true},
+      {"  weights", [](const Estimate& e) { return e.memory.weights; }, true},
+      {"  gradients", [](const Estimate& e) { return e.memory.gradients; }, true},
+      {"  optimizer", [](const Estimate& e) { return e.memory.optimizer; }, true},
+      {"  activations", [](const Estimate& e) { return e.memory.activations; }, true},
+      {"  CP buffers", [](const Estimate& e) { return e.memory.cp_buffers; }, true},
+      {"  logits", [](const Estimate& e) { return e.memory.logits; }, true},
+      {"  reserved", [](const Estimate& e) { return e.memory.reserved; }, true},
+  };
+  for (const Row& row : rows) {
+    std::vector<std::string> cells{row.name};
+    for (const PlanOption* o : options) {
+      if (o == nullptr) {
+        cells.push_back("-");
+        continue;
+      }
+      double v = row.get(o->estimate);
+      cells.push_back(row.memory ? gib(v) : seconds(v));
+    }
+    t.row(std::move(cells));
+  }
+}
+
+std::string validation_cell(const CompareEntry& e) {
+  int errors = 0;
+  int warnings = 0;
+  for (const Diagnostic& d : e.option.diagnostics) {
+    errors += d.severity == Severity::kError;
+    warnings += d.severity == Severity::kWarning;
+  }
+  if (errors > 0) return "INVALID (" + std::to_string(errors) + " errors)";
+  if (warnings > 0) return "ok (" + std::to_string(warnings) + " warnings)";
+  return "ok";
+}
+
+}  // namespace
+
+std::string format_compare_text(const std::vector<CompareEntry>& entries, const Hardware& hw,
+                                const PlanReportContext& c) {
+  std::ostringstream out;
+  out << "hcp-plan compare: " << c.recipe << " on " << c.nodes << " x " << c.gpus_per_node << " "
+      << hw.gpu_name << " (" << c.cluster << ")\n\n";
+  Table t;
+  std::vector<std::string> head{""};
+  std::vector<std::string> layout{"layout"};
+  std::vector<std::string> valid{"validation"};
+  std::vector<std::string> tokens{"tokens/s/GPU"};
+  std::vector<std::string> fits{"fits memory"};
+  std::vector<const PlanOption*> priced;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const CompareEntry& e = entries[i];
+    head.push_back(option_letter(i) + (e.option.recommended ? " *" : ""));
+    layout.push_back(e.option.layout.label());
+    valid.push_back(validation_cell(e));
+    tokens.push_back(e.priced ? fixed(e.option.estimate.tokens_per_s_per_gpu, 0) : "-");
+    fits.push_back(!e.priced ? "-" : e.option.estimate.fits_memory ? "yes" : "no");
+    priced.push_back(e.priced ? &e.option : nullptr);
+  }
+  t.row(head);
+  t.row(layout);
+  t.row(valid);
+  t.row(tokens);
+  t.row(fits);
+  term_rows(t, priced);
+  out << t.str();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const CompareEntry& e = entries[i];
+    out << "\n"
+        << option_letter(i) << ": " << e.option.layout.label()
+        << (e.option.recommended ? " (recommended)" : "") << "\n";
+    if (!e.priced) out << "  - cannot be priced: " << e.model_error << "\n";
+    for (const std::string& r : e.option.reasons)
+      out << "  - " << r << "\n";
+    for (const Diagnostic& d : e.option.diagnostics) {
+      if (d.severity == Severity::kInfo) continue;
+      out << "  " << severity_name(d.severity) << ": [" << d.id << "] " << d.message << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace hcp
