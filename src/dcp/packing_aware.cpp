@@ -66,8 +66,9 @@ class PackingAwareGrouper {
         break;
       }
     }
-    for (const Group& g : groups_) {
-      result.microbatch.groups.push_back(CpGroup{g.first_rank, g.size, g.ids});
+    result.microbatch.groups.reserve(groups_.size());
+    for (Group& g : groups_) {
+      result.microbatch.groups.push_back(CpGroup{g.first_rank, g.size, std::move(g.ids)});
     }
     std::sort(result.microbatch.groups.begin(), result.microbatch.groups.end(),
               [](const CpGroup& a, const CpGroup& b) { return a.first_rank < b.first_rank; });
@@ -75,12 +76,16 @@ class PackingAwareGrouper {
   }
 
  private:
+  /// Every projected maximum is >= the current maximum rank work and ties never replace the
+  /// incumbent (strict <), so the scan stops as soon as a candidate reaches that floor; the
+  /// choice is the one upstream's exhaustive scan makes.
   Choice best_choice(int64_t length) const {
     Choice best;
     auto consider = [&](double projected, int cp, int group) {
       if (projected <= cap_ && (!best.found || projected < best.projected)) {
         best = Choice{true, projected, cp, group};
       }
+      return best.found && best.projected <= max_work_;
     };
     for (int cp = cp_size_needed(length, m_, min_cp_); cp <= ranks_; cp *= 2) {
       const double cost = workload(length, cp);
@@ -88,9 +93,9 @@ class PackingAwareGrouper {
       for (int index : by_size_[log2_of(cp)]) {
         const Group& g = groups_[index];
         if (g.packed + tokens > static_cast<double>(m_)) continue;
-        consider(std::max(max_work_, g.work + cost), cp, index);
+        if (consider(std::max(max_work_, g.work + cost), cp, index)) return best;
       }
-      if (ranks_ - covered_ >= cp) consider(std::max(max_work_, cost), cp, -1);
+      if (ranks_ - covered_ >= cp && consider(std::max(max_work_, cost), cp, -1)) return best;
     }
     return best;
   }

@@ -2,6 +2,7 @@
 // between the group form and the per-rank form of a micro-batch.
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 #include "schedule_internal.h"
 
@@ -95,9 +96,16 @@ Result<MicroBatch> microbatch_from_rank_ids(const std::vector<std::vector<int64_
 namespace internal {
 
 std::vector<Sample> sorted_longest_first(std::span<const Sample> samples) {
-  std::vector<Sample> out(samples.begin(), samples.end());
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Sample& a, const Sample& b) { return a.length > b.length; });
+  // Equal to a stable sort by length: ties keep their input position (no merge buffer needed).
+  std::vector<std::pair<Sample, size_t>> keyed(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i)
+    keyed[i] = {samples[i], i};
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first.length != b.first.length ? a.first.length > b.first.length : a.second < b.second;
+  });
+  std::vector<Sample> out(samples.size());
+  for (size_t i = 0; i < keyed.size(); ++i)
+    out[i] = keyed[i].first;
   return out;
 }
 

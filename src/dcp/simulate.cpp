@@ -63,13 +63,14 @@ double TimeModel::rank_time(std::span<const int64_t> lengths, int cp) const {
 
 namespace {
 
-/// Lengths of a group's samples (ids are global positions into `lengths`).
-std::vector<int64_t> group_lengths(const CpGroup& g, const std::vector<int64_t>& lengths) {
-  std::vector<int64_t> out;
-  out.reserve(g.ids.size());
+/// Lengths of a group's samples (ids are global positions into `lengths`), in a buffer reused
+/// across calls so the million-sequence simulation does not allocate per group.
+std::span<const int64_t> group_lengths(const CpGroup& g, const std::vector<int64_t>& lengths) {
+  thread_local std::vector<int64_t> buffer;
+  buffer.clear();
   for (int64_t id : g.ids)
-    out.push_back(lengths[static_cast<size_t>(id)]);
-  return out;
+    buffer.push_back(lengths[static_cast<size_t>(id)]);
+  return buffer;
 }
 
 /// Modelled time of one micro-batch: its slowest group.

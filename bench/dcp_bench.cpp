@@ -1,0 +1,70 @@
+// Speed of the Dynamic CP simulator: the target is 1M sequences, --global-batch 256,
+// DP×CP = 64, in under 1 s (scheduler, both static baselines and the time model included).
+#include <benchmark/benchmark.h>
+
+#include "hcp/dcp.h"
+
+namespace {
+
+const std::vector<int64_t>& million_lengths() {
+  // The Megatron dev Dynamic-CP example's distribution: log-normal, mean 1024, sigma 1.5, <= 8192.
+  static const std::vector<int64_t> lengths =
+      hcp::dcp::synthetic_lengths(hcp::dcp::SyntheticSpec{1024, 1.5, 1'000'000, 8192}, /*seed=*/1);
+  return lengths;
+}
+
+hcp::dcp::SimulationInput million_input(hcp::dcp::Variant variant) {
+  hcp::dcp::SimulationInput in;
+  in.lengths = million_lengths();
+  in.knobs.dp = 16;
+  in.knobs.cp = 4;
+  in.knobs.max_seqlen_per_rank = 2048;
+  in.knobs.variant = variant;
+  in.global_batch = 256;
+  return in;
+}
+
+void BM_SimulateMillion(benchmark::State& state) {
+  const auto variant = static_cast<hcp::dcp::Variant>(state.range(0));
+  const hcp::dcp::SimulationInput in = million_input(variant);
+  for (auto _ : state) {
+    auto report = hcp::dcp::simulate(in);
+    if (!report.ok()) state.SkipWithError(report.error().message.c_str());
+    benchmark::DoNotOptimize(report);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(in.lengths.size()));
+  state.SetLabel(hcp::dcp::variant_name(variant));
+}
+BENCHMARK(BM_SimulateMillion)
+    ->Arg(static_cast<int>(hcp::dcp::Variant::kDevHead))
+    ->Arg(static_cast<int>(hcp::dcp::Variant::kDevPr2000))
+    ->Arg(static_cast<int>(hcp::dcp::Variant::kMainHybrid))
+    ->Unit(benchmark::kMillisecond);
+
+void BM_ScheduleOneStep(benchmark::State& state) {
+  const auto& lengths = million_lengths();
+  std::vector<hcp::dcp::Sample> samples;
+  for (int64_t i = 0; i < state.range(0); ++i)
+    samples.push_back({i, lengths[i]});
+  hcp::dcp::SchedulerKnobs knobs;
+  knobs.dp = 16;
+  knobs.cp = 4;
+  knobs.max_seqlen_per_rank = 2048;
+  for (auto _ : state) {
+    auto mbs = hcp::dcp::schedule_step(samples, knobs);
+    benchmark::DoNotOptimize(mbs);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ScheduleOneStep)->Arg(256)->Arg(4096)->Unit(benchmark::kMicrosecond);
+
+void BM_SyntheticMillion(benchmark::State& state) {
+  for (auto _ : state) {
+    auto lengths =
+        hcp::dcp::synthetic_lengths(hcp::dcp::SyntheticSpec{1024, 1.5, 1'000'000, 8192}, 1);
+    benchmark::DoNotOptimize(lengths);
+  }
+}
+BENCHMARK(BM_SyntheticMillion)->Unit(benchmark::kMillisecond);
+
+}  // namespace
