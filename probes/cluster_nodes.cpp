@@ -22,18 +22,18 @@ std::string matrix_key(const Topology& t) {
   return key;
 }
 
+/// Distinct known speeds of the fabric NICs ("200,400"); NIC counts are compared separately.
 std::string speeds_key(const Topology& t) {
-  std::vector<double> speeds;
+  std::set<double> speeds;
   for (const auto& n : t.nics)
-    if (n.kind != NicKind::kEthernet) speeds.push_back(n.gbps);
-  std::sort(speeds.begin(), speeds.end());
+    if (n.kind != NicKind::kEthernet && n.gbps > 0) speeds.insert(n.gbps);
   std::string key;
   for (double s : speeds) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s);
-    key += (key.empty() ? "" : ",") + std::string(s > 0 ? buf : "?");
+    key += (key.empty() ? "" : ",") + std::string(buf);
   }
-  return key.empty() ? "none" : key;
+  return key.empty() ? "unknown" : key;
 }
 
 std::string fabric_nic_count(const Topology& t) {

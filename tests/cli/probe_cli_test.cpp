@@ -33,7 +33,9 @@ TEST(ProbeCli, LiveProbeSucceedsAndSaysWhatItFound) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("NUMA nodes:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("NICs:"), std::string::npos);
-  if (!node_has_gpu()) EXPECT_NE(r.out.find("no NVIDIA GPU found"), std::string::npos) << r.out;
+  if (!node_has_gpu()) {
+    EXPECT_NE(r.out.find("no NVIDIA GPU found"), std::string::npos) << r.out;
+  }
 }
 
 TEST(ProbeCli, LiveProbeJsonHasTheContractKeys) {
