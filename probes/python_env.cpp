@@ -54,12 +54,13 @@ Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, 
     cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) return Error{"cannot create a pipe", {}, ""};
+  if (pipe2(pipefd, O_CLOEXEC) != 0)
+    return Error{"cannot create a pipe", Location{"<command line>", 0, 0}, ""};
   pid_t pid = fork();
   if (pid < 0) {
     close(pipefd[0]);
     close(pipefd[1]);
-    return Error{"cannot fork", {}, ""};
+    return Error{"cannot fork", Location{"<command line>", 0, 0}, ""};
   }
   if (pid == 0) {
     dup2(pipefd[1], STDOUT_FILENO);
@@ -76,9 +77,12 @@ Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, 
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!finished) return Error{"timed out after " + std::to_string(timeout_ms) + " ms", {}, ""};
+  if (!finished)
+    return Error{"timed out after " + std::to_string(timeout_ms) + " ms",
+                 Location{"<command line>", 0, 0}, ""};
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return Error{"killed by signal " + std::to_string(WTERMSIG(status)), {}, ""};
+  return Error{"killed by signal " + std::to_string(WTERMSIG(status)),
+               Location{"<command line>", 0, 0}, ""};
 }
 
 }  // namespace
@@ -153,18 +157,19 @@ PythonEnvironment parse_python_env_output(std::string_view output, const std::st
 Result<PythonEnvironment> probe_python_env(const std::string& interpreter, int timeout_ms) {
   std::string resolved = find_in_path(interpreter);
   if (resolved.empty()) {
-    return Error{"Python interpreter '" + interpreter + "' not found or not executable", {}, ""};
+    return Error{"Python interpreter '" + interpreter + "' not found or not executable",
+                 Location{"<command line>", 0, 0}, ""};
   }
   std::string out;
   auto status = run_capture({resolved, "-c", python_env_script()}, out, timeout_ms);
   if (!status) {
-    return Error{"running " + resolved + ": " + status.error().message, {}, ""};
+    return Error{"running " + resolved + ": " + status.error().message,
+                 Location{"<command line>", 0, 0}, ""};
   }
   if (*status != 0) {
     return Error{resolved + " exited with status " + std::to_string(*status) +
                      " while reading package metadata",
-                 {},
-                 ""};
+                 Location{"<command line>", 0, 0}, ""};
   }
   return parse_python_env_output(out, resolved);
 }

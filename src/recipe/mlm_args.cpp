@@ -534,7 +534,9 @@ Result<MlmConfig> load_mlm_args(std::string_view spec) {
     std::string path(spec.substr(1));
     bool ok = false;
     text = read_file(path, ok);
-    if (!ok) return Error{"cannot read Megatron-LM argument file " + path, Location{}, ""};
+    if (!ok)
+      return Error{"cannot read Megatron-LM argument file " + path,
+                   Location{"<command line>", 0, 0}, ""};
     origin = "@" + path;
     first_line = 1;
   }

@@ -787,9 +787,10 @@ void add_backend_rules(std::vector<Rule>& out) {
       .fix = "use a top-left causal mask (MCore's default) or CP=1",
       .enforced_by = {"te"},
       .bad_example = "++model.attn_mask_type=causal_bottom_right",
-      .good_example = "++model.attn_mask_type=causal",
+      .good_example = "",
       .example_args = "",
       .check = check_mask_shape,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP069",

@@ -443,7 +443,7 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "use a power-of-two DP*CP",
       .enforced_by = {"mcore"},
       .bad_example = "++model.hybrid_context_parallel=true model.context_parallel_size=3 "
-                     "~model.hierarchical_context_parallel_sizes --world-size 3",
+                     "model.hierarchical_context_parallel_sizes=null --world-size 3",
       .good_example = "++model.hybrid_context_parallel=true --world-size 32",
       .example_args = "",
       .check = check_domain_shape,
@@ -556,9 +556,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "set dynamic_context_parallel only",
       .enforced_by = {"mcore"},
       .bad_example = "++model.hybrid_context_parallel=true ++model.dynamic_context_parallel=true",
-      .good_example = "++model.dynamic_context_parallel=true",
+      .good_example = "++model.hybrid_context_parallel=true",
       .example_args = "",
       .check = check_flags_exclusive,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP089",
@@ -572,10 +573,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .enforced_by = {"mcore", "mlm"},
       .bad_example = "++model.dynamic_context_parallel=true "
                      "++model.sequence_packing_scheduler=dp_balanced",
-      .good_example = "++model.dynamic_context_parallel=true "
-                      "++model.sequence_packing_scheduler=default_dynamic_cp",
+      .good_example = "++model.hybrid_context_parallel=true",
       .example_args = "",
       .check = check_dynamic_scheduler,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP090",
@@ -590,10 +591,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .enforced_by = {"mcore", "mlm"},
       .bad_example = "++model.dynamic_context_parallel=true "
                      "++model.min_dynamic_context_parallel_size=0",
-      .good_example = "++model.dynamic_context_parallel=true "
-                      "++model.min_dynamic_context_parallel_size=2",
+      .good_example = "",
       .example_args = "--world-size 32",
       .check = check_min_dynamic_size,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP091",
@@ -606,9 +607,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "dataloader_type=single, calculate_per_token_loss=true, no CUDA graphs or FSDP",
       .enforced_by = {"mlm"},
       .bad_example = "++model.dynamic_context_parallel=true",
-      .good_example = "++model.dynamic_context_parallel=true ++model.calculate_per_token_loss=true",
+      .good_example = "",
       .example_args = mlm,
       .check = check_dynamic_restrictions,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP092",
@@ -623,12 +625,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "set pad_packed_seq_alignment=max and thd_max_packed_sequences",
       .enforced_by = {"mcore"},
       .bad_example = "++model.sequence_packing_scheduler=dp_balanced ++model.cuda_graph_impl=local",
-      .good_example =
-          "++model.sequence_packing_scheduler=dp_balanced ++model.cuda_graph_impl=local "
-          "++model.pad_packed_seq_alignment=max ++model.thd_max_packed_sequences=8 "
-          "++model.max_seqlen_per_dp_cp_rank=8192",
+      .good_example = "++model.cuda_graph_impl=local",
       .example_args = "",
       .check = check_thd_cuda_graphs,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP093",
@@ -642,9 +642,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "set max_seqlen_per_dp_cp_rank and an alignment no larger than it",
       .enforced_by = {"mcore"},
       .bad_example = "++model.pad_packed_seq_alignment=128",
-      .good_example = "++model.pad_packed_seq_alignment=128 ++model.max_seqlen_per_dp_cp_rank=8192",
+      .good_example = "",
       .example_args = "",
       .check = check_pad_alignment,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP094",
@@ -657,9 +658,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "upgrade TE, use alltoall/flex dispatch, a known scheduler",
       .enforced_by = {"mcore"},
       .bad_example = "++model.sequence_packing_scheduler=dp_balanced --te-version 2.8",
-      .good_example = "++model.sequence_packing_scheduler=dp_balanced --te-version 2.9",
+      .good_example = "",
       .example_args = "",
       .check = check_scheduler_prerequisites,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP095",
@@ -673,9 +675,10 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "keep the default zigzag partition for standard attention",
       .enforced_by = {"mcore"},
       .bad_example = "++model.cp_partition_mode=contiguous",
-      .good_example = "++model.cp_partition_mode=zigzag",
+      .good_example = "",
       .example_args = "",
       .check = check_partition_mode,
+      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP096",

@@ -176,7 +176,7 @@ void add_env_rules(std::vector<Rule>& out) {
       .fix = "restore context_parallel_size and hierarchical_context_parallel_sizes from the "
              "training config",
       .enforced_by = {"bridge"},
-      .bad_example = "model.context_parallel_size=1 ~model.hierarchical_context_parallel_sizes",
+      .bad_example = "model.context_parallel_size=1 model.hierarchical_context_parallel_sizes=null",
       .good_example = "model.context_parallel_size=16",
       .example_args = "",
       .check = check_single_gpu_reload,

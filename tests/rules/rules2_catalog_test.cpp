@@ -604,3 +604,4 @@ TEST(Rules2Registry, DiagnosticsCarryEnforcedBy) {
 
 }  // namespace
 }  // namespace hcp
+
