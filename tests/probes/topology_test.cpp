@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "hcp/cluster.h"
@@ -212,6 +213,24 @@ TEST(HwlocParse, JunkAndWrongRootAndNewerVersionAreRejected) {
   auto cut = load_hwloc_xml(temp_file("cut.xml", "<topology version=\"2.0\"><object type="));
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.error().message.find("malformed XML"), std::string::npos);
+}
+
+TEST(HwlocParse, AbsurdNvlinkBandwidthIsRejected) {
+  std::string text;
+  {
+    std::ifstream in(fixture("hwloc/nvidia-dgx2_16xV100_12xNVSwitch_nvml_NVLinkBandwidth.xml"));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string row =
+      "<u64values length=\"36\">0 0 0 0 0 0 25000 25000 25000 25000 </u64values>";
+  auto at = text.find(row);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, row.size(),
+               "<u64values length=\"39\">0 0 0 0 0 0 25000000 25000 25000 25000 </u64values>");
+  auto r = load_hwloc_xml(temp_file("dgx2-absurd.xml", text));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("NVLinkBandwidth value 25000000 MB/s"), std::string::npos)
+      << r.error().message;
 }
 
 // --- merging -------------------------------------------------------------------------------------
