@@ -305,18 +305,24 @@ bool looks_switched(const std::vector<int>& row) {
 
 }  // namespace
 
-Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::string& source) {
-  auto ok = probe_detail::check_text(text, source, "nvidia-smi topo -m text");
-  if (!ok) return ok.error();
-  auto parsed = scan(text, source);
-  if (!parsed) return parsed.error();
-  const Parsed& p = *parsed;
+namespace {
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items)
+    out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+/// The topology being built and where each matrix label landed in it.
+struct Build {
   Topology topo;
-  topo.sources.push_back("nvidia-smi:" + source);
-  topo.warnings = p.warnings;
-  std::vector<std::string> names = device_names(p);
   std::map<std::string, int> gpu_pos, nic_pos;
+};
+
+/// GPUs (sorted by number) and NICs (named from the NIC legend when it has them).
+void add_devices(const Parsed& p, const std::vector<std::string>& names, const std::string& source,
+                 Build& b) {
   std::vector<std::pair<int, std::string>> gpu_order;
   for (const auto& n : names)
     if (auto g = gpu_number(n)) gpu_order.emplace_back(*g, n);
@@ -324,10 +330,9 @@ Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::strin
   for (const auto& [idx, label] : gpu_order) {
     Gpu g;
     g.index = idx;
-    gpu_pos[label] = static_cast<int>(topo.gpus.size());
-    topo.gpus.push_back(g);
+    b.gpu_pos[label] = static_cast<int>(b.topo.gpus.size());
+    b.topo.gpus.push_back(g);
   }
-  if (topo.gpus.empty()) return Error{source + ": no GPU in the nvidia-smi matrix", {}, {}};
   std::vector<std::string> unnamed;
   for (const auto& n : names) {
     if (gpu_number(n)) continue;
@@ -337,29 +342,23 @@ Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::strin
     nic.name = legend != p.nic_legend.end() ? legend->second : n;
     if (numbered && legend == p.nic_legend.end()) unnamed.push_back(n);
     nic.kind = kind_from_name(nic.name);
-    nic_pos[n] = static_cast<int>(topo.nics.size());
-    topo.nics.push_back(nic);
+    b.nic_pos[n] = static_cast<int>(b.topo.nics.size());
+    b.topo.nics.push_back(nic);
   }
-  if (!unnamed.empty()) {
-    std::string list;
-    for (const auto& u : unnamed)
-      list += (list.empty() ? "" : ", ") + u;
-    topo.warnings.push_back(source + ": NIC legend missing for " + list +
-                            "; their device names are unknown");
-  }
-  probe_detail::resize_gpu_tables(topo);
-  auto& m = topo.nvlink.matrix;
-  bool any_nvlink = false;
-  for (const auto& row : p.rows)
-    for (const auto& c : row.cells)
-      any_nvlink = any_nvlink || c.nvlinks > 0;
-  // `topo -mp` prints PCIe paths only: no NV# does not mean no NVLink there.
-  bool pcie_only = !any_nvlink && (p.pcie_only || (p.legend_seen && !p.legend_has_nvlink));
+  if (!unnamed.empty())
+    b.topo.warnings.push_back(source + ": NIC legend missing for " + join(unnamed) +
+                              "; their device names are unknown");
+  probe_detail::resize_gpu_tables(b.topo);
+}
 
+/// Put every cell into the NVLink matrix or a NIC's affinity row; check X sits on the diagonal.
+Status fill_cells(const Parsed& p, bool pcie_only, const std::string& source, Build& b) {
+  auto& m = b.topo.nvlink.matrix;
   std::set<std::string> have_row;
   for (const auto& row : p.rows) {
     if (!have_row.insert(row.label).second)
       return Error{where(source, row.line) + ": duplicate row " + row.label, {}, {}};
+    auto rg = b.gpu_pos.find(row.label);
     for (size_t c = 0; c < row.cells.size(); ++c) {
       const std::string& col = p.header.devices[c];
       const Cell& cell = row.cells[c];
@@ -371,78 +370,102 @@ Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::strin
                      {}};
       }
       if (cell.self) continue;
-      auto rg = gpu_pos.find(row.label), cg = gpu_pos.find(col);
-      if (rg != gpu_pos.end() && cg != gpu_pos.end()) {
+      auto cg = b.gpu_pos.find(col);
+      if (rg != b.gpu_pos.end() && cg != b.gpu_pos.end()) {
         if (!pcie_only) m[rg->second][cg->second] = cell.nvlinks;
-      } else if (rg != gpu_pos.end() && nic_pos.count(col)) {
-        topo.nics[nic_pos[col]].gpu_affinity[rg->second] = cell.level;
-      } else if (cg != gpu_pos.end() && nic_pos.count(row.label)) {
-        Affinity& a = topo.nics[nic_pos[row.label]].gpu_affinity[cg->second];
+      } else if (rg != b.gpu_pos.end() && b.nic_pos.count(col)) {
+        b.topo.nics[b.nic_pos[col]].gpu_affinity[rg->second] = cell.level;
+      } else if (cg != b.gpu_pos.end() && b.nic_pos.count(row.label)) {
+        Affinity& a = b.topo.nics[b.nic_pos[row.label]].gpu_affinity[cg->second];
         if (a == Affinity::kUnknown) a = cell.level;
       }
     }
-    if (auto g = gpu_pos.find(row.label); g != gpu_pos.end())
-      apply_affinity(topo.gpus[g->second], row, p.header, source, topo.warnings);
+    if (rg != b.gpu_pos.end())
+      apply_affinity(b.topo.gpus[rg->second], row, p.header, source, b.topo.warnings);
   }
-
-  // A link seen from one end is the same link seen from the other: fill missing rows' cells
-  // from the transposed cell, and flag cells that disagree.
-  size_t n = topo.gpus.size();
+  // A link seen from one end is the same link seen from the other: a missing row's cell takes
+  // the transposed cell (disagreeing pairs are left for the TOPO001 finding).
+  size_t n = m.size();
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
       if (m[i][j] < 0 && m[j][i] >= 0) m[i][j] = m[j][i];
+  return Ok{};
+}
 
-  std::vector<std::string> missing;
+/// Warn about header devices without a row, and rows without a column (`-mp` subsets).
+void warn_incomplete(const Parsed& p, const std::vector<std::string>& names,
+                     const std::string& source, Topology& topo) {
+  std::set<std::string> have_row;
+  for (const auto& r : p.rows)
+    have_row.insert(r.label);
+  std::vector<std::string> missing, row_only;
   for (const auto& d : names)
     if (!have_row.count(d)) missing.push_back(d);
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& d : missing)
-      list += (list.empty() ? "" : ", ") + d;
-    topo.warnings.push_back(source + ": no rows for " + list +
-                            " (capture truncated?): their links among themselves and NUMA " +
-                            "affinity are unknown");
-  }
-
-  std::vector<std::string> row_only;
   for (const auto& r : p.rows)
     if (std::find(p.header.devices.begin(), p.header.devices.end(), r.label) ==
         p.header.devices.end())
       row_only.push_back(r.label);
-  if (!row_only.empty()) {
-    std::string list;
-    for (const auto& d : row_only)
-      list += (list.empty() ? "" : ", ") + d;
-    topo.warnings.push_back(source + ": " + list + " appear as rows but not as columns (a " +
-                            "subset of the matrix): pairs among them are unknown");
-  }
-  if (pcie_only) {
-    topo.notes.push_back(source + ": PCIe-only view (nvidia-smi topo -mp): NVLink not shown");
-    finalize_topology(topo);
-    topo.host = probe_detail::base_name(source);
-    return topo;
-  }
+  if (!missing.empty())
+    topo.warnings.push_back(source + ": no rows for " + join(missing) +
+                            " (capture truncated?): their links among themselves and NUMA " +
+                            "affinity are unknown");
+  if (!row_only.empty())
+    topo.warnings.push_back(source + ": " + join(row_only) + " appear as rows but not as " +
+                            "columns (a subset of the matrix): pairs among them are unknown");
+}
 
-  // NVSwitch or direct links.
-  auto& sw = topo.nvlink.switch_links;
+/// NVSwitch or direct NVLink: switch_links per GPU (0 for direct, -1 when its row is unknown).
+void classify_nvlink(NvlinkInfo& nv) {
+  const auto& m = nv.matrix;
+  auto full = [](const std::vector<int>& row) {
+    return std::none_of(row.begin(), row.end(), [](int v) { return v < 0; });
+  };
   bool switched = false;
-  for (size_t i = 0; i < n; ++i) {
-    bool full = std::none_of(m[i].begin(), m[i].end(), [](int v) { return v < 0; });
-    if (full && looks_switched(m[i])) switched = true;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    bool full = std::none_of(m[i].begin(), m[i].end(), [](int v) { return v < 0; });
+  for (const auto& row : m)
+    switched = switched || (full(row) && looks_switched(row));
+  for (size_t i = 0; i < m.size(); ++i) {
     int most = *std::max_element(m[i].begin(), m[i].end());
     if (switched && most > 0) {
-      sw[i] = most;
-    } else if (full) {
-      sw[i] = 0;
+      nv.switch_links[i] = most;
+    } else if (full(m[i])) {
+      nv.switch_links[i] = 0;
     }
   }
-  topo.nvlink.via_switch = switched;
-  if (!topo.gpus.empty()) topo.host = probe_detail::base_name(source);
-  finalize_topology(topo);
-  return topo;
+  nv.via_switch = switched;
+}
+
+}  // namespace
+
+Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::string& source) {
+  auto ok = probe_detail::check_text(text, source, "nvidia-smi topo -m text");
+  if (!ok) return ok.error();
+  auto parsed = scan(text, source);
+  if (!parsed) return parsed.error();
+  const Parsed& p = *parsed;
+
+  Build b;
+  b.topo.sources.push_back("nvidia-smi:" + source);
+  b.topo.host = probe_detail::base_name(source);
+  b.topo.warnings = p.warnings;
+  std::vector<std::string> names = device_names(p);
+  add_devices(p, names, source, b);
+  if (b.topo.gpus.empty()) return Error{source + ": no GPU in the nvidia-smi matrix", {}, {}};
+  bool any_nvlink = false;
+  for (const auto& row : p.rows)
+    for (const auto& c : row.cells)
+      any_nvlink = any_nvlink || c.nvlinks > 0;
+  // `topo -mp` prints PCIe paths only: no NV# there does not mean no NVLink.
+  bool pcie_only = !any_nvlink && (p.pcie_only || (p.legend_seen && !p.legend_has_nvlink));
+  auto filled = fill_cells(p, pcie_only, source, b);
+  if (!filled) return filled.error();
+  warn_incomplete(p, names, source, b.topo);
+  if (pcie_only) {
+    b.topo.notes.push_back(source + ": PCIe-only view (nvidia-smi topo -mp): NVLink not shown");
+  } else {
+    classify_nvlink(b.topo.nvlink);
+  }
+  finalize_topology(b.topo);
+  return b.topo;
 }
 
 Result<Topology> load_nvidia_smi_topo(const std::string& path) {
