@@ -1,0 +1,208 @@
+// `hcp-plan simulate`: CPU simulation of context-parallel attention over virtual ranks, checked
+// against plain full attention, with the bytes every rank sends.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "command.h"
+#include "hcp/layout_option.h"
+#include "hcp/sim.h"
+#include "output.h"
+
+namespace hcp::cli {
+namespace {
+
+struct SimulateArgs {
+  OutputOptions out;
+  int64_t seq_length = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;  // 0: same as heads
+  int64_t head_dim = 0;
+  int64_t cp = 1;
+  std::string comm_type;
+  std::string hcp;
+  bool causal = false;
+  uint64_t seed = 1234;
+  bool local_only = false;
+  int64_t tile = 64;
+  int64_t bytes_per_element = 2;
+  double tolerance = 1e-3;
+};
+
+std::string sci(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2e", x);
+  return buffer;
+}
+
+std::string list_text(const std::vector<int>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string groups_text(const std::vector<std::vector<int>>& groups) {
+  std::string s;
+  for (const auto& g : groups)
+    s += (s.empty() ? "" : " ") + list_text(g);
+  return s;
+}
+
+Result<CpSimOptions> to_options(const SimulateArgs& a) {
+  CpSimOptions o;
+  o.shape = {a.seq_length, a.heads, a.kv_heads > 0 ? a.kv_heads : a.heads, a.head_dim, a.causal};
+  o.cp = a.cp;
+  auto type = parse_cp_comm_type(a.comm_type);
+  if (!type) return type.error();
+  o.comm_type = *type;
+  if (!a.hcp.empty()) {
+    auto parsed = parse_layout_option(
+        "hcp=" +
+        (a.hcp.find(',') != std::string::npos && a.hcp[0] != '[' ? "[" + a.hcp + "]" : a.hcp));
+    if (!parsed) {
+      Error error = parsed.error();
+      error.message = "--hcp: " + error.message;
+      return error;
+    }
+    o.hcp = parsed->hcp;
+  }
+  o.seed = a.seed;
+  o.local_only = a.local_only;
+  o.tile = a.tile;
+  o.bytes_per_element = a.bytes_per_element;
+  return o;
+}
+
+bool passed(const CpSimResult& r, const CpSimOptions& o, double tolerance) {
+  return r.max_abs_error < tolerance && (o.local_only || r.bytes_match_formula);
+}
+
+nlohmann::ordered_json per_rank(const std::vector<int64_t>& values) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (size_t r = 0; r < values.size(); ++r)
+    j[std::to_string(r)] = values[r];
+  return j;
+}
+
+std::string render_json(const CpSimResult& r, const CpSimOptions& o, double tolerance) {
+  nlohmann::ordered_json j;
+  j["max_abs_error"] = r.max_abs_error;
+  j["comm_bytes_per_rank"] = per_rank(r.comm_bytes_per_rank);
+  j["a2a_bytes_per_rank"] = per_rank(r.a2a_bytes_per_rank);
+  j["ring_bytes_per_rank"] = per_rank(r.ring_bytes_per_rank);
+  j["formula_bytes_per_rank"] = {{"a2a", r.formula.a2a_forward_bytes},
+                                 {"ring", r.formula.ring_forward_bytes},
+                                 {"total", r.formula.forward_bytes()}};
+  j["bytes_match_formula"] = r.bytes_match_formula;
+  j["tolerance"] = tolerance;
+  j["passed"] = passed(r, o, tolerance);
+  j["blocked_max_abs_error"] = r.blocked_max_abs_error;
+  j["local_only"] = o.local_only;
+  j["seq_length"] = o.shape.seq_length;
+  j["heads"] = o.shape.heads;
+  j["kv_heads"] = o.shape.kv_heads;
+  j["head_dim"] = o.shape.head_dim;
+  j["causal"] = o.shape.causal;
+  j["cp"] = o.cp;
+  j["cp_comm_type"] = cp_comm_type_name(o.comm_type);
+  j["hierarchical_context_parallel_sizes"] = o.hcp;
+  j["seed"] = o.seed;
+  j["bytes_per_element"] = o.bytes_per_element;
+  j["rank_chunks"] = r.rank_chunks;
+  j["hcp_groups"] = r.hcp_groups;
+  return j.dump(2) + "\n";
+}
+
+std::string render_text(const CpSimResult& r, const CpSimOptions& o, double tolerance) {
+  std::string t = "simulate: S=" + std::to_string(o.shape.seq_length) +
+                  " heads=" + std::to_string(o.shape.heads) +
+                  " kv_heads=" + std::to_string(o.shape.kv_heads) +
+                  " head_dim=" + std::to_string(o.shape.head_dim) +
+                  (o.shape.causal ? " causal" : " non-causal") + " cp=" + std::to_string(o.cp) +
+                  " cp_comm_type=" + cp_comm_type_name(o.comm_type);
+  if (!o.hcp.empty()) t += " hcp=" + std::to_string(o.hcp[0]) + "x" + std::to_string(o.hcp[1]);
+  t += "\n  chunks (of " + std::to_string(2 * o.cp) + "):";
+  for (size_t i = 0; i < r.rank_chunks.size(); ++i) {
+    t += " rank " + std::to_string(i) + ": " + std::to_string(r.rank_chunks[i][0]) + "," +
+         std::to_string(r.rank_chunks[i][1]) + (i + 1 < r.rank_chunks.size() ? ";" : "");
+  }
+  t += "\n";
+  if (r.hcp_groups.size() == 2) {
+    t += "  hcp groups: a2a " + groups_text(r.hcp_groups[0]) + "  p2p ring " +
+         groups_text(r.hcp_groups[1]) + "\n";
+  }
+  if (o.local_only) {
+    t += "  CP communication OFF (--local-only): each rank attends only its own chunks\n";
+  }
+  const bool ok = r.max_abs_error < tolerance;
+  t += "  max abs error vs full attention: " + sci(r.max_abs_error) + " (tolerance " +
+       sci(tolerance) + "): " + (ok ? "OK" : "WRONG") + "\n";
+  t += "  single-device blocked online softmax vs full: " + sci(r.blocked_max_abs_error) + "\n";
+  t += "  forward bytes sent per rank (" + std::to_string(o.bytes_per_element) + " B/element):";
+  for (size_t i = 0; i < r.comm_bytes_per_rank.size(); ++i) {
+    t += (i % 4 == 0 ? "\n    " : "  ") + std::string("rank ") + std::to_string(i) + ": " +
+         std::to_string(r.comm_bytes_per_rank[i]);
+  }
+  t += "\n  cp_volume formula, forward per rank: a2a " +
+       std::to_string(r.formula.a2a_forward_bytes) + " + ring " +
+       std::to_string(r.formula.ring_forward_bytes) + " = " +
+       std::to_string(r.formula.forward_bytes()) +
+       (o.local_only            ? " (not sent: communication off)"
+        : r.bytes_match_formula ? " (match)"
+                                : " (MISMATCH)") +
+       "\n";
+  if (!ok && o.local_only) {
+    t += "  This is what training computes when CP is configured but its communication is off "
+         "(e.g. hierarchical_context_parallel_sizes unset with a2a+p2p): every rank sees only "
+         "its own chunks.\n";
+  }
+  return t;
+}
+
+int run_simulate(const SimulateArgs& args) {
+  auto options = to_options(args);
+  if (!options) {
+    print_error(options.error().message);
+    return kExitBadInput;
+  }
+  auto result = simulate_cp_attention(*options);
+  if (!result) {
+    print_error(result.error().message);
+    return kExitBadInput;
+  }
+  const std::string text = args.out.format == "json"
+                               ? render_json(*result, *options, args.tolerance)
+                               : render_text(*result, *options, args.tolerance);
+  if (!emit(args.out, text)) return kExitBadInput;
+  return passed(*result, *options, args.tolerance) ? kExitOk : kExitFindings;
+}
+
+const CommandRegistration kSimulate{
+    "simulate", "CPU simulation of CP attention over virtual ranks, checked against full attention",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto args = std::make_shared<SimulateArgs>();
+      sub.add_option("--seq-length", args->seq_length, "Sequence length S (tokens)")->required();
+      sub.add_option("--heads", args->heads, "Query heads")->required();
+      sub.add_option("--kv-heads", args->kv_heads, "Key/value heads (GQA); default: --heads");
+      sub.add_option("--head-dim", args->head_dim, "Head dimension")->required();
+      sub.add_option("--cp", args->cp, "Context-parallel size (virtual ranks)")->required();
+      sub.add_option("--cp-comm-type", args->comm_type, "p2p, all_gather, a2a or a2a+p2p")
+          ->required();
+      sub.add_option("--hcp", args->hcp, "Hierarchical CP sizes for a2a+p2p: A,P or AxP");
+      sub.add_flag("--causal", args->causal, "Causal mask");
+      sub.add_option("--seed", args->seed, "Seed of the random Q, K, V")->capture_default_str();
+      sub.add_flag("--local-only", args->local_only,
+                   "Turn CP communication off: each rank attends only its own chunks");
+      sub.add_option("--tile", args->tile, "Keys per online-softmax tile")->capture_default_str();
+      sub.add_option("--bytes-per-element", args->bytes_per_element,
+                     "Wire bytes per element for the byte counts (bf16 = 2)")
+          ->capture_default_str();
+      sub.add_option("--tolerance", args->tolerance, "Largest acceptable max abs error")
+          ->capture_default_str();
+      add_output_options(sub, args->out);
+      return [args] { return run_simulate(*args); };
+    }};
+
+}  // namespace
+}  // namespace hcp::cli
