@@ -55,7 +55,8 @@ void ring_reason(PlanOption& o) {
   std::string link = link_name(ring_inside(o));
   std::string per_step = duration(t.ring_step_compute_s) + " of compute vs " +
                          duration(t.ring_step_transfer_s) + " of transfer per step";
-  std::string steps = std::to_string(t.ring_steps) + " ring steps per layer";
+  std::string steps = std::to_string(t.ring_steps) +
+                      (t.ring_steps == 1 ? " ring step" : " ring steps") + " per layer";
   if (t.cp_ring_exposed_s <= 0.005 * t.step_s) {
     o.notes.push_back(link + " ring hidden");
     o.reasons.push_back("the ring hides the " + link + " transfer behind attention: " + per_step +

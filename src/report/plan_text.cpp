@@ -225,8 +225,11 @@ std::string validation_cell(const CompareEntry& e) {
     errors += d.severity == Severity::kError;
     warnings += d.severity == Severity::kWarning;
   }
-  if (errors > 0) return "INVALID (" + std::to_string(errors) + " errors)";
-  if (warnings > 0) return "ok (" + std::to_string(warnings) + " warnings)";
+  if (errors > 0)
+    return "INVALID (" + std::to_string(errors) + (errors == 1 ? " error)" : " errors)");
+  if (warnings > 0) {
+    return "ok (" + std::to_string(warnings) + (warnings == 1 ? " warning)" : " warnings)");
+  }
   return "ok";
 }
 

@@ -1,0 +1,215 @@
+// End-to-end tests of `hcp-plan plan` and `hcp-plan compare` on the shipped default recipe.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+using hcp::testing::run_cli;
+using nlohmann::json;
+
+const std::string kSeed = "plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --top 0 ";
+
+json plan_json(const std::string& args) {
+  auto r = run_cli(kSeed + args + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out) : json::object();
+}
+
+/// Rank (index in options[]) of a layout, -1 when absent.
+int rank_of(const json& plan, int tp, int cp, const std::string& comm, const json& hcp = nullptr) {
+  for (size_t i = 0; i < plan["options"].size(); ++i) {
+    const json& o = plan["options"][i];
+    if (o["tp"] == tp && o["cp"] == cp && o["cp_comm_type"] == comm &&
+        o["hierarchical_context_parallel_sizes"] == hcp) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+const json kA8x2 = json::array({8, 2});
+
+TEST(PlanCli, SeedExampleListsABAndCWithAAndBClose) {
+  json plan = plan_json("--recompute full");
+  int a = rank_of(plan, 1, 16, "a2a+p2p", kA8x2);
+  int b = rank_of(plan, 2, 4, "a2a");
+  int c = rank_of(plan, 1, 16, "p2p");
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  ASSERT_GE(c, 0);
+  double ta = plan["options"][a]["step_time_s"];
+  double tb = plan["options"][b]["step_time_s"];
+  EXPECT_LT(std::max(ta, tb) / std::min(ta, tb), 1.15);
+  // Contract keys, best first, one recommendation.
+  int recommended = 0;
+  double previous = 0;
+  for (const json& o : plan["options"]) {
+    for (const char* key :
+         {"tp", "cp", "pp", "dp", "cp_comm_type", "hierarchical_context_parallel_sizes",
+          "step_time_s", "tokens_per_s_per_gpu", "memory_gib_per_gpu", "fits_memory", "recommended",
+          "reasons", "breakdown"}) {
+      EXPECT_TRUE(o.contains(key)) << key;
+    }
+    recommended += o["recommended"].get<bool>();
+    if (o["fits_memory"].get<bool>()) {
+      EXPECT_GE(o["step_time_s"].get<double>(), previous);
+      previous = o["step_time_s"].get<double>();
+    }
+  }
+  EXPECT_EQ(recommended, 1);
+  EXPECT_TRUE(plan["options"][0]["recommended"].get<bool>());
+}
+
+std::string validate_args(const json& o) {
+  std::string args = "validate llama3_8b_128k --nodes 4 --gpus-per-node 8";
+  args += " model.tensor_model_parallel_size=" + std::to_string(o["tp"].get<int>());
+  args += " model.context_parallel_size=" + std::to_string(o["cp"].get<int>());
+  args += " model.pipeline_model_parallel_size=" + std::to_string(o["pp"].get<int>());
+  args += " model.cp_comm_type=" + o["cp_comm_type"].get<std::string>();
+  args += std::string(" model.sequence_parallel=") + (o["tp"].get<int>() > 1 ? "true" : "false");
+  const json& hcp = o["hierarchical_context_parallel_sizes"];
+  if (hcp.is_null()) {
+    args += " model.hierarchical_context_parallel_sizes=null";
+  } else {
+    args += " 'model.hierarchical_context_parallel_sizes=[" + std::to_string(hcp[0].get<int>()) +
+            "," + std::to_string(hcp[1].get<int>()) + "]'";
+  }
+  return args;
+}
+
+TEST(PlanCli, ListedOptionsValidateClean) {
+  json plan = plan_json("--recompute full");
+  ASSERT_GE(plan["options"].size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    auto r = run_cli(validate_args(plan["options"][i]));
+    EXPECT_EQ(r.exit_code, 0) << plan["options"][i]["label"] << "\n" << r.out << r.err;
+  }
+}
+
+TEST(PlanCli, FlatRingFallsBehindAt32K) {
+  json plan = plan_json("dataset.seq_length=32768 model.seq_length=32768");
+  int a = rank_of(plan, 1, 16, "a2a+p2p", kA8x2);
+  int c = rank_of(plan, 1, 16, "p2p");
+  ASSERT_GE(a, 0);
+  ASSERT_GE(c, 0);
+  EXPECT_LT(a, c);
+  EXPECT_GT(plan["options"][c]["breakdown"]["time"]["cp_ring_exposed_s"].get<double>(), 0.0);
+}
+
+TEST(PlanCli, SlowNicCalibrationPushesTheFlatRingDown) {
+  json fast = plan_json("--recompute full");
+  json slow =
+      plan_json("--recompute full --calibration tests/fixtures/model/slow_nic_calibration.json");
+  int c_fast = rank_of(fast, 1, 16, "p2p");
+  int c_slow = rank_of(slow, 1, 16, "p2p");
+  ASSERT_GE(c_fast, 0);
+  ASSERT_GE(c_slow, 0);
+  EXPECT_GT(c_slow, c_fast);
+  EXPECT_LT(rank_of(slow, 1, 16, "a2a+p2p", kA8x2), c_slow);
+  EXPECT_EQ(slow["hardware"]["nic_gbs"], 5.0);
+}
+
+TEST(PlanCli, TextShowsTableRecommendationAndReasons) {
+  auto r = run_cli(kSeed + "--recompute full --show-rejected");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Option  TP  CP"), std::string::npos);
+  EXPECT_NE(r.out.find("recommended: "), std::string::npos);
+  EXPECT_NE(r.out.find("the ring hides the IB transfer behind attention"), std::string::npos);
+  EXPECT_NE(r.out.find("rejected layouts"), std::string::npos);
+  EXPECT_NE(r.out.find("[CP032]"), std::string::npos);  // a2a with more ranks than KV heads
+}
+
+TEST(PlanCli, TopologyFileAndOutputFile) {
+  std::string out = (std::filesystem::temp_directory_path() / "hcp_plan_cli_out.json").string();
+  auto r = run_cli(
+      "plan llama3_8b_128k --nodes 4 --topology "
+      "tests/fixtures/model/dgx-h100-topology.yaml --top 3 --format json -o " +
+      out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json plan = json::parse(hcp::testing::read_whole_file(out));
+  EXPECT_EQ(plan["options"].size(), 3u);
+  EXPECT_EQ(plan["cluster"], "tests/fixtures/model/dgx-h100-topology.yaml");
+  std::filesystem::remove(out);
+}
+
+TEST(PlanCli, BadInputsExitTwo) {
+  const char* cases[] = {
+      "plan llama3_8b_128k",                                      // no --nodes
+      "plan llama3_8b_128k --nodes 4 --cluster no-such-cluster",  // unknown profile
+      "plan llama3_8b_128k --nodes 4 --recompute sometimes",      // bad recompute
+      "plan llama3_8b_128k --nodes 4 --calibration /nonexistent.json",
+      "plan no_such_recipe --nodes 4",
+      "plan llama3_8b_128k --nodes 4 --cluster dgx-h100 --topology "
+      "tests/fixtures/model/dgx-h100-topology.yaml",
+      "plan llama3_8b_128k --nodes 4 --memory-limit -3",
+      "plan llama3_8b_128k --nodes 4 model.no_such_key=1",
+  };
+  for (const char* args : cases) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << args;
+  }
+}
+
+TEST(PlanCli, ConfirmNeedsAGpu) {
+  auto r =
+      run_cli("plan llama3_8b_128k --nodes 4 --confirm 2", "HCP_GPU_BENCH_LIB=/nonexistent.so");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("--confirm needs a GPU node"), std::string::npos) << r.err;
+}
+
+TEST(CompareCli, ShowsEveryTermAndValidation) {
+  auto r = run_cli(
+      "compare llama3_8b_128k --nodes 4 --recompute full --option tp=2,cp=4,cp_comm_type=a2a "
+      "--option tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json out = json::parse(r.out);
+  ASSERT_EQ(out["options"].size(), 2u);
+  for (const json& o : out["options"]) {
+    EXPECT_TRUE(o["valid"].get<bool>());
+    EXPECT_TRUE(o["breakdown"]["time"].contains("cp_a2a_s"));
+    EXPECT_TRUE(o["breakdown"]["memory_gib"].contains("activations"));
+  }
+  auto text = run_cli(
+      "compare llama3_8b_128k --nodes 4 --option tp=2,cp=4,cp_comm_type=a2a "
+      "--option tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("TP/SP comm (exposed)"), std::string::npos);
+  EXPECT_NE(text.out.find("CP ring hidden"), std::string::npos);
+}
+
+TEST(CompareCli, InvalidOptionExitsOneWithTheRule) {
+  auto r = run_cli(
+      "compare llama3_8b_128k --nodes 4 --option tp=1,cp=16,cp_comm_type=a2a "
+      "--option tp=2,cp=4,cp_comm_type=a2a --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json out = json::parse(r.out);
+  const json& last = out["options"][1];
+  EXPECT_FALSE(last["valid"].get<bool>());
+  bool cp032 = false;
+  for (const json& d : last["diagnostics"])
+    cp032 |= d["id"] == "CP032";
+  EXPECT_TRUE(cp032);
+}
+
+TEST(CompareCli, BadOptionTextExitsTwo) {
+  const char* cases[] = {
+      "compare llama3_8b_128k --nodes 4 --option tp=2,cp=4,cp_comm_type=ring",
+      "compare llama3_8b_128k --nodes 4 --option tp=3,cp=4",  // 12 does not divide 32
+      "compare llama3_8b_128k --nodes 4",                     // no option
+      "compare llama3_8b_128k --option tp=2,cp=4",            // no world size, no dp
+  };
+  for (const char* args : cases) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace hcp
