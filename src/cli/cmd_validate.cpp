@@ -1,10 +1,14 @@
 // hcp-plan validate RECIPE [OVERRIDE...]: load, apply overrides, run every rule, report.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "command.h"
+#include "hcp/hf_config.h"
+#include "hcp/mlm_args.h"
+#include "hcp/python_env.h"
 #include "hcp/recipe.h"
 #include "hcp/report.h"
 #include "hcp/rules.h"
@@ -16,6 +20,10 @@ namespace {
 struct ValidateOptions {
   std::string recipe;
   std::map<std::string, std::string> env_options;  ///< Long name -> value, as given.
+  std::vector<std::string> launch_env;             ///< --env NAME=VALUE, in order.
+  std::string mlm_args;                            ///< --mlm-args "--flag v ..." or @FILE.
+  std::string hf_config;                           ///< --hf-config config.json.
+  std::string python;  ///< --python PATH (or python3 with --detect-env).
   bool strict = false;
   OutputOptions output;
 };
@@ -35,6 +43,7 @@ void add_environment_options(CLI::App& sub, ValidateOptions& opts) {
       {"te-version", "Transformer Engine version X.Y.Z the job runs with"},
       {"mcore-version", "Megatron-Core version X.Y.Z the job runs with"},
       {"framework", "Whose semantics apply: bridge or mlm (default: the recipe's)"},
+      {"gpu-sm", "GPU compute capability, e.g. 90 for H100 (some backend rules need it)"},
   };
   for (const Spec& spec : specs) {
     sub.add_option_function<std::string>(
@@ -53,36 +62,133 @@ Result<Environment> environment_from(const ValidateOptions& opts, const Recipe& 
   for (const auto& [name, value] : opts.env_options) {
     if (Status s = set_environment_option(env, name, value); !s) return s.error();
   }
+  for (const std::string& assignment : opts.launch_env) {
+    if (Status s = set_environment_option(env, "env", assignment); !s) return s.error();
+  }
   if (Status s = finalize_environment(env); !s) return s.error();
   return env;
 }
 
-/// Load the recipe and apply the overrides (shorthand flags included) in command-line order.
-Result<Recipe> load_subject(const ValidateOptions& opts,
-                            const std::vector<std::string>& overrides) {
-  auto path = resolve_recipe_path(opts.recipe);
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
-  if (!recipe) return recipe.error();
-  if (Status s = apply_overrides(*recipe, overrides); !s) return s.error();
-  return recipe;
+/// One recipe to check: a Bridge recipe, or one argument section of a Megatron-LM config.
+struct Subject {
+  Recipe recipe;
+  std::string section;                          ///< MLM section name ("" for Bridge recipes).
+  std::optional<int64_t> world_size;            ///< The section's own GPU count, when it says.
+  std::map<std::string, std::string> env_vars;  ///< ENV_VARS of a functional-test config.
+};
+
+/// Load RECIPE (Bridge YAML, or a Megatron-LM functional-test config detected by its MODEL_ARGS
+/// key) or --mlm-args, fill model dims from --hf-config, then apply the overrides (shorthand
+/// flags included) in command-line order.
+Result<std::vector<Subject>> load_subjects(const ValidateOptions& opts,
+                                           const std::vector<std::string>& overrides) {
+  std::vector<Subject> subjects;
+  std::optional<std::string> mlm_source;
+  if (!opts.mlm_args.empty()) mlm_source = opts.mlm_args;
+  if (!opts.recipe.empty()) {
+    if (mlm_source)
+      return Error{"give either RECIPE or --mlm-args, not both", Location{"<command line>", 0, 0},
+                   ""};
+    auto path = resolve_recipe_path(opts.recipe);
+    if (!path) return path.error();
+    if (is_mlm_test_config(*path)) {
+      mlm_source = "@" + *path;
+    } else {
+      auto recipe = load_recipe_file(*path);
+      if (!recipe) return recipe.error();
+      subjects.push_back({std::move(*recipe), "", std::nullopt, {}});
+    }
+  }
+  if (mlm_source) {
+    bool file = mlm_source->front() == '@' && opts.mlm_args.empty();
+    auto config = file ? load_mlm_test_config(mlm_source->substr(1)) : load_mlm_args(*mlm_source);
+    if (!config) return config.error();
+    bool several = config->sections.size() > 1;
+    for (MlmSection& section : config->sections) {
+      subjects.push_back({std::move(section.recipe), several ? section.name : "",
+                          section.gpus_per_node, config->env_vars});
+    }
+  }
+  if (subjects.empty() && !opts.hf_config.empty()) {
+    Recipe recipe;
+    recipe.name = opts.hf_config;
+    recipe.path = opts.hf_config;
+    subjects.push_back({std::move(recipe), "", std::nullopt, {}});
+  }
+  if (subjects.empty())
+    return Error{"nothing to validate: give RECIPE, --mlm-args or --hf-config",
+                 Location{"<command line>", 0, 0}, ""};
+  for (Subject& subject : subjects) {
+    if (!opts.hf_config.empty()) {
+      if (Status s = apply_hf_config(subject.recipe, opts.hf_config); !s) return s.error();
+    }
+    if (Status s = apply_overrides(subject.recipe, overrides); !s) return s.error();
+  }
+  return subjects;
 }
 
-int run_validate(const ValidateOptions& opts, const std::vector<std::string>& overrides) {
-  auto recipe = load_subject(opts, overrides);
-  if (!recipe) {
-    print_error(recipe.error().str());
+/// Read the versions installed in --python / --detect-env's interpreter; exit 3 when it cannot
+/// be run.
+Result<std::optional<PythonEnvironment>> detect_python(const ValidateOptions& opts) {
+  if (opts.python.empty()) return std::optional<PythonEnvironment>{};
+  auto py = probe_python_env(opts.python);
+  if (!py) return py.error();
+  return std::optional<PythonEnvironment>(std::move(*py));
+}
+
+/// Check one subject; MLM sections carry their own GPU count and ENV_VARS (the command line wins).
+Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts, const Subject& subject,
+                                              const std::optional<PythonEnvironment>& py) {
+  ValidateOptions local = opts;
+  if (subject.world_size && !opts.env_options.count("nodes")) {
+    local.env_options["world-size"] = std::to_string(*subject.world_size);
+  }
+  auto env = environment_from(local, subject.recipe);
+  if (!env) return env.error();
+  for (const auto& [name, value] : subject.env_vars)
+    env->process_env.emplace(name, value);
+  if (py) apply_python_env(*py, *env);
+  std::vector<Diagnostic> ds = check_rules(subject.recipe, *env);
+  if (!subject.section.empty()) {
+    for (Diagnostic& d : ds)
+      d.message = subject.section + ": " + d.message;
+  }
+  return ds;
+}
+
+int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
+  // Without RECIPE (--mlm-args / --hf-config alone) the first override lands in its slot.
+  bool recipe_is_override = !opts.recipe.empty() && opts.recipe.find('=') != std::string::npos &&
+                            (!opts.mlm_args.empty() || !opts.hf_config.empty());
+  if (recipe_is_override) {
+    overrides.insert(overrides.begin(), opts.recipe);
+    opts.recipe.clear();
+  }
+  auto subjects = load_subjects(opts, overrides);
+  if (!subjects) {
+    print_error(subjects.error().str());
     return kExitBadInput;
   }
-  auto env = environment_from(opts, *recipe);
-  if (!env) {
-    print_error(env.error().str());
-    return kExitBadInput;
+  auto py = detect_python(opts);
+  if (!py) {
+    print_error(py.error().str());
+    return kExitEnvironment;
   }
+  const Recipe& first = subjects->front().recipe;
   DiagnosticsReport report;
-  report.recipe = recipe->path.empty() ? recipe->name : recipe->path;
-  report.framework = framework_name(env->framework);
-  report.diagnostics = check_rules(*recipe, *env);
+  report.recipe = first.path.empty() ? first.name : first.path;
+  auto framework = opts.env_options.find("framework");
+  report.framework =
+      framework != opts.env_options.end() ? framework->second : framework_name(first.framework);
+  if (*py) report.diagnostics = python_env_diagnostics(**py);
+  for (const Subject& subject : *subjects) {
+    auto ds = check_subject(opts, subject, *py);
+    if (!ds) {
+      print_error(ds.error().str());
+      return kExitBadInput;
+    }
+    report.diagnostics.insert(report.diagnostics.end(), ds->begin(), ds->end());
+  }
   std::string text = opts.output.format == "json" ? format_diagnostics_json(report)
                                                   : format_diagnostics_text(report);
   if (!emit(opts.output, text)) return kExitBadInput;
@@ -93,14 +199,29 @@ int run_validate(const ValidateOptions& opts, const std::vector<std::string>& ov
 
 std::function<int()> setup_validate(CLI::App& sub) {
   auto opts = std::make_shared<ValidateOptions>();
-  sub.add_option("recipe", opts->recipe, "Recipe path, or the name of a shipped recipe")
-      ->required();
+  sub.add_option("recipe", opts->recipe,
+                 "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS)");
   sub.allow_extras();
   sub.footer(
       "Every argument after RECIPE that is not an option is an override in Hydra grammar (k=v, "
       "+k=v, ++k=v, ~k) or a run_recipe.py shorthand flag (-tp 2 -cp 4 -sl 131072 ...).");
   add_environment_options(sub, *opts);
   sub.add_flag("--strict", opts->strict, "Fail (exit 1) on warnings as well as errors");
+  sub.add_option("--env", opts->launch_env,
+                 "Launch environment variable NAME=VALUE of the job (repeatable)");
+  sub.add_option("--mlm-args", opts->mlm_args,
+                 "Megatron-LM arguments to validate instead of RECIPE: \"--flag v ...\" or @FILE");
+  sub.add_option("--hf-config", opts->hf_config,
+                 "Hugging Face config.json whose model dims fill the recipe (alone: the model)");
+  auto* python = sub.add_option("--python", opts->python,
+                                "Read TE/MCore/Bridge/torch/NCCL versions from this interpreter");
+  sub.add_flag_callback(
+         "--detect-env",
+         [opts]() {
+           if (opts->python.empty()) opts->python = "python3";
+         },
+         "Same as --python python3 (from PATH)")
+      ->excludes(python);
   add_output_options(sub, opts->output);
   return [opts, &sub]() { return run_validate(*opts, sub.remaining(false)); };
 }
