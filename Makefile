@@ -24,7 +24,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	./$(BUILD)/hcp-plan validate recipes/llama3_8b_128k.yaml --nodes 4 --gpus-per-node 8
+	./$(BUILD)/hcp-plan plan recipes/llama3_8b_128k.yaml --nodes 4 --gpus-per-node 8 --cluster dgx-h100
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
