@@ -136,7 +136,7 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
 
 /// Fill notes and reasons of ranked options (first = reference) and mark the recommended one
 /// (the fastest that fits). Used by plan() and compare.
-void explain_options(std::vector<PlanOption>& options, const Hardware& hw,
-                     std::vector<std::string>* summary, bool recommend);
+void explain_options(std::vector<PlanOption>& options, std::vector<std::string>* summary,
+                     bool recommend);
 
 }  // namespace hcp

@@ -149,9 +149,8 @@ void rule_notes(PlanOption& o) {
 
 }  // namespace
 
-void explain_options(std::vector<PlanOption>& options, const Hardware& hw,
-                     std::vector<std::string>* summary, bool recommend) {
-  (void)hw;
+void explain_options(std::vector<PlanOption>& options, std::vector<std::string>* summary,
+                     bool recommend) {
   PlanOption* best = nullptr;
   for (PlanOption& o : options) {
     o.notes.clear();

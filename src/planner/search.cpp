@@ -222,7 +222,7 @@ Result<PlanResult> plan(const PlanRequest& request) {
     result.options.push_back(std::move(evaluated.option));
   }
   std::stable_sort(result.options.begin(), result.options.end(), better);
-  explain_options(result.options, request.hardware, &result.summary, true);
+  explain_options(result.options, &result.summary, true);
   return result;
 }
 
@@ -270,7 +270,7 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
   for (const CompareEntry& e : entries) {
     if (e.priced) priced.push_back(e.option);
   }
-  explain_options(priced, request.hardware, nullptr, false);
+  explain_options(priced, nullptr, false);
   size_t next = 0;
   bool recommended = false;
   for (CompareEntry& e : entries) {
