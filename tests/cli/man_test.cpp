@@ -1,0 +1,108 @@
+// The man page documents every subcommand the binary registers, every option each subcommand's
+// --help lists, and every rule ID of the registry.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "cli/cli_runner.h"
+#include "hcp/rules.h"
+
+namespace hcp {
+namespace {
+
+using testing::read_whole_file;
+using testing::run_cli;
+
+/// The man page as plain text: font escapes removed, "\-" turned into "-".
+std::string man_text() {
+  std::string roff = read_whole_file(HCP_SOURCE_DIR "/man/hcp-plan.1");
+  roff = std::regex_replace(roff, std::regex(R"(\\f[BIRP])"), "");
+  roff = std::regex_replace(roff, std::regex(R"(\\-)"), "-");
+  roff = std::regex_replace(roff, std::regex(R"(\\&)"), "");
+  return roff;
+}
+
+/// Return the subcommand names listed under "Subcommands:" in `hcp-plan --help`.
+std::vector<std::string> registered_subcommands() {
+  auto help = run_cli("--help");
+  std::vector<std::string> names;
+  std::istringstream in(help.out);
+  bool in_list = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Subcommands:", 0) == 0) {
+      in_list = true;
+      continue;
+    }
+    if (!in_list) continue;
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex(R"(^\s+([a-z][a-z0-9-]*))"))) {
+      names.push_back(m[1]);
+    } else if (!line.empty() && line[0] != ' ') {
+      in_list = false;
+    }
+  }
+  return names;
+}
+
+/// Return the option names ("--world-size", "-o") that `hcp-plan SUB --help` lists.
+std::set<std::string> help_options(const std::string& sub) {
+  auto help = run_cli(sub + " --help");
+  std::set<std::string> options;
+  std::istringstream in(help.out);
+  std::regex option(R"((^|[\s,])(--?[A-Za-z][A-Za-z0-9-]*))");
+  for (std::string line; std::getline(in, line);) {
+    // Option lines start with whitespace and a dash; descriptions may mention other flags.
+    std::smatch first;
+    if (!std::regex_search(line, first, std::regex(R"(^\s+-)"))) continue;
+    std::string head = line.substr(0, line.find("  ", line.find_first_not_of(' ')));
+    for (std::sregex_iterator it(head.begin(), head.end(), option), end; it != end; ++it) {
+      options.insert((*it)[2]);
+    }
+  }
+  return options;
+}
+
+TEST(ManPage, ListsEverySubcommand) {
+  std::string man = man_text();
+  auto subs = registered_subcommands();
+  ASSERT_FALSE(subs.empty()) << "could not read the subcommands from hcp-plan --help";
+  for (const std::string& sub : subs) {
+    EXPECT_NE(man.find(".SS \"hcp-plan " + sub), std::string::npos)
+        << "man/hcp-plan.1 has no section for subcommand '" << sub << "'";
+  }
+}
+
+TEST(ManPage, DocumentsEveryOptionOfEverySubcommand) {
+  std::string man = man_text();
+  for (const std::string& sub : registered_subcommands()) {
+    auto options = help_options(sub);
+    EXPECT_FALSE(options.empty()) << sub << " --help lists no options";
+    for (const std::string& option : options) {
+      std::regex word("(^|[^A-Za-z0-9-])" + std::regex_replace(option, std::regex("-"), "\\-") +
+                      "($|[^A-Za-z0-9-])");
+      EXPECT_TRUE(std::regex_search(man, word))
+          << "option " << option << " of 'hcp-plan " << sub << "' is missing from man/hcp-plan.1";
+    }
+  }
+}
+
+TEST(ManPage, ListsEveryRuleId) {
+  std::string man = man_text();
+  for (const Rule& rule : rule_registry()) {
+    EXPECT_NE(man.find(".B " + std::string(rule.id) + "\n"), std::string::npos)
+        << "rule " << rule.id << " is missing from the RULES section of man/hcp-plan.1";
+  }
+}
+
+TEST(ManPage, HasTheStandardSections) {
+  std::string man = man_text();
+  for (const char* section : {".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH EXIT STATUS",
+                              ".SH RULES", ".SH FILES", ".SH EXAMPLES"}) {
+    EXPECT_NE(man.find(section), std::string::npos) << section;
+  }
+}
+
+}  // namespace
+}  // namespace hcp

@@ -1,0 +1,241 @@
+// End-to-end: hcp-plan validate, rules and explain — exit codes, text form, JSON shape.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::read_whole_file;
+using testing::run_cli;
+
+const std::string kDefault = "recipes/llama3_8b_128k.yaml";
+const std::string kCluster = " --nodes 4 --gpus-per-node 8 --te-version 2.18.0";
+
+int count_lines(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(ValidateCli, DefaultRecipeOnFourNodesIsClean) {
+  CliResult r = run_cli("validate " + kDefault + kCluster);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find(": error:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kDefault + ": 0 errors, 0 warnings"), std::string::npos) << r.out;
+}
+
+TEST(ValidateCli, ShippedRecipeByName) {
+  CliResult r = run_cli("validate llama3_8b_128k" + kCluster);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(ValidateCli, ErrorInCompilerFormWithFixAndOverrideLocation) {
+  CliResult r = run_cli("validate " + kDefault +
+                        " model.hierarchical_context_parallel_sizes=[4,2]" + kCluster);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::regex line(
+      R"(<override 1>:1:\d+: error: \[CP013\] Product of hierarchical_context_parallel_sizes \[4, 2\] \(=8\) must equal context_parallel_size \(=16\)\.)");
+  EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
+  EXPECT_NE(r.out.find("\n    fix: make the product"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n    note: enforced by bridge, mcore, mlm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kDefault + ": 1 error,"), std::string::npos) << r.out;
+}
+
+TEST(ValidateCli, FileLocationsPointAtTheYamlValue) {
+  // CP=8 through the shorthand flag leaves the recipe's HCP sizes [8, 2] (line 25) wrong.
+  CliResult r = run_cli("validate " + kDefault + " -cp 8" + kCluster);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::regex line(kDefault + R"(:25:\d+: error: \[CP013\])");
+  EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
+}
+
+TEST(ValidateCli, ShorthandFlagsAndOverridesPassThrough) {
+  CliResult r = run_cli("validate " + kDefault +
+                        " -cp 8 model.hierarchical_context_parallel_sizes=[4,2]" + kCluster);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("CP013"), std::string::npos) << r.out;
+}
+
+TEST(ValidateCli, JsonShape) {
+  CliResult r = run_cli("validate " + kDefault +
+                        " model.hierarchical_context_parallel_sizes=[4,2] --format json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  json j = json::parse(r.out);
+  ASSERT_TRUE(j["diagnostics"].is_array());
+  ASSERT_FALSE(j["diagnostics"].empty());
+  int errors = 0, warnings = 0, infos = 0;
+  bool saw_cp013 = false;
+  for (const json& d : j["diagnostics"]) {
+    for (const char* key : {"id", "severity", "message", "key", "fix"}) {
+      EXPECT_TRUE(d[key].is_string()) << key << " in " << d.dump();
+    }
+    EXPECT_TRUE(d["location"]["file"].is_string()) << d.dump();
+    EXPECT_TRUE(d["location"]["line"].is_number_integer()) << d.dump();
+    EXPECT_TRUE(d["location"]["column"].is_number_integer()) << d.dump();
+    EXPECT_TRUE(d["enforced_by"].is_array()) << d.dump();
+    std::string severity = d["severity"];
+    errors += severity == "error";
+    warnings += severity == "warning";
+    infos += severity == "info";
+    if (d["id"] == "CP013") {
+      saw_cp013 = true;
+      EXPECT_EQ(d["key"], "model.hierarchical_context_parallel_sizes");
+      EXPECT_EQ(d["location"]["file"], "<override 1>");
+      EXPECT_EQ(d["location"]["line"], 1);
+    }
+  }
+  EXPECT_TRUE(saw_cp013);
+  EXPECT_EQ(j["summary"]["errors"], errors);
+  EXPECT_EQ(j["summary"]["warnings"], warnings);
+  EXPECT_EQ(j["summary"]["infos"], infos);
+  EXPECT_EQ(j["framework"], "bridge");
+}
+
+TEST(ValidateCli, UnknownInputsGiveOneInfoEach) {
+  CliResult r = run_cli("validate " + kDefault);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(count_lines(r.out, "info: world size unknown"), 1) << r.out;
+  EXPECT_EQ(count_lines(r.out, "info: Transformer Engine version unknown"), 1) << r.out;
+  EXPECT_EQ(count_lines(r.out, "info: GPUs per node unknown"), 1) << r.out;
+}
+
+TEST(ValidateCli, StrictFailsOnWarnings) {
+  // [8, 2] on 4-GPU nodes: the a2a level leaves the node (CP020 warning), nothing worse.
+  std::string args = "validate " + kDefault + " --nodes 8 --gpus-per-node 4 --te-version 2.18.0";
+  CliResult lenient = run_cli(args);
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.out << lenient.err;
+  EXPECT_NE(lenient.out.find("warning: [CP020]"), std::string::npos) << lenient.out;
+  CliResult strict = run_cli(args + " --strict");
+  EXPECT_EQ(strict.exit_code, 1) << strict.out << strict.err;
+}
+
+TEST(ValidateCli, FrameworkSelectsSemantics) {
+  std::string args = "validate " + kDefault + " ++model.sequence_parallel=true --format json";
+  json bridge = json::parse(run_cli(args).out);
+  json mlm = json::parse(run_cli(args + " --framework mlm").out);
+  auto severity_of = [](const json& j, const std::string& id) -> std::string {
+    for (const json& d : j["diagnostics"]) {
+      if (d["id"] == id) return d["severity"];
+    }
+    return "";
+  };
+  EXPECT_EQ(severity_of(bridge, "CP006"), "error");
+  EXPECT_EQ(severity_of(mlm, "CP006"), "info");
+  EXPECT_EQ(mlm["framework"], "mlm");
+}
+
+TEST(ValidateCli, OutputFile) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("hcp_validate_" + std::to_string(getpid())))
+          .string();
+  CliResult r = run_cli("validate " + kDefault + kCluster + " --format json -o '" + path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  json j = json::parse(read_whole_file(path));
+  EXPECT_EQ(j["summary"]["errors"], 0);
+  std::filesystem::remove(path);
+}
+
+struct BadInput {
+  const char* args;
+  const char* needle;  ///< Part of the one-line error.
+};
+
+class ValidateBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ValidateBadInput, ExitsTwoWithOneLine) {
+  CliResult r = run_cli(std::string("validate ") + GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.rfind("hcp-plan: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(GetParam().needle), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ValidateBadInput,
+    ::testing::Values(BadInput{"recipes/no_such_recipe.yaml", "no_such_recipe"},
+                      BadInput{"recipes/llama3_8b_128k.yaml model.context_parallel_size=abc",
+                               "<override 1>"},
+                      BadInput{"recipes/llama3_8b_128k.yaml model.hierarchical_context_parallel_"
+                               "sizes=[8,2",
+                               "<override 1>"},
+                      BadInput{"recipes/llama3_8b_128k.yaml --world-size 0", "--world-size"},
+                      BadInput{"recipes/llama3_8b_128k.yaml --te-version latest", "--te-version"},
+                      BadInput{"recipes/llama3_8b_128k.yaml --framework nemo", "--framework"},
+                      BadInput{"recipes/llama3_8b_128k.yaml --world-size 16 --nodes 4 "
+                               "--gpus-per-node 8",
+                               "contradicts"},
+                      BadInput{"recipes/llama3_8b_128k.yaml --format yaml", "--format"}));
+
+TEST(ValidateCli, MissingRecipeIsAUsageError) {
+  CliResult r = run_cli("validate");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
+// --- rules and explain ----------------------------------------------------------------------
+
+TEST(RulesCli, ListsTheCatalog) {
+  CliResult r = run_cli("rules");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CP013  error     hcp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CP040"), std::string::npos);
+}
+
+TEST(RulesCli, JsonAndFamilyFilter) {
+  CliResult r = run_cli("rules --family heads --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["rules"].size(), 6u) << r.out;
+  for (const json& rule : j["rules"])
+    EXPECT_EQ(rule["family"], "heads");
+  EXPECT_EQ(j["rules"][0]["id"], "CP030");
+  EXPECT_EQ(run_cli("rules --family nonsense").exit_code, 2);
+}
+
+TEST(ExplainCli, ShowsTheRuleAndRunsBothExamples) {
+  CliResult r = run_cli("explain cp013");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part :
+       {"CP013: product of hierarchical_context_parallel_sizes equals CP", "Severity:    error",
+        "Enforced by: bridge, mcore, mlm", "Upstream:    Megatron-LM", "Why:", "Fix:",
+        "Failing example:\n  $ hcp-plan validate llama3_8b_128k "
+        "model.hierarchical_context_parallel_sizes=[4,2]",
+        "  <override 1>:1:", "error: [CP013] Product of", "Passing example:", "CP013 is quiet."}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << "missing '" << part << "' in\n" << r.out;
+  }
+}
+
+TEST(ExplainCli, LoaderGuardedRuleSaysSo) {
+  CliResult r = run_cli("explain CP002");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the loader rejects it before any rule runs (exit 2)"), std::string::npos)
+      << r.out;
+}
+
+TEST(ExplainCli, Json) {
+  CliResult r = run_cli("explain CP012 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["id"], "CP012");
+  EXPECT_TRUE(j["examples"]["failing"]["fired"].get<bool>()) << r.out;
+  EXPECT_FALSE(j["examples"]["passing"]["fired"].get<bool>()) << r.out;
+  EXPECT_EQ(j["examples"]["failing"]["diagnostics"][0]["id"], "CP012");
+}
+
+TEST(ExplainCli, UnknownIdSuggestsTheClosest) {
+  CliResult r = run_cli("explain CP0133");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean CP013?"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli("explain").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace hcp
