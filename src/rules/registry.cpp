@@ -367,8 +367,14 @@ std::vector<std::string> layer_comm_types(const Recipe& recipe) {
 }
 
 bool uses_comm_type(const Recipe& recipe, const std::string& type) {
-  auto types = layer_comm_types(recipe);
-  return std::find(types.begin(), types.end(), type) != types.end();
+  // Same answer as searching layer_comm_types(), without building the per-layer list.
+  const Value* comm = recipe.find("model.cp_comm_type");
+  if (comm == nullptr || comm->is_null()) return type == "p2p";
+  if (comm->is_string()) return comm->as_string() == type;
+  if (!comm->is_list()) return false;
+  return std::any_of(comm->items().begin(), comm->items().end(), [&](const Value& item) {
+    return item.is_string() ? item.as_string() == type : item.str() == type;
+  });
 }
 
 std::optional<int64_t> query_groups(const Recipe& recipe) {
