@@ -145,6 +145,7 @@ struct TimeModel {
   int hidden = 2048;               ///< Hidden size h.
   int ffn_hidden = 8192;           ///< MLP inner size.
   int kv_hidden = 2048;            ///< num_query_groups * kv_channels (h for MHA).
+  bool gated_linear_unit = false;  ///< SwiGLU-style MLP: three h x ffn matrices instead of two.
   int tp = 1;                      ///< Tensor parallel size: divides compute, spreads groups.
   double bytes_per_element = 2.0;  ///< bf16 activations.
   double tflops = 400.0;           ///< Sustained dense TFLOP/s per GPU.

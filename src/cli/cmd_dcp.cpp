@@ -31,6 +31,7 @@ struct DcpOptions {
   std::string variant = "dev_head";
   std::optional<int> layers, hidden, ffn_hidden, kv_hidden, tp, gpus_per_node;
   std::optional<double> tflops;
+  bool gated = false;
   OutputOptions output;
 };
 
@@ -87,6 +88,7 @@ Status apply_recipe(const DcpOptions& o, const Recipe& recipe, dcp::SimulationIn
   in.time.hidden = static_cast<int>(recipe.int_or("model.hidden_size", in.time.hidden));
   in.time.ffn_hidden =
       static_cast<int>(recipe.int_or("model.ffn_hidden_size", 4 * int64_t{in.time.hidden}));
+  in.time.gated_linear_unit = recipe.bool_or("model.gated_linear_unit", false);
   const int64_t heads = recipe.int_or("model.num_attention_heads", 0);
   if (heads > 0) {
     const int64_t groups = recipe.int_or("model.num_query_groups", heads);
@@ -121,6 +123,7 @@ Status apply_flags(const DcpOptions& o, dcp::SimulationInput& in) {
   if (o.tp) in.time.tp = *o.tp;
   if (o.gpus_per_node) in.time.gpus_per_node = *o.gpus_per_node;
   if (o.tflops) in.time.tflops = *o.tflops;
+  if (o.gated) in.time.gated_linear_unit = true;
   const dcp::TimeModel& t = in.time;
   if (t.n_layers < 1 || t.hidden < 1 || t.ffn_hidden < 1 || t.kv_hidden < 1 || t.tp < 1 ||
       t.gpus_per_node < 1 || !(t.tflops > 0)) {
@@ -212,6 +215,7 @@ void add_time_model_options(CLI::App& sub, DcpOptions& o) {
   sub.add_option("--kv-hidden", o.kv_hidden,
                  "Time model: query groups x kv channels (default: hidden)");
   sub.add_option("--tp", o.tp, "Time model: tensor-parallel size (default 1)");
+  sub.add_flag("--gated-linear-unit", o.gated, "Time model: SwiGLU MLP (three h x ffn matrices)");
   sub.add_option("--tflops", o.tflops, "Time model: sustained TFLOP/s per GPU (default 400)");
   sub.add_option("--gpus-per-node", o.gpus_per_node,
                  "Time model: GPUs per NVLink node (default 8)");

@@ -135,6 +135,7 @@ Json time_model_json(const TimeModel& t) {
               {"hidden", t.hidden},
               {"ffn_hidden", t.ffn_hidden},
               {"kv_hidden", t.kv_hidden},
+              {"gated_linear_unit", t.gated_linear_unit},
               {"tp", t.tp},
               {"tflops", t.tflops},
               {"gpus_per_node", t.gpus_per_node},

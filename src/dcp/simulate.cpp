@@ -23,9 +23,10 @@ double TimeModel::alpha() const {
 }
 
 double TimeModel::beta() const {
-  // Linear layers: 2 FLOPs per parameter and token (Q, O: h*h; K, V: h*kv; MLP: 2*h*ffn).
+  // Linear layers: 2 FLOPs per parameter and token (Q, O: h*h; K, V: h*kv; MLP: 2 or 3 h*ffn).
+  const double mlp_matrices = gated_linear_unit ? 3.0 : 2.0;
   const double params =
-      2.0 * hidden * hidden + 2.0 * hidden * kv_hidden + 2.0 * hidden * ffn_hidden;
+      2.0 * hidden * hidden + 2.0 * hidden * kv_hidden + mlp_matrices * hidden * ffn_hidden;
   return kForwardAndBackward * 2.0 * params * n_layers / (tflops * 1e12 * std::max(tp, 1));
 }
 
