@@ -117,8 +117,9 @@ void check_gpu_without_nic(const Topology& t, std::vector<Diagnostic>& out) {
     out.push_back(finding("TOPO003", Severity::kWarning,
                           std::string(gpus.size() == 1 ? "GPU " : "GPUs ") + list +
                               (gpus.size() == 1 ? " has" : " have") +
-                              " no NIC on their PCIe switch (nearest: " + nics_text + ", " +
-                              affinity_name(level) + ")",
+                              (gpus.size() == 1 ? " no NIC on its" : " no NIC on their") +
+                              " PCIe switch (nearest: " + nics_text + ", " + affinity_name(level) +
+                              ")",
                           "GPUDirect RDMA from these GPUs crosses the PCIe root or the CPU; expect "
                           "lower inter-node bandwidth, or route through NVLink peers (NCCL PXN)"));
   }
