@@ -65,13 +65,16 @@ struct LayoutChoice {
   int64_t pp = 1;
   int64_t dp = 1;                  ///< Derived: world / (tp·cp·pp).
   int64_t vpp = 1;                 ///< Virtual pipeline stages per rank (1: no interleaving).
-  int64_t ep = 1;                  ///< Expert parallel size (MoE; experts are sharded over ep·tp).
+  int64_t ep = 1;                  ///< Expert parallel size (MoE; experts over ep·etp).
+  int64_t etp = 0;                 ///< Expert tensor parallel size; 0 means "= tp".
   CommType comm = CommType::kP2p;  ///< Comm type of the full-attention layers.
   /// Comm type of the sliding-window layers when it differs (per-layer cp_comm_type list).
   std::optional<CommType> windowed_comm;
   int64_t hcp_a2a = 1;  ///< hierarchical_context_parallel_sizes[0] (a2a+p2p only).
   int64_t hcp_p2p = 1;  ///< hierarchical_context_parallel_sizes[1] (a2a+p2p only).
 
+  /// Return the expert tensor-parallel size (etp, or tp when etp is 0).
+  int64_t expert_tp() const { return etp > 0 ? etp : tp; }
   /// Return hierarchical_context_parallel_sizes ([a, p]) or empty unless a2a+p2p is used.
   std::vector<int64_t> hcp_sizes() const;
   /// Return true when any layer uses `type`.

@@ -123,7 +123,7 @@ StageParams stage_params(const ModelDims& m, const LayoutChoice& l) {
   if (!m.tied_embeddings && l.pp == 1) embedding *= 2;
   StageParams p;
   p.dense = ((layer - expert) * layers_per_stage + embedding) / l.tp;
-  p.experts = expert * layers_per_stage / (l.tp * std::max<int64_t>(l.ep, 1));
+  p.experts = expert * layers_per_stage / (l.expert_tp() * std::max<int64_t>(l.ep, 1));
   return p;
 }
 
@@ -161,7 +161,10 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
     // fp32 master weights + Adam m and v, sharded over the DP x CP group (dense) and the expert
     // DP group (experts): param_and_grad_buffer.py / optimizer.py, not data_parallel_size alone.
     double dense_shards = static_cast<double>(l.dp * l.cp);
-    double expert_shards = std::max(1.0, dense_shards / std::max<int64_t>(l.ep, 1));
+    // expert DP = world / (etp * ep * pp) = tp * cp * dp / (etp * ep)
+    double expert_shards =
+        std::max(1.0, static_cast<double>(l.tp) * dense_shards /
+                          static_cast<double>(l.expert_tp() * std::max<int64_t>(l.ep, 1)));
     mem.optimizer = 12.0 * (params.dense / dense_shards + params.experts / expert_shards);
   } else {
     mem.optimizer = 12.0 * params.total();

@@ -22,6 +22,7 @@ GroupConfig group_config_of(const LayoutChoice& layout) {
   config.cp = layout.cp;
   config.pp = layout.pp;
   config.ep = layout.ep;
+  if (layout.etp > 0) config.etp = layout.etp;
   if (layout.vpp > 1) config.vpp = layout.vpp;
   config.hcp = layout.hcp_sizes();
   return config;

@@ -128,6 +128,11 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
   l.cp = option->cp.value_or(p.cp);
   l.pp = option->pp.value_or(p.pp);
   l.ep = option->ep.value_or(p.ep);
+  if (option->etp) {
+    l.etp = *option->etp;
+  } else if (auto base = layout_of(recipe, l.tp * l.cp * l.pp)) {
+    l.etp = base->etp;
+  }
   if (auto base = layout_of(recipe, l.tp * l.cp * l.pp)) {
     l.comm = base->comm;
     l.windowed_comm = base->windowed_comm;

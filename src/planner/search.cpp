@@ -108,6 +108,15 @@ Recipe recipe_with_layout(const Recipe& recipe, const LayoutChoice& layout) {
   out.set("model.context_parallel_size", int_value(layout.cp));
   out.set("model.pipeline_model_parallel_size", int_value(layout.pp));
   out.set("model.sequence_parallel", Value::boolean(layout.tp > 1, kCandidate));
+  if (layout.ep != parallelism_of(recipe).ep) {
+    out.set("model.expert_model_parallel_size", int_value(layout.ep));
+  }
+  bool bridge_default_etp = recipe.framework == Framework::kBridge && layout.ep > 1 &&
+                            layout.etp == 1 && !recipe.has("model.expert_tensor_parallel_size");
+  if (layout.etp > 0 && !bridge_default_etp &&
+      recipe.get_int("model.expert_tensor_parallel_size") != layout.etp) {
+    out.set("model.expert_tensor_parallel_size", int_value(layout.etp));
+  }
   if (layout.pp == 1 || layout.vpp <= 1) {
     if (out.has("model.virtual_pipeline_model_parallel_size")) {
       out.set("model.virtual_pipeline_model_parallel_size", Value::null(kCandidate));
@@ -139,6 +148,10 @@ Result<LayoutChoice> layout_of(const Recipe& recipe, int64_t world) {
   l.cp = p.cp;
   l.pp = p.pp;
   l.ep = p.ep;
+  if (recipe.has("model.expert_tensor_parallel_size") ||
+      (recipe.framework == Framework::kBridge && p.ep > 1)) {
+    l.etp = p.etp;
+  }
   l.vpp = p.vpp.value_or(1);
   int64_t model = l.tp * l.cp * l.pp;
   if (model < 1 || world % model != 0) {
@@ -189,6 +202,25 @@ EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& mod
 
 namespace {
 
+struct ExpertLayout {
+  int64_t ep = 1;
+  int64_t etp = 0;  ///< 0: follows TP.
+};
+
+/// The recipe's expert layout: an explicit expert_tensor_parallel_size is kept; otherwise Bridge
+/// sets ETP to 1 when EP > 1 and MCore lets it follow TP.
+ExpertLayout expert_layout_of(const Recipe& recipe) {
+  Parallelism p = parallelism_of(recipe);
+  ExpertLayout e;
+  e.ep = std::max<int64_t>(1, p.ep);
+  if (auto etp = recipe.get_int("model.expert_tensor_parallel_size")) {
+    e.etp = *etp;
+  } else if (recipe.framework == Framework::kBridge && e.ep > 1) {
+    e.etp = 1;
+  }
+  return e;
+}
+
 bool better(const PlanOption& a, const PlanOption& b) {
   if (a.estimate.fits_memory != b.estimate.fits_memory) return a.estimate.fits_memory;
   return a.estimate.time.step_s < b.estimate.time.step_s;
@@ -209,6 +241,12 @@ Result<PlanResult> plan(const PlanRequest& request) {
   result.world_size = *request.env.world_size;
   std::vector<LayoutChoice> layouts =
       enumerate_layouts(*model, result.world_size, request.hardware.nvlink_domain, request.max_pp);
+  // The search varies TP, CP, PP and the comm type; expert parallelism stays the recipe's.
+  ExpertLayout experts = expert_layout_of(request.recipe);
+  for (LayoutChoice& layout : layouts) {
+    layout.ep = experts.ep;
+    layout.etp = experts.etp;
+  }
   result.candidates = static_cast<int64_t>(layouts.size());
   for (const LayoutChoice& layout : layouts) {
     EvaluatedOption evaluated = evaluate_layout(request, *model, layout);

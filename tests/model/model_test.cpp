@@ -308,3 +308,32 @@ TEST(ModelNames, ParseRecomputeAndLabel) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(ModelMemory, ExpertsAreShardedOverEpTimesEtp) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  ModelDims m = testing::llama3_8b(32768);
+  m.num_experts = 8;
+  m.moe_ffn = 14336;
+  m.moe_topk = 2;
+  LayoutChoice dense_ep = testing::option_b();  // TP2 CP4 DP4
+  LayoutChoice ep8 = dense_ep;
+  ep8.ep = 8;
+  ep8.etp = 1;
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto one = estimate(m, dense_ep, hw, s);
+  auto eight = estimate(m, ep8, hw, s);
+  ASSERT_TRUE(one.ok() && eight.ok());
+  double experts = 32.0 * 8 * 3 * 4096 * 14336;  // layers x experts x SwiGLU matrices
+  // ep1 etp=tp=2: experts / 2 per GPU; ep8 etp1: experts / 8 per GPU; weights are 2 bytes each.
+  EXPECT_NEAR(one->memory.weights - eight->memory.weights, 2 * experts * (0.5 - 0.125),
+              1e-6 * experts);
+  EXPECT_EQ(ep8.expert_tp(), 1);
+  EXPECT_EQ(dense_ep.expert_tp(), 2);
+}
+
+}  // namespace
+}  // namespace hcp
