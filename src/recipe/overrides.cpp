@@ -264,8 +264,11 @@ Status Applier::apply(const Override& o) {
   Location at{override_file(o.index), 1, 1};
   if (Status s = check_key_known(key, at); !s) {
     Error e = s.error();
-    if (o.kind == OverrideKind::kChange && e.message.rfind("unknown", 0) == 0) {
-      e.message = "Could not override '" + o.key + "': " + e.message;
+    constexpr std::string_view kUnknownKey = "unknown key '";
+    if (o.kind == OverrideKind::kChange && e.message.rfind(kUnknownKey, 0) == 0) {
+      // "unknown key 'k' (did you mean ...)" -> "Could not override 'k': no such key (...)".
+      size_t end = e.message.find('\'', kUnknownKey.size());
+      e.message = "Could not override '" + o.key + "': no such key" + e.message.substr(end + 1);
     }
     return e;
   }

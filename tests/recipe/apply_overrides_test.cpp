@@ -132,8 +132,8 @@ TEST(ApplyOverrides, DeleteWithValueMustMatch) {
 TEST(ApplyOverrides, UnknownKeyGetsDidYouMean) {
   Error e = apply_error({"model.contex_parallel_size=4"});
   EXPECT_EQ(e.message,
-            "Could not override 'model.contex_parallel_size': unknown key "
-            "'model.contex_parallel_size' (did you mean 'model.context_parallel_size'?)");
+            "Could not override 'model.contex_parallel_size': no such key (did you mean "
+            "'model.context_parallel_size'?)");
   EXPECT_EQ(e.location.file, "<override 1>");
   Error plus = apply_error({"+model.contex_parallel_size=4"});
   EXPECT_NE(plus.message.find("did you mean 'model.context_parallel_size'"), std::string::npos);
