@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "hcp/schema.h"
+
 namespace hcp {
 namespace {
 
@@ -27,7 +29,6 @@ const std::vector<IntMapping>& int_mappings() {
       {"head_dim", "model.kv_channels"},
       {"attention_head_dim", "model.kv_channels"},
       {"vocab_size", "model.vocab_size"},
-      {"max_position_embeddings", "model.max_position_embeddings"},
       {"num_experts", "model.num_moe_experts"},
       {"num_local_experts", "model.num_moe_experts"},
       {"n_routed_experts", "model.num_moe_experts"},
@@ -183,12 +184,17 @@ void default_query_groups(Recipe& recipe, const std::string& path) {
   }
 }
 
-void default_seq_length(Recipe& recipe) {
-  if (recipe.has("model.seq_length") || recipe.has("dataset.seq_length")) return;
-  if (const Value* max_pos = recipe.find("model.max_position_embeddings")) {
-    recipe.set("model.seq_length", *max_pos);
-    recipe.set("dataset.seq_length", *max_pos);
-  }
+/// Bridge maps max_position_embeddings to seq_length; recipes usually override it, so it is used
+/// only when the recipe has no sequence length.
+Status default_seq_length(HfReader& hf, Recipe& recipe) {
+  auto max_pos = hf.int_field("max_position_embeddings");
+  if (!max_pos) return max_pos.error();
+  if (!max_pos->has_value()) return Ok{};
+  if (recipe.has("model.seq_length") || recipe.has("dataset.seq_length")) return Ok{};
+  Location at = hf.at("max_position_embeddings");
+  recipe.set("model.seq_length", Value::integer(**max_pos, at));
+  recipe.set("dataset.seq_length", Value::integer(**max_pos, at));
+  return Ok{};
 }
 
 }  // namespace
@@ -227,8 +233,8 @@ Status apply_hf_config_text(Recipe& recipe, std::string_view json_text, const st
   if (auto st = apply_sliding_window(hf, model_type); !st) return st;
   apply_family_extras(hf, model_type);
   default_query_groups(recipe, path);
-  default_seq_length(recipe);
-  return Ok{};
+  if (auto st = default_seq_length(hf, recipe); !st) return st;
+  return check_recipe_schema(recipe);  // Sizes in bounds, as for a recipe file.
 }
 
 Status apply_hf_config(Recipe& recipe, const std::string& path) {

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "hcp/schema.h"
+
 namespace hcp {
 namespace {
 
@@ -472,6 +474,8 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
     auto value = typed_value(arg, *spec);
     if (!value) return value.error();
     if (!value->has_value()) continue;
+    // Same type and size bounds as a Bridge recipe (CP=0 or 2^40 is bad input, not a finding).
+    if (Status st = check_field_value(spec->key, **value); !st) return st.error();
     if (!spec->second_key.empty()) recipe.set(spec->second_key, **value);
     recipe.set(spec->key, std::move(**value));
   }

@@ -116,6 +116,11 @@ TEST(HfConfig, BadInputs) {
   ASSERT_FALSE(typed.ok());
   EXPECT_EQ(typed.error().key, "num_hidden_layers");
   EXPECT_EQ(typed.error().location.line, 1);
+  Recipe zero;
+  EXPECT_FALSE(apply_hf_config_text(
+                   zero, R"({"num_hidden_layers": 0, "hidden_size": 64, "num_attention_heads": 4})",
+                   "zero.json")
+                   .ok());
 }
 
 }  // namespace

@@ -100,6 +100,10 @@ TEST(MlmArgs, BadValuesAreLocatedErrors) {
   EXPECT_EQ(bad.error().key, "model.context_parallel_size");
 
   EXPECT_FALSE(load_mlm_args("--hierarchical-context-parallel-sizes 2 x").ok());
+  auto zero = load_mlm_args("--context-parallel-size 0");
+  ASSERT_FALSE(zero.ok()) << "sizes are bounded as in recipe files";
+  EXPECT_EQ(zero.error().location.column, 25);
+  EXPECT_FALSE(load_mlm_args("--num-layers 99999999999").ok());
   EXPECT_FALSE(load_mlm_args("--window-size 1 2 3").ok());
   EXPECT_FALSE(load_mlm_args("--sequence-parallel yes").ok());
 }
