@@ -1,0 +1,241 @@
+// FlashAttention-style forward: each block owns 64 query rows (4 warps x 16 rows), keeps its Q
+// fragments in registers, streams 64-key K/V tiles through shared memory, computes S = QK^T and
+// O += PV with m16n8k16 tensor-core MMAs, and folds every tile into an online softmax (running
+// row max and sum, exp2 domain). Same algorithm as the CPU OnlineSoftmax in src/sim.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "common.cuh"
+#include "flash_attention.cuh"
+
+namespace hcp::gpu {
+namespace {
+
+constexpr int kRows = 64;     // query rows per block
+constexpr int kKeys = 64;     // keys per tile
+constexpr int kWarps = 4;     // 16 rows each
+constexpr int kThreads = kWarps * 32;
+constexpr int kPad = 8;       // shared-memory row padding (elements) against bank conflicts
+
+template <typename T>
+__device__ inline void mma_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
+
+template <>
+__device__ inline void mma_16816<__half>(float (&d)[4], const uint32_t (&a)[4],
+                                         const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <>
+__device__ inline void mma_16816<__nv_bfloat16>(float (&d)[4], const uint32_t (&a)[4],
+                                                const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/// Pack two floats into one register of two 16-bit values (lo = first).
+template <typename T>
+__device__ inline uint32_t pack2(float lo, float hi);
+template <>
+__device__ inline uint32_t pack2<__half>(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&h);
+}
+template <>
+__device__ inline uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&h);
+}
+
+/// Pack two 16-bit values (lo = first) into one register.
+template <typename T>
+__device__ inline uint32_t pack_raw(T lo, T hi) {
+  uint16_t l = *reinterpret_cast<uint16_t*>(&lo), h = *reinterpret_cast<uint16_t*>(&hi);
+  return static_cast<uint32_t>(l) | (static_cast<uint32_t>(h) << 16);
+}
+
+template <typename T, int D, bool kCausal>
+__global__ void __launch_bounds__(kThreads)
+    flash_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                  T* __restrict__ o, int64_t heads, int64_t kv_heads, int64_t seq_q,
+                  int64_t seq_kv, float scale_log2) {
+  __shared__ __align__(16) T k_tile[kKeys][D + kPad];
+  __shared__ __align__(16) T v_tile[kKeys][D + kPad];
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, tig = lane % 4;  // MMA fragment group and thread-in-group
+  const int64_t b = blockIdx.z, h = blockIdx.y, kvh = h / (heads / kv_heads);
+  const int64_t row0 = int64_t(blockIdx.x) * kRows + warp * 16 + g;  // this thread's rows
+  const int64_t row1 = row0 + 8;
+
+  auto q_at = [&](int64_t row, int col) { return q + ((b * seq_q + row) * heads + h) * D + col; };
+
+  // Q fragments (A operand) for every 16-wide slice of the head dim, kept in registers.
+  uint32_t qf[D / 16][4];
+#pragma unroll
+  for (int ks = 0; ks < D / 16; ++ks) {
+    const int col = ks * 16 + tig * 2;
+    qf[ks][0] = *reinterpret_cast<const uint32_t*>(q_at(row0, col));
+    qf[ks][1] = *reinterpret_cast<const uint32_t*>(q_at(row1, col));
+    qf[ks][2] = *reinterpret_cast<const uint32_t*>(q_at(row0, col + 8));
+    qf[ks][3] = *reinterpret_cast<const uint32_t*>(q_at(row1, col + 8));
+  }
+
+  float acc[D / 8][4];
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+  float m[2] = {-INFINITY, -INFINITY};
+  float l[2] = {0.f, 0.f};  // per-thread partial row sums (reduced over the quad at the end)
+
+  const int64_t all_tiles = seq_kv / kKeys;
+  const int64_t diagonal = int64_t(blockIdx.x) + 1;  // causal: tiles up to the diagonal
+  const int64_t tiles = kCausal && diagonal < all_tiles ? diagonal : all_tiles;
+  for (int64_t tile = 0; tile < tiles; ++tile) {
+    const int64_t key0 = tile * kKeys;
+    __syncthreads();  // the previous tile is no longer read
+    for (int i = threadIdx.x; i < kKeys * D / 8; i += kThreads) {
+      const int r = i / (D / 8), c = (i % (D / 8)) * 8;
+      const int64_t offset = ((b * seq_kv + key0 + r) * kv_heads + kvh) * D + c;
+      *reinterpret_cast<uint4*>(&k_tile[r][c]) = *reinterpret_cast<const uint4*>(k + offset);
+      *reinterpret_cast<uint4*>(&v_tile[r][c]) = *reinterpret_cast<const uint4*>(v + offset);
+    }
+    __syncthreads();
+
+    // S = Q K^T for this warp's 16 rows and the tile's 64 keys (8 n-tiles of 8 keys).
+    float s[kKeys / 8][4];
+#pragma unroll
+    for (int nt = 0; nt < kKeys / 8; ++nt) {
+      s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
+#pragma unroll
+      for (int ks = 0; ks < D / 16; ++ks) {
+        const uint32_t bf[2] = {
+            *reinterpret_cast<const uint32_t*>(&k_tile[nt * 8 + g][ks * 16 + tig * 2]),
+            *reinterpret_cast<const uint32_t*>(&k_tile[nt * 8 + g][ks * 16 + tig * 2 + 8])};
+        mma_16816<T>(s[nt], qf[ks], bf);
+      }
+    }
+
+    // Scale into the exp2 domain, mask, and take the tile's row maxima.
+    float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int nt = 0; nt < kKeys / 8; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int64_t row = e < 2 ? row0 : row1;
+        const int64_t key = key0 + nt * 8 + tig * 2 + (e & 1);
+        float x = s[nt][e] * scale_log2;
+        if (kCausal && key > row) x = -INFINITY;
+        s[nt][e] = x;
+        tile_max[e / 2] = fmaxf(tile_max[e / 2], x);
+      }
+    }
+    float correction[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
+      const float m_new = fmaxf(m[r], tile_max[r]);
+      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // fully masked so far: no NaN
+      correction[r] = exp2f(m[r] - m_use);
+      m[r] = m_new;
+      l[r] *= correction[r];
+      tile_max[r] = m_use;
+    }
+#pragma unroll
+    for (int nt = 0; nt < kKeys / 8; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        s[nt][e] = exp2f(s[nt][e] - tile_max[e / 2]);
+        l[e / 2] += s[nt][e];
+      }
+    }
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n) {
+      acc[n][0] *= correction[0];
+      acc[n][1] *= correction[0];
+      acc[n][2] *= correction[1];
+      acc[n][3] *= correction[1];
+    }
+
+    // O += P V: P (16 x 64) from the S accumulators as A fragments, V from shared memory.
+#pragma unroll
+    for (int kk = 0; kk < kKeys / 16; ++kk) {
+      const uint32_t pa[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]),
+                              pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                              pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      const int key = kk * 16 + tig * 2;
+#pragma unroll
+      for (int n = 0; n < D / 8; ++n) {
+        const int col = n * 8 + g;
+        const uint32_t vb[2] = {pack_raw<T>(v_tile[key][col], v_tile[key + 1][col]),
+                                pack_raw<T>(v_tile[key + 8][col], v_tile[key + 9][col])};
+        mma_16816<T>(acc[n], pa, vb);
+      }
+    }
+  }
+
+  // Finish: full row sums over the quad, normalise, store.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+    l[r] = l[r] > 0.f ? 1.f / l[r] : 0.f;
+  }
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n) {
+    const int col = n * 8 + tig * 2;
+    *reinterpret_cast<uint32_t*>(o + ((b * seq_q + row0) * heads + h) * D + col) =
+        pack2<T>(acc[n][0] * l[0], acc[n][1] * l[0]);
+    *reinterpret_cast<uint32_t*>(o + ((b * seq_q + row1) * heads + h) * D + col) =
+        pack2<T>(acc[n][2] * l[1], acc[n][3] * l[1]);
+  }
+}
+
+template <typename T, int D, bool kCausal>
+void launch(const AttentionArgs& a, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(a.seq_q / kRows), static_cast<unsigned>(a.heads),
+                  static_cast<unsigned>(a.batch));
+  const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(D));
+  flash_forward<T, D, kCausal><<<grid, kThreads, 0, stream>>>(
+      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v),
+      static_cast<T*>(a.o), a.heads, a.kv_heads, a.seq_q, a.seq_kv, scale_log2);
+}
+
+template <typename T>
+void launch_dtype(const AttentionArgs& a, cudaStream_t stream) {
+  if (a.head_dim == 64) {
+    a.causal ? launch<T, 64, true>(a, stream) : launch<T, 64, false>(a, stream);
+  } else {
+    a.causal ? launch<T, 128, true>(a, stream) : launch<T, 128, false>(a, stream);
+  }
+}
+
+}  // namespace
+
+std::string launch_flash_attention(const AttentionArgs& a, cudaStream_t stream) {
+  if (a.head_dim != 64 && a.head_dim != 128) return "head dim must be 64 or 128";
+  if (a.seq_q <= 0 || a.seq_kv <= 0 || a.seq_q % kRows != 0 || a.seq_kv % kKeys != 0) {
+    return "sequence lengths must be positive multiples of 64";
+  }
+  if (a.causal && a.seq_q != a.seq_kv) return "causal attention needs seq_q == seq_kv";
+  if (a.heads <= 0 || a.kv_heads <= 0 || a.heads % a.kv_heads != 0) {
+    return "heads must be a positive multiple of kv_heads";
+  }
+  if (a.seq_q / kRows > 0x7fffffff || a.heads > 65535 || a.batch > 65535) {
+    return "problem too large for one launch";
+  }
+  a.bf16 ? launch_dtype<__nv_bfloat16>(a, stream) : launch_dtype<__half>(a, stream);
+  return cuda_error(cudaGetLastError(), "flash attention launch");
+}
+
+}  // namespace hcp::gpu
