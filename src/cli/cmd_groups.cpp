@@ -10,6 +10,7 @@
 
 #include "command.h"
 #include "hcp/cluster.h"
+#include "hcp/edit_distance.h"
 #include "hcp/layout.h"
 #include "hcp/recipe.h"
 #include "output.h"
@@ -142,9 +143,28 @@ std::optional<Failure> resolve_shape(const CLI::App& sub, const GroupsOptions& o
   return std::nullopt;
 }
 
+/// Return the long option names of the subcommand ("--world-size", ...).
+std::vector<std::string> option_names(const CLI::App& sub) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : sub.get_options()) {
+    for (const std::string& n : opt->get_lnames())
+      names.push_back("--" + n);
+  }
+  return names;
+}
+
 std::variant<Subject, Failure> make_subject(const CLI::App& sub, const GroupsOptions& o,
                                             const std::vector<std::string>& overrides) {
   Subject s;
+  for (const std::string& arg : overrides) {
+    // Overrides are k=v or single-dash shorthand flags; "--x" is a mistyped option.
+    if (arg.rfind("--", 0) == 0) {
+      std::string message = "unknown option '" + arg + "'";
+      std::string near = closest_match(arg, option_names(sub));
+      if (!near.empty()) message += " (did you mean '" + near + "'?)";
+      return Failure{kExitBadInput, message};
+    }
+  }
   if (!o.recipe.empty()) {
     auto recipe = load_recipe(o.recipe, overrides);
     if (!recipe) return Failure{kExitBadInput, recipe.error().str()};

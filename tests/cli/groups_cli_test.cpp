@@ -144,6 +144,10 @@ TEST(GroupsCli, BadInputExitsTwoWithOneLine) {
     EXPECT_NE(r.err.find("error"), std::string::npos) << c;
     EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 3) << c << "\n" << r.err;
   }
+  auto typo = run_cli("groups --world-size 8 --tpp 2");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown option '--tpp' (did you mean '--tp'?)"), std::string::npos)
+      << typo.err;
   auto near = run_cli("groups --world-size 8 --cluster dgx-h10");
   EXPECT_NE(near.err.find("did you mean 'dgx-h100'"), std::string::npos) << near.err;
 }
