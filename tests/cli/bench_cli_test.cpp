@@ -49,10 +49,10 @@ TEST(BenchCli, DryRunPrintsTheMeasurementsOfTheOption) {
 }
 
 TEST(BenchCli, BadInputsExit2BeforeLookingForAGpu) {
-  for (const std::string args :
+  for (const std::string& args :
        {std::string("bench llama3_8b_128k --option \"tp=1,cp=16,hcp=8x4\""),
         std::string("bench llama3_8b_128k --option \"tpp=2\""),
-        std::string("bench llama3_8b_128k --option \"cp=16,cp_comm_type=a2a+p2p\""),
+        std::string("bench llama3_8b_128k --option \"cp=32,cp_comm_type=a2a+p2p\""),
         std::string("bench no_such_recipe ") + kOption,
         std::string("bench llama3_8b_128k --option \"cp=64,cp_comm_type=a2a\"")}) {
     auto r = run_cli(args);

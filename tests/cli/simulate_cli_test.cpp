@@ -16,10 +16,10 @@ nlohmann::json run_json(const std::string& args, int expected_exit) {
 
 TEST(SimulateCli, EveryCommTypeMatchesFullAttentionAndTheFormula) {
   const std::string shape = "--seq-length 128 --heads 4 --kv-heads 2 --head-dim 16 --causal";
-  for (const std::string layout :
+  for (const char* layout :
        {"--cp 4 --cp-comm-type p2p", "--cp 4 --cp-comm-type all_gather",
         "--cp 2 --cp-comm-type a2a", "--cp 4 --cp-comm-type a2a+p2p --hcp 2,2"}) {
-    auto j = run_json(shape + " " + layout, 0);
+    auto j = run_json(shape + " " + std::string(layout), 0);
     ASSERT_FALSE(j.is_discarded()) << layout;
     EXPECT_LT(j["max_abs_error"].get<double>(), 1e-3) << layout;
     EXPECT_TRUE(j["bytes_match_formula"].get<bool>()) << layout;
@@ -56,7 +56,7 @@ TEST(SimulateCli, TextReportNamesGroupsAndBytes) {
 
 TEST(SimulateCli, BadInputsExit2) {
   const std::string shape = "simulate --seq-length 128 --heads 4 --kv-heads 2 --head-dim 16 ";
-  for (const std::string args :
+  for (const std::string& args :
        {shape + "--cp 4 --cp-comm-type ring", shape + "--cp 4 --cp-comm-type a2a",
         shape + "--cp 4 --cp-comm-type a2a+p2p", shape + "--cp 4 --cp-comm-type a2a+p2p --hcp 2,3",
         shape + "--cp 4 --cp-comm-type a2a+p2p --hcp x", shape + "--cp 3 --cp-comm-type p2p",
