@@ -22,6 +22,7 @@ constexpr FieldSpec kModelFields[] = {
     {"attention_dropout", FieldType::kFloat, false, "0.1"},
     {"attention_output_gate", FieldType::kBool, false, "False"},
     {"attention_softmax_in_fp32", FieldType::kBool, false, "False"},
+    {"attn_mask_type", FieldType::kString, false, "None"},  // MCore dev branch
     {"autocast_dtype", FieldType::kString, false, "None"},
     {"barrier_with_L1_time", FieldType::kBool, false, "True"},
     {"batch_invariant_mode", FieldType::kBool, false, "False"},
@@ -38,6 +39,7 @@ constexpr FieldSpec kModelFields[] = {
     {"config_logger_dir", FieldType::kString, false, "''"},
     {"context_parallel_size", FieldType::kInt, true, "1"},
     {"cp_comm_type", FieldType::kStringList, false, "None"},
+    {"cp_partition_mode", FieldType::kString, false, "'zigzag'"},  // MCore dev branch
     {"cpu_offloading", FieldType::kBool, false, "False"},
     {"cpu_offloading_activations", FieldType::kBool, false, "True"},
     {"cpu_offloading_double_buffering", FieldType::kBool, false, "False"},
@@ -75,6 +77,7 @@ constexpr FieldSpec kModelFields[] = {
     {"dsa_indexer_topk_freq", FieldType::kInt, false, "1"},
     {"dsa_indexer_use_sparse_loss", FieldType::kBool, false, "False"},
     {"dsa_kernel_backend", FieldType::kString, false, "'none'"},
+    {"dynamic_context_parallel", FieldType::kBool, false, "False"},  // MCore dev branch
     {"embedding_init_method", FieldType::kAny, false, "None"},
     {"embedding_init_method_std", FieldType::kFloat, false, "None"},
     {"enable_autocast", FieldType::kBool, false, "False"},
@@ -161,6 +164,7 @@ constexpr FieldSpec kModelFields[] = {
     {"layernorm_zero_centered_gamma", FieldType::kBool, false, "False"},
     {"linear_attention_freq", FieldType::kAny, false, "None"},
     {"linear_conv_kernel_dim", FieldType::kInt, false, "4"},
+    {"linear_cp_mode", FieldType::kString, false, "None"},  // MCore dev branch
     {"linear_key_head_dim", FieldType::kInt, false, "128"},
     {"linear_num_key_heads", FieldType::kInt, false, "16"},
     {"linear_num_value_heads", FieldType::kInt, false, "32"},
@@ -178,6 +182,7 @@ constexpr FieldSpec kModelFields[] = {
     {"max_seqlen_per_dp_cp_rank", FieldType::kInt, true, "None"},
     {"memory_efficient_layer_norm", FieldType::kBool, false, "False"},
     {"microbatch_group_size_per_vp_stage", FieldType::kInt, false, "None"},
+    {"min_dynamic_context_parallel_size", FieldType::kInt, true, "1"},  // MCore dev branch
     {"min_offloaded_tensor_size", FieldType::kInt, false, "1024 * 1024"},
     {"mla_down_proj_fusion", FieldType::kBool, false, "False"},
     {"mlp_chunks_for_prefill", FieldType::kInt, false, "1"},
@@ -279,6 +284,7 @@ constexpr FieldSpec kModelFields[] = {
     {"overlap_moe_expert_parallel_comm", FieldType::kBool, false, "False"},
     {"overlap_p2p_comm", FieldType::kBool, false, "False"},
     {"overlap_p2p_comm_warmup_flush", FieldType::kBool, false, "False"},
+    {"pad_packed_seq_alignment", FieldType::kAny, false, "None"},  // MCore dev branch
     {"parallel_output", FieldType::kBool, false, "True"},
     {"param_sync_func", FieldType::kAny, false, "None"},
     {"params_dtype", FieldType::kString, false, "torch.float32"},
@@ -315,6 +321,7 @@ constexpr FieldSpec kModelFields[] = {
     {"scatter_embedding_sequence_parallel", FieldType::kBool, false, "True"},
     {"seq_len_interpolation_factor", FieldType::kFloat, false, "None"},
     {"seq_length", FieldType::kInt, true, "1024"},
+    {"sequence_packing_scheduler", FieldType::kString, false, "None"},  // MCore dev branch
     {"sequence_parallel", FieldType::kBool, false, "False"},
     {"share_embeddings_and_output_weights", FieldType::kBool, false, "True"},
     {"should_pad_vocab", FieldType::kBool, false, "False"},
@@ -324,6 +331,8 @@ constexpr FieldSpec kModelFields[] = {
     {"tensor_model_parallel_size", FieldType::kInt, true, "1"},
     {"tensor_parallel_num_weight_shards", FieldType::kInt, false, "None"},
     {"test_mode", FieldType::kBool, false, "False"},
+    {"thd_max_packed_sequences", FieldType::kInt, false, "None"},    // MCore dev branch
+    {"thd_tail_padding_policy", FieldType::kString, false, "None"},  // MCore dev branch
     {"timers", FieldType::kAny, false, "None"},
     {"tp_comm_atomic_ag", FieldType::kBool, false, "False"},
     {"tp_comm_atomic_rs", FieldType::kBool, false, "False"},

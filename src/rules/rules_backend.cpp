@@ -790,7 +790,6 @@ void add_backend_rules(std::vector<Rule>& out) {
       .good_example = "",
       .example_args = "",
       .check = check_mask_shape,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP069",

@@ -559,7 +559,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "++model.hybrid_context_parallel=true",
       .example_args = "",
       .check = check_flags_exclusive,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP089",
@@ -576,7 +575,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "++model.hybrid_context_parallel=true",
       .example_args = "",
       .check = check_dynamic_scheduler,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP090",
@@ -590,11 +588,11 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .fix = "use a power of two between 1 and DP*CP",
       .enforced_by = {"mcore", "mlm"},
       .bad_example = "++model.dynamic_context_parallel=true "
-                     "++model.min_dynamic_context_parallel_size=0",
-      .good_example = "",
+                     "++model.min_dynamic_context_parallel_size=3",
+      .good_example = "++model.dynamic_context_parallel=true "
+                      "++model.min_dynamic_context_parallel_size=2",
       .example_args = "--world-size 32",
       .check = check_min_dynamic_size,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP091",
@@ -610,7 +608,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "",
       .example_args = mlm,
       .check = check_dynamic_restrictions,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP092",
@@ -628,7 +625,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "++model.cuda_graph_impl=local",
       .example_args = "",
       .check = check_thd_cuda_graphs,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP093",
@@ -645,7 +641,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "",
       .example_args = "",
       .check = check_pad_alignment,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP094",
@@ -661,7 +656,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "",
       .example_args = "",
       .check = check_scheduler_prerequisites,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP095",
@@ -678,7 +672,6 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "",
       .example_args = "",
       .check = check_partition_mode,
-      .loader_rejects_bad_example = true,
   });
   out.push_back({
       .id = "CP096",

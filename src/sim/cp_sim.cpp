@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "hcp/layout.h"
 #include "hcp/sim.h"
 
 namespace hcp {
@@ -70,32 +71,19 @@ std::vector<RankData> distribute(const AttentionInputs& in, int64_t cp) {
   return ranks;
 }
 
-/// Hierarchical CP sub-groups ([level][group][member]) of one CP group of `cp` ranks, as
-/// Megatron's create_hierarchical_groups makes them: einops "(l s u) -> (l u) s" per level, so
-/// level 0 (a2a) groups are consecutive ranks and level 1 (ring) groups stride by the level-0
-/// size. (Kept local: checked against shared/reference/oracle_groups.py in tests/sim.)
+/// Hierarchical CP sub-groups ([level][group][member]) of one CP group of `cp` ranks, taken from
+/// the layout module's Megatron group construction (a world of exactly one CP group).
 Result<std::vector<std::vector<std::vector<int>>>> hierarchical_groups(
     int64_t cp, const std::vector<int64_t>& sizes) {
+  GroupConfig config;
+  config.world_size = cp;
+  config.cp = cp;
+  config.hcp = sizes;
+  auto groups = build_groups(config);
+  if (!groups) return groups.error();
   std::vector<std::vector<std::vector<int>>> levels;
-  int64_t inner = 1;  // u: product of the sizes of the levels before this one
-  for (int64_t size : sizes) {
-    const int64_t outer = cp / (inner * size);  // l
-    if (outer * size * inner != cp) {
-      return Error{"hierarchical CP sizes do not divide cp", {}, "hcp"};
-    }
-    std::vector<std::vector<int>> groups;
-    for (int64_t li = 0; li < outer; ++li) {
-      for (int64_t ui = 0; ui < inner; ++ui) {
-        std::vector<int> group;
-        for (int64_t si = 0; si < size; ++si) {
-          group.push_back(static_cast<int>(li * size * inner + si * inner + ui));
-        }
-        groups.push_back(group);
-      }
-    }
-    levels.push_back(groups);
-    inner *= size;
-  }
+  for (const GroupSet& level : groups->hcp)
+    levels.push_back(level.lists());
   return levels;
 }
 
