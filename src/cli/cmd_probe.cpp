@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "common_options.h"
 #include "hcp/cluster.h"
 #include "hcp/topology.h"
 #include "output.h"
@@ -25,46 +26,13 @@ struct ProbeOptions {
   std::string name;
 };
 
-/// Rank of this process as the MPI launcher tells it (before MPI_Init); "0" outside MPI.
-std::string launcher_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* v = std::getenv(var)) return v;
-  return "0";
-}
-
-/// Capture paths may hold "{rank}" so each MPI rank reads its own node's capture.
-std::string per_rank(std::string path) {
-  const std::string token = "{rank}";
-  for (auto at = path.find(token); at != std::string::npos; at = path.find(token))
-    path.replace(at, token.size(), launcher_rank());
-  return path;
-}
-
 bool has_captures(const ProbeOptions& o) {
   return !o.hwloc_xml.empty() || !o.nccl_topo.empty() || !o.smi_topo.empty();
 }
 
 /// Load and merge every capture given. Exit code 2 on any bad input.
 Result<Topology> load_captures(const ProbeOptions& o) {
-  Topology merged;
-  bool first = true;
-  auto add = [&](Result<Topology> t) -> Status {
-    if (!t) return t.error();
-    if (first) {
-      merged = *t;
-      first = false;
-    } else {
-      merge_topology(merged, *t);
-    }
-    return Ok{};
-  };
-  for (const auto& f : o.hwloc_xml)
-    if (auto s = add(load_hwloc_xml(per_rank(f))); !s) return s.error();
-  for (const auto& f : o.nccl_topo)
-    if (auto s = add(load_nccl_topo(per_rank(f))); !s) return s.error();
-  for (const auto& f : o.smi_topo)
-    if (auto s = add(load_nvidia_smi_topo(per_rank(f))); !s) return s.error();
-  return merged;
+  return load_topology_captures(o.hwloc_xml, o.nccl_topo, o.smi_topo);
 }
 
 nlohmann::json findings_json(const std::vector<Diagnostic>& findings) {

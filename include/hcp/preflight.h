@@ -1,0 +1,111 @@
+// `hcp-plan preflight`: the go/no-go check run on a GPU node right before a training launch.
+// It reads the launch shape from the launcher's environment, the Python versions, the node
+// topology and the process environment, checks them against the recipe and each other, and
+// returns one verdict with the findings grouped by where they come from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hcp/diagnostic.h"
+#include "hcp/python_env.h"
+#include "hcp/recipe.h"
+#include "hcp/rules.h"
+#include "hcp/topology.h"
+
+namespace hcp {
+
+/// Environment variables by name (the process environment or an --env-file).
+using EnvMap = std::map<std::string, std::string>;
+
+/// Read KEY=VALUE lines (blank lines and '#' comments skipped, an optional leading "export " and
+/// matching quotes around the value removed). Error with file:line on a line without '='.
+Result<EnvMap> load_env_file(const std::string& path);
+/// Return the environment of this process.
+EnvMap process_environment();
+
+/// How many nodes and GPUs the job is launched on, and who said so.
+struct LaunchShape {
+  std::string source;  ///< "slurm", "torchrun", "openmpi", "command line" or "probe".
+  std::optional<int64_t> nodes;
+  std::optional<int64_t> gpus_per_node;
+  std::optional<int64_t> world_size;  ///< nodes x gpus_per_node when both are known.
+  std::string nodelist;               ///< SLURM_JOB_NODELIST; empty otherwise.
+  /// True when gpus_per_node was taken from the GPUs the probe saw (nothing else said), so the
+  /// GPU-count check has nothing to compare against.
+  bool gpus_from_probe = false;
+  std::vector<std::string> notes;  ///< How each number was derived.
+};
+
+/// Launch shape from the launcher's variables (Slurm first, then torchrun, then Open MPI); the
+/// command line's --nodes / --gpus-per-node win over them field by field. Nodes default to 1.
+/// gpus_per_node stays unset when nothing gives it (the caller fills it from the probe).
+/// Error (bad input) when a variable or option is not a positive integer or they contradict.
+Result<LaunchShape> launch_shape_from(const EnvMap& env, std::optional<int64_t> nodes_option,
+                                      std::optional<int64_t> gpus_per_node_option);
+
+/// Findings about the NCCL variables that pin or exclude NICs and transports (NCCL_IB_HCA,
+/// NCCL_SOCKET_IFNAME, NCCL_NET, NCCL_IB_DISABLE, NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE), checked
+/// against the node's NICs and the launch shape. IDs PF101..PF106.
+std::vector<Diagnostic> nccl_env_findings(const EnvMap& env, const Topology& node,
+                                          const LaunchShape& launch, const Recipe& recipe);
+
+/// GPUs that share NVLink on this node: all of them when every pair is NVLink-connected (or
+/// through NVSwitch), else 1. Zero when the node has no GPU.
+int64_t nvlink_domain_of(const Topology& node);
+
+/// Findings about the node against the launch shape and the recipe's layout: GPU count
+/// (PF201), NVLink links down or asymmetric (TOPO001/TOPO002 raised to errors), fabric NICs for
+/// a multi-node launch (PF203), TP groups and the HCP a2a level inside the NVLink domain (PF204,
+/// PF205), plus the probe's other topology findings.
+std::vector<Diagnostic> node_findings(const Topology& node, const LaunchShape& launch,
+                                      const Recipe& recipe);
+
+/// Everything a preflight check reads.
+struct PreflightInput {
+  Recipe recipe;
+  LaunchShape launch;
+  EnvMap process_env;
+  Topology node;
+  std::optional<PythonEnvironment> python;  ///< Unset when no interpreter was asked.
+  std::string driver_version;               ///< CUDA driver version; empty when unknown.
+  Environment base;                         ///< Command-line environment options (versions).
+};
+
+/// One finding and the part of the input it is about.
+struct PreflightFinding {
+  std::string source;  ///< "recipe", "environment" or "node".
+  Diagnostic diagnostic;
+};
+
+/// The outcome of a preflight check.
+struct PreflightReport {
+  bool go = false;
+  Summary summary;
+  std::string recipe;  ///< Recipe path or name.
+  LaunchShape launch;
+  nlohmann::json environment;              ///< Versions, driver, relevant process variables.
+  nlohmann::json node;                     ///< Host, GPUs, NVLink domain, NICs, sources, notes.
+  std::vector<PreflightFinding> findings;  ///< Errors first, then warnings, then infos.
+};
+
+/// Run every check: launch shape vs node, process environment, and the full rule set with the
+/// launch shape, versions and process environment as input. GO when no finding is an error.
+PreflightReport run_preflight(const PreflightInput& input);
+
+/// Text: the verdict line first ("NO-GO: 2 errors, 1 warning ..."), the launch shape, then the
+/// findings grouped by source.
+std::string preflight_text(const PreflightReport& report);
+/// JSON: {"verdict","summary","recipe","launch","environment","node","diagnostics":[{"source",
+/// "id","severity","message","key","fix"}]}.
+nlohmann::json preflight_json(const PreflightReport& report);
+
+/// Read the NVIDIA kernel driver version from /proc/driver/nvidia/version ("" when no driver).
+std::string read_driver_version(const std::string& path = "/proc/driver/nvidia/version");
+
+}  // namespace hcp

@@ -1,0 +1,241 @@
+// Preflight checks of the node (GPU count, NVLink health, NICs, group placement) and of the NCCL
+// variables that pin or exclude NICs and transports.
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "hcp/layout.h"
+#include "hcp/preflight.h"
+
+namespace hcp {
+namespace {
+
+Diagnostic finding(const char* id, Severity severity, std::string key, std::string message,
+                   std::string fix) {
+  Diagnostic d;
+  d.id = id;
+  d.severity = severity;
+  d.key = std::move(key);
+  d.message = std::move(message);
+  d.fix = std::move(fix);
+  return d;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const std::string* value_of(const EnvMap& env, const char* name) {
+  auto it = env.find(name);
+  return it == env.end() ? nullptr : &it->second;
+}
+
+bool multi_node(const LaunchShape& launch) {
+  return launch.nodes && *launch.nodes > 1;
+}
+
+/// NICs that carry RDMA traffic (InfiniBand, RoCE, EFA, or of unknown kind).
+std::vector<const Nic*> rdma_nics(const Topology& node) {
+  std::vector<const Nic*> out;
+  for (const Nic& n : node.nics)
+    if (n.kind != NicKind::kEthernet) out.push_back(&n);
+  return out;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item.substr(0, item.find(':')));
+  return out;
+}
+
+/// NCCL_IB_HCA: "^" excludes, "=" matches exactly, otherwise entries are name prefixes.
+void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnostic>& out) {
+  const std::string* hca = value_of(env, "NCCL_IB_HCA");
+  if (!hca || hca->empty()) return;
+  std::string text = *hca;
+  bool exclude = text.front() == '^';
+  if (exclude) text.erase(0, 1);
+  bool exact = !text.empty() && text.front() == '=';
+  if (exact) text.erase(0, 1);
+  auto nics = rdma_nics(node);
+  const std::string key = "env:NCCL_IB_HCA";
+  if (nics.empty()) return;
+  auto matches = [&](const std::string& entry, const Nic& nic) {
+    return exact ? nic.name == entry : nic.name.rfind(entry, 0) == 0;
+  };
+  int selected = 0;
+  for (const Nic* nic : nics) {
+    bool listed = false;
+    for (const std::string& entry : split_list(text))
+      listed = listed || matches(entry, *nic);
+    selected += listed != exclude;
+  }
+  for (const std::string& entry : split_list(text)) {
+    bool known =
+        std::any_of(nics.begin(), nics.end(), [&](const Nic* n) { return matches(entry, *n); });
+    if (!known && !exclude)
+      out.push_back(finding("PF101", Severity::kError, key,
+                            "NCCL_IB_HCA names '" + entry + "', which this node does not have",
+                            "list the node's HCAs (ibv_devices) or unset NCCL_IB_HCA"));
+  }
+  int total = static_cast<int>(nics.size());
+  if (selected == 0) {
+    out.push_back(finding("PF101", Severity::kError, key,
+                          "NCCL_IB_HCA='" + *hca + "' leaves none of the node's " +
+                              std::to_string(total) + " RDMA NICs to NCCL",
+                          "unset NCCL_IB_HCA or name the HCAs to use"));
+  } else if (selected < total) {
+    out.push_back(finding("PF101", Severity::kWarning, key,
+                          "NCCL_IB_HCA='" + *hca + "' pins NCCL to " + std::to_string(selected) +
+                              " of the node's " + std::to_string(total) + " RDMA NICs",
+                          "inter-node CP/DP traffic gets that share of the bandwidth; unset it "
+                          "unless that is intended"));
+  }
+}
+
+void check_transport_switches(const EnvMap& env, const Topology& node, const LaunchShape& launch,
+                              const Recipe& recipe, std::vector<Diagnostic>& out) {
+  bool rdma = !rdma_nics(node).empty();
+  if (const std::string* v = value_of(env, "NCCL_SOCKET_IFNAME"))
+    out.push_back(finding("PF102", Severity::kInfo, "env:NCCL_SOCKET_IFNAME",
+                          "NCCL_SOCKET_IFNAME='" + *v +
+                              "' pins NCCL's bootstrap (and any socket transport) to those "
+                              "interfaces",
+                          "make sure every node has an interface of that name"));
+  const std::string* net = value_of(env, "NCCL_NET");
+  if (net && lower(*net) == "socket" && multi_node(launch) && rdma)
+    out.push_back(finding("PF103", Severity::kWarning, "env:NCCL_NET",
+                          "NCCL_NET=Socket sends inter-node traffic over TCP although the node has "
+                          "RDMA NICs",
+                          "unset NCCL_NET (or set it to IB)"));
+  const std::string* ib_off = value_of(env, "NCCL_IB_DISABLE");
+  if (ib_off && *ib_off == "1" && multi_node(launch) && rdma)
+    out.push_back(finding("PF104", Severity::kWarning, "env:NCCL_IB_DISABLE",
+                          "NCCL_IB_DISABLE=1 turns off InfiniBand/RoCE for a multi-node launch",
+                          "unset NCCL_IB_DISABLE"));
+  Parallelism p = parallelism_of(recipe);
+  const std::string* p2p_off = value_of(env, "NCCL_P2P_DISABLE");
+  if (p2p_off && *p2p_off == "1" && (p.tp > 1 || p.cp > 1))
+    out.push_back(finding("PF105", Severity::kWarning, "env:NCCL_P2P_DISABLE",
+                          "NCCL_P2P_DISABLE=1 routes TP/CP traffic inside the node through host "
+                          "memory instead of NVLink",
+                          "unset NCCL_P2P_DISABLE"));
+  const std::string* nvls = value_of(env, "NCCL_NVLS_ENABLE");
+  if (nvls && *nvls == "0")
+    out.push_back(finding("PF106", Severity::kInfo, "env:NCCL_NVLS_ENABLE",
+                          "NCCL_NVLS_ENABLE=0 disables NVLink SHARP collectives",
+                          "unset it on NVSwitch systems unless NVLS is known to misbehave"));
+}
+
+/// GPU count against the launch shape.
+void check_gpu_count(const Topology& node, const LaunchShape& launch,
+                     std::vector<Diagnostic>& out) {
+  int64_t visible = static_cast<int64_t>(node.gpus.size());
+  if (visible == 0) {
+    out.push_back(finding(
+        "PF201", Severity::kError, "node",
+        "no NVIDIA GPU visible on this node" +
+            (launch.gpus_per_node && !launch.gpus_from_probe
+                 ? " (the launch asks for " + std::to_string(*launch.gpus_per_node) + " per node)"
+                 : std::string()),
+        "run preflight on a GPU node, inside the job allocation"));
+    return;
+  }
+  if (!launch.gpus_per_node || launch.gpus_from_probe) return;
+  int64_t wanted = *launch.gpus_per_node;
+  if (visible < wanted)
+    out.push_back(finding("PF201", Severity::kError, "node",
+                          std::to_string(visible) + " GPUs visible, the launch asks for " +
+                              std::to_string(wanted) + " per node",
+                          "check CUDA_VISIBLE_DEVICES, the allocation (--gpus-per-node) and "
+                          "nvidia-smi for GPUs that fell off the bus"));
+  else if (visible > wanted)
+    out.push_back(finding("PF201", Severity::kWarning, "node",
+                          std::to_string(visible) + " GPUs visible, the launch uses " +
+                              std::to_string(wanted) + " per node; the rest stay idle",
+                          "launch one rank per GPU"));
+}
+
+/// The probe's topology findings; NVLink links down or asymmetric block the launch.
+void add_topology_findings(const Topology& node, std::vector<Diagnostic>& out) {
+  for (Diagnostic d : topology_findings(node)) {
+    if (d.id == "TOPO001" || d.id == "TOPO002") d.severity = Severity::kError;
+    d.key = "node";
+    out.push_back(std::move(d));
+  }
+}
+
+void check_nics(const Topology& node, const LaunchShape& launch, std::vector<Diagnostic>& out) {
+  if (!multi_node(launch) || node.gpus.empty()) return;
+  if (rdma_nics(node).empty())
+    out.push_back(finding("PF203", Severity::kError, "node",
+                          "the launch spans " + std::to_string(*launch.nodes) +
+                              " nodes but this node shows no InfiniBand/RoCE/EFA NIC" +
+                              (node.nics.empty() ? "" : " (only Ethernet)"),
+                          "check the HCAs (ibstat, ibv_devinfo) and their drivers"));
+}
+
+/// TP groups and the HCP a2a level must stay inside the NVLink domain.
+void check_placement(const Topology& node, const LaunchShape& launch, const Recipe& recipe,
+                     std::vector<Diagnostic>& out) {
+  int64_t domain = nvlink_domain_of(node);
+  if (!launch.world_size || !launch.gpus_per_node || domain < 1) return;
+  GroupConfig config = group_config_of(recipe, *launch.world_size);
+  NodeShape shape{*launch.gpus_per_node, std::min<int64_t>(domain, *launch.gpus_per_node)};
+  auto locality = layout_locality(config, shape);
+  if (!locality) return;  // The rules report layouts that do not fit the world size.
+  std::string where = " (NVLink domain of " + std::to_string(shape.nvlink_domain) + " GPUs)";
+  if (!locality->tp.intra_domain())
+    out.push_back(finding(
+        "PF204", Severity::kError, "model.tensor_model_parallel_size",
+        "TP groups of " + std::to_string(config.tp) + " leave this node's NVLink domain" + where,
+        "keep tensor_model_parallel_size within the NVLink domain"));
+  if (locality->a2a_leaves_domain())
+    out.push_back(finding("PF205", Severity::kError, "model.hierarchical_context_parallel_sizes",
+                          "the HCP a2a level leaves this node's NVLink domain" + where,
+                          "make the first hierarchical_context_parallel_sizes entry fit the "
+                          "NVLink domain"));
+}
+
+}  // namespace
+
+std::vector<Diagnostic> nccl_env_findings(const EnvMap& env, const Topology& node,
+                                          const LaunchShape& launch, const Recipe& recipe) {
+  std::vector<Diagnostic> out;
+  check_ib_hca(env, node, out);
+  check_transport_switches(env, node, launch, recipe, out);
+  for (Diagnostic& d : out)
+    d.location = Location{"<environment>", 0, 0};
+  return out;
+}
+
+int64_t nvlink_domain_of(const Topology& node) {
+  size_t n = node.gpus.size();
+  if (n == 0) return 0;
+  if (node.nvlink.via_switch) return static_cast<int64_t>(n);
+  const auto& m = node.nvlink.matrix;
+  if (m.size() != n) return 1;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j && (m[i].size() != n || m[i][j] <= 0)) return 1;
+  return static_cast<int64_t>(n);
+}
+
+std::vector<Diagnostic> node_findings(const Topology& node, const LaunchShape& launch,
+                                      const Recipe& recipe) {
+  std::vector<Diagnostic> out;
+  check_gpu_count(node, launch, out);
+  add_topology_findings(node, out);
+  check_nics(node, launch, out);
+  check_placement(node, launch, recipe, out);
+  for (Diagnostic& d : out)
+    d.location = Location{node.host.empty() ? "<node>" : "<node " + node.host + ">", 0, 0};
+  return out;
+}
+
+}  // namespace hcp

@@ -1,0 +1,166 @@
+// Launch shape from the launcher's environment (Slurm, torchrun, Open MPI) or the command line,
+// and the KEY=VALUE environment files tests and job scripts hand to preflight.
+#include <charconv>
+#include <fstream>
+
+#include "hcp/preflight.h"
+
+extern char** environ;
+
+namespace hcp {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+std::string unquote(const std::string& v) {
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+    return v.substr(1, v.size() - 2);
+  return v;
+}
+
+Error launch_error(const std::string& message) {
+  return Error{message, Location{"<environment>", 0, 0}, ""};
+}
+
+/// A positive integer variable: nullopt when unset, an error when malformed.
+Result<std::optional<int64_t>> positive(const EnvMap& env, const std::string& name) {
+  auto it = env.find(name);
+  if (it == env.end() || it->second.empty()) return std::optional<int64_t>{};
+  // Slurm writes repeated counts as "8(x4)"; the leading number is the per-node value.
+  std::string text = it->second.substr(0, it->second.find('('));
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1)
+    return launch_error(name + "='" + it->second + "' is not a positive integer");
+  return std::optional<int64_t>(value);
+}
+
+bool has(const EnvMap& env, const char* name) {
+  return env.count(name) != 0;
+}
+
+/// Shape from Slurm: SLURM_NNODES; GPUs per node from SLURM_GPUS_ON_NODE, else from
+/// SLURM_NTASKS_PER_NODE when it is more than one task (one task per node says nothing).
+Status from_slurm(const EnvMap& env, LaunchShape& shape) {
+  auto nodes = positive(env, "SLURM_NNODES");
+  auto gpus = positive(env, "SLURM_GPUS_ON_NODE");
+  auto tasks = positive(env, "SLURM_NTASKS_PER_NODE");
+  for (auto* r : {&nodes, &gpus, &tasks})
+    if (!*r) return r->error();
+  shape.source = "slurm";
+  shape.nodes = *nodes;
+  if (*gpus) {
+    shape.gpus_per_node = *gpus;
+    shape.notes.push_back("GPUs per node from SLURM_GPUS_ON_NODE");
+  } else if (*tasks && **tasks > 1) {
+    shape.gpus_per_node = *tasks;
+    shape.notes.push_back("GPUs per node from SLURM_NTASKS_PER_NODE (one GPU per task)");
+  }
+  if (auto it = env.find("SLURM_JOB_NODELIST"); it != env.end()) shape.nodelist = it->second;
+  return Ok{};
+}
+
+/// Shape from torchrun: WORLD_SIZE, LOCAL_WORLD_SIZE (one rank per GPU), NNODES when set.
+Status from_torchrun(const EnvMap& env, LaunchShape& shape) {
+  auto world = positive(env, "WORLD_SIZE");
+  auto local = positive(env, "LOCAL_WORLD_SIZE");
+  auto nodes = positive(env, "NNODES");
+  for (auto* r : {&world, &local, &nodes})
+    if (!*r) return r->error();
+  shape.source = "torchrun";
+  shape.gpus_per_node = *local;
+  shape.nodes = *nodes;
+  if (!shape.nodes && *world && *local) {
+    if (**world % **local != 0)
+      return launch_error("WORLD_SIZE=" + std::to_string(**world) +
+                          " is not a multiple of LOCAL_WORLD_SIZE=" + std::to_string(**local));
+    shape.nodes = **world / **local;
+    shape.notes.push_back("nodes = WORLD_SIZE / LOCAL_WORLD_SIZE");
+  }
+  return Ok{};
+}
+
+/// Shape from Open MPI: one rank per node (LOCAL_SIZE 1, the preflight launch) gives the node
+/// count only; more local ranks mean one rank per GPU.
+Status from_openmpi(const EnvMap& env, LaunchShape& shape) {
+  auto world = positive(env, "OMPI_COMM_WORLD_SIZE");
+  auto local = positive(env, "OMPI_COMM_WORLD_LOCAL_SIZE");
+  for (auto* r : {&world, &local})
+    if (!*r) return r->error();
+  shape.source = "openmpi";
+  int64_t per_node = local->value_or(1);
+  if (*world && **world % per_node != 0)
+    return launch_error("OMPI_COMM_WORLD_SIZE is not a multiple of OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (*world) shape.nodes = **world / per_node;
+  if (per_node > 1) shape.gpus_per_node = per_node;
+  return Ok{};
+}
+
+}  // namespace
+
+Result<EnvMap> load_env_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{"cannot read environment file " + path, Location{path, 0, 0}, ""};
+  EnvMap env;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    if (text.rfind("export ", 0) == 0) text = trim(text.substr(7));
+    size_t eq = text.find('=');
+    if (eq == 0 || eq == std::string::npos)
+      return Error{"expected KEY=VALUE, got '" + text + "'", Location{path, number, 1}, ""};
+    env[trim(text.substr(0, eq))] = unquote(trim(text.substr(eq + 1)));
+  }
+  return env;
+}
+
+EnvMap process_environment() {
+  EnvMap env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos && eq > 0) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return env;
+}
+
+Result<LaunchShape> launch_shape_from(const EnvMap& env, std::optional<int64_t> nodes_option,
+                                      std::optional<int64_t> gpus_per_node_option) {
+  LaunchShape shape;
+  Status found = Ok{};
+  if (has(env, "SLURM_NNODES") || has(env, "SLURM_JOB_ID"))
+    found = from_slurm(env, shape);
+  else if (has(env, "WORLD_SIZE") || has(env, "LOCAL_WORLD_SIZE"))
+    found = from_torchrun(env, shape);
+  else if (has(env, "OMPI_COMM_WORLD_SIZE"))
+    found = from_openmpi(env, shape);
+  if (!found) return found.error();
+  if ((nodes_option && nodes_option < 1) || (gpus_per_node_option && gpus_per_node_option < 1))
+    return Error{"--nodes and --gpus-per-node must be positive", Location{"<command line>", 0, 0},
+                 ""};
+  bool from_options = (nodes_option && nodes_option != shape.nodes) ||
+                      (gpus_per_node_option && gpus_per_node_option != shape.gpus_per_node);
+  if (nodes_option) shape.nodes = nodes_option;
+  if (gpus_per_node_option) shape.gpus_per_node = gpus_per_node_option;
+  if (shape.source.empty()) {
+    shape.source = "command line";
+  } else if (from_options) {
+    shape.notes.push_back("--nodes/--gpus-per-node override the " + shape.source + " values");
+  }
+  if (!shape.nodes) {
+    shape.nodes = 1;
+    shape.notes.push_back("nodes defaulted to 1 (no launcher variable, no --nodes)");
+  }
+  if (shape.gpus_per_node) shape.world_size = *shape.nodes * *shape.gpus_per_node;
+  return shape;
+}
+
+}  // namespace hcp
