@@ -53,6 +53,14 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+/// True when the NIC carries its device name ("mlx5_0"), not a placeholder ("NIC0", a bus id).
+bool has_device_name(const Nic* nic) {
+  const std::string& n = nic->name;
+  bool placeholder = n.size() > 3 && n.rfind("NIC", 0) == 0 &&
+                     std::all_of(n.begin() + 3, n.end(), [](char c) { return std::isdigit(c); });
+  return !n.empty() && !placeholder && n.find(':') == std::string::npos;
+}
+
 /// NCCL_IB_HCA: "^" excludes, "=" matches exactly, otherwise entries are name prefixes.
 void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnostic>& out) {
   const std::string* hca = value_of(env, "NCCL_IB_HCA");
@@ -64,7 +72,8 @@ void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnosti
   if (exact) text.erase(0, 1);
   auto nics = rdma_nics(node);
   const std::string key = "env:NCCL_IB_HCA";
-  if (nics.empty()) return;
+  // Captures without a NIC legend name ports "NIC0" or by PCI bus id: nothing to compare.
+  if (nics.empty() || !std::all_of(nics.begin(), nics.end(), has_device_name)) return;
   auto matches = [&](const std::string& entry, const Nic& nic) {
     return exact ? nic.name == entry : nic.name.rfind(entry, 0) == 0;
   };

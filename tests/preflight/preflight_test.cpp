@@ -160,6 +160,11 @@ TEST(NcclEnv, IbHcaNamingAbsentOrNoNics) {
   EXPECT_TRUE(has_id(none, "PF101", Severity::kError));
 }
 
+TEST(NcclEnv, IbHcaNotCheckedAgainstUnnamedNics) {
+  Topology unnamed = capture("hgx_h100_4gpu.txt");  // No NIC legend: ports are NIC0..NIC3.
+  EXPECT_TRUE(nccl_env_findings({{"NCCL_IB_HCA", "mlx5"}}, unnamed, shape(4, 4), recipe()).empty());
+}
+
 TEST(NcclEnv, TransportSwitches) {
   Topology node = capture("dgx_h100_healthy.txt");
   Recipe r = recipe();
