@@ -1,15 +1,19 @@
 # hcp-plan: two set-up commands on a fresh Debian machine.
 #   make run   installs what is missing, configures, builds, and plans the default recipe
 #   make test  installs what is missing, configures, builds, and runs every test
+#   make test-sanitize  the same with ASan + UBSan in build-asan (no CUDA, no benchmarks)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+ASAN_BUILD ?= build-asan
+SANITIZE_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCP_SANITIZE=ON -DHCP_CUDA=OFF \
+  -DHCP_BUILD_BENCHMARKS=OFF
 
 DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
   libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev \
   libopenmpi-dev openmpi-bin
 
-.PHONY: all deps configure build run test clean format
+.PHONY: all deps configure build run test test-sanitize clean format
 
 all: build
 
@@ -29,8 +33,16 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# Every test under AddressSanitizer + UndefinedBehaviorSanitizer; any report fails the test.
+test-sanitize: deps
+	@cmake -S . -B $(ASAN_BUILD) $(SANITIZE_ARGS) $(CMAKE_ARGS) > $(ASAN_BUILD).configure.log 2>&1 \
+	  || { cat $(ASAN_BUILD).configure.log; exit 1; }
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
 format:
 	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log

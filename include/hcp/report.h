@@ -29,6 +29,24 @@ std::string format_diagnostics_text(const DiagnosticsReport& report);
 /// "summary":{"errors","warnings","infos"}}, pretty-printed with a trailing newline.
 std::string format_diagnostics_json(const DiagnosticsReport& report);
 
+/// CI formats of one or more validate reports (one per recipe). They only format.
+///
+/// SARIF 2.1.0: one run; tool.driver carries `tool_version` and every catalog rule (id, title,
+/// rationale as help text, default level); one result per diagnostic with ruleId, level
+/// (error/warning/note), message and a physical location (region line/column when known).
+std::string format_diagnostics_sarif(const std::vector<DiagnosticsReport>& reports,
+                                     const std::string& tool_version);
+/// JUnit XML: one <testsuite> per recipe, one <testcase> per catalog rule family (plus "general"
+/// for findings without a rule); a family with errors fails and its <failure> lists them; every
+/// finding also appears in the test case's <system-out>.
+std::string format_diagnostics_junit(const std::vector<DiagnosticsReport>& reports);
+/// GitHub Actions workflow commands, one line per finding:
+///   ::error file=recipes/x.yaml,line=12,col=5,title=CP013::message
+/// (info -> notice); properties escape % CR LF : , and the message escapes % CR LF.
+std::string format_diagnostics_github(const std::vector<DiagnosticsReport>& reports);
+/// GCC style, exactly one line per finding: "file:line:col: error: message [CP013]".
+std::string format_diagnostics_gcc(const std::vector<DiagnosticsReport>& reports);
+
 /// Return the catalog as a table: ID, severity, family, title; one rule per line.
 std::string format_rule_list_text(const std::vector<Rule>& rules);
 /// Return {"rules":[{"id","severity","family","title","enforced_by"}]}.

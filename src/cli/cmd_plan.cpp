@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "command.h"
+#include "hcp/html_report.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
 #include "hcp/sim.h"
@@ -17,6 +18,7 @@ struct PlanCliOptions {
   PlanInputs inputs;
   size_t top = 8;
   std::optional<size_t> confirm;
+  std::string html;  ///< --html FILE: also write the self-contained HTML report.
   OutputOptions output;
 };
 
@@ -88,6 +90,11 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
     }
     context.confirm = *confirmed;
   }
+  if (!opts.html.empty()) {
+    OutputOptions html_file;
+    html_file.path = opts.html;
+    if (!emit(html_file, format_plan_html(*result, context))) return kExitBadInput;
+  }
   std::string text = opts.output.format == "json" ? format_plan_json(*result, context)
                                                   : format_plan_text(*result, context);
   return emit(opts.output, text) ? kExitOk : kExitBadInput;
@@ -115,6 +122,8 @@ std::function<int()> setup_plan(CLI::App& sub) {
   sub.add_option("--calibration", in.calibration, "Calibration JSON written by `hcp-plan bench`");
   sub.add_option("--confirm", opts->confirm,
                  "Benchmark the top K options on this GPU node (exit 3 without a GPU)");
+  sub.add_option("--html", opts->html,
+                 "Also write a self-contained HTML report (tables, inline SVG charts) to FILE");
   add_output_options(sub, opts->output);
   return [opts, &sub]() { return run_plan(*opts, sub.remaining(false)); };
 }

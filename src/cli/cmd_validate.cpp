@@ -1,4 +1,5 @@
 // hcp-plan validate RECIPE [OVERRIDE...]: load, apply overrides, run every rule, report.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,10 @@
 #include "hcp/report.h"
 #include "hcp/rules.h"
 #include "output.h"
+
+#ifndef HCP_VERSION
+#define HCP_VERSION "0.0.0"
+#endif
 
 namespace hcp::cli {
 namespace {
@@ -156,6 +161,95 @@ Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts, const
   return ds;
 }
 
+/// One recipe's result: the exit code it alone would give and its report (when it loaded).
+struct RecipeOutcome {
+  int exit_code = kExitOk;
+  std::optional<DiagnosticsReport> report;
+};
+
+/// Load and check the recipe in opts.recipe (or --mlm-args / --hf-config) with the overrides.
+RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::string>& overrides,
+                           const std::optional<PythonEnvironment>& py) {
+  auto subjects = load_subjects(opts, overrides);
+  if (!subjects) {
+    print_error(subjects.error().str());
+    return {kExitBadInput, std::nullopt};
+  }
+  const Recipe& first = subjects->front().recipe;
+  DiagnosticsReport report;
+  report.recipe = first.path.empty() ? first.name : first.path;
+  auto framework = opts.env_options.find("framework");
+  report.framework =
+      framework != opts.env_options.end() ? framework->second : framework_name(first.framework);
+  if (py) report.diagnostics = python_env_diagnostics(*py);
+  for (const Subject& subject : *subjects) {
+    auto ds = check_subject(opts, subject, py);
+    if (!ds) {
+      print_error(ds.error().str());
+      return {kExitBadInput, std::nullopt};
+    }
+    report.diagnostics.insert(report.diagnostics.end(), ds->begin(), ds->end());
+  }
+  Summary s = summarize(report.diagnostics);
+  bool failed = s.errors > 0 || (opts.strict && s.warnings > 0);
+  return {failed ? kExitFindings : kExitOk, std::move(report)};
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// A positional after the first names another recipe when it is no override (no '=', no
+/// leading '-' or '~' or '+') and is a .yaml/.yml/.json path or a shipped recipe name.
+bool names_recipe(const std::string& arg) {
+  if (arg.empty() || arg.find('=') != std::string::npos) return false;
+  if (arg.front() == '-' || arg.front() == '~' || arg.front() == '+') return false;
+  if (ends_with(arg, ".yaml") || ends_with(arg, ".yml") || ends_with(arg, ".json")) return true;
+  for (const std::string& name : shipped_recipe_names()) {
+    if (name == arg) return true;
+  }
+  return false;
+}
+
+/// Move the positionals that name recipes out of `overrides` into the returned list.
+std::vector<std::string> take_extra_recipes(std::vector<std::string>& overrides) {
+  std::vector<std::string> recipes;
+  std::vector<std::string> rest;
+  for (std::string& arg : overrides) {
+    if (names_recipe(arg)) {
+      recipes.push_back(std::move(arg));
+    } else {
+      rest.push_back(std::move(arg));
+    }
+  }
+  overrides = std::move(rest);
+  return recipes;
+}
+
+/// Format the reports; JSON keeps the single-recipe object and becomes an array for several.
+std::string format_reports(const std::string& format,
+                           const std::vector<DiagnosticsReport>& reports) {
+  if (format == "sarif") return format_diagnostics_sarif(reports, HCP_VERSION);
+  if (format == "junit") return format_diagnostics_junit(reports);
+  if (format == "github") return format_diagnostics_github(reports);
+  if (format == "gcc") return format_diagnostics_gcc(reports);
+  if (format == "json") {
+    if (reports.size() == 1) return format_diagnostics_json(reports.front());
+    std::string text = "[\n";
+    for (size_t i = 0; i < reports.size(); ++i) {
+      std::string one = format_diagnostics_json(reports[i]);
+      one.pop_back();  // the trailing newline
+      text += one + (i + 1 < reports.size() ? ",\n" : "\n");
+    }
+    return text + "]\n";
+  }
+  std::string text;
+  for (const DiagnosticsReport& report : reports)
+    text += format_diagnostics_text(report);
+  return text;
+}
+
 int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
   // Without RECIPE (--mlm-args / --hf-config alone) the first override lands in its slot.
   bool recipe_is_override = !opts.recipe.empty() && opts.recipe.find('=') != std::string::npos &&
@@ -164,46 +258,40 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
     overrides.insert(overrides.begin(), opts.recipe);
     opts.recipe.clear();
   }
-  auto subjects = load_subjects(opts, overrides);
-  if (!subjects) {
-    print_error(subjects.error().str());
-    return kExitBadInput;
+  std::vector<std::string> recipes{opts.recipe};
+  if (!opts.recipe.empty()) {
+    std::vector<std::string> more = take_extra_recipes(overrides);
+    recipes.insert(recipes.end(), more.begin(), more.end());
   }
   auto py = detect_python(opts);
   if (!py) {
     print_error(py.error().str());
     return kExitEnvironment;
   }
-  const Recipe& first = subjects->front().recipe;
-  DiagnosticsReport report;
-  report.recipe = first.path.empty() ? first.name : first.path;
-  auto framework = opts.env_options.find("framework");
-  report.framework =
-      framework != opts.env_options.end() ? framework->second : framework_name(first.framework);
-  if (*py) report.diagnostics = python_env_diagnostics(**py);
-  for (const Subject& subject : *subjects) {
-    auto ds = check_subject(opts, subject, *py);
-    if (!ds) {
-      print_error(ds.error().str());
-      return kExitBadInput;
-    }
-    report.diagnostics.insert(report.diagnostics.end(), ds->begin(), ds->end());
+  int worst = kExitOk;
+  std::vector<DiagnosticsReport> reports;
+  for (const std::string& recipe : recipes) {
+    ValidateOptions one = opts;
+    one.recipe = recipe;
+    RecipeOutcome outcome = validate_one(one, overrides, *py);
+    worst = std::max(worst, outcome.exit_code);
+    if (outcome.report) reports.push_back(std::move(*outcome.report));
   }
-  std::string text = opts.output.format == "json" ? format_diagnostics_json(report)
-                                                  : format_diagnostics_text(report);
-  if (!emit(opts.output, text)) return kExitBadInput;
-  Summary s = summarize(report.diagnostics);
-  bool failed = s.errors > 0 || (opts.strict && s.warnings > 0);
-  return failed ? kExitFindings : kExitOk;
+  if (reports.empty()) return worst;
+  if (!emit(opts.output, format_reports(opts.output.format, reports))) return kExitBadInput;
+  return worst;
 }
 
 std::function<int()> setup_validate(CLI::App& sub) {
   auto opts = std::make_shared<ValidateOptions>();
   sub.add_option("recipe", opts->recipe,
-                 "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS)");
+                 "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS); "
+                 "more recipes may follow");
   sub.allow_extras();
   sub.footer(
-      "Every argument after RECIPE that is not an option is an override in Hydra grammar (k=v, "
+      "Further .yaml/.yml/.json paths or shipped recipe names are validated too (exit = worst). "
+      "Every other argument after RECIPE that is not an option is an override in Hydra grammar "
+      "(k=v, "
       "+k=v, ++k=v, ~k) or a run_recipe.py shorthand flag (-tp 2 -cp 4 -sl 131072 ...).");
   add_environment_options(sub, *opts);
   sub.add_flag("--strict", opts->strict, "Fail (exit 1) on warnings as well as errors");
@@ -222,7 +310,7 @@ std::function<int()> setup_validate(CLI::App& sub) {
          },
          "Same as --python python3 (from PATH)")
       ->excludes(python);
-  add_output_options(sub, opts->output);
+  add_output_options(sub, opts->output, {"text", "json", "sarif", "junit", "github", "gcc"});
   return [opts, &sub]() { return run_validate(*opts, sub.remaining(false)); };
 }
 

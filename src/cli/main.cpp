@@ -16,6 +16,9 @@
 #ifndef HCP_WITH_CUDA
 #define HCP_WITH_CUDA 0
 #endif
+#ifndef HCP_WITH_MPI
+#define HCP_WITH_MPI 0
+#endif
 
 namespace hcp::cli {
 
@@ -29,6 +32,7 @@ namespace {
 std::string version_text() {
   std::string text = std::string("hcp-plan ") + HCP_VERSION + " (commit " + HCP_GIT_COMMIT + ")\n";
   text += std::string("built with: CUDA kernels ") + (HCP_WITH_CUDA ? "yes" : "no") +
+          "; MPI probe gather " + (HCP_WITH_MPI ? "yes" : "no") +
           "; NVML, NCCL loaded at run time when present\n";
   return text;
 }

@@ -1,0 +1,32 @@
+// GCC-style form of validate's diagnostics: exactly one line per finding, for editors and grep.
+#include <sstream>
+
+#include "hcp/report.h"
+
+namespace hcp {
+namespace {
+
+/// Keep every finding on one line: newlines in a message become spaces.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string format_diagnostics_gcc(const std::vector<DiagnosticsReport>& reports) {
+  std::ostringstream out;
+  for (const DiagnosticsReport& report : reports) {
+    for (const Diagnostic& d : report.diagnostics) {
+      std::string where = d.location.known() ? d.location.str() : report.recipe;
+      out << where << ": " << severity_name(d.severity) << ": " << one_line(d.message);
+      if (!d.id.empty()) out << " [" << d.id << "]";
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace hcp

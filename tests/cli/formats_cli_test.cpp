@@ -1,0 +1,140 @@
+// End-to-end: validate --format sarif/junit/github/gcc and several recipes in one run.
+#include <gtest/gtest.h>
+
+#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <regex>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::run_cli;
+
+const std::string kBad = "tests/fixtures/report/bad_hcp.yaml";
+const std::string kGood = "recipes/llama3_8b_128k.yaml";
+const std::string kCluster = " --nodes 4 --gpus-per-node 8 --te-version 2.18.0";
+
+TEST(FormatsCli, GccLineForTheBadRecipe) {
+  CliResult r = run_cli("validate " + kBad + kCluster + " --format gcc");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::regex line(
+      kBad +
+      R"(:25:\d+: error: Product of hierarchical_context_parallel_sizes \[4, 2\] \(=8\) must equal context_parallel_size \(=16\)\. \[CP013\]\n)");
+  EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
+  EXPECT_EQ(r.out.find("fix:"), std::string::npos) << r.out;
+}
+
+TEST(FormatsCli, GithubAnnotationForTheBadRecipe) {
+  CliResult r = run_cli("validate " + kBad + kCluster + " --format github");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::regex line(
+      "::error file=" + kBad +
+      R"(,line=25,col=\d+,title=CP013::Product of hierarchical_context_parallel_sizes \[4, 2\] \(=8\) must equal context_parallel_size \(=16\)\.%0Afix: [^\n]*\n)");
+  EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
+}
+
+TEST(FormatsCli, SarifResultPointsAtTheYamlLine) {
+  CliResult r = run_cli("validate " + kBad + kCluster + " --format sarif");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  json log = json::parse(r.out);
+  EXPECT_EQ(log["version"], "2.1.0");
+  bool found = false;
+  for (const json& result : log["runs"][0]["results"]) {
+    if (result["ruleId"] != "CP013") continue;
+    found = true;
+    EXPECT_EQ(result["level"], "error");
+    json physical = result["locations"][0]["physicalLocation"];
+    EXPECT_EQ(physical["artifactLocation"]["uri"], kBad);
+    EXPECT_EQ(physical["region"]["startLine"], 25);
+  }
+  EXPECT_TRUE(found) << r.out;
+  EXPECT_FALSE(log["runs"][0]["tool"]["driver"]["rules"].empty());
+}
+
+TEST(FormatsCli, SeveralRecipesExitWithTheWorst) {
+  CliResult r = run_cli("validate " + kGood + " " + kBad + kCluster + " --format junit");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(r.out.c_str())) << r.out;
+  pugi::xml_node good = doc.select_node(("//testsuite[@name='" + kGood + "']").c_str()).node();
+  pugi::xml_node bad = doc.select_node(("//testsuite[@name='" + kBad + "']").c_str()).node();
+  ASSERT_TRUE(good) << r.out;
+  ASSERT_TRUE(bad) << r.out;
+  EXPECT_EQ(good.attribute("failures").as_int(), 0);
+  EXPECT_GE(bad.attribute("failures").as_int(), 1);
+  pugi::xpath_node failure = bad.select_node("testcase/failure[contains(., 'CP013')]");
+  EXPECT_TRUE(failure) << r.out;
+}
+
+TEST(FormatsCli, OverridesApplyToEveryRecipe) {
+  // -cp 8 leaves the shipped [8, 2] wrong and makes the fixture's [4, 2] right.
+  CliResult r = run_cli("validate " + kGood + " -cp 8 " + kBad + kCluster + " --format gcc");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find(kGood + ":25:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(kBad + ":25:"), std::string::npos) << r.out;
+}
+
+TEST(FormatsCli, ShippedNamesAndJsonArray) {
+  CliResult r = run_cli("validate llama3_8b_128k " + kBad + kCluster + " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  json j = json::parse(r.out);
+  ASSERT_TRUE(j.is_array()) << r.out;
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["summary"]["errors"], 0);
+  EXPECT_EQ(j[1]["recipe"], kBad);
+  EXPECT_GE(j[1]["summary"]["errors"].get<int>(), 1);
+}
+
+TEST(FormatsCli, MissingRecipeIsBadInputButOthersAreReported) {
+  CliResult r = run_cli("validate " + kBad + " no_such_recipe.yaml" + kCluster + " --format gcc");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no_such_recipe"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("[CP013]"), std::string::npos) << r.out;
+}
+
+TEST(FormatsCli, CleanRecipesExitZero) {
+  CliResult r = run_cli("validate " + kGood + " llama3_8b_128k" + kCluster + " --format github");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("::error"), std::string::npos) << r.out;
+}
+
+TEST(FormatsCli, UnknownFormatIsUsageError) {
+  CliResult r = run_cli("validate " + kGood + " --format checkstyle");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
+TEST(PreCommitHooks, DeclaresTheValidateHook) {
+  YAML::Node hooks = YAML::LoadFile(HCP_SOURCE_DIR "/.pre-commit-hooks.yaml");
+  ASSERT_TRUE(hooks.IsSequence());
+  ASSERT_EQ(hooks.size(), 1u);
+  YAML::Node hook = hooks[0];
+  EXPECT_EQ(hook["id"].as<std::string>(), "hcp-plan-validate");
+  EXPECT_EQ(hook["entry"].as<std::string>(), "hcp-plan validate");
+  EXPECT_EQ(hook["language"].as<std::string>(), "system");
+  EXPECT_TRUE(hook["pass_filenames"].as<bool>());
+  std::regex files(hook["files"].as<std::string>());
+  EXPECT_TRUE(std::regex_search("recipes/a.yaml", files));
+  EXPECT_TRUE(std::regex_search("b.yml", files));
+  EXPECT_FALSE(std::regex_search("c.json", files));
+}
+
+TEST(PreCommitHooks, HookCommandValidatesSeveralFiles) {
+  // What pre-commit runs: the entry, its args, then the staged file names.
+  YAML::Node hook = YAML::LoadFile(HCP_SOURCE_DIR "/.pre-commit-hooks.yaml")[0];
+  std::string args;
+  for (const YAML::Node& arg : hook["args"])
+    args += " " + arg.as<std::string>();
+  std::string entry = hook["entry"].as<std::string>();
+  ASSERT_EQ(entry.rfind("hcp-plan ", 0), 0u);
+  CliResult r = run_cli(entry.substr(9) + args + " " + kGood + " " + kBad + kCluster);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find(kBad + ":25:"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace hcp

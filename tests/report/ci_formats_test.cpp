@@ -1,0 +1,240 @@
+// SARIF, JUnit, GitHub and gcc forms of validate's diagnostics, checked on hand-made reports.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hcp/report.h"
+#include "hcp/rules.h"
+
+namespace hcp {
+namespace {
+
+using nlohmann::json;
+
+Diagnostic make_diagnostic(std::string id, Severity severity, std::string message, Location at,
+                           std::string fix = "") {
+  Diagnostic d;
+  d.id = std::move(id);
+  d.severity = severity;
+  d.message = std::move(message);
+  d.key = "model.context_parallel_size";
+  d.location = std::move(at);
+  d.fix = std::move(fix);
+  d.enforced_by = {"bridge"};
+  return d;
+}
+
+/// Two recipes: one with an error, a warning and an override-located info; one clean.
+std::vector<DiagnosticsReport> sample_reports() {
+  const std::string first_id(rule_registry().front().id);
+  DiagnosticsReport bad{"recipes/bad.yaml", "bridge", {}};
+  bad.diagnostics.push_back(make_diagnostic(first_id, Severity::kError, "cp 3 does not divide",
+                                            {"recipes/bad.yaml", 12, 5}, "use cp 4"));
+  bad.diagnostics.push_back(
+      make_diagnostic("", Severity::kWarning, "50% of a, b: c\nnext", {"recipes/bad.yaml", 3, 0}));
+  bad.diagnostics.push_back(
+      make_diagnostic(first_id, Severity::kInfo, "from the command line", {"<override 1>", 0, 0}));
+  DiagnosticsReport good{"recipes/good.yaml", "mlm", {}};
+  return {bad, good};
+}
+
+// --- a small JSON-schema checker for the keywords the SARIF subset schema uses ----------------
+
+void check_schema(const json& value, const json& schema, const std::string& path,
+                  std::vector<std::string>& errors) {
+  if (schema.contains("type")) {
+    const std::string type = schema["type"];
+    bool ok = (type == "object" && value.is_object()) || (type == "array" && value.is_array()) ||
+              (type == "string" && value.is_string()) ||
+              (type == "integer" && value.is_number_integer());
+    if (!ok) {
+      errors.push_back(path + ": expected " + type);
+      return;
+    }
+  }
+  if (schema.contains("enum")) {
+    bool found = false;
+    for (const json& allowed : schema["enum"])
+      found = found || allowed == value;
+    if (!found) errors.push_back(path + ": " + value.dump() + " not in enum");
+  }
+  if (schema.contains("minimum") && value.get<long>() < schema["minimum"].get<long>())
+    errors.push_back(path + ": below minimum");
+  if (schema.contains("required")) {
+    for (const json& key : schema["required"]) {
+      if (!value.contains(key.get<std::string>()))
+        errors.push_back(path + ": missing " + key.get<std::string>());
+    }
+  }
+  if (schema.contains("properties")) {
+    for (const auto& [key, sub] : schema["properties"].items()) {
+      if (value.contains(key)) check_schema(value[key], sub, path + "." + key, errors);
+    }
+  }
+  if (schema.contains("minItems") && value.size() < schema["minItems"].get<size_t>())
+    errors.push_back(path + ": too few items");
+  if (schema.contains("items")) {
+    for (size_t i = 0; i < value.size(); ++i)
+      check_schema(value[i], schema["items"], path + "[" + std::to_string(i) + "]", errors);
+  }
+}
+
+std::vector<std::string> sarif_schema_errors(const json& log) {
+  std::ifstream in(HCP_FIXTURES_DIR "/report/sarif-2.1.0-subset.schema.json");
+  json schema = json::parse(in);
+  std::vector<std::string> errors;
+  check_schema(log, schema, "$", errors);
+  return errors;
+}
+
+TEST(SchemaChecker, RejectsBrokenLogs) {
+  json log = json::parse(format_diagnostics_sarif(sample_reports(), "1.2.3"));
+  log["runs"][0]["results"][0]["level"] = "fatal";
+  log["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0;
+  log["runs"][0]["tool"]["driver"].erase("name");
+  EXPECT_EQ(sarif_schema_errors(log).size(), 3u);
+}
+
+TEST(SarifFormat, MatchesTheSchemaSubset) {
+  json log = json::parse(format_diagnostics_sarif(sample_reports(), "1.2.3"));
+  EXPECT_EQ(sarif_schema_errors(log), std::vector<std::string>{});
+  EXPECT_EQ(log["version"], "2.1.0");
+  ASSERT_EQ(log["runs"].size(), 1u);
+}
+
+TEST(SarifFormat, DriverCarriesTheCatalog) {
+  json driver = json::parse(format_diagnostics_sarif({}, "1.2.3"))["runs"][0]["tool"]["driver"];
+  EXPECT_EQ(driver["name"], "hcp-plan");
+  EXPECT_EQ(driver["version"], "1.2.3");
+  const auto& rules = rule_registry();
+  ASSERT_EQ(driver["rules"].size(), rules.size());
+  EXPECT_EQ(driver["rules"][0]["id"], std::string(rules[0].id));
+  EXPECT_EQ(driver["rules"][0]["shortDescription"]["text"], std::string(rules[0].title));
+  EXPECT_NE(driver["rules"][0]["help"]["text"].get<std::string>().find(rules[0].rationale),
+            std::string::npos);
+}
+
+TEST(SarifFormat, OneResultPerDiagnosticWithLocation) {
+  json results = json::parse(format_diagnostics_sarif(sample_reports(), "1"))["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0]["ruleId"], std::string(rule_registry().front().id));
+  EXPECT_EQ(results[0]["ruleIndex"], 0);
+  EXPECT_EQ(results[0]["level"], "error");
+  EXPECT_EQ(results[0]["message"]["text"], "cp 3 does not divide Fix: use cp 4");
+  json physical = results[0]["locations"][0]["physicalLocation"];
+  EXPECT_EQ(physical["artifactLocation"]["uri"], "recipes/bad.yaml");
+  EXPECT_EQ(physical["region"]["startLine"], 12);
+  EXPECT_EQ(physical["region"]["startColumn"], 5);
+  EXPECT_EQ(results[1]["level"], "warning");
+  EXPECT_FALSE(results[1].contains("ruleId"));
+  EXPECT_FALSE(results[1]["locations"][0]["physicalLocation"]["region"].contains("startColumn"));
+  // An override is no file: the result points at the recipe without a region.
+  EXPECT_EQ(results[2]["level"], "note");
+  EXPECT_FALSE(results[2]["locations"][0]["physicalLocation"].contains("region"));
+}
+
+TEST(SarifFormat, EncodesPathsAsUriReferences) {
+  DiagnosticsReport r{"my dir/x.yaml", "bridge", {}};
+  r.diagnostics.push_back(make_diagnostic("", Severity::kError, "m", {"my dir/x.yaml", 1, 1}));
+  json results = json::parse(format_diagnostics_sarif({r}, "1"))["runs"][0]["results"];
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "my%20dir/x.yaml");
+}
+
+TEST(JunitFormat, ParsesBackWithOneCasePerRecipeAndFamily) {
+  std::string xml = format_diagnostics_junit(sample_reports());
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
+  pugi::xml_node suites = doc.child("testsuites");
+  std::vector<pugi::xml_node> suite_list;
+  for (pugi::xml_node s : suites.children("testsuite"))
+    suite_list.push_back(s);
+  ASSERT_EQ(suite_list.size(), 2u);
+  size_t families = 0;
+  for (pugi::xml_node c : suite_list[0].children("testcase")) {
+    (void)c;
+    ++families;
+  }
+  EXPECT_GT(families, 1u);
+  EXPECT_EQ(suite_list[0].attribute("tests").as_uint(), families);
+  EXPECT_EQ(suites.attribute("tests").as_uint(), 2 * families);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 1);
+  EXPECT_EQ(suite_list[1].attribute("failures").as_int(), 0);
+  EXPECT_EQ(suite_list[1].select_nodes("testcase/failure").size(), 0u);
+}
+
+TEST(JunitFormat, FailuresCarryTheErrors) {
+  std::string xml = format_diagnostics_junit(sample_reports());
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(xml.c_str()));
+  const std::string family(rule_registry().front().family);
+  pugi::xpath_node failed = doc.select_node(
+      ("//testsuite[@name='recipes/bad.yaml']/testcase[@name='" + family + "']").c_str());
+  ASSERT_TRUE(failed);
+  std::string failure = failed.node().child("failure").text().get();
+  EXPECT_NE(failure.find("recipes/bad.yaml:12:5: error: ["), std::string::npos) << failure;
+  EXPECT_NE(failure.find("cp 3 does not divide"), std::string::npos);
+  EXPECT_EQ(failure.find("from the command line"), std::string::npos);  // info: not a failure
+  std::string out = failed.node().child("system-out").text().get();
+  EXPECT_NE(out.find("from the command line"), std::string::npos);
+  // The rule-less warning lands in "general", which does not fail.
+  pugi::xpath_node general =
+      doc.select_node("//testsuite[@name='recipes/bad.yaml']/testcase[@name='general']");
+  ASSERT_TRUE(general);
+  EXPECT_FALSE(general.node().child("failure"));
+  EXPECT_NE(std::string(general.node().child("system-out").text().get()).find("50% of a, b"),
+            std::string::npos);
+}
+
+TEST(JunitFormat, EscapesMarkup) {
+  DiagnosticsReport r{"a<b>&\".yaml", "bridge", {}};
+  r.diagnostics.push_back(make_diagnostic("", Severity::kError, "x < y && z", {"f", 1, 1}));
+  pugi::xml_document doc;
+  std::string xml = format_diagnostics_junit({r});
+  ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
+  EXPECT_STREQ(doc.child("testsuites").child("testsuite").attribute("name").value(),
+               "a<b>&\".yaml");
+}
+
+TEST(GithubFormat, ExactLines) {
+  const std::string id(rule_registry().front().id);
+  std::string expected =
+      "::error file=recipes/bad.yaml,line=12,col=5,title=" + id +
+      "::cp 3 does not divide%0Afix: use cp 4\n"
+      "::warning file=recipes/bad.yaml,line=3,title=hcp-plan::50%25 of a, b: c%0Anext\n"
+      "::notice file=recipes/bad.yaml,title=" +
+      id + "::from the command line\n";
+  EXPECT_EQ(format_diagnostics_github(sample_reports()), expected);
+}
+
+TEST(GithubFormat, EscapesPropertyValues) {
+  DiagnosticsReport r{"C:/a,b%\r\n.yaml", "bridge", {}};
+  r.diagnostics.push_back(make_diagnostic("", Severity::kError, "m", {"C:/a,b%\r\n.yaml", 2, 1}));
+  EXPECT_EQ(format_diagnostics_github({r}),
+            "::error file=C%3A/a%2Cb%25%0D%0A.yaml,line=2,col=1,title=hcp-plan::m\n");
+}
+
+TEST(GccFormat, OneLinePerDiagnostic) {
+  const std::string id(rule_registry().front().id);
+  std::string expected = "recipes/bad.yaml:12:5: error: cp 3 does not divide [" + id +
+                         "]\n"
+                         "recipes/bad.yaml:3: warning: 50% of a, b: c next\n"
+                         "<override 1>: info: from the command line [" +
+                         id + "]\n";
+  EXPECT_EQ(format_diagnostics_gcc(sample_reports()), expected);
+}
+
+TEST(CiFormats, EmptyReportsGiveNoFindings) {
+  EXPECT_EQ(format_diagnostics_github({}), "");
+  EXPECT_EQ(format_diagnostics_gcc({}), "");
+  json log = json::parse(format_diagnostics_sarif({}, "1"));
+  EXPECT_TRUE(log["runs"][0]["results"].empty());
+}
+
+}  // namespace
+}  // namespace hcp
