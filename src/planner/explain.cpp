@@ -5,31 +5,20 @@
 #include <string>
 
 #include "hcp/planner.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 /// "1.24 ms", "0.35 s".
 std::string duration(double seconds) {
-  if (seconds < 1.0) return fixed(seconds * 1e3, seconds < 0.01 ? 2 : 1) + " ms";
-  return fixed(seconds, 2) + " s";
-}
-
-std::string gib(double bytes) {
-  return fixed(bytes / kGiB, 1);
+  if (seconds < 1.0) return format_fixed(seconds * 1e3, seconds < 0.01 ? 2 : 1) + " ms";
+  return format_fixed(seconds, 2) + " s";
 }
 
 std::string percent(double fraction) {
-  return fixed(fraction * 100, fraction < 0.1 ? 1 : 0) + "%";
+  return format_fixed(fraction * 100, fraction < 0.1 ? 1 : 0) + "%";
 }
 
 const char* link_name(bool inside) {
@@ -126,18 +115,19 @@ void memory_reason(PlanOption& o) {
   const Estimate& e = o.estimate;
   const MemoryBreakdown& m = e.memory;
   double headroom = e.memory_limit_gib - e.memory_gib();
-  std::string parts = "weights " + gib(m.weights) + ", grads " + gib(m.gradients) + ", optimizer " +
-                      gib(m.optimizer) + ", activations " + gib(m.activations) + ", logits " +
-                      gib(m.logits) + ", CP buffers " + gib(m.cp_buffers) + ", reserved " +
-                      gib(m.reserved);
+  std::string parts = "weights " + format_gib(m.weights) + ", grads " + format_gib(m.gradients) +
+                      ", optimizer " + format_gib(m.optimizer) + ", activations " +
+                      format_gib(m.activations) + ", logits " + format_gib(m.logits) +
+                      ", CP buffers " + format_gib(m.cp_buffers) + ", reserved " +
+                      format_gib(m.reserved);
   if (e.fits_memory) {
-    o.reasons.push_back("needs " + fixed(e.memory_gib(), 1) + " of " +
-                        fixed(e.memory_limit_gib, 0) + " GiB per GPU (" + fixed(headroom, 1) +
-                        " GiB headroom): " + parts);
+    o.reasons.push_back("needs " + format_fixed(e.memory_gib(), 1) + " of " +
+                        format_fixed(e.memory_limit_gib, 0) + " GiB per GPU (" +
+                        format_fixed(headroom, 1) + " GiB headroom): " + parts);
   } else {
-    o.notes.push_back("OOM by " + fixed(-headroom, 1) + " GiB");
-    o.reasons.push_back("does not fit: needs " + fixed(e.memory_gib(), 1) + " of " +
-                        fixed(e.memory_limit_gib, 0) + " GiB per GPU: " + parts);
+    o.notes.push_back("OOM by " + format_fixed(-headroom, 1) + " GiB");
+    o.reasons.push_back("does not fit: needs " + format_fixed(e.memory_gib(), 1) + " of " +
+                        format_fixed(e.memory_limit_gib, 0) + " GiB per GPU: " + parts);
   }
 }
 
@@ -168,8 +158,8 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
       std::string versus =
           slower >= 0 ? percent(slower) + " slower than " : percent(-slower) + " faster than ";
       o.reasons.push_back(versus + best->layout.label() + " (" +
-                          fixed(o.estimate.tokens_per_s_per_gpu, 0) + " vs " +
-                          fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU)");
+                          format_fixed(o.estimate.tokens_per_s_per_gpu, 0) + " vs " +
+                          format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU)");
     }
   }
   if (summary == nullptr) return;
@@ -184,14 +174,14 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
       if (o.estimate.memory.total < smallest->estimate.memory.total) smallest = &o;
     }
     summary->push_back(
-        "no layout fits in " + fixed(options.front().estimate.memory_limit_gib, 0) +
+        "no layout fits in " + format_fixed(options.front().estimate.memory_limit_gib, 0) +
         " GiB per GPU; the smallest, " + smallest->layout.label() + ", needs " +
-        fixed(smallest->estimate.memory_gib(), 1) +
+        format_fixed(smallest->estimate.memory_gib(), 1) +
         " GiB (try --recompute full, a longer pipeline with --max-pp, or more GPUs)");
     return;
   }
   std::string line = "recommended: " + best->layout.label() + ", the fastest layout that fits: " +
-                     fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU, " +
+                     format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU, " +
                      duration(best->estimate.time.step_s) + " per step";
   for (const PlanOption& o : options) {
     if (&o == best || !o.estimate.fits_memory) continue;

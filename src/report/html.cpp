@@ -6,41 +6,13 @@
 
 #include "hcp/html_report.h"
 #include "hcp/layout.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
 
 constexpr int64_t kMaxDrawnNodes = 64;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string fixed(double value, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
-}
 
 size_t listed_count(const PlanResult& plan, const PlanReportContext& context) {
   if (context.top == 0) return plan.options.size();
@@ -67,10 +39,11 @@ void write_table(std::ostream& out, const PlanResult& plan, const PlanReportCont
       notes += (notes.empty() ? "" : "; ") + note;
     out << "<tr class=\"option" << (o.recommended ? " recommended" : "") << "\" data-option=\""
         << option_letter(i) << "\"><td>" << option_letter(i) << "</td><td>"
-        << escape(o.layout.label()) << "</td><td>" << fixed(o.estimate.time.step_s, 3)
-        << "</td><td>" << fixed(o.estimate.tokens_per_s_per_gpu, 0) << "</td><td>"
-        << fixed(o.estimate.memory_gib(), 1) << " / " << fixed(o.estimate.memory_limit_gib, 1)
-        << "</td><td>" << (o.estimate.fits_memory ? "yes" : "no") << "</td><td>" << escape(notes)
+        << xml_escape(o.layout.label()) << "</td><td>" << format_fixed(o.estimate.time.step_s, 3)
+        << "</td><td>" << format_fixed(o.estimate.tokens_per_s_per_gpu, 0) << "</td><td>"
+        << format_fixed(o.estimate.memory_gib(), 1) << " / "
+        << format_fixed(o.estimate.memory_limit_gib, 1) << "</td><td>"
+        << (o.estimate.fits_memory ? "yes" : "no") << "</td><td>" << xml_escape(notes)
         << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
@@ -122,19 +95,19 @@ void write_step_chart(std::ostream& out, const PlanResult& plan, const PlanRepor
     const TimeBreakdown& t = plan.options[i].estimate.time;
     int y = static_cast<int>(i) * kRowHeight;
     out << "<g class=\"bar\" data-option=\"" << option_letter(i) << "\" data-step-s=\""
-        << fixed(t.step_s, 6) << "\"><text x=\"0\" y=\"" << y + 16 << "\">" << option_letter(i)
-        << "</text>\n";
+        << format_fixed(t.step_s, 6) << "\"><text x=\"0\" y=\"" << y + 16 << "\">"
+        << option_letter(i) << "</text>\n";
     double x = kLabelWidth;
     for (const Segment& s : step_segments(t)) {
       double w = s.seconds / longest * kBarArea;
-      out << "<rect class=\"" << s.css << "\" x=\"" << fixed(x, 2) << "\" y=\"" << y + 3
-          << "\" width=\"" << fixed(w, 2) << "\" height=\"18\" data-seconds=\""
-          << fixed(s.seconds, 6) << "\"><title>" << s.label << ": " << fixed(s.seconds, 3)
-          << " s</title></rect>\n";
+      out << "<rect class=\"" << s.css << "\" x=\"" << format_fixed(x, 2) << "\" y=\"" << y + 3
+          << "\" width=\"" << format_fixed(w, 2) << "\" height=\"18\" data-seconds=\""
+          << format_fixed(s.seconds, 6) << "\"><title>" << s.label << ": "
+          << format_fixed(s.seconds, 3) << " s</title></rect>\n";
       x += w;
     }
-    out << "<text x=\"" << fixed(x + 6, 2) << "\" y=\"" << y + 16 << "\">" << fixed(t.step_s, 2)
-        << " s</text></g>\n";
+    out << "<text x=\"" << format_fixed(x + 6, 2) << "\" y=\"" << y + 16 << "\">"
+        << format_fixed(t.step_s, 2) << " s</text></g>\n";
   }
   write_legend(out, static_cast<int>(n) * kRowHeight + 10);
   out << "</svg>\n";
@@ -160,17 +133,17 @@ void write_memory_chart(std::ostream& out, const PlanResult& plan,
     double w = e.memory_gib() / scale_gib * kBarArea;
     out << "<text x=\"0\" y=\"" << y + 16 << "\">" << option_letter(i)
         << "</text><rect class=\"mem-bar" << (e.fits_memory ? "" : " over") << "\" data-option=\""
-        << option_letter(i) << "\" data-gib=\"" << fixed(e.memory_gib(), 3) << "\" x=\""
-        << kLabelWidth << "\" y=\"" << y + 3 << "\" width=\"" << fixed(w, 2)
-        << "\" height=\"18\"/><text x=\"" << fixed(kLabelWidth + w + 6, 2) << "\" y=\"" << y + 16
-        << "\">" << fixed(e.memory_gib(), 1) << " GiB</text>\n";
+        << option_letter(i) << "\" data-gib=\"" << format_fixed(e.memory_gib(), 3) << "\" x=\""
+        << kLabelWidth << "\" y=\"" << y + 3 << "\" width=\"" << format_fixed(w, 2)
+        << "\" height=\"18\"/><text x=\"" << format_fixed(kLabelWidth + w + 6, 2) << "\" y=\""
+        << y + 16 << "\">" << format_fixed(e.memory_gib(), 1) << " GiB</text>\n";
   }
   if (n > 0) {
     double limit = plan.options.front().estimate.memory_limit_gib;
     double x = kLabelWidth + limit / scale_gib * kBarArea;
-    out << "<line class=\"mem-capacity\" data-gib=\"" << fixed(limit, 3) << "\" x1=\""
-        << fixed(x, 2) << "\" y1=\"0\" x2=\"" << fixed(x, 2) << "\" y2=\"" << height
-        << "\"><title>capacity " << fixed(limit, 1) << " GiB</title></line>\n";
+    out << "<line class=\"mem-capacity\" data-gib=\"" << format_fixed(limit, 3) << "\" x1=\""
+        << format_fixed(x, 2) << "\" y1=\"0\" x2=\"" << format_fixed(x, 2) << "\" y2=\"" << height
+        << "\"><title>capacity " << format_fixed(limit, 1) << " GiB</title></line>\n";
   }
   out << "</svg>\n";
 }
@@ -216,14 +189,14 @@ void write_gpu(std::ostream& out, int rank, int local, int cp_group, int tp_grou
 
 void write_placement(std::ostream& out, const PlanOption& option,
                      const PlanReportContext& context) {
-  out << "<h2>Rank placement of the recommended option (" << escape(option.layout.label())
+  out << "<h2>Rank placement of the recommended option (" << xml_escape(option.layout.label())
       << ")</h2>\n";
   auto groups = build_groups(config_of(option.layout));
   const GroupSet* cp = groups ? groups->find("cp") : nullptr;
   const GroupSet* tp = groups ? groups->find("tp") : nullptr;
   if (cp == nullptr || tp == nullptr || context.gpus_per_node <= 0) {
     out << "<p id=\"placement-missing\">Placement not drawn: "
-        << escape(groups ? "no CP/TP groups" : groups.error().str()) << "</p>\n";
+        << xml_escape(groups ? "no CP/TP groups" : groups.error().str()) << "</p>\n";
     return;
   }
   int64_t world = groups->config.world_size;
@@ -258,7 +231,7 @@ void write_diagnostics(std::ostream& out, const PlanOption* option) {
     for (const Diagnostic& d : option->diagnostics) {
       out << "<li class=\"diagnostic " << severity_name(d.severity) << "\">"
           << severity_name(d.severity) << ": " << (d.id.empty() ? "" : "[" + d.id + "] ")
-          << escape(d.message) << "</li>\n";
+          << xml_escape(d.message) << "</li>\n";
     }
     if (option->diagnostics.empty()) out << "<li class=\"none\">No findings.</li>\n";
   }
@@ -281,12 +254,12 @@ std::string format_plan_html(const PlanResult& plan, const PlanReportContext& co
   std::string title = "hcp-plan: " + context.recipe + " on " + std::to_string(context.nodes) +
                       " x " + std::to_string(context.gpus_per_node) + " GPUs";
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-      << escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>"
-      << escape(title) << "</h1>\n<p id=\"summary\">Cluster " << escape(context.cluster) << "; "
-      << plan.candidates << " layouts enumerated, " << plan.options.size() << " accepted, "
+      << xml_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>"
+      << xml_escape(title) << "</h1>\n<p id=\"summary\">Cluster " << xml_escape(context.cluster)
+      << "; " << plan.candidates << " layouts enumerated, " << plan.options.size() << " accepted, "
       << plan.rejected_count << " rejected.</p>\n";
   for (const std::string& line : plan.summary)
-    out << "<p class=\"reason\">" << escape(line) << "</p>\n";
+    out << "<p class=\"reason\">" << xml_escape(line) << "</p>\n";
   write_table(out, plan, context);
   write_step_chart(out, plan, context);
   write_memory_chart(out, plan, context);

@@ -4,43 +4,13 @@
 #include <sstream>
 
 #include "hcp/report.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
 
 /// Family of findings that have no catalog rule (loader or environment lines).
 constexpr const char* kGeneralFamily = "general";
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters, even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += '?';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
 
 std::string family_of(const Diagnostic& d) {
   const Rule* rule = d.id.empty() ? nullptr : find_rule(d.id);

@@ -7,28 +7,17 @@
 #include <vector>
 
 #include "hcp/plan_report.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string seconds(double s) {
   if (s == 0) return "0";
-  if (s < 1e-3) return fixed(s * 1e6, 0) + " us";
-  if (s < 1) return fixed(s * 1e3, 1) + " ms";
-  return fixed(s, 2) + " s";
-}
-
-std::string gib(double bytes) {
-  return fixed(bytes / kGiB, 1);
+  if (s < 1e-3) return format_fixed(s * 1e6, 0) + " us";
+  if (s < 1) return format_fixed(s * 1e3, 1) + " ms";
+  return format_fixed(s, 2) + " s";
 }
 
 /// A plain text table: columns padded to their widest cell, two spaces apart.
@@ -75,8 +64,8 @@ std::string hcp_cell(const LayoutChoice& l) {
 
 std::string memory_cell(const Estimate& e) {
   double headroom = e.memory_limit_gib - e.memory_gib();
-  return fixed(e.memory_gib(), 1) + " GiB (" + (headroom >= 0 ? "+" : "") + fixed(headroom, 1) +
-         ")";
+  return format_fixed(e.memory_gib(), 1) + " GiB (" + (headroom >= 0 ? "+" : "") +
+         format_fixed(headroom, 1) + ")";
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
@@ -117,7 +106,7 @@ std::string decision_table(const std::vector<PlanOption>& options, size_t shown)
     t.row({option_letter(i) + (o.recommended ? " *" : ""), std::to_string(l.tp),
            std::to_string(l.cp), std::to_string(l.pp), comm_cell(l), hcp_cell(l),
            std::to_string(l.dp), seconds(o.estimate.time.step_s),
-           fixed(o.estimate.tokens_per_s_per_gpu, 0), memory_cell(o.estimate),
+           format_fixed(o.estimate.tokens_per_s_per_gpu, 0), memory_cell(o.estimate),
            join(o.notes, "; ")});
   }
   return t.str();
@@ -212,7 +201,7 @@ void term_rows(Table& t, const std::vector<const PlanOption*>& options) {
         continue;
       }
       double v = row.get(o->estimate);
-      cells.push_back(row.memory ? gib(v) : seconds(v));
+      cells.push_back(row.memory ? format_gib(v) : seconds(v));
     }
     t.row(std::move(cells));
   }
@@ -252,7 +241,7 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
     head.push_back(option_letter(i) + (e.option.recommended ? " *" : ""));
     layout.push_back(e.option.layout.label());
     valid.push_back(validation_cell(e));
-    tokens.push_back(e.priced ? fixed(e.option.estimate.tokens_per_s_per_gpu, 0) : "-");
+    tokens.push_back(e.priced ? format_fixed(e.option.estimate.tokens_per_s_per_gpu, 0) : "-");
     fits.push_back(!e.priced ? "-" : e.option.estimate.fits_memory ? "yes" : "no");
     priced.push_back(e.priced ? &e.option : nullptr);
   }
