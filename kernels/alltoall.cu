@@ -32,8 +32,8 @@ ncclResult_t run(const void* send, void* recv, size_t send_count, int, int ranks
     status = ncclSend(static_cast<const char*>(send) + peer * per_peer, per_peer, ncclInt8, peer,
                       comm, stream);
     if (status == ncclSuccess) {
-      status = ncclRecv(static_cast<char*>(recv) + peer * per_peer, per_peer, ncclInt8, peer,
-                        comm, stream);
+      status = ncclRecv(static_cast<char*>(recv) + peer * per_peer, per_peer, ncclInt8, peer, comm,
+                        stream);
     }
   }
   ncclResult_t end = ncclGroupEnd();

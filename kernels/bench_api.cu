@@ -34,8 +34,7 @@ struct AttentionBuffers {
   DeviceBuffer q, k, v, o;
   AttentionArgs args;
 
-  std::string create(const hcp_attention_request& r, int64_t seq_q, int64_t seq_kv,
-                     int64_t batch) {
+  std::string create(const hcp_attention_request& r, int64_t seq_q, int64_t seq_kv, int64_t batch) {
     args.batch = batch;
     args.heads = r.heads;
     args.kv_heads = r.kv_heads;
@@ -88,7 +87,8 @@ std::string time_attention(const hcp_attention_request& r, hcp_attention_result*
   HCP_CUDA_TRY(cudaEventCreate(&start));
   HCP_CUDA_TRY(cudaEventCreate(&stop));
   std::string error;
-  for (int i = 0; i < r.warmup && error.empty(); ++i) error = launch_flash_attention(big.args, nullptr);
+  for (int i = 0; i < r.warmup && error.empty(); ++i)
+    error = launch_flash_attention(big.args, nullptr);
   if (error.empty()) error = cuda_error(cudaEventRecord(start), "cudaEventRecord");
   for (int i = 0; i < r.iterations && error.empty(); ++i) {
     error = launch_flash_attention(big.args, nullptr);
@@ -113,7 +113,9 @@ std::string time_attention(const hcp_attention_request& r, hcp_attention_result*
 
 extern "C" {
 
-int hcp_gpu_bench_abi_version(void) { return HCP_GPU_BENCH_ABI_VERSION; }
+int hcp_gpu_bench_abi_version(void) {
+  return HCP_GPU_BENCH_ABI_VERSION;
+}
 
 int hcp_gpu_bench_info(hcp_gpu_info* info, char* error, size_t error_size) {
   if (info == nullptr) return hcp::gpu::report("null info", error, error_size);

@@ -25,16 +25,16 @@ inline std::string cuda_error(cudaError_t status, const char* what) {
 }
 
 /// Evaluate a CUDA call; on failure return its message from the enclosing function.
-#define HCP_CUDA_TRY(call)                                              \
-  do {                                                                  \
-    std::string hcp_error_ = ::hcp::gpu::cuda_error((call), #call);    \
-    if (!hcp_error_.empty()) return hcp_error_;                         \
+#define HCP_CUDA_TRY(call)                                          \
+  do {                                                              \
+    std::string hcp_error_ = ::hcp::gpu::cuda_error((call), #call); \
+    if (!hcp_error_.empty()) return hcp_error_;                     \
   } while (0)
 
 /// Propagate a non-empty error string.
-#define HCP_TRY(expr)                         \
-  do {                                        \
-    std::string hcp_error_ = (expr);          \
+#define HCP_TRY(expr)                           \
+  do {                                          \
+    std::string hcp_error_ = (expr);            \
     if (!hcp_error_.empty()) return hcp_error_; \
   } while (0)
 

@@ -13,11 +13,11 @@
 namespace hcp::gpu {
 namespace {
 
-constexpr int kRows = 64;     // query rows per block
-constexpr int kKeys = 64;     // keys per tile
-constexpr int kWarps = 4;     // 16 rows each
+constexpr int kRows = 64;  // query rows per block
+constexpr int kKeys = 64;  // keys per tile
+constexpr int kWarps = 4;  // 16 rows each
 constexpr int kThreads = kWarps * 32;
-constexpr int kPad = 8;       // shared-memory row padding (elements) against bank conflicts
+constexpr int kPad = 8;  // shared-memory row padding (elements) against bank conflicts
 
 template <typename T>
 __device__ inline void mma_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
@@ -66,8 +66,8 @@ __device__ inline uint32_t pack_raw(T lo, T hi) {
 template <typename T, int D, bool kCausal>
 __global__ void __launch_bounds__(kThreads)
     flash_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                  T* __restrict__ o, int64_t heads, int64_t kv_heads, int64_t seq_q,
-                  int64_t seq_kv, float scale_log2) {
+                  T* __restrict__ o, int64_t heads, int64_t kv_heads, int64_t seq_q, int64_t seq_kv,
+                  float scale_log2) {
   __shared__ __align__(16) T k_tile[kKeys][D + kPad];
   __shared__ __align__(16) T v_tile[kKeys][D + kPad];
 
@@ -92,7 +92,8 @@ __global__ void __launch_bounds__(kThreads)
 
   float acc[D / 8][4];
 #pragma unroll
-  for (int n = 0; n < D / 8; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+  for (int n = 0; n < D / 8; ++n)
+    acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
   float m[2] = {-INFINITY, -INFINITY};
   float l[2] = {0.f, 0.f};  // per-thread partial row sums (reduced over the quad at the end)
 

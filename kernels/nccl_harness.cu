@@ -35,9 +35,9 @@ std::string launch_all(const CollectiveTest& test, Ranks& ranks, size_t send_cou
   const int n = static_cast<int>(ranks.comms.size());
   std::string error = nccl_error(ncclGroupStart(), "ncclGroupStart");
   for (int r = 0; r < n && error.empty(); ++r) {
-    error = nccl_error(test.run(ranks.send[r], ranks.recv[r], send_count, r, n, ranks.comms[r],
-                                ranks.streams[r]),
-                       test.name);
+    error = nccl_error(
+        test.run(ranks.send[r], ranks.recv[r], send_count, r, n, ranks.comms[r], ranks.streams[r]),
+        test.name);
   }
   std::string end = nccl_error(ncclGroupEnd(), "ncclGroupEnd");
   return error.empty() ? end : error;
@@ -72,10 +72,12 @@ std::string time_collective(const CollectiveTest& test, int64_t bytes, int n, in
     HCP_CUDA_TRY(cudaMalloc(&ranks.recv[r], recv_count));
     test.init(ranks.send[r], send_count, r, ranks.streams[r]);
   }
-  for (int i = 0; i < warmup; ++i) HCP_TRY(launch_all(test, ranks, send_count));
+  for (int i = 0; i < warmup; ++i)
+    HCP_TRY(launch_all(test, ranks, send_count));
   HCP_TRY(synchronize_all(ranks));
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) HCP_TRY(launch_all(test, ranks, send_count));
+  for (int i = 0; i < iterations; ++i)
+    HCP_TRY(launch_all(test, ranks, send_count));
   HCP_TRY(synchronize_all(ranks));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iterations;

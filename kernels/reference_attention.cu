@@ -17,10 +17,10 @@ std::string cublas_error(cublasStatus_t status, const char* what) {
   return std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(status));
 }
 
-#define HCP_CUBLAS_TRY(call)                                              \
-  do {                                                                    \
-    std::string hcp_error_ = cublas_error((call), #call);                 \
-    if (!hcp_error_.empty()) return hcp_error_;                           \
+#define HCP_CUBLAS_TRY(call)                              \
+  do {                                                    \
+    std::string hcp_error_ = cublas_error((call), #call); \
+    if (!hcp_error_.empty()) return hcp_error_;           \
   } while (0)
 
 /// One block per score row: mask (causal), softmax in place.
@@ -33,23 +33,28 @@ __global__ void softmax_rows(float* s, int64_t rows, int64_t cols, bool causal) 
     if (causal && j > row) p[j] = -INFINITY;
     local_max = fmaxf(local_max, p[j]);
   }
-  for (int off = 16; off > 0; off /= 2) local_max = fmaxf(local_max, __shfl_xor_sync(~0u, local_max, off));
+  for (int off = 16; off > 0; off /= 2)
+    local_max = fmaxf(local_max, __shfl_xor_sync(~0u, local_max, off));
   if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = local_max;
   __syncthreads();
   float row_max = -INFINITY;
-  for (int w = 0; w < int(blockDim.x / 32); ++w) row_max = fmaxf(row_max, shared[w]);
+  for (int w = 0; w < int(blockDim.x / 32); ++w)
+    row_max = fmaxf(row_max, shared[w]);
   __syncthreads();
   float local_sum = 0.f;
   for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
     p[j] = expf(p[j] - row_max);
     local_sum += p[j];
   }
-  for (int off = 16; off > 0; off /= 2) local_sum += __shfl_xor_sync(~0u, local_sum, off);
+  for (int off = 16; off > 0; off /= 2)
+    local_sum += __shfl_xor_sync(~0u, local_sum, off);
   if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = local_sum;
   __syncthreads();
   float row_sum = 0.f;
-  for (int w = 0; w < int(blockDim.x / 32); ++w) row_sum += shared[w];
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) p[j] /= row_sum;
+  for (int w = 0; w < int(blockDim.x / 32); ++w)
+    row_sum += shared[w];
+  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+    p[j] /= row_sum;
 }
 
 template <typename T>
@@ -94,10 +99,9 @@ std::string check_typed(const AttentionArgs& a, double* max_abs_error) {
       float* op = reference.as<float>() + (b * sq * a.heads + h) * d;
       // Column-major view: S^T (sk x sq) = K_h (sk x d) * Q_h^T (d x sq).
       error = cublas_error(
-          cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(sk), int(sq), int(d), &scale, kp,
-                       type, int(a.kv_heads * d), qp, type, int(a.heads * d), &zero,
-                       scores.as<float>(), CUDA_R_32F, int(sk), CUBLAS_COMPUTE_32F,
-                       CUBLAS_GEMM_DEFAULT),
+          cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(sk), int(sq), int(d), &scale, kp, type,
+                       int(a.kv_heads * d), qp, type, int(a.heads * d), &zero, scores.as<float>(),
+                       CUDA_R_32F, int(sk), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx(QK^T)");
       if (!error.empty()) break;
       softmax_rows<<<unsigned(sq), 256>>>(scores.as<float>(), sq, sk, a.causal);

@@ -38,8 +38,9 @@ std::string version_text() {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
-               "Megatron-LM, Megatron-Bridge and Transformer Engine"};
+  CLI::App app{
+      "hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
+      "Megatron-LM, Megatron-Bridge and Transformer Engine"};
   app.require_subcommand(1);
   bool show_version = false;
   app.add_flag("-V,--version", show_version, "Print the version and the optional parts built in");

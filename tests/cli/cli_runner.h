@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 namespace hcp::testing {
 
@@ -31,18 +31,19 @@ inline std::string read_whole_file(const std::string& path) {
 /// prepended ("HCP_X=1 "), from the source directory.
 inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   static int counter = 0;
-  std::string err_path = (std::filesystem::temp_directory_path() /
-                          ("hcp_cli_err_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++)))
-                             .string();
-  std::string command = "cd '" HCP_SOURCE_DIR "' && " + env + " '" HCP_BINARY "' " + args +
-                        " 2>'" + err_path + "'";
+  std::string err_path =
+      (std::filesystem::temp_directory_path() /
+       ("hcp_cli_err_" + std::to_string(getpid()) + "_" + std::to_string(counter++)))
+          .string();
+  std::string command =
+      "cd '" HCP_SOURCE_DIR "' && " + env + " '" HCP_BINARY "' " + args + " 2>'" + err_path + "'";
   CliResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
   std::array<char, 4096> buffer{};
   size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.out.append(buffer.data(), n);
   int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.err = read_whole_file(err_path);

@@ -604,4 +604,3 @@ TEST(Rules2Registry, DiagnosticsCarryEnforcedBy) {
 
 }  // namespace
 }  // namespace hcp
-
