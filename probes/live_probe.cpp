@@ -122,6 +122,9 @@ Result<Topology> probe_live(const LiveProbeOptions& options) {
       }
     }
   }
+  if (!options.sysfs_root.empty())
+    if (Status s = merge_sysfs_nics(*topo, options.sysfs_root); !s)
+      topo->notes.push_back("NIC port state unknown: " + s.error().str());
   if (topo->gpus.empty())
     topo->notes.push_back(
         "no NVIDIA GPU found: hwloc saw no PCI device with vendor 0x10de and "

@@ -273,6 +273,8 @@ void merge_gpu(Gpu& b, const Gpu& e, const std::string& source,
 int find_nic(const std::vector<Nic>& nics, const Nic& n) {
   for (size_t i = 0; i < nics.size(); ++i) {
     const Nic& b = nics[i];
+    bool other_port = b.port > 0 && n.port > 0 && b.port != n.port;  // Ports of one HCA.
+    if (other_port) continue;
     if (b.name == n.name || (!n.netdev.empty() && b.netdev == n.netdev) ||
         (!n.netdev.empty() && b.name == n.netdev) || (!b.netdev.empty() && n.name == b.netdev))
       return static_cast<int>(i);
@@ -289,6 +291,8 @@ void merge_nic(Nic& b, const Nic& e, const std::vector<int>& gpu_map) {
   take_if_unset(b.numa_node, e.numa_node, -1);
   take_if_unset(b.pci_bus_id, e.pci_bus_id, std::string());
   take_if_unset(b.port, e.port, 0);
+  take_if_unset(b.state, e.state, PortState::kUnknown);
+  take_if_unset(b.phys_state, e.phys_state, std::string());
   for (size_t i = 0; i < e.gpu_affinity.size() && i < gpu_map.size(); ++i) {
     Affinity& a = b.gpu_affinity[gpu_map[i]];
     if (a == Affinity::kUnknown) a = e.gpu_affinity[i];

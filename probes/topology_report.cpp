@@ -53,16 +53,19 @@ json nic_json(const Nic& n) {
   json levels = json::array();
   for (Affinity a : n.gpu_affinity)
     levels.push_back(affinity_name(a));
-  return json{{"name", n.name},
-              {"netdev", str_or_null(n.netdev)},
-              {"kind", nic_kind_name(n.kind)},
-              {"gbps", num_or_null(n.gbps)},
-              {"numa_node", int_or_null(n.numa_node)},
-              {"pci_bus_id", str_or_null(n.pci_bus_id)},
-              {"port", n.port > 0 ? json(n.port) : json(nullptr)},
-              {"nearest_gpus", n.nearest_gpus},
-              {"affinity", affinity_name(n.nearest_level)},
-              {"gpu_affinity", levels}};
+  return json{
+      {"name", n.name},
+      {"netdev", str_or_null(n.netdev)},
+      {"kind", nic_kind_name(n.kind)},
+      {"gbps", num_or_null(n.gbps)},
+      {"numa_node", int_or_null(n.numa_node)},
+      {"pci_bus_id", str_or_null(n.pci_bus_id)},
+      {"port", n.port > 0 ? json(n.port) : json(nullptr)},
+      {"state", n.state == PortState::kUnknown ? json(nullptr) : json(port_state_name(n.state))},
+      {"phys_state", str_or_null(n.phys_state)},
+      {"nearest_gpus", n.nearest_gpus},
+      {"affinity", affinity_name(n.nearest_level)},
+      {"gpu_affinity", levels}};
 }
 
 json matrix_json(const std::vector<std::vector<int>>& m) {
@@ -211,6 +214,8 @@ Result<Topology> topology_from_json(const nlohmann::json& j, const std::string& 
       nic.numa_node = get_int(jn, "numa_node", -1);
       nic.pci_bus_id = get_str(jn, "pci_bus_id");
       nic.port = get_int(jn, "port", 0);
+      nic.state = port_state_from(get_str(jn, "state"));
+      nic.phys_state = get_str(jn, "phys_state");
       nic.gpu_affinity.assign(n, Affinity::kUnknown);
       if (jn.contains("gpu_affinity") && jn["gpu_affinity"].is_array())
         for (size_t i = 0; i < jn["gpu_affinity"].size() && i < n; ++i)
@@ -315,11 +320,12 @@ std::string gpu_list(const std::vector<int>& gpus) {
 void nic_table(const Topology& t, std::ostringstream& out) {
   out << "NICs: " << t.nics.size() << "\n";
   if (t.nics.empty()) return;
-  out << "  " << pad("NIC", 14) << pad("kind", 8) << pad("Gb/s", 7) << pad("NUMA", 6)
-      << pad("PCI bus id", 14) << "nearest GPUs (affinity)\n";
+  out << "  " << pad("NIC", 14) << pad("kind", 8) << pad("Gb/s", 7) << pad("state", 9)
+      << pad("NUMA", 6) << pad("PCI bus id", 14) << "nearest GPUs (affinity)\n";
   for (const auto& n : t.nics) {
     std::string name = n.name + (n.netdev.empty() ? "" : " (" + n.netdev + ")");
     out << "  " << pad(name, 14) << pad(nic_kind_name(n.kind), 8) << pad(num_or_dash(n.gbps), 7)
+        << pad(n.state == PortState::kUnknown ? "-" : port_state_name(n.state), 9)
         << pad(int_or_dash(n.numa_node), 6) << pad(or_dash(n.pci_bus_id), 14)
         << gpu_list(n.nearest_gpus)
         << (n.nearest_level == Affinity::kUnknown

@@ -62,9 +62,12 @@ int64_t nvlink_domain_of(const Topology& node);
 /// Findings about the node against the launch shape and the recipe's layout: GPU count
 /// (PF201), NVLink links down or asymmetric (TOPO001/TOPO002 raised to errors), fabric NICs for
 /// a multi-node launch (PF203), TP groups and the HCP a2a level inside the NVLink domain (PF204,
-/// PF205), plus the probe's other topology findings.
+/// PF205), RDMA ports not ACTIVE on a multi-node launch (PF206: error when none of the NICs NCCL
+/// would use is active, warning naming those down otherwise; only the NICs `env`'s NCCL_IB_HCA
+/// selects count; ports of unknown state are not judged), plus the probe's other topology
+/// findings.
 std::vector<Diagnostic> node_findings(const Topology& node, const LaunchShape& launch,
-                                      const Recipe& recipe);
+                                      const Recipe& recipe, const EnvMap& env = {});
 
 /// Everything a preflight check reads.
 struct PreflightInput {
@@ -107,5 +110,8 @@ nlohmann::json preflight_json(const PreflightReport& report);
 
 /// Read the NVIDIA kernel driver version from /proc/driver/nvidia/version ("" when no driver).
 std::string read_driver_version(const std::string& path = "/proc/driver/nvidia/version");
+/// The same below a root directory: <root>/proc/driver/nvidia/version ("/" on the node itself,
+/// the --sysfs-root tree in tests).
+std::string read_driver_version_under(const std::string& root);
 
 }  // namespace hcp

@@ -29,6 +29,17 @@ enum class NicKind { kInfiniBand, kRoce, kEfa, kEthernet, kUnknown };
 /// Return "ib", "roce", "efa", "eth" or "unknown".
 const char* nic_kind_name(NicKind k);
 
+/// Logical state of an RDMA port, as the kernel's sysfs `ports/N/state` ("4: ACTIVE") and
+/// ibstat's "State" say. Only an active port carries traffic.
+enum class PortState { kUnknown, kDown, kInit, kArmed, kActive, kActiveDefer };
+
+/// Return the kernel's spelling: "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"; "unknown".
+const char* port_state_name(PortState s);
+/// Parse a kernel state name or a sysfs state line ("4: ACTIVE", "ACTIVE"); kUnknown otherwise.
+PortState port_state_from(const std::string& text);
+/// True for ACTIVE (and ACTIVE_DEFER, an active link riding out a transient fault).
+bool port_active(PortState s);
+
 /// One NVIDIA GPU of the node.
 struct Gpu {
   int index = -1;             ///< CUDA/NVML index (PCI bus order when the source has none).
@@ -71,6 +82,9 @@ struct Nic {
   int numa_node = -1;      ///< -1 if unknown.
   std::string pci_bus_id;  ///< Empty if unknown or virtual.
   int port = 0;            ///< HCA port (NCCL dumps); 0 if unknown.
+  /// Logical port state (sysfs); kUnknown when no source tells (captures without sysfs).
+  PortState state = PortState::kUnknown;
+  std::string phys_state;  ///< Physical state as sysfs names it ("LinkUp", "Disabled"); "" unknown.
   /// Distance to every GPU, by GPU position in Topology::gpus; kUnknown where the source is silent.
   std::vector<Affinity> gpu_affinity;
   /// Derived: GPU indices at the best known affinity level, and that level.
@@ -119,9 +133,25 @@ Result<Topology> load_nvidia_smi_topo(const std::string& path);
 // --- Live probe --------------------------------------------------------------------------------
 
 struct LiveProbeOptions {
-  bool use_nvml = true;   ///< dlopen libnvidia-ml.so.1 when GPUs are present.
-  bool use_nccl = false;  ///< dlopen libnccl.so.2 and dump NCCL's topology (needs GPUs).
+  bool use_nvml = true;          ///< dlopen libnvidia-ml.so.1 when GPUs are present.
+  bool use_nccl = false;         ///< dlopen libnccl.so.2 and dump NCCL's topology (needs GPUs).
+  std::string sysfs_root = "/";  ///< Where sys/class/infiniband is read for NIC port state.
 };
+
+// --- RDMA port state from sysfs ----------------------------------------------------------------
+
+/// Read every RDMA port below `root` ("/" on the node itself, a copied tree in tests):
+/// <root>/sys/class/infiniband/<dev>/ports/<n>/{state,phys_state,rate,link_layer}, the netdev
+/// under <dev>/device/net/ and the NUMA node in <dev>/device/numa_node. One Nic per port (name =
+/// device, port = n, kind ib/roce/efa from link_layer and name, gbps from rate). Unreadable or
+/// garbled files leave that field unknown and add a warning. A root without RDMA devices gives
+/// no NICs and a note. Error when `root` is not a directory. Source "sysfs:ROOT".
+Result<Topology> read_sysfs_nics(const std::string& root);
+
+/// Merge read_sysfs_nics(root) into `topo` (NICs matched by device name, sysfs-only NICs added).
+/// An empty `root` reads nothing and, when `topo` has RDMA NICs, notes that their port state is
+/// unknown. Error when `root` is given but is not a directory.
+Status merge_sysfs_nics(Topology& topo, const std::string& root);
 
 /// Probe the node this runs on: hwloc for CPUs, NUMA, PCI GPUs and NICs; NVML and NCCL loaded at
 /// run time. Never needs a GPU: without one the result simply has no GPUs and a note saying so.

@@ -25,6 +25,7 @@ struct PreflightOptions {
   std::string python;
   std::vector<std::string> hwloc_xml, nccl_topo, smi_topo;
   bool no_nvml = false;
+  std::string sysfs_root;  ///< --sysfs-root: RDMA port state and driver version below it.
   bool strict = false;
   OutputOptions output;
 
@@ -78,9 +79,15 @@ std::optional<int64_t> given(int64_t v) {
 
 /// The node: captures when given, else the live probe.
 Result<Topology> load_node(const PreflightOptions& o) {
-  if (o.has_captures()) return load_topology_captures(o.hwloc_xml, o.nccl_topo, o.smi_topo);
+  if (o.has_captures()) {
+    auto topo = load_topology_captures(o.hwloc_xml, o.nccl_topo, o.smi_topo);
+    if (Status s = topo ? merge_sysfs_nics(*topo, o.sysfs_root) : Status(Ok{}); !s)
+      return s.error();
+    return topo;
+  }
   LiveProbeOptions live;
   live.use_nvml = !o.no_nvml;
+  if (!o.sysfs_root.empty()) live.sysfs_root = o.sysfs_root;
   return probe_live(live);
 }
 
@@ -126,7 +133,8 @@ Result<PreflightInput> gather_input(const PreflightOptions& o,
     }
     in.python = std::move(*py);
   }
-  if (!o.has_captures()) in.driver_version = read_driver_version();
+  if (!o.has_captures() || !o.sysfs_root.empty())
+    in.driver_version = read_driver_version_under(o.sysfs_root.empty() ? "/" : o.sysfs_root);
   return in;
 }
 
@@ -175,6 +183,11 @@ void add_options(CLI::App& sub, PreflightOptions& o) {
   sub.add_option("--nvidia-smi-topo", o.smi_topo, "`nvidia-smi topo -m` capture")
       ->type_name("FILE");
   sub.add_flag("--no-nvml", o.no_nvml, "Do not load libnvidia-ml.so.1");
+  sub.add_option("--sysfs-root", o.sysfs_root,
+                 "Read RDMA port state (sys/class/infiniband) and the driver version "
+                 "(proc/driver/nvidia/version) below DIR (default / on the live node)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory);
   sub.add_flag("--strict", o.strict, "NO-GO (exit 1) on warnings as well as errors");
   add_output_options(sub, o.output);
 }

@@ -22,6 +22,7 @@ struct ProbeOptions {
   bool nccl = false;
   bool no_nvml = false;
   bool mpi = false;
+  std::string sysfs_root;  ///< --sysfs-root: where RDMA port state is read ("" = / when live).
   std::string save;
   std::string name;
 };
@@ -32,7 +33,10 @@ bool has_captures(const ProbeOptions& o) {
 
 /// Load and merge every capture given. Exit code 2 on any bad input.
 Result<Topology> load_captures(const ProbeOptions& o) {
-  return load_topology_captures(o.hwloc_xml, o.nccl_topo, o.smi_topo);
+  auto topo = load_topology_captures(o.hwloc_xml, o.nccl_topo, o.smi_topo);
+  if (topo && !o.sysfs_root.empty())
+    if (Status s = merge_sysfs_nics(*topo, o.sysfs_root); !s) return s.error();
+  return topo;
 }
 
 nlohmann::json findings_json(const std::vector<Diagnostic>& findings) {
@@ -108,6 +112,7 @@ int run_probe(const ProbeOptions& o) {
     LiveProbeOptions live;
     live.use_nvml = !o.no_nvml;
     live.use_nccl = o.nccl;
+    if (!o.sysfs_root.empty()) live.sysfs_root = o.sysfs_root;
     topo = probe_live(live);
   }
   if (!topo) {
@@ -158,6 +163,11 @@ const CommandRegistration kProbe{
       sub.add_flag("--mpi", o->mpi,
                    "Gather every rank's node on rank 0 and report the nodes that differ (automatic "
                    "under mpirun). Capture paths may contain {rank}");
+      sub.add_option("--sysfs-root", o->sysfs_root,
+                     "Read RDMA port state from DIR/sys/class/infiniband (live default /; with "
+                     "captures only when given)")
+          ->type_name("DIR")
+          ->check(CLI::ExistingDirectory);
       sub.add_option("--save", o->save, "Write a cluster profile (recipes/clusters format)")
           ->type_name("FILE");
       sub.add_option("--name", o->name, "Profile name for --save (default: host name)");

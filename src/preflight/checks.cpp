@@ -2,6 +2,8 @@
 // variables that pin or exclude NICs and transports.
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "hcp/layout.h"
@@ -61,33 +63,56 @@ bool has_device_name(const Nic* nic) {
   return !n.empty() && !placeholder && n.find(':') == std::string::npos;
 }
 
-/// NCCL_IB_HCA: "^" excludes, "=" matches exactly, otherwise entries are name prefixes.
-void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnostic>& out) {
-  const std::string* hca = value_of(env, "NCCL_IB_HCA");
-  if (!hca || hca->empty()) return;
-  std::string text = *hca;
-  bool exclude = text.front() == '^';
-  if (exclude) text.erase(0, 1);
-  bool exact = !text.empty() && text.front() == '=';
-  if (exact) text.erase(0, 1);
-  auto nics = rdma_nics(node);
-  const std::string key = "env:NCCL_IB_HCA";
-  // Captures without a NIC legend name ports "NIC0" or by PCI bus id: nothing to compare.
-  if (nics.empty() || !std::all_of(nics.begin(), nics.end(), has_device_name)) return;
-  auto matches = [&](const std::string& entry, const Nic& nic) {
+/// NCCL_IB_HCA parsed: "^" excludes, "=" matches exactly, otherwise entries are name prefixes
+/// (a ":port" suffix is ignored).
+struct HcaFilter {
+  bool exclude = false;
+  bool exact = false;
+  std::vector<std::string> entries;
+
+  bool names(const std::string& entry, const Nic& nic) const {
     return exact ? nic.name == entry : nic.name.rfind(entry, 0) == 0;
-  };
-  int selected = 0;
-  for (const Nic* nic : nics) {
-    bool listed = false;
-    for (const std::string& entry : split_list(text))
-      listed = listed || matches(entry, *nic);
-    selected += listed != exclude;
   }
-  for (const std::string& entry : split_list(text)) {
-    bool known =
-        std::any_of(nics.begin(), nics.end(), [&](const Nic* n) { return matches(entry, *n); });
-    if (!known && !exclude)
+  bool lists(const Nic& nic) const {
+    return std::any_of(entries.begin(), entries.end(),
+                       [&](const std::string& e) { return names(e, nic); });
+  }
+  /// True when NCCL would use this NIC under the filter.
+  bool selects(const Nic& nic) const { return lists(nic) != exclude; }
+};
+
+HcaFilter parse_ib_hca(std::string text) {
+  HcaFilter f;
+  f.exclude = !text.empty() && text.front() == '^';
+  if (f.exclude) text.erase(0, 1);
+  f.exact = !text.empty() && text.front() == '=';
+  if (f.exact) text.erase(0, 1);
+  f.entries = split_list(text);
+  return f;
+}
+
+/// The NCCL_IB_HCA filter when it is set and the node's RDMA NICs carry device names to match.
+std::optional<HcaFilter> ib_hca_filter(const EnvMap& env, const std::vector<const Nic*>& nics) {
+  const std::string* hca = value_of(env, "NCCL_IB_HCA");
+  // Captures without a NIC legend name ports "NIC0" or by PCI bus id: nothing to compare.
+  if (!hca || hca->empty() || nics.empty() ||
+      !std::all_of(nics.begin(), nics.end(), has_device_name))
+    return std::nullopt;
+  return parse_ib_hca(*hca);
+}
+
+void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnostic>& out) {
+  auto nics = rdma_nics(node);
+  auto filter = ib_hca_filter(env, nics);
+  if (!filter) return;
+  const std::string& hca = *value_of(env, "NCCL_IB_HCA");
+  const std::string key = "env:NCCL_IB_HCA";
+  int selected = static_cast<int>(
+      std::count_if(nics.begin(), nics.end(), [&](const Nic* n) { return filter->selects(*n); }));
+  for (const std::string& entry : filter->entries) {
+    bool known = std::any_of(nics.begin(), nics.end(),
+                             [&](const Nic* n) { return filter->names(entry, *n); });
+    if (!known && !filter->exclude)
       out.push_back(finding("PF101", Severity::kError, key,
                             "NCCL_IB_HCA names '" + entry + "', which this node does not have",
                             "list the node's HCAs (ibv_devices) or unset NCCL_IB_HCA"));
@@ -95,12 +120,12 @@ void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnosti
   int total = static_cast<int>(nics.size());
   if (selected == 0) {
     out.push_back(finding("PF101", Severity::kError, key,
-                          "NCCL_IB_HCA='" + *hca + "' leaves none of the node's " +
+                          "NCCL_IB_HCA='" + hca + "' leaves none of the node's " +
                               std::to_string(total) + " RDMA NICs to NCCL",
                           "unset NCCL_IB_HCA or name the HCAs to use"));
   } else if (selected < total) {
     out.push_back(finding("PF101", Severity::kWarning, key,
-                          "NCCL_IB_HCA='" + *hca + "' pins NCCL to " + std::to_string(selected) +
+                          "NCCL_IB_HCA='" + hca + "' pins NCCL to " + std::to_string(selected) +
                               " of the node's " + std::to_string(total) + " RDMA NICs",
                           "inter-node CP/DP traffic gets that share of the bandwidth; unset it "
                           "unless that is intended"));
@@ -189,6 +214,59 @@ void check_nics(const Topology& node, const LaunchShape& launch, std::vector<Dia
                           "check the HCAs (ibstat, ibv_devinfo) and their drivers"));
 }
 
+/// "mlx5_2 (DOWN, Disabled)"; the port is named when the HCA has several ("mlx5_0:2").
+std::string port_label(const Nic& nic) {
+  std::string label = nic.name + (nic.port > 1 ? ":" + std::to_string(nic.port) : "");
+  label += std::string(" (") + port_state_name(nic.state);
+  if (!nic.phys_state.empty()) label += ", " + nic.phys_state;
+  return label + ")";
+}
+
+/// The RDMA NICs NCCL would use: every one, or those NCCL_IB_HCA selects.
+std::vector<const Nic*> nccl_rdma_nics(const EnvMap& env, const Topology& node) {
+  auto nics = rdma_nics(node);
+  if (auto filter = ib_hca_filter(env, nics))
+    nics.erase(std::remove_if(nics.begin(), nics.end(),
+                              [&](const Nic* n) { return !filter->selects(*n); }),
+               nics.end());
+  return nics;
+}
+
+/// PF206: RDMA ports that are not ACTIVE on a multi-node launch. Ports of unknown state
+/// (captures without sysfs) are not judged.
+void check_nic_state(const Topology& node, const LaunchShape& launch, const EnvMap& env,
+                     std::vector<Diagnostic>& out) {
+  if (!multi_node(launch)) return;
+  auto nics = nccl_rdma_nics(env, node);
+  size_t known = 0;
+  std::vector<std::string> down;
+  for (const Nic* n : nics) {
+    if (n->state == PortState::kUnknown) continue;
+    ++known;
+    if (!port_active(n->state)) down.push_back(port_label(*n));
+  }
+  if (down.empty()) return;
+  std::string list;
+  for (const std::string& d : down)
+    list += (list.empty() ? "" : ", ") + d;
+  const char* scope = value_of(env, "NCCL_IB_HCA") ? " NCCL_IB_HCA selects" : " of this node";
+  if (down.size() == nics.size()) {
+    out.push_back(finding(
+        "PF206", Severity::kError, "node",
+        "no RDMA NIC port" + std::string(scope) + " is ACTIVE: " + list + "; NCCL would fall " +
+            "back to sockets or fail across the " + std::to_string(*launch.nodes) + " nodes",
+        "bring the ports up (ibstat; check cables and switch ports; INIT means no subnet "
+        "manager has configured the port)"));
+    return;
+  }
+  out.push_back(finding(
+      "PF206", Severity::kWarning, "node",
+      std::to_string(down.size()) + " of the " + std::to_string(nics.size()) + " RDMA NIC ports" +
+          scope + " are not ACTIVE: " + list + (known < nics.size() ? " (others unknown)" : ""),
+      "fewer rails give less inter-node bandwidth: bring the ports up (ibstat) or leave them out "
+      "of NCCL_IB_HCA"));
+}
+
 /// TP groups and the HCP a2a level must stay inside the NVLink domain.
 void check_placement(const Topology& node, const LaunchShape& launch, const Recipe& recipe,
                      std::vector<Diagnostic>& out) {
@@ -223,6 +301,10 @@ std::vector<Diagnostic> nccl_env_findings(const EnvMap& env, const Topology& nod
   return out;
 }
 
+std::string read_driver_version_under(const std::string& root) {
+  return read_driver_version((std::filesystem::path(root) / "proc/driver/nvidia/version").string());
+}
+
 int64_t nvlink_domain_of(const Topology& node) {
   size_t n = node.gpus.size();
   if (n == 0) return 0;
@@ -236,11 +318,12 @@ int64_t nvlink_domain_of(const Topology& node) {
 }
 
 std::vector<Diagnostic> node_findings(const Topology& node, const LaunchShape& launch,
-                                      const Recipe& recipe) {
+                                      const Recipe& recipe, const EnvMap& env) {
   std::vector<Diagnostic> out;
   check_gpu_count(node, launch, out);
   add_topology_findings(node, out);
   check_nics(node, launch, out);
+  check_nic_state(node, launch, env, out);
   check_placement(node, launch, recipe, out);
   for (Diagnostic& d : out)
     d.location = Location{node.host.empty() ? "<node>" : "<node " + node.host + ">", 0, 0};
