@@ -12,13 +12,21 @@ SANITIZE_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCP_SANITIZE=ON -DHCP_CUDA=
 DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
   libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev \
   libopenmpi-dev openmpi-bin
+# Only `make test` needs these: dpkg-dev (dpkg-shlibdeps) and file for `cpack -G DEB` in the package
+# test, and Debian's chromium for the HTML report test. chromium is optional: where apt has none for
+# this architecture (or cannot install it) the browser test reports itself skipped.
+TEST_PACKAGES := dpkg-dev file
+TEST_OPTIONAL_PACKAGES := chromium
 
-.PHONY: all deps configure build run test test-sanitize clean format
+.PHONY: all deps test-deps configure build run test test-sanitize clean format
 
 all: build
 
 deps:
 	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
+
+test-deps: deps
+	@scripts/install-deps.sh $(TEST_PACKAGES) --optional $(TEST_OPTIONAL_PACKAGES)
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) > $(BUILD).configure.log 2>&1 \
@@ -30,7 +38,7 @@ build: configure
 run: build
 	./$(BUILD)/hcp-plan plan recipes/llama3_8b_128k.yaml --nodes 4 --gpus-per-node 8 --cluster dgx-h100
 
-test: build
+test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Every test under AddressSanitizer + UndefinedBehaviorSanitizer; any report fails the test.

@@ -7,8 +7,8 @@
 namespace hcp {
 
 /// Return the directories that may hold shipped recipes, most specific first: $HCP_PLAN_DATA_DIR,
-/// the source tree the binary was built from, <binary>/../share/hcp-plan/recipes, and the
-/// compiled-in install prefix.
+/// <binary>/../share/hcp-plan/recipes (an installed or unpacked package uses its own data), the
+/// source tree the binary was built from, and the compiled-in install prefix.
 std::vector<std::string> recipe_search_dirs();
 
 /// Return the path of a shipped data file relative to a recipes dir ("clusters/dgx-h100.yaml"),
