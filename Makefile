@@ -2,6 +2,7 @@
 #   make run   installs what is missing, configures, builds, and plans the default recipe
 #   make test  installs what is missing, configures, builds, and runs every test
 #   make test-sanitize  the same with ASan + UBSan in build-asan (no CUDA, no benchmarks)
+#   make package  builds the Debian package(s) in $(BUILD) with cpack -G DEB
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
@@ -12,13 +13,13 @@ SANITIZE_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCP_SANITIZE=ON -DHCP_CUDA=
 DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
   libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev \
   libopenmpi-dev openmpi-bin
-# Only `make test` needs these: dpkg-dev (dpkg-shlibdeps) and file for `cpack -G DEB` in the package
-# test, and Debian's chromium for the HTML report test. chromium is optional: where apt has none for
-# this architecture (or cannot install it) the browser test reports itself skipped.
-TEST_PACKAGES := dpkg-dev file
+# `cpack -G DEB` (make package, and the package test) needs dpkg-dev (dpkg-shlibdeps) and file.
+# Only `make test` installs Debian's chromium, for the HTML report test. It is optional: where apt
+# has none for this architecture (or cannot install it) the browser test reports itself skipped.
+PACKAGE_TOOLS := dpkg-dev file
 TEST_OPTIONAL_PACKAGES := chromium
 
-.PHONY: all deps test-deps configure build run test test-sanitize clean format
+.PHONY: all deps test-deps package-deps configure build run test package test-sanitize clean format
 
 all: build
 
@@ -26,7 +27,10 @@ deps:
 	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
 
 test-deps: deps
-	@scripts/install-deps.sh $(TEST_PACKAGES) --optional $(TEST_OPTIONAL_PACKAGES)
+	@scripts/install-deps.sh $(PACKAGE_TOOLS) --optional $(TEST_OPTIONAL_PACKAGES)
+
+package-deps: deps
+	@scripts/install-deps.sh $(PACKAGE_TOOLS)
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) > $(BUILD).configure.log 2>&1 \
@@ -40,6 +44,10 @@ run: build
 
 test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Debian packages in $(BUILD): hcp-plan_<version>_<arch>.deb (and hcp-plan-gpu-bench_... with CUDA).
+package: build package-deps
+	cd $(BUILD) && cpack -G DEB
 
 # Every test under AddressSanitizer + UndefinedBehaviorSanitizer; any report fails the test.
 test-sanitize: deps

@@ -91,8 +91,9 @@ check_cli_package() {
     >/dev/null 2>&1
   [ $? -eq 2 ] || fail "plan with an unknown cluster did not exit 2"
 
-  local man="$ROOT/usr/share/man/man1/hcp-plan.1"
-  [ -s "$man" ] || fail "man page missing: $man"
+  local man
+  man=$(ls "$ROOT"/usr/share/man/man1/hcp-plan.1* 2>/dev/null | head -1)
+  [ -s "$man" ] || fail "man page missing under $ROOT/usr/share/man/man1"
   if command -v man >/dev/null 2>&1; then
     MANWIDTH=80 man -l "$man" 2>/dev/null | grep -q "hcp-plan" || fail "man -l $man rendered nothing"
   fi
