@@ -111,12 +111,8 @@ std::string read_first_line(const std::string& path) {
 
 /// Live only: kind and rate of an RDMA device or netdev from sysfs (hwloc does not read them).
 void read_sysfs_nic(Nic& nic) {
-  std::string ib = "/sys/class/infiniband/" + nic.name + "/ports/1/";
-  std::string layer = read_first_line(ib + "link_layer");
-  if (layer == "Ethernet") nic.kind = NicKind::kRoce;
-  if (layer == "InfiniBand") nic.kind = NicKind::kInfiniBand;
-  double rate = std::atof(read_first_line(ib + "rate").c_str());  // "400 Gb/sec (4X NDR)"
-  if (rate > 0 && rate <= kMaxNicGbps) nic.gbps = rate;
+  std::vector<std::string> warnings;  // The sysfs merge of the live probe reports them.
+  read_sysfs_port("/sys/class/infiniband/" + nic.name + "/ports/1", nic, warnings);
   if (nic.gbps == 0 && !nic.netdev.empty()) {
     double mbps = std::atof(read_first_line("/sys/class/net/" + nic.netdev + "/speed").c_str());
     if (mbps > 0 && mbps / 1000 <= kMaxNicGbps) nic.gbps = mbps / 1000;

@@ -128,22 +128,8 @@ Nic read_port(const fs::path& dev_dir, const fs::path& port_dir, int port,
   Nic nic;
   nic.name = dev_dir.filename().string();
   nic.port = port;
-  const std::string label = "sysfs: " + nic.name + " port " + std::to_string(port);
-  if (auto s = first_line(port_dir / "state")) {
-    nic.state = port_state_from(*s);
-    if (nic.state == PortState::kUnknown)
-      warnings.push_back(label + ": state '" + trim(*s) + "' not understood");
-  }
-  if (auto s = first_line(port_dir / "phys_state")) {
-    nic.phys_state = phys_state_from(*s);
-    if (nic.phys_state.empty())
-      warnings.push_back(label + ": phys_state '" + trim(*s) + "' not understood");
-  }
-  if (auto s = first_line(port_dir / "rate")) {
-    nic.gbps = rate_from(*s);
-    if (nic.gbps == 0) warnings.push_back(label + ": rate '" + trim(*s) + "' not understood");
-  }
-  nic.kind = kind_from(first_line(port_dir / "link_layer").value_or(""), nic.name);
+  probe_detail::read_sysfs_port(port_dir.string(), nic, warnings);
+  if (nic.kind == NicKind::kUnknown) nic.kind = kind_from("", nic.name);
   nic.netdev = netdev_of(dev_dir / "device", port);
   nic.numa_node = numa_of(dev_dir / "device");
   nic.pci_bus_id = bus_id_of(dev_dir / "device");
@@ -169,6 +155,38 @@ bool has_rdma_nic(const Topology& topo) {
 }
 
 }  // namespace
+
+void probe_detail::read_sysfs_port(const std::string& port_dir, Nic& nic,
+                                   std::vector<std::string>& warnings) {
+  const fs::path dir(port_dir);
+  const std::string label = "sysfs: " + nic.name + " port " + dir.filename().string();
+  auto not_understood = [&](const char* what, const std::string& line) {
+    warnings.push_back(label + ": " + what + " '" + trim(line) + "' not understood");
+  };
+  if (auto s = first_line(dir / "state")) {
+    PortState state = port_state_from(*s);
+    if (state == PortState::kUnknown)
+      not_understood("state", *s);
+    else
+      nic.state = state;
+  }
+  if (auto s = first_line(dir / "phys_state")) {
+    std::string phys = phys_state_from(*s);
+    if (phys.empty())
+      not_understood("phys_state", *s);
+    else
+      nic.phys_state = phys;
+  }
+  if (auto s = first_line(dir / "rate")) {
+    double gbps = rate_from(*s);
+    if (gbps == 0)
+      not_understood("rate", *s);
+    else
+      nic.gbps = gbps;
+  }
+  NicKind kind = kind_from(first_line(dir / "link_layer").value_or(""), "");
+  if (kind != NicKind::kUnknown) nic.kind = kind;
+}
 
 const char* port_state_name(PortState s) {
   for (const StateName& n : kStateNames)

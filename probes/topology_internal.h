@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hcp/diagnostic.h"
 #include "hcp/topology.h"
@@ -25,6 +26,11 @@ Status check_text(const std::string& text, const std::string& source, const std:
 inline constexpr int kMaxNvlinksPerPair = 36;  ///< NVML_NVLINK_MAX_LINKS in current drivers.
 inline constexpr double kMaxNicGbps = 3200;    ///< 3.2 Tb/s per port.
 inline constexpr int kMaxNumaNode = 4095;
+
+/// Fill `nic` from one sysfs RDMA port directory (<root>/sys/class/infiniband/<dev>/ports/<n>):
+/// state, phys_state, kind (link_layer) and Gb/s (rate). Missing files leave the field as it
+/// was; files present but not understood leave it too and add a line to `warnings`.
+void read_sysfs_port(const std::string& port_dir, Nic& nic, std::vector<std::string>& warnings);
 
 /// File name without directories, for source labels.
 std::string base_name(const std::string& path);
