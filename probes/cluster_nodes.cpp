@@ -47,6 +47,8 @@ struct Property {
   std::function<std::string(const std::string& mine, const std::string& majority)> describe;
 };
 
+}  // namespace
+
 std::string majority_of(const std::vector<std::string>& keys) {
   std::map<std::string, int> count;
   for (const auto& k : keys)
@@ -60,8 +62,6 @@ std::string majority_of(const std::vector<std::string>& keys) {
     }
   return best;
 }
-
-}  // namespace
 
 ClusterSummary summarize_cluster(const std::vector<Topology>& all) {
   // Several ranks on one host probe the same node: keep the first per host.

@@ -108,6 +108,61 @@ std::string preflight_text(const PreflightReport& report);
 /// "id","severity","message","key","fix"}]}.
 nlohmann::json preflight_json(const PreflightReport& report);
 
+/// Read preflight_json() output back (rank 0 of a cluster preflight reads every node's).
+Result<PreflightReport> preflight_report_from_json(const nlohmann::json& j,
+                                                   const std::string& source);
+
+// --- Many nodes: one task per node, one report on rank 0 ---------------------------------------
+
+/// One node's outcome as rank 0 receives it: the report, or why the node could not be checked.
+struct NodePreflight {
+  int rank = 0;
+  std::string host;
+  /// What the node alone would exit with: 0 GO, 1 NO-GO, 2 bad input, 3 cannot probe.
+  int exit_code = 0;
+  std::string problem;                    ///< Why there is no report (exit 2 or 3).
+  std::optional<PreflightReport> report;  ///< Set when the node was checked.
+  std::optional<Topology> topology;       ///< The node as probed, when it was.
+};
+
+/// Wire form of a node's outcome: {"rank","host","exit_code","problem","report","topology"}.
+nlohmann::json node_preflight_to_json(const NodePreflight& node);
+/// Read node_preflight_to_json() output back; `source` names it in errors ("rank 3").
+Result<NodePreflight> node_preflight_from_json(const nlohmann::json& j, const std::string& source);
+
+/// A finding of the cluster report and the nodes that reported it.
+struct ClusterFinding {
+  std::string source;  ///< "recipe", "environment", "node" or "cluster".
+  Diagnostic diagnostic;
+  std::vector<std::string> hosts;  ///< The nodes that reported it, in rank order.
+  bool every_node = false;         ///< Every checked node reported it.
+};
+
+/// The verdict for the whole cluster, built on rank 0.
+struct ClusterPreflightReport {
+  bool go = false;
+  /// Exit code of every rank: 2 when a node had bad input, else 3 when one could not be
+  /// probed, else 1 for NO-GO and 0 for GO.
+  int exit_code = 0;
+  Summary summary;  ///< Over the distinct findings below.
+  std::string recipe;
+  LaunchShape launch;  ///< As rank 0 read it.
+  std::vector<NodePreflight> nodes;
+  std::vector<NodeDifference> differing_nodes;  ///< Hardware, software and variables.
+  std::vector<ClusterFinding> findings;         ///< Errors first; each distinct finding once.
+};
+
+/// Combine every node's outcome: findings merged across nodes, nodes that differ from the
+/// majority named (hardware PF303, software versions PF301, CP-relevant variables PF302), several
+/// ranks on one host (PF304), and fewer nodes than the launch says (PF305).
+ClusterPreflightReport aggregate_preflight(std::vector<NodePreflight> nodes);
+/// Text: the cluster verdict line, the launch, one line per node, the differing nodes, then the
+/// findings grouped by source with the nodes that reported them.
+std::string cluster_preflight_text(const ClusterPreflightReport& report);
+/// JSON: {"verdict","exit_code","summary","recipe","launch","nodes":[{"rank","host","verdict",
+/// "summary","problem","environment","node"}],"differing_nodes","diagnostics":[{...,"hosts"}]}.
+nlohmann::json cluster_preflight_json(const ClusterPreflightReport& report);
+
 /// Read the NVIDIA kernel driver version from /proc/driver/nvidia/version ("" when no driver).
 std::string read_driver_version(const std::string& path = "/proc/driver/nvidia/version");
 /// The same below a root directory: <root>/proc/driver/nvidia/version ("/" on the node itself,

@@ -12,6 +12,7 @@
 
 #include "hcp/cluster.h"
 #include "hcp/diagnostic.h"
+#include "hcp/mpi_world.h"
 
 namespace hcp {
 
@@ -231,6 +232,8 @@ struct ClusterSummary {
   std::vector<NodeDifference> odd_nodes;  ///< Nodes that differ from the majority.
 };
 
+/// The most frequent value (the first seen wins a tie, so rank order decides); "" for none.
+std::string majority_of(const std::vector<std::string>& values);
 /// Compare nodes against the majority: GPU count, NVLink matrix, NIC count and NIC speeds.
 ClusterSummary summarize_cluster(const std::vector<Topology>& nodes);
 /// JSON of a cluster summary: {"nodes","hosts","differing_nodes":[{"host","differences"}]}.
@@ -238,11 +241,7 @@ nlohmann::json cluster_summary_to_json(const ClusterSummary& summary);
 /// Text of a cluster summary.
 std::string cluster_summary_text(const ClusterSummary& summary);
 
-/// True when this binary was built with MPI support (HCP_WITH_MPI).
-bool mpi_available();
-/// True when the process was started by an MPI launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE, ...).
-bool launched_under_mpi();
-/// Gather every rank's topology JSON on rank 0 (MPI_Init/Finalize inside). On rank 0 `all`
+/// Gather every rank's topology JSON on rank 0 (joins and leaves the MPI world). On rank 0 `all`
 /// receives every node in rank order and `is_root` is true; other ranks get an empty list.
 Status mpi_gather_topologies(const Topology& mine, std::vector<Topology>& all, bool& is_root,
                              int& rank);

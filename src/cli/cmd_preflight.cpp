@@ -1,5 +1,9 @@
 // hcp-plan preflight RECIPE [OVERRIDE...]: go / no-go for this recipe on this node, right before
-// the launch. Exit 0 GO, 1 NO-GO, 2 bad input, 3 when the node cannot be probed at all.
+// the launch. Exit 0 GO, 1 NO-GO, 2 bad input, 3 when the node cannot be probed at all. Under an
+// MPI launch with one task per node, rank 0 reports for the cluster and every rank exits with
+// the cluster's verdict.
+#include <unistd.h>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -7,6 +11,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/mpi_world.h"
 #include "hcp/preflight.h"
 #include "hcp/python_env.h"
 #include "hcp/recipe.h"
@@ -17,8 +22,9 @@ namespace {
 
 struct PreflightOptions {
   std::string recipe;
-  int64_t nodes = 0;                               ///< 0 = not given.
-  int64_t gpus_per_node = 0;                       ///< 0 = not given.
+  std::string mlm_args;       ///< --mlm-args "--flag v ..." or @FILE instead of RECIPE.
+  int64_t nodes = 0;          ///< 0 = not given.
+  int64_t gpus_per_node = 0;  ///< 0 = not given.
   std::map<std::string, std::string> env_options;  ///< --te-version, --mcore-version, ...
   std::string env_file;
   std::vector<std::string> env_assignments;  ///< --env NAME=VALUE
@@ -27,6 +33,7 @@ struct PreflightOptions {
   bool no_nvml = false;
   std::string sysfs_root;  ///< --sysfs-root: RDMA port state and driver version below it.
   bool strict = false;
+  bool mpi = false;  ///< --mpi: report for the cluster (also when an MPI launcher is detected).
   OutputOptions output;
 
   bool has_captures() const {
@@ -34,27 +41,37 @@ struct PreflightOptions {
   }
 };
 
-Result<Recipe> load_subject(const PreflightOptions& o, const std::vector<std::string>& overrides) {
-  if (o.recipe.empty())
-    return Error{"give the RECIPE to check", Location{"<command line>", 0, 0}, ""};
-  auto path = resolve_recipe_path(o.recipe);
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
-  if (!recipe) return recipe.error();
-  if (Status s = apply_overrides(*recipe, overrides); !s) return s.error();
-  return recipe;
+/// The one launch to check: a Bridge recipe or a Megatron-LM argument list with one section.
+Result<RecipeSubject> load_subject(const PreflightOptions& o,
+                                   const std::vector<std::string>& overrides) {
+  if (o.recipe.empty() && o.mlm_args.empty())
+    return Error{"give the RECIPE to check (or --mlm-args)", Location{"<command line>", 0, 0}, ""};
+  auto subjects = load_recipe_subjects(RecipeSources{o.recipe, o.mlm_args, ""}, overrides);
+  if (!subjects) return subjects.error();
+  if (subjects->size() > 1) {
+    std::string names;
+    for (const RecipeSubject& s : *subjects)
+      names += (names.empty() ? "" : ", ") + s.section;
+    return Error{"the config has " + std::to_string(subjects->size()) + " argument sections (" +
+                     names + "); preflight checks one launch: pass its arguments with --mlm-args",
+                 Location{o.recipe, 0, 0}, ""};
+  }
+  return std::move(subjects->front());
 }
 
-/// The variables the job runs with: --env-file instead of this process's, then --env entries.
-Result<EnvMap> job_environment(const PreflightOptions& o) {
+/// The variables the job runs with: --env-file instead of this process's, then the MLM config's
+/// ENV_VARS (the functional-test harness exports them), then --env entries.
+Result<EnvMap> job_environment(const PreflightOptions& o, const RecipeSubject& subject) {
   EnvMap env;
   if (!o.env_file.empty()) {
-    auto file = load_env_file(o.env_file);
+    auto file = load_env_file(expand_rank(o.env_file));
     if (!file) return file.error();
     env = std::move(*file);
   } else {
     env = process_environment();
   }
+  for (const auto& [name, value] : subject.env_vars)
+    env[name] = value;
   for (const std::string& a : o.env_assignments) {
     size_t eq = a.find('=');
     if (eq == 0 || eq == std::string::npos)
@@ -104,10 +121,10 @@ Result<PreflightInput> gather_input(const PreflightOptions& o,
                                     const std::vector<std::string>& overrides, int& exit_code) {
   exit_code = kExitBadInput;
   PreflightInput in;
-  auto recipe = load_subject(o, overrides);
-  if (!recipe) return recipe.error();
-  in.recipe = std::move(*recipe);
-  auto env = job_environment(o);
+  auto subject = load_subject(o, overrides);
+  if (!subject) return subject.error();
+  auto env = job_environment(o, *subject);
+  in.recipe = std::move(subject->recipe);
   if (!env) return env.error();
   in.process_env = std::move(*env);
   auto base = command_line_environment(o, in.recipe);
@@ -126,7 +143,7 @@ Result<PreflightInput> gather_input(const PreflightOptions& o,
   in.node = std::move(*node);
   fill_gpus_from_node(in.launch, in.node);
   if (!o.python.empty()) {
-    auto py = probe_python_env(o.python);
+    auto py = probe_python_env(expand_rank(o.python));
     if (!py) {
       exit_code = kExitEnvironment;
       return py.error();
@@ -138,23 +155,109 @@ Result<PreflightInput> gather_input(const PreflightOptions& o,
   return in;
 }
 
-int run_preflight_command(const PreflightOptions& o, const std::vector<std::string>& overrides) {
+std::string this_host() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+/// Check this node: its report and exit code, or why it could not be checked.
+NodePreflight check_this_node(const PreflightOptions& o,
+                              const std::vector<std::string>& overrides) {
+  NodePreflight node;
   int failure_code = kExitBadInput;
   auto input = gather_input(o, overrides, failure_code);
   if (!input) {
-    print_error(input.error().str());
-    return failure_code;
+    node.exit_code = failure_code;
+    node.problem = input.error().str();
+    node.host = this_host();
+    return node;
   }
   PreflightReport report = run_preflight(*input);
   if (o.strict && report.summary.warnings > 0) report.go = false;  // --strict: warnings block.
-  std::string text =
-      o.output.format == "json" ? preflight_json(report).dump(2) + "\n" : preflight_text(report);
+  node.exit_code = report.go ? kExitOk : kExitFindings;
+  node.host = input->node.host.empty() ? this_host() : input->node.host;
+  node.report = std::move(report);
+  node.topology = std::move(input->node);
+  return node;
+}
+
+int report_this_node(const PreflightOptions& o, const NodePreflight& node) {
+  if (!node.report) {
+    print_error(node.problem);
+    return node.exit_code;
+  }
+  std::string text = o.output.format == "json" ? preflight_json(*node.report).dump(2) + "\n"
+                                               : preflight_text(*node.report);
   if (!emit(o.output, text)) return kExitBadInput;
-  return report.go ? kExitOk : kExitFindings;
+  return node.exit_code;
+}
+
+/// Rank 0: read every node's outcome, print the cluster report; the exit code every rank uses.
+int report_cluster(const PreflightOptions& o, const std::vector<std::string>& messages) {
+  std::vector<NodePreflight> nodes;
+  for (size_t rank = 0; rank < messages.size(); ++rank) {
+    auto j = nlohmann::json::parse(messages[rank], nullptr, false);
+    auto node = node_preflight_from_json(j, "rank " + std::to_string(rank));
+    if (!node) {
+      print_error(node.error().str());
+      return kExitEnvironment;
+    }
+    nodes.push_back(std::move(*node));
+  }
+  ClusterPreflightReport cluster = aggregate_preflight(std::move(nodes));
+  if (o.strict && cluster.exit_code == kExitOk && cluster.summary.warnings > 0) {
+    cluster.go = false;
+    cluster.exit_code = kExitFindings;
+  }
+  std::string text = o.output.format == "json" ? cluster_preflight_json(cluster).dump(2) + "\n"
+                                               : cluster_preflight_text(cluster);
+  if (!emit(o.output, text)) return kExitBadInput;
+  return cluster.exit_code;
+}
+
+/// Every rank checks its node and sends the outcome to rank 0, which reports for the cluster;
+/// rank 0's exit code goes back to every rank.
+int run_cluster_preflight(const PreflightOptions& o, const NodePreflight& mine) {
+  auto world = MpiWorld::join();
+  if (!world) {
+    print_error("cannot report for the cluster: " + world.error().str());
+    return kExitEnvironment;
+  }
+  NodePreflight sent = mine;
+  sent.rank = (*world)->rank();
+  auto messages = (*world)->gather_on_root(node_preflight_to_json(sent).dump());
+  if (!messages) {
+    print_error(messages.error().str());
+    return kExitEnvironment;
+  }
+  int code = (*world)->is_root() ? report_cluster(o, *messages) : kExitOk;
+  auto verdict = (*world)->broadcast_from_root(code);
+  if (!verdict) {
+    print_error(verdict.error().str());
+    return kExitEnvironment;
+  }
+  return *verdict;
+}
+
+int run_preflight_command(PreflightOptions o, std::vector<std::string> overrides) {
+  if (!o.mlm_args.empty()) reclaim_override_from_recipe_slot(o.recipe, overrides);
+  bool cluster = o.mpi || launched_under_mpi();
+  if (cluster && !mpi_available()) {
+    if (o.mpi) {
+      print_error("--mpi: this hcp-plan was built without MPI (install libopenmpi-dev, rebuild)");
+      return kExitEnvironment;
+    }
+    cluster = false;  // Launched by mpirun but built without MPI: every rank reports its node.
+  }
+  NodePreflight mine = check_this_node(o, overrides);
+  return cluster ? run_cluster_preflight(o, mine) : report_this_node(o, mine);
 }
 
 void add_options(CLI::App& sub, PreflightOptions& o) {
-  sub.add_option("recipe", o.recipe, "Recipe path or shipped recipe name");
+  sub.add_option("recipe", o.recipe,
+                 "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS)");
+  sub.add_option("--mlm-args", o.mlm_args,
+                 "Megatron-LM arguments to check instead of RECIPE: \"--flag v ...\" or @FILE");
   sub.allow_extras();
   sub.footer("Arguments after RECIPE that are not options are overrides (k=v, -cp 4, ...).");
   sub.add_option("--nodes", o.nodes, "Nodes of the launch (when no launcher variable says)")
@@ -189,6 +292,9 @@ void add_options(CLI::App& sub, PreflightOptions& o) {
       ->type_name("DIR")
       ->check(CLI::ExistingDirectory);
   sub.add_flag("--strict", o.strict, "NO-GO (exit 1) on warnings as well as errors");
+  sub.add_flag("--mpi", o.mpi,
+               "One task per node: rank 0 reports for the cluster, every rank exits with its "
+               "verdict (on by itself under mpirun / srun --mpi=pmix). File paths may hold {rank}");
   add_output_options(sub, o.output);
 }
 

@@ -7,8 +7,7 @@
 #include <vector>
 
 #include "command.h"
-#include "hcp/hf_config.h"
-#include "hcp/mlm_args.h"
+#include "common_options.h"
 #include "hcp/python_env.h"
 #include "hcp/recipe.h"
 #include "hcp/report.h"
@@ -74,64 +73,6 @@ Result<Environment> environment_from(const ValidateOptions& opts, const Recipe& 
   return env;
 }
 
-/// One recipe to check: a Bridge recipe, or one argument section of a Megatron-LM config.
-struct Subject {
-  Recipe recipe;
-  std::string section;                          ///< MLM section name ("" for Bridge recipes).
-  std::optional<int64_t> world_size;            ///< The section's own GPU count, when it says.
-  std::map<std::string, std::string> env_vars;  ///< ENV_VARS of a functional-test config.
-};
-
-/// Load RECIPE (Bridge YAML, or a Megatron-LM functional-test config detected by its MODEL_ARGS
-/// key) or --mlm-args, fill model dims from --hf-config, then apply the overrides (shorthand
-/// flags included) in command-line order.
-Result<std::vector<Subject>> load_subjects(const ValidateOptions& opts,
-                                           const std::vector<std::string>& overrides) {
-  std::vector<Subject> subjects;
-  std::optional<std::string> mlm_source;
-  if (!opts.mlm_args.empty()) mlm_source = opts.mlm_args;
-  if (!opts.recipe.empty()) {
-    if (mlm_source)
-      return Error{"give either RECIPE or --mlm-args, not both", Location{"<command line>", 0, 0},
-                   ""};
-    auto path = resolve_recipe_path(opts.recipe);
-    if (!path) return path.error();
-    if (is_mlm_test_config(*path)) {
-      mlm_source = "@" + *path;
-    } else {
-      auto recipe = load_recipe_file(*path);
-      if (!recipe) return recipe.error();
-      subjects.push_back({std::move(*recipe), "", std::nullopt, {}});
-    }
-  }
-  if (mlm_source) {
-    bool file = mlm_source->front() == '@' && opts.mlm_args.empty();
-    auto config = file ? load_mlm_test_config(mlm_source->substr(1)) : load_mlm_args(*mlm_source);
-    if (!config) return config.error();
-    bool several = config->sections.size() > 1;
-    for (MlmSection& section : config->sections) {
-      subjects.push_back({std::move(section.recipe), several ? section.name : "",
-                          section.gpus_per_node, config->env_vars});
-    }
-  }
-  if (subjects.empty() && !opts.hf_config.empty()) {
-    Recipe recipe;
-    recipe.name = opts.hf_config;
-    recipe.path = opts.hf_config;
-    subjects.push_back({std::move(recipe), "", std::nullopt, {}});
-  }
-  if (subjects.empty())
-    return Error{"nothing to validate: give RECIPE, --mlm-args or --hf-config",
-                 Location{"<command line>", 0, 0}, ""};
-  for (Subject& subject : subjects) {
-    if (!opts.hf_config.empty()) {
-      if (Status s = apply_hf_config(subject.recipe, opts.hf_config); !s) return s.error();
-    }
-    if (Status s = apply_overrides(subject.recipe, overrides); !s) return s.error();
-  }
-  return subjects;
-}
-
 /// Read the versions installed in --python / --detect-env's interpreter; exit 3 when it cannot
 /// be run.
 Result<std::optional<PythonEnvironment>> detect_python(const ValidateOptions& opts) {
@@ -142,7 +83,8 @@ Result<std::optional<PythonEnvironment>> detect_python(const ValidateOptions& op
 }
 
 /// Check one subject; MLM sections carry their own GPU count and ENV_VARS (the command line wins).
-Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts, const Subject& subject,
+Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts,
+                                              const RecipeSubject& subject,
                                               const std::optional<PythonEnvironment>& py) {
   ValidateOptions local = opts;
   if (subject.world_size && !opts.env_options.count("nodes")) {
@@ -170,7 +112,8 @@ struct RecipeOutcome {
 /// Load and check the recipe in opts.recipe (or --mlm-args / --hf-config) with the overrides.
 RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::string>& overrides,
                            const std::optional<PythonEnvironment>& py) {
-  auto subjects = load_subjects(opts, overrides);
+  auto subjects =
+      load_recipe_subjects(RecipeSources{opts.recipe, opts.mlm_args, opts.hf_config}, overrides);
   if (!subjects) {
     print_error(subjects.error().str());
     return {kExitBadInput, std::nullopt};
@@ -182,7 +125,7 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
   report.framework =
       framework != opts.env_options.end() ? framework->second : framework_name(first.framework);
   if (py) report.diagnostics = python_env_diagnostics(*py);
-  for (const Subject& subject : *subjects) {
+  for (const RecipeSubject& subject : *subjects) {
     auto ds = check_subject(opts, subject, py);
     if (!ds) {
       print_error(ds.error().str());
@@ -251,13 +194,8 @@ std::string format_reports(const std::string& format,
 }
 
 int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
-  // Without RECIPE (--mlm-args / --hf-config alone) the first override lands in its slot.
-  bool recipe_is_override = !opts.recipe.empty() && opts.recipe.find('=') != std::string::npos &&
-                            (!opts.mlm_args.empty() || !opts.hf_config.empty());
-  if (recipe_is_override) {
-    overrides.insert(overrides.begin(), opts.recipe);
-    opts.recipe.clear();
-  }
+  if (!opts.mlm_args.empty() || !opts.hf_config.empty())
+    reclaim_override_from_recipe_slot(opts.recipe, overrides);
   std::vector<std::string> recipes{opts.recipe};
   if (!opts.recipe.empty()) {
     std::vector<std::string> more = take_extra_recipes(overrides);

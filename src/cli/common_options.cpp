@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 
+#include "hcp/hf_config.h"
+#include "hcp/mlm_args.h"
+
 namespace hcp::cli {
 namespace {
 
@@ -13,15 +16,70 @@ std::string launcher_rank() {
   return "0";
 }
 
-/// Capture paths may hold "{rank}" so each MPI rank reads its own node's capture.
-std::string per_rank(std::string path) {
+}  // namespace
+
+std::string expand_rank(std::string path) {
   const std::string token = "{rank}";
   for (auto at = path.find(token); at != std::string::npos; at = path.find(token))
     path.replace(at, token.size(), launcher_rank());
   return path;
 }
 
-}  // namespace
+void reclaim_override_from_recipe_slot(std::string& recipe, std::vector<std::string>& overrides) {
+  bool value_of_a_flag =
+      !overrides.empty() && !overrides.front().empty() && overrides.front().front() == '-';
+  if (recipe.empty() || (recipe.find('=') == std::string::npos && !value_of_a_flag)) return;
+  // The slot holds the first bare token: the value of a leading shorthand flag, or an override.
+  overrides.insert(overrides.begin() + (value_of_a_flag ? 1 : 0), recipe);
+  recipe.clear();
+}
+
+Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sources,
+                                                        const std::vector<std::string>& overrides) {
+  std::vector<RecipeSubject> subjects;
+  std::optional<std::string> mlm_source;
+  if (!sources.mlm_args.empty()) mlm_source = sources.mlm_args;
+  if (!sources.recipe.empty()) {
+    if (mlm_source)
+      return Error{"give either RECIPE or --mlm-args, not both", Location{"<command line>", 0, 0},
+                   ""};
+    auto path = resolve_recipe_path(sources.recipe);
+    if (!path) return path.error();
+    if (is_mlm_test_config(*path)) {
+      mlm_source = "@" + *path;
+    } else {
+      auto recipe = load_recipe_file(*path);
+      if (!recipe) return recipe.error();
+      subjects.push_back({std::move(*recipe), "", std::nullopt, {}});
+    }
+  }
+  if (mlm_source) {
+    bool file = mlm_source->front() == '@' && sources.mlm_args.empty();
+    auto config = file ? load_mlm_test_config(mlm_source->substr(1)) : load_mlm_args(*mlm_source);
+    if (!config) return config.error();
+    bool several = config->sections.size() > 1;
+    for (MlmSection& section : config->sections) {
+      subjects.push_back({std::move(section.recipe), several ? section.name : "",
+                          section.gpus_per_node, config->env_vars});
+    }
+  }
+  if (subjects.empty() && !sources.hf_config.empty()) {
+    Recipe recipe;
+    recipe.name = sources.hf_config;
+    recipe.path = sources.hf_config;
+    subjects.push_back({std::move(recipe), "", std::nullopt, {}});
+  }
+  if (subjects.empty())
+    return Error{"nothing to check: give RECIPE, --mlm-args or --hf-config",
+                 Location{"<command line>", 0, 0}, ""};
+  for (RecipeSubject& subject : subjects) {
+    if (!sources.hf_config.empty()) {
+      if (Status s = apply_hf_config(subject.recipe, sources.hf_config); !s) return s.error();
+    }
+    if (Status s = apply_overrides(subject.recipe, overrides); !s) return s.error();
+  }
+  return subjects;
+}
 
 Result<Topology> load_topology_captures(const std::vector<std::string>& hwloc_xml,
                                         const std::vector<std::string>& nccl_topo,
@@ -39,11 +97,11 @@ Result<Topology> load_topology_captures(const std::vector<std::string>& hwloc_xm
     return Ok{};
   };
   for (const auto& f : hwloc_xml)
-    if (auto s = add(load_hwloc_xml(per_rank(f))); !s) return s.error();
+    if (auto s = add(load_hwloc_xml(expand_rank(f))); !s) return s.error();
   for (const auto& f : nccl_topo)
-    if (auto s = add(load_nccl_topo(per_rank(f))); !s) return s.error();
+    if (auto s = add(load_nccl_topo(expand_rank(f))); !s) return s.error();
   for (const auto& f : smi_topo)
-    if (auto s = add(load_nvidia_smi_topo(per_rank(f))); !s) return s.error();
+    if (auto s = add(load_nvidia_smi_topo(expand_rank(f))); !s) return s.error();
   return merged;
 }
 

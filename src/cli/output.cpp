@@ -7,7 +7,8 @@
 
 namespace hcp::cli {
 
-void add_output_options(CLI::App& sub, OutputOptions& out, const std::vector<std::string>& formats) {
+void add_output_options(CLI::App& sub, OutputOptions& out,
+                        const std::vector<std::string>& formats) {
   out.format = formats.front();
   sub.add_option("--format", out.format, "Output format")
       ->check(CLI::IsMember(formats))
@@ -34,8 +35,12 @@ bool emit(const OutputOptions& out, const std::string& text) {
   return true;
 }
 
-void print_error(const std::string& message) { std::cerr << "hcp-plan: error: " << message << "\n"; }
+void print_error(const std::string& message) {
+  std::cerr << "hcp-plan: error: " << message << "\n";
+}
 
-bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+bool stdout_is_tty() {
+  return isatty(STDOUT_FILENO) == 1;
+}
 
 }  // namespace hcp::cli

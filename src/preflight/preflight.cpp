@@ -7,9 +7,12 @@
 #include <tuple>
 
 #include "hcp/preflight.h"
+#include "preflight_format.h"
 
 namespace hcp {
 namespace {
+
+using namespace preflight_format;
 
 /// The rules' environment with the launch shape only (no versions, no process variables).
 Environment launch_environment(const PreflightInput& in) {
@@ -95,33 +98,6 @@ nlohmann::json node_json(const Topology& node) {
   return j;
 }
 
-nlohmann::json optional_json(const std::optional<int64_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-const char* plural(int n, const char* one, const char* many) {
-  return n == 1 ? one : many;
-}
-
-std::string counts_text(const Summary& s) {
-  std::ostringstream ss;
-  ss << s.errors << plural(s.errors, " error, ", " errors, ") << s.warnings
-     << plural(s.warnings, " warning, ", " warnings, ") << s.infos
-     << plural(s.infos, " info", " infos");
-  return ss.str();
-}
-
-std::string shape_text(const LaunchShape& l) {
-  auto num = [](const std::optional<int64_t>& v) {
-    return v ? std::to_string(*v) : std::string("?");
-  };
-  std::string text =
-      num(l.nodes) + plural(l.nodes.value_or(0) == 1 ? 1 : 2, " node x ", " nodes x ") +
-      num(l.gpus_per_node) + " GPUs (world size " + num(l.world_size) + "), from " + l.source;
-  if (!l.nodelist.empty()) text += " [" + l.nodelist + "]";
-  return text;
-}
-
 std::string environment_line(const nlohmann::json& env) {
   std::string text = "environment: ";
   if (env["python"].is_null()) {
@@ -136,15 +112,6 @@ std::string environment_line(const nlohmann::json& env) {
   return text;
 }
 
-void append_finding(std::ostringstream& ss, const Diagnostic& d) {
-  ss << "  " << severity_name(d.severity) << ": ";
-  if (!d.id.empty()) ss << "[" << d.id << "] ";
-  ss << d.message;
-  if (!d.key.empty() && d.key != "node" && d.key != "environment") ss << " (" << d.key << ")";
-  ss << "\n";
-  if (!d.fix.empty()) ss << "      fix: " << d.fix << "\n";
-}
-
 }  // namespace
 
 PreflightReport run_preflight(const PreflightInput& in) {
@@ -157,7 +124,7 @@ PreflightReport run_preflight(const PreflightInput& in) {
       report.findings.push_back({"environment", std::move(d)});
   for (Diagnostic& d : nccl_env_findings(in.process_env, in.node, in.launch, in.recipe))
     report.findings.push_back({"environment", std::move(d)});
-  for (Diagnostic& d : node_findings(in.node, in.launch, in.recipe))
+  for (Diagnostic& d : node_findings(in.node, in.launch, in.recipe, in.process_env))
     report.findings.push_back({"node", std::move(d)});
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const PreflightFinding& a, const PreflightFinding& b) {
@@ -182,6 +149,8 @@ std::string preflight_text(const PreflightReport& r) {
      << (r.node["host"].get<std::string>().empty() ? "?" : r.node["host"].get<std::string>())
      << ": " << r.node["gpus"].get<size_t>() << " GPUs, NVLink domain "
      << r.node["nvlink_domain"].get<int64_t>() << ", " << r.node["nics"].size() << " NICs\n";
+  for (const auto& note : r.node.value("notes", nlohmann::json::array()))
+    if (note.is_string()) ss << "  note: " << note.get<std::string>() << "\n";
   for (const char* source : {"recipe", "environment", "node"}) {
     std::ostringstream group;
     for (const PreflightFinding& f : r.findings)
@@ -197,23 +166,12 @@ nlohmann::json preflight_json(const PreflightReport& r) {
   j["summary"] = {
       {"errors", r.summary.errors}, {"warnings", r.summary.warnings}, {"infos", r.summary.infos}};
   j["recipe"] = r.recipe;
-  j["launch"] = {{"source", r.launch.source},
-                 {"nodes", optional_json(r.launch.nodes)},
-                 {"gpus_per_node", optional_json(r.launch.gpus_per_node)},
-                 {"world_size", optional_json(r.launch.world_size)},
-                 {"nodelist", r.launch.nodelist},
-                 {"gpus_from_probe", r.launch.gpus_from_probe},
-                 {"notes", r.launch.notes}};
+  j["launch"] = launch_json(r.launch);
   j["environment"] = r.environment;
   j["node"] = r.node;
   j["diagnostics"] = nlohmann::json::array();
   for (const PreflightFinding& f : r.findings)
-    j["diagnostics"].push_back({{"source", f.source},
-                                {"id", f.diagnostic.id},
-                                {"severity", severity_name(f.diagnostic.severity)},
-                                {"message", f.diagnostic.message},
-                                {"key", f.diagnostic.key},
-                                {"fix", f.diagnostic.fix}});
+    j["diagnostics"].push_back(finding_json(f.source, f.diagnostic));
   return j;
 }
 

@@ -70,6 +70,17 @@ TEST(ValidateMlmCli, ArgsFileAndOverrides) {
   EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
 }
 
+TEST(ValidateMlmCli, ShorthandFlagAfterMlmArgsKeepsItsValue) {
+  // "-sl 4096": CLI11 puts "4096" in the RECIPE slot; it must go back after "-sl".
+  std::string args = temp_file("cli_args_sl.txt",
+                               "--tensor-model-parallel-size 2 --context-parallel-size 2\n"
+                               "--num-layers 4 --num-attention-heads 8 --seq-length 4095\n");
+  auto fixed = run_cli("validate --mlm-args @" + args + " -sl 4096 --world-size 4");
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+  auto still_bad = run_cli("validate --mlm-args @" + args + " -sl 4094 --world-size 4");
+  EXPECT_EQ(still_bad.exit_code, 1) << still_bad.out << still_bad.err;
+}
+
 TEST(ValidateMlmCli, BadMlmInputIsExitTwo) {
   auto r = run_cli("validate --mlm-args '--context-parallel-size four'");
   EXPECT_EQ(r.exit_code, 2);

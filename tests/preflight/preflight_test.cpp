@@ -1,6 +1,8 @@
 // preflight module: launch shape, environment files, NCCL variables, node checks and verdict.
 #include "hcp/preflight.h"
 
+#include "preflight/preflight_fixtures.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,29 +11,7 @@
 namespace hcp {
 namespace {
 
-const std::string kDir = HCP_FIXTURES_DIR "/preflight/";
-
-Topology capture(const std::string& name) {
-  auto topo = load_nvidia_smi_topo(kDir + name);
-  EXPECT_TRUE(topo.ok()) << topo.error().str();
-  return topo.ok() ? *topo : Topology{};
-}
-
-Recipe recipe(const std::vector<std::string>& overrides = {}) {
-  auto r = load_recipe_file(HCP_RECIPES_DIR "/llama3_8b_128k.yaml");
-  EXPECT_TRUE(r.ok()) << r.error().str();
-  if (!overrides.empty()) {
-    Status applied = apply_overrides(*r, overrides);
-    EXPECT_TRUE(applied.ok()) << applied.error().str();
-  }
-  return *r;
-}
-
-LaunchShape shape(int64_t nodes, int64_t gpus) {
-  auto s = launch_shape_from({}, nodes, gpus);
-  EXPECT_TRUE(s.ok());
-  return *s;
-}
+using namespace preflight_fixtures;
 
 std::vector<std::string> ids(const std::vector<Diagnostic>& ds, Severity at_least) {
   std::vector<std::string> out;
@@ -225,19 +205,6 @@ TEST(NodeFindings, MultiNodeNeedsAnRdmaNic) {
                                     recipe({"model.hierarchical_context_parallel_sizes=[8,1]",
                                             "model.context_parallel_size=8"})),
                       "PF203", Severity::kError));
-}
-
-PreflightInput healthy_input() {
-  PreflightInput in;
-  in.recipe = recipe();
-  in.launch = shape(4, 8);
-  in.node = capture("dgx_h100_healthy.txt");
-  in.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
-  in.python = parse_python_env_output(
-      "transformer_engine=2.10.0\nmegatron-core=0.16.1\nmegatron-bridge=0.3.0\ntorch=2.7.1\n"
-      "nccl=2.27.3\n",
-      "py");
-  return in;
 }
 
 TEST(RunPreflight, HealthyIsGo) {
