@@ -372,6 +372,36 @@ void merge_topology(Topology& base, const Topology& extra) {
   finalize_topology(base);
 }
 
+namespace {
+
+/// True when GPUs [first, first + size) are joined pairwise by NVLink.
+bool block_fully_linked(const std::vector<std::vector<int>>& m, size_t first, size_t size) {
+  for (size_t i = first; i < first + size; ++i)
+    for (size_t j = first; j < first + size; ++j)
+      if (i != j && (m[i].size() <= j || m[i][j] <= 0)) return false;
+  return true;
+}
+
+}  // namespace
+
+int64_t nvlink_domain_of(const Topology& node) {
+  size_t n = node.gpus.size();
+  if (n == 0) return 0;
+  if (node.nvlink.via_switch) return static_cast<int64_t>(n);
+  const auto& m = node.nvlink.matrix;
+  if (m.size() != n) return 1;
+  // Megatron places consecutive ranks on consecutive GPUs: the domain is the largest block size
+  // dividing the node whose every block is fully NVLinked (8 on NVSwitch, 2 on bridge pairs).
+  for (size_t size = n; size > 1; --size) {
+    if (n % size != 0) continue;
+    bool all = true;
+    for (size_t first = 0; all && first < n; first += size)
+      all = block_fully_linked(m, first, size);
+    if (all) return static_cast<int64_t>(size);
+  }
+  return 1;
+}
+
 ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::string& name) {
   ClusterProfile p;
   p.name = name;
@@ -393,18 +423,7 @@ ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::st
   for (double g : topo.nvlink.gbps_per_gpu)
     if (g > 0 && (min_gbps == 0 || g < min_gbps)) min_gbps = g;
   p.nvlink_gbps_per_gpu = min_gbps;
-  p.nvlink_domain = min_gbps > 0 && topo.nvlink.via_switch ? topo.gpus_per_node : 1;
-  if (min_gbps > 0 && !topo.nvlink.via_switch) {
-    // Direct NVLink: the domain is the largest group of GPUs all linked to each other.
-    int best = 1;
-    for (size_t i = 0; i < topo.gpus.size(); ++i) {
-      int linked = 1;
-      for (size_t j = 0; j < topo.gpus.size(); ++j)
-        if (j != i && topo.nvlink.matrix[i][j] > 0) ++linked;
-      best = std::max(best, linked);
-    }
-    p.nvlink_domain = best;
-  }
+  p.nvlink_domain = min_gbps > 0 ? static_cast<int>(nvlink_domain_of(topo)) : 1;
   p.sources["nvlink_gbps_per_gpu"] = source;
   int fabric_nics = 0;
   double gbits = 0;

@@ -55,10 +55,6 @@ Result<LaunchShape> launch_shape_from(const EnvMap& env, std::optional<int64_t> 
 std::vector<Diagnostic> nccl_env_findings(const EnvMap& env, const Topology& node,
                                           const LaunchShape& launch, const Recipe& recipe);
 
-/// GPUs that share NVLink on this node: all of them when every pair is NVLink-connected (or
-/// through NVSwitch), else 1. Zero when the node has no GPU.
-int64_t nvlink_domain_of(const Topology& node);
-
 /// Findings about the node against the launch shape and the recipe's layout: GPU count
 /// (PF201), NVLink links down or asymmetric (TOPO001/TOPO002 raised to errors), fabric NICs for
 /// a multi-node launch (PF203), TP groups and the HCP a2a level inside the NVLink domain (PF204,

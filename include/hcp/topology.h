@@ -214,6 +214,10 @@ Result<Topology> topology_from_json(const nlohmann::json& j, const std::string& 
 /// Readable summary: GPU table, NVLink matrix, NIC table with affinity, findings.
 std::string topology_text(const Topology& topo, const std::vector<Diagnostic>& findings);
 
+/// GPUs that share NVLink on this node, as consecutive blocks: the largest block size dividing
+/// the node whose every block of consecutive GPUs is pairwise NVLinked (all GPUs behind NVSwitch
+/// or fully meshed; 2 for NVLink-bridge pairs; 1 without NVLink). Zero when the node has no GPU.
+int64_t nvlink_domain_of(const Topology& node);
 /// A cluster profile describing this node type (for `probe --save`).
 ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::string& name);
 

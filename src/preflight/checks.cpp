@@ -305,18 +305,6 @@ std::string read_driver_version_under(const std::string& root) {
   return read_driver_version((std::filesystem::path(root) / "proc/driver/nvidia/version").string());
 }
 
-int64_t nvlink_domain_of(const Topology& node) {
-  size_t n = node.gpus.size();
-  if (n == 0) return 0;
-  if (node.nvlink.via_switch) return static_cast<int64_t>(n);
-  const auto& m = node.nvlink.matrix;
-  if (m.size() != n) return 1;
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (i != j && (m[i].size() != n || m[i][j] <= 0)) return 1;
-  return static_cast<int64_t>(n);
-}
-
 std::vector<Diagnostic> node_findings(const Topology& node, const LaunchShape& launch,
                                       const Recipe& recipe, const EnvMap& env) {
   std::vector<Diagnostic> out;

@@ -123,7 +123,15 @@ TEST(NvlinkDomain, FullyConnectedNodesAndNone) {
   auto pairs = load_nvidia_smi_topo(
       HCP_FIXTURES_DIR "/topologies/nvidia-smi/pcie_8xA100-80GB_NVLink-bridge-pairs_TRUNCATED.txt");
   ASSERT_TRUE(pairs.ok());
-  EXPECT_EQ(nvlink_domain_of(*pairs), 1);
+  EXPECT_EQ(nvlink_domain_of(*pairs), 2);  // NVLink bridges join GPU 0-1, 2-3, 4-5, 6-7.
+  Topology cube = *pairs;                  // GPU 2-3 unlinked: blocks of 2 no longer hold.
+  cube.nvlink.matrix[2][3] = cube.nvlink.matrix[3][2] = 0;
+  EXPECT_EQ(nvlink_domain_of(cube), 1);
+  Topology quads = *pairs;  // 0-3 and 4-7 fully meshed, no link between the halves.
+  for (size_t i = 0; i < 8; ++i)
+    for (size_t j = 0; j < 8; ++j)
+      quads.nvlink.matrix[i][j] = (i != j && i / 4 == j / 4) ? 4 : 0;
+  EXPECT_EQ(nvlink_domain_of(quads), 4);
 }
 
 TEST(NcclEnv, IbHcaNamingAbsentOrNoNics) {
