@@ -11,10 +11,10 @@
 namespace hcp {
 namespace {
 
+using hcp::testing::kMpirun;
 using hcp::testing::run_cli;
 
 const std::string kFix = "tests/fixtures/preflight/";
-const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe";
 /// The same, letting every rank finish when one exits non-zero (Open MPI aborts the others by
 /// default); mpirun then exits 0, so these tests read each rank's code from kReportExit.
 const std::string kMpirunAllRanks = kMpirun + " --mca orte_abort_on_non_zero_status 0";

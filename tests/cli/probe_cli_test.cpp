@@ -154,7 +154,7 @@ TEST(ProbeCli, MpiRanksReportTheOddNode) {
     GTEST_SKIP() << "mpirun not installed (apt-get install openmpi-bin libopenmpi-dev)";
   // mpirun is the "hcp-plan" of run_cli's command line; each rank reads its own capture.
   auto r = run_cli("probe --format json --nvidia-smi-topo '" + kTopo + "mpi/rank{rank}.txt'",
-                   "mpirun --allow-run-as-root --oversubscribe -np 3");
+                   hcp::testing::kMpirun + " -np 3");
   if (r.err.find("built without MPI") != std::string::npos)
     GTEST_SKIP() << "hcp-plan built without MPI";
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
