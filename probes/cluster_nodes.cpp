@@ -36,6 +36,17 @@ std::string speeds_key(const Topology& t) {
   return key.empty() ? "unknown" : key;
 }
 
+/// Fabric ports whose state is ACTIVE ("unknown" when no port state is known, as in captures).
+std::string active_fabric_ports(const Topology& t) {
+  int known = 0, active = 0;
+  for (const auto& n : t.nics) {
+    if (n.kind == NicKind::kEthernet || n.state == PortState::kUnknown) continue;
+    ++known;
+    active += port_active(n.state) ? 1 : 0;
+  }
+  return known == 0 ? "unknown" : std::to_string(active);
+}
+
 std::string fabric_nic_count(const Topology& t) {
   return std::to_string(std::count_if(t.nics.begin(), t.nics.end(),
                                       [](const Nic& n) { return n.kind != NicKind::kEthernet; }));
@@ -90,6 +101,10 @@ ClusterSummary summarize_cluster(const std::vector<Topology>& all) {
       {speeds_key,
        [](const std::string& m, const std::string& maj) {
          return "NIC speeds " + m + " Gb/s (majority: " + maj + ")";
+       }},
+      {active_fabric_ports,
+       [](const std::string& m, const std::string& maj) {
+         return m + " active NIC ports (majority: " + maj + ")";
        }},
   };
   std::map<std::string, NodeDifference> diffs;

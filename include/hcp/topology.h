@@ -238,7 +238,8 @@ struct ClusterSummary {
 
 /// The most frequent value (the first seen wins a tie, so rank order decides); "" for none.
 std::string majority_of(const std::vector<std::string>& values);
-/// Compare nodes against the majority: GPU count, NVLink matrix, NIC count and NIC speeds.
+/// Compare nodes against the majority: GPU count, NVLink matrix, NIC count, NIC speeds and
+/// active fabric NIC ports (where port state is known).
 ClusterSummary summarize_cluster(const std::vector<Topology>& nodes);
 /// JSON of a cluster summary: {"nodes","hosts","differing_nodes":[{"host","differences"}]}.
 nlohmann::json cluster_summary_to_json(const ClusterSummary& summary);

@@ -295,5 +295,22 @@ TEST(SysfsNicsText, TableShowsTheState) {
   EXPECT_NE(line_of("mlx5_1").find("ACTIVE"), std::string::npos) << text;
 }
 
+TEST(ClusterSummaryPorts, NodeWithPortsDownDiffersFromTheMajority) {
+  std::vector<Topology> nodes(3, dgx_capture());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].host = "dgx-0" + std::to_string(i + 1);
+    std::string tree = i == 1 ? "sysfs_ndr_2down" : "sysfs_ndr_healthy";
+    ASSERT_TRUE(merge_sysfs_nics(nodes[i], kDir + tree).ok());
+  }
+  ClusterSummary s = summarize_cluster(nodes);
+  ASSERT_EQ(s.odd_nodes.size(), 1u);
+  EXPECT_EQ(s.odd_nodes[0].host, "dgx-02");
+  EXPECT_TRUE(mentions(s.odd_nodes[0].differences, "6 active NIC ports (majority: 8)"));
+  // Captures alone carry no port state: nothing to compare, nothing reported.
+  std::vector<Topology> captures(2, dgx_capture());
+  captures[1].host = "other";
+  EXPECT_TRUE(summarize_cluster(captures).odd_nodes.empty());
+}
+
 }  // namespace
 }  // namespace hcp
