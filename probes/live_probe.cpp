@@ -18,12 +18,6 @@ using ncclCommInitAllFn = int (*)(ncclComm**, int, const int*);
 using ncclCommDestroyFn = int (*)(ncclComm*);
 using ncclGetErrorStringFn = const char* (*)(int);
 
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
 /// Restores an environment variable on scope exit.
 class ScopedEnv {
  public:
@@ -50,6 +44,12 @@ class ScopedEnv {
 };
 
 }  // namespace
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
 
 NcclProbe probe_nccl(int gpu_count) {
   NcclProbe out;

@@ -154,6 +154,9 @@ Result<Topology> read_sysfs_nics(const std::string& root);
 /// unknown. Error when `root` is given but is not a directory.
 Status merge_sysfs_nics(Topology& topo, const std::string& root);
 
+/// This machine's host name ("localhost" when the system does not say).
+std::string host_name();
+
 /// Probe the node this runs on: hwloc for CPUs, NUMA, PCI GPUs and NICs; NVML and NCCL loaded at
 /// run time. Never needs a GPU: without one the result simply has no GPUs and a note saying so.
 Result<Topology> probe_live(const LiveProbeOptions& options);

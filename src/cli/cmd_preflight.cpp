@@ -2,8 +2,6 @@
 // the launch. Exit 0 GO, 1 NO-GO, 2 bad input, 3 when the node cannot be probed at all. Under an
 // MPI launch with one task per node, rank 0 reports for the cluster and every rank exits with
 // the cluster's verdict.
-#include <unistd.h>
-
 #include <memory>
 #include <optional>
 #include <string>
@@ -155,11 +153,6 @@ Result<PreflightInput> gather_input(const PreflightOptions& o,
   return in;
 }
 
-std::string this_host() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
-}
-
 /// Check this node: its report and exit code, or why it could not be checked.
 NodePreflight check_this_node(const PreflightOptions& o,
                               const std::vector<std::string>& overrides) {
@@ -169,13 +162,13 @@ NodePreflight check_this_node(const PreflightOptions& o,
   if (!input) {
     node.exit_code = failure_code;
     node.problem = input.error().str();
-    node.host = this_host();
+    node.host = host_name();
     return node;
   }
   PreflightReport report = run_preflight(*input);
   if (o.strict && report.summary.warnings > 0) report.go = false;  // --strict: warnings block.
   node.exit_code = report.go ? kExitOk : kExitFindings;
-  node.host = input->node.host.empty() ? this_host() : input->node.host;
+  node.host = input->node.host.empty() ? host_name() : input->node.host;
   node.report = std::move(report);
   node.topology = std::move(input->node);
   return node;
