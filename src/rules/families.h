@@ -12,8 +12,10 @@
 namespace hcp::rules {
 
 // --- Families: each appends its rules to the registry ------------------------------------------
-// To add a family: declare its function here, define it in its rules_<family>.cpp, and call it
-// from build_registry() in registry.cpp.
+// In a family file each rule is a check function followed by its catalog entry, `Rule cpNNN()`,
+// and add_<family>_rules lists the entries. Its tests are tests/rules/rules_<family>_test.cpp
+// (helpers in tests/rules/rule_test_util.h). To add a family: declare its function here, define
+// it in its rules_<family>.cpp, and call it from build_registry() in registry.cpp.
 
 /// §1 Topology and process groups (CP001–CP007).
 void add_topology_rules(std::vector<Rule>& out);

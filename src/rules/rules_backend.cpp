@@ -245,6 +245,28 @@ void check_padding_mask(const RuleContext& ctx, Reporter& r) {
                "(TE supports padding masks under CP only for THD)");
 }
 
+Rule cp050() {
+  return {
+      .id = "CP050",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "padding and arbitrary masks under CP only with THD input",
+      .rationale =
+          "TE supports padding masks under context parallelism only for THD (packed) "
+          "input; BSHD/SBHD with a padding or arbitrary mask has no CP implementation "
+          "(TransformerEngine#2052).",
+      .upstream =
+          "TransformerEngine .../backends.py:983-986, 2169-2172; "
+          ".../context_parallel.py:3080-3082, 4225-4228",
+      .fix = "use packed (THD) sequences with cu_seqlens instead of an attention mask, or CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "++model.use_arbitrary_attention_mask=true",
+      .good_example = "++model.use_arbitrary_attention_mask=false",
+      .example_args = "",
+      .check = check_padding_mask,
+  };
+}
+
 // --- CP051 ---------------------------------------------------------------------------------
 
 void check_thd_comm_types(const RuleContext& ctx, Reporter& r) {
@@ -260,6 +282,27 @@ void check_thd_comm_types(const RuleContext& ctx, Reporter& r) {
     r.report(kCommKey, "THD (packed) input with cp_comm_type=" + type + " on TE " + te.str() +
                            ": " + since + " (" + thd_key(ctx.recipe) + " makes the input THD)");
   }
+}
+
+Rule cp051() {
+  return {
+      .id = "CP051",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "THD (packed) input supported per comm type from a TE version on",
+      .rationale =
+          "THD under CP: p2p since TE 1.7, a2a since 2.10, all_gather since 2.18, and "
+          "a2a+p2p in no release up to v2.18 (\"thd format is not supported with "
+          "hierarchical CP implementation yet!\", ms-swift#6001).",
+      .upstream = std::string_view("TransformerEngine .../context_parallel.py (per tag); TE "
+                                   "e52bdb41 (#2220), 70101184 (#2829), 8ff60f8d (#3290)"),
+      .fix = "use p2p (or a2a on TE >= 2.10) for packed sequences, or upgrade TE",
+      .enforced_by = {"te"},
+      .bad_example = "++dataset.packing_buffer_size=8",
+      .good_example = "++dataset.packing_buffer_size=8 model.cp_comm_type=p2p",
+      .example_args = "--te-version 2.18",
+      .check = check_thd_comm_types,
+  };
 }
 
 // --- CP052 ---------------------------------------------------------------------------------
@@ -280,6 +323,26 @@ void check_thd_padding_backend(const RuleContext& ctx, Reporter& r) {
            "attention_backend=flash then works only with FlashAttention 3 on sm90");
 }
 
+Rule cp052() {
+  return {
+      .id = "CP052",
+      .severity = Severity::kWarning,
+      .family = "backend",
+      .title = "THD with padding between sequences needs FusedAttention or FA3",
+      .rationale =
+          "CP pads each packed sequence to a multiple of 2*CP, so cu_seqlens differ from "
+          "cu_seqlens_padded; TE then disables FlashAttention 2/4 and Unfused. With "
+          "attention_backend=flash only FA3 (sm90) remains.",
+      .upstream = "TransformerEngine .../utils.py:1071-1090",
+      .fix = "use attention_backend=auto or fused for packed sequences under CP",
+      .enforced_by = {"te"},
+      .bad_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=flash",
+      .good_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=fused",
+      .example_args = "",
+      .check = check_thd_padding_backend,
+  };
+}
+
 // --- CP060 ---------------------------------------------------------------------------------
 
 void check_te_implementation(const RuleContext& ctx, Reporter& r) {
@@ -298,6 +361,25 @@ void check_te_implementation(const RuleContext& ctx, Reporter& r) {
                               std::to_string(cp_of(ctx.recipe)) +
                               ": Context parallelism is only supported by TEDotProductAttention!");
   }
+}
+
+Rule cp060() {
+  return {
+      .id = "CP060",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "CP needs the Transformer Engine attention implementation",
+      .rationale =
+          "Only TEDotProductAttention implements context parallelism; the local "
+          "implementation and attention_backend=local assert under CP.",
+      .upstream = "Megatron-LM megatron/core/transformer/dot_product_attention.py:57-59",
+      .fix = "set model.transformer_impl=transformer_engine and attention_backend=auto",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.transformer_impl=local",
+      .good_example = "++model.transformer_impl=transformer_engine",
+      .example_args = "",
+      .check = check_te_implementation,
+  };
 }
 
 // --- CP061 ---------------------------------------------------------------------------------
@@ -332,6 +414,29 @@ void check_backend_choice(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp061() {
+  return {
+      .id = "CP061",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "attention backend choice leaves a CP-capable backend",
+      .rationale =
+          "Under CP only FlashAttention and FusedAttention run. attention_backend=unfused, "
+          "or a choice / NVTE_*_ATTN setting that removes one while a filter removes the "
+          "other, ends in 'No dot product attention backend is available'.",
+      .upstream =
+          "Megatron-LM megatron/core/models/common/language_module/language_module.py:"
+          "108-160; TransformerEngine .../utils.py:1169-1176, "
+          ".../dot_product_attention.py:2160-2165",
+      .fix = "use attention_backend=auto, or the backend that supports these inputs",
+      .enforced_by = {"te"},
+      .bad_example = "++model.attention_backend=unfused",
+      .good_example = "++model.attention_backend=fused",
+      .example_args = "",
+      .check = check_backend_choice,
+  };
+}
+
 // --- CP062 ---------------------------------------------------------------------------------
 
 void check_gpu_arch(const RuleContext& ctx, Reporter& r) {
@@ -348,6 +453,25 @@ void check_gpu_arch(const RuleContext& ctx, Reporter& r) {
     r.report(fp8_attention_key(ctx.recipe),
              "FP8 attention on sm120 disables FlashAttention and FusedAttention: no backend");
   }
+}
+
+Rule cp062() {
+  return {
+      .id = "CP062",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "GPU architecture has a CP-capable attention backend",
+      .rationale =
+          "Below sm80 FlashAttention 2 and FusedAttention are off and Unfused is off "
+          "under CP; FP8 attention on sm120 disables both Flash and Fused.",
+      .upstream = "TransformerEngine .../utils.py:565-590, 725-738, 1169-1176",
+      .fix = "run CP on sm80+ GPUs (A100, H100, B200), or CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "--gpu-sm 75",
+      .good_example = "--gpu-sm 90",
+      .example_args = "",
+      .check = check_gpu_arch,
+  };
 }
 
 // --- CP063 ---------------------------------------------------------------------------------
@@ -388,6 +512,29 @@ void check_fp8_attention(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp063() {
+  return {
+      .id = "CP063",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "FP8 attention under CP needs FusedAttention",
+      .rationale =
+          "FlashAttention is off for FP8 under CP, so FusedAttention must accept the "
+          "inputs: on TE >= 2.15 it refuses FP8 with THD or with a bias; on 2.5–2.14 "
+          "FP8 MLA; MXFP8 with THD; CustomRecipe is rejected from 2.16.",
+      .upstream = std::string_view("TransformerEngine .../utils.py:1182-1188, 1240-1251, 715-720; "
+                                   ".../backends.py:2226-2231; .../context_parallel.py:61-81"),
+      .fix =
+          "use attention_backend=auto/fused and BSHD input for FP8 attention under CP, or "
+          "turn fp8_dot_product_attention off",
+      .enforced_by = {"te"},
+      .bad_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=flash",
+      .good_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=fused",
+      .example_args = "",
+      .check = check_fp8_attention,
+  };
+}
+
 // --- CP064 ---------------------------------------------------------------------------------
 
 void check_sliding_window(const RuleContext& ctx, Reporter& r) {
@@ -425,6 +572,30 @@ void check_sliding_window(const RuleContext& ctx, Reporter& r) {
                Severity::kWarning, "use cp_comm_type=a2a on the sliding-window layers");
     }
   }
+}
+
+Rule cp064() {
+  return {
+      .id = "CP064",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "sliding-window layers need a2a or all_gather",
+      .rationale =
+          "TE has no sliding-window implementation for the p2p ring (and so not for "
+          "a2a+p2p); all_gather works but is slow (Megatron-LM#1160, #2222). TE 1.10 "
+          "forced all_gather silently; TE <= 1.9 had no SWA under CP.",
+      .upstream =
+          "TransformerEngine .../context_parallel.py:5054-5060, 3086-3095, 4232-4240; "
+          ".../utils.py:1261-1271, 1343-1358",
+      .fix =
+          "use cp_comm_type=a2a on sliding-window layers (a per-layer list keeps p2p on "
+          "full-attention layers, MCore >= 0.17)",
+      .enforced_by = {"te"},
+      .bad_example = "++model.window_size=[4095,0]",
+      .good_example = "++model.window_size=[4095,0] model.cp_comm_type=a2a",
+      .example_args = "",
+      .check = check_sliding_window,
+  };
 }
 
 // --- CP065 ---------------------------------------------------------------------------------
@@ -467,6 +638,28 @@ void check_softmax_sinks(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp065() {
+  return {
+      .id = "CP065",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "softmax sinks (off-by-one, learnable) under CP need a2a and FusedAttention",
+      .rationale =
+          "gpt-oss style softmax_type: FlashAttention does not support it, Unfused is off "
+          "under CP, and TE's CP implements it only with a2a on FusedAttention "
+          "(Megatron-Bridge#2298, TransformerEngine#2541). Needs TE >= 2.8.",
+      .upstream =
+          "TransformerEngine .../context_parallel.py:5062-5072, .../utils.py:1113-1155; "
+          "Megatron-LM megatron/core/extensions/transformer_engine.py:2184-2189",
+      .fix = "set cp_comm_type=a2a (heads divisible by CP per TP rank) and keep FusedAttention",
+      .enforced_by = {"te", "mcore"},
+      .bad_example = "++model.softmax_type=learnable",
+      .good_example = "++model.softmax_type=vanilla",
+      .example_args = "",
+      .check = check_softmax_sinks,
+  };
+}
+
 // --- CP066 ---------------------------------------------------------------------------------
 
 void check_mla(const RuleContext& ctx, Reporter& r) {
@@ -485,6 +678,25 @@ void check_mla(const RuleContext& ctx, Reporter& r) {
     r.report(kCommKey, "Context parallelism does not support MLA with cp_comm_type='" + comm +
                            "'! (TE " + te.str() + "; TE 2.5–2.14 allow p2p and a2a+p2p only)");
   }
+}
+
+Rule cp066() {
+  return {
+      .id = "CP066",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "MLA under CP: TE >= 2.5, and p2p / a2a+p2p only before TE 2.15",
+      .rationale =
+          "TE <= 2.4 disables FusedAttention for MLA under CP (TransformerEngine#1552); "
+          "2.5–2.14 accept only p2p and a2a+p2p; 2.15 lifted the restriction (ee5dcec2).",
+      .upstream = "TransformerEngine faee0e8b (#1729), ee5dcec2 (#2719); .../utils.py:904-950",
+      .fix = "use cp_comm_type=p2p for MLA on TE 2.5–2.14, or upgrade TE to 2.15+",
+      .enforced_by = {"te"},
+      .bad_example = "++model.multi_latent_attention=true model.cp_comm_type=a2a",
+      .good_example = "++model.multi_latent_attention=true model.cp_comm_type=p2p",
+      .example_args = "--te-version 2.10",
+      .check = check_mla,
+  };
 }
 
 // --- CP067 ---------------------------------------------------------------------------------
@@ -516,6 +728,28 @@ void check_attention_bias(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp067() {
+  return {
+      .id = "CP067",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "attention bias under CP: p2p, FusedAttention, BSHD; never ALiBi",
+      .rationale =
+          "A core attention bias (T5 relative bias) is supported under CP only as "
+          "post_scale_bias on FusedAttention with non-padding masks and non-THD input; "
+          "a2a+p2p never, a2a/all_gather not from TE 2.15; ALiBi never.",
+      .upstream =
+          "TransformerEngine .../context_parallel.py:5024-5026, 5046-5049, 3083-3085, "
+          "4229-4231; .../utils.py:1202-1258; .../backends.py:1098-1102, 2242-2247",
+      .fix = "use rotary embeddings, or cp_comm_type=p2p with FusedAttention for relative bias",
+      .enforced_by = {"te"},
+      .bad_example = "++model.position_embedding_type=relative",
+      .good_example = "++model.position_embedding_type=rope",
+      .example_args = "",
+      .check = check_attention_bias,
+  };
+}
+
 // --- CP068 ---------------------------------------------------------------------------------
 
 void check_mask_shape(const RuleContext& ctx, Reporter& r) {
@@ -527,6 +761,25 @@ void check_mask_shape(const RuleContext& ctx, Reporter& r) {
                                      "backend is available");
 }
 
+Rule cp068() {
+  return {
+      .id = "CP068",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "no bottom-right causal masks under CP",
+      .rationale =
+          "A causal_bottom_right mask (or causal cross-attention with sq != skv) "
+          "disables both FlashAttention and FusedAttention under CP.",
+      .upstream = "TransformerEngine .../utils.py:1189-1201, 1216-1227",
+      .fix = "use a top-left causal mask (MCore's default) or CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "++model.attn_mask_type=causal_bottom_right",
+      .good_example = "",
+      .example_args = "",
+      .check = check_mask_shape,
+  };
+}
+
 // --- CP069 ---------------------------------------------------------------------------------
 
 void check_sbhd_flash(const RuleContext& ctx, Reporter& r) {
@@ -536,6 +789,27 @@ void check_sbhd_flash(const RuleContext& ctx, Reporter& r) {
            "TE asserts 'Context parallelism does not support FlashAttention backend with "
            "qkv_format = sbhd!', but its FlashAttention wrapper transposes MCore's sbhd to bshd "
            "first, so MCore models are not affected");
+}
+
+Rule cp069() {
+  return {
+      .id = "CP069",
+      .severity = Severity::kInfo,
+      .family = "backend",
+      .title = "FlashAttention with sbhd under CP is fine for MCore",
+      .rationale =
+          "TE asserts that FlashAttention CP does not take sbhd, but TE's own wrapper "
+          "transposes sbhd to bshd before calling it, so MCore (sbhd) is not affected.",
+      .upstream =
+          "TransformerEngine .../context_parallel.py:5043-5045; .../backends.py:928-950, "
+          "1129",
+      .fix = "nothing to do",
+      .enforced_by = {"te"},
+      .bad_example = "++model.attention_backend=flash",
+      .good_example = "++model.attention_backend=auto",
+      .example_args = "",
+      .check = check_sbhd_flash,
+  };
 }
 
 // --- CP070 ---------------------------------------------------------------------------------
@@ -557,6 +831,25 @@ void check_kv_cache(const RuleContext& ctx, Reporter& r) {
   r.report(key, "KV-cache inference with context_parallel_size=" + std::to_string(cp_of(recipe)) +
                     ": Disabling all backends for KV caching with context parallelism (TE " +
                     te.str() + ")");
+}
+
+Rule cp070() {
+  return {
+      .id = "CP070",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "no KV-cache inference under CP",
+      .rationale =
+          "With a KV cache and context parallelism TE disables every attention backend "
+          "(TE >= 2.2).",
+      .upstream = "TransformerEngine .../utils.py:852-856",
+      .fix = "run inference with context_parallel_size=1",
+      .enforced_by = {"te"},
+      .bad_example = "++model.use_inference_optimized_layers=true",
+      .good_example = "++model.use_inference_optimized_layers=false",
+      .example_args = "",
+      .check = check_kv_cache,
+  };
 }
 
 // --- CP071 ---------------------------------------------------------------------------------
@@ -589,258 +882,37 @@ void check_deterministic(const RuleContext& ctx, Reporter& r) {
   }
 }
 
-}  // namespace
-
-void add_backend_rules(std::vector<Rule>& out) {
-  out.push_back({
-      .id = "CP050",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "padding and arbitrary masks under CP only with THD input",
-      .rationale = "TE supports padding masks under context parallelism only for THD (packed) "
-                   "input; BSHD/SBHD with a padding or arbitrary mask has no CP implementation "
-                   "(TransformerEngine#2052).",
-      .upstream = "TransformerEngine .../backends.py:983-986, 2169-2172; "
-                  ".../context_parallel.py:3080-3082, 4225-4228",
-      .fix = "use packed (THD) sequences with cu_seqlens instead of an attention mask, or CP=1",
-      .enforced_by = {"te"},
-      .bad_example = "++model.use_arbitrary_attention_mask=true",
-      .good_example = "++model.use_arbitrary_attention_mask=false",
-      .example_args = "",
-      .check = check_padding_mask,
-  });
-  out.push_back({
-      .id = "CP051",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "THD (packed) input supported per comm type from a TE version on",
-      .rationale = "THD under CP: p2p since TE 1.7, a2a since 2.10, all_gather since 2.18, and "
-                   "a2a+p2p in no release up to v2.18 (\"thd format is not supported with "
-                   "hierarchical CP implementation yet!\", ms-swift#6001).",
-      .upstream = std::string_view("TransformerEngine .../context_parallel.py (per tag); TE "
-                                   "e52bdb41 (#2220), 70101184 (#2829), 8ff60f8d (#3290)"),
-      .fix = "use p2p (or a2a on TE >= 2.10) for packed sequences, or upgrade TE",
-      .enforced_by = {"te"},
-      .bad_example = "++dataset.packing_buffer_size=8",
-      .good_example = "++dataset.packing_buffer_size=8 model.cp_comm_type=p2p",
-      .example_args = "--te-version 2.18",
-      .check = check_thd_comm_types,
-  });
-  out.push_back({
-      .id = "CP052",
-      .severity = Severity::kWarning,
-      .family = "backend",
-      .title = "THD with padding between sequences needs FusedAttention or FA3",
-      .rationale = "CP pads each packed sequence to a multiple of 2*CP, so cu_seqlens differ from "
-                   "cu_seqlens_padded; TE then disables FlashAttention 2/4 and Unfused. With "
-                   "attention_backend=flash only FA3 (sm90) remains.",
-      .upstream = "TransformerEngine .../utils.py:1071-1090",
-      .fix = "use attention_backend=auto or fused for packed sequences under CP",
-      .enforced_by = {"te"},
-      .bad_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=flash",
-      .good_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=fused",
-      .example_args = "",
-      .check = check_thd_padding_backend,
-  });
-  out.push_back({
-      .id = "CP060",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "CP needs the Transformer Engine attention implementation",
-      .rationale = "Only TEDotProductAttention implements context parallelism; the local "
-                   "implementation and attention_backend=local assert under CP.",
-      .upstream = "Megatron-LM megatron/core/transformer/dot_product_attention.py:57-59",
-      .fix = "set model.transformer_impl=transformer_engine and attention_backend=auto",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.transformer_impl=local",
-      .good_example = "++model.transformer_impl=transformer_engine",
-      .example_args = "",
-      .check = check_te_implementation,
-  });
-  out.push_back({
-      .id = "CP061",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "attention backend choice leaves a CP-capable backend",
-      .rationale =
-          "Under CP only FlashAttention and FusedAttention run. attention_backend=unfused, "
-          "or a choice / NVTE_*_ATTN setting that removes one while a filter removes the "
-          "other, ends in 'No dot product attention backend is available'.",
-      .upstream = "Megatron-LM megatron/core/models/common/language_module/language_module.py:"
-                  "108-160; TransformerEngine .../utils.py:1169-1176, "
-                  ".../dot_product_attention.py:2160-2165",
-      .fix = "use attention_backend=auto, or the backend that supports these inputs",
-      .enforced_by = {"te"},
-      .bad_example = "++model.attention_backend=unfused",
-      .good_example = "++model.attention_backend=fused",
-      .example_args = "",
-      .check = check_backend_choice,
-  });
-  out.push_back({
-      .id = "CP062",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "GPU architecture has a CP-capable attention backend",
-      .rationale = "Below sm80 FlashAttention 2 and FusedAttention are off and Unfused is off "
-                   "under CP; FP8 attention on sm120 disables both Flash and Fused.",
-      .upstream = "TransformerEngine .../utils.py:565-590, 725-738, 1169-1176",
-      .fix = "run CP on sm80+ GPUs (A100, H100, B200), or CP=1",
-      .enforced_by = {"te"},
-      .bad_example = "--gpu-sm 75",
-      .good_example = "--gpu-sm 90",
-      .example_args = "",
-      .check = check_gpu_arch,
-  });
-  out.push_back({
-      .id = "CP063",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "FP8 attention under CP needs FusedAttention",
-      .rationale = "FlashAttention is off for FP8 under CP, so FusedAttention must accept the "
-                   "inputs: on TE >= 2.15 it refuses FP8 with THD or with a bias; on 2.5–2.14 "
-                   "FP8 MLA; MXFP8 with THD; CustomRecipe is rejected from 2.16.",
-      .upstream = std::string_view("TransformerEngine .../utils.py:1182-1188, 1240-1251, 715-720; "
-                                   ".../backends.py:2226-2231; .../context_parallel.py:61-81"),
-      .fix = "use attention_backend=auto/fused and BSHD input for FP8 attention under CP, or "
-             "turn fp8_dot_product_attention off",
-      .enforced_by = {"te"},
-      .bad_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=flash",
-      .good_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=fused",
-      .example_args = "",
-      .check = check_fp8_attention,
-  });
-  out.push_back({
-      .id = "CP064",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "sliding-window layers need a2a or all_gather",
-      .rationale = "TE has no sliding-window implementation for the p2p ring (and so not for "
-                   "a2a+p2p); all_gather works but is slow (Megatron-LM#1160, #2222). TE 1.10 "
-                   "forced all_gather silently; TE <= 1.9 had no SWA under CP.",
-      .upstream = "TransformerEngine .../context_parallel.py:5054-5060, 3086-3095, 4232-4240; "
-                  ".../utils.py:1261-1271, 1343-1358",
-      .fix = "use cp_comm_type=a2a on sliding-window layers (a per-layer list keeps p2p on "
-             "full-attention layers, MCore >= 0.17)",
-      .enforced_by = {"te"},
-      .bad_example = "++model.window_size=[4095,0]",
-      .good_example = "++model.window_size=[4095,0] model.cp_comm_type=a2a",
-      .example_args = "",
-      .check = check_sliding_window,
-  });
-  out.push_back({
-      .id = "CP065",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "softmax sinks (off-by-one, learnable) under CP need a2a and FusedAttention",
-      .rationale = "gpt-oss style softmax_type: FlashAttention does not support it, Unfused is off "
-                   "under CP, and TE's CP implements it only with a2a on FusedAttention "
-                   "(Megatron-Bridge#2298, TransformerEngine#2541). Needs TE >= 2.8.",
-      .upstream = "TransformerEngine .../context_parallel.py:5062-5072, .../utils.py:1113-1155; "
-                  "Megatron-LM megatron/core/extensions/transformer_engine.py:2184-2189",
-      .fix = "set cp_comm_type=a2a (heads divisible by CP per TP rank) and keep FusedAttention",
-      .enforced_by = {"te", "mcore"},
-      .bad_example = "++model.softmax_type=learnable",
-      .good_example = "++model.softmax_type=vanilla",
-      .example_args = "",
-      .check = check_softmax_sinks,
-  });
-  out.push_back({
-      .id = "CP066",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "MLA under CP: TE >= 2.5, and p2p / a2a+p2p only before TE 2.15",
-      .rationale = "TE <= 2.4 disables FusedAttention for MLA under CP (TransformerEngine#1552); "
-                   "2.5–2.14 accept only p2p and a2a+p2p; 2.15 lifted the restriction (ee5dcec2).",
-      .upstream = "TransformerEngine faee0e8b (#1729), ee5dcec2 (#2719); .../utils.py:904-950",
-      .fix = "use cp_comm_type=p2p for MLA on TE 2.5–2.14, or upgrade TE to 2.15+",
-      .enforced_by = {"te"},
-      .bad_example = "++model.multi_latent_attention=true model.cp_comm_type=a2a",
-      .good_example = "++model.multi_latent_attention=true model.cp_comm_type=p2p",
-      .example_args = "--te-version 2.10",
-      .check = check_mla,
-  });
-  out.push_back({
-      .id = "CP067",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "attention bias under CP: p2p, FusedAttention, BSHD; never ALiBi",
-      .rationale = "A core attention bias (T5 relative bias) is supported under CP only as "
-                   "post_scale_bias on FusedAttention with non-padding masks and non-THD input; "
-                   "a2a+p2p never, a2a/all_gather not from TE 2.15; ALiBi never.",
-      .upstream = "TransformerEngine .../context_parallel.py:5024-5026, 5046-5049, 3083-3085, "
-                  "4229-4231; .../utils.py:1202-1258; .../backends.py:1098-1102, 2242-2247",
-      .fix = "use rotary embeddings, or cp_comm_type=p2p with FusedAttention for relative bias",
-      .enforced_by = {"te"},
-      .bad_example = "++model.position_embedding_type=relative",
-      .good_example = "++model.position_embedding_type=rope",
-      .example_args = "",
-      .check = check_attention_bias,
-  });
-  out.push_back({
-      .id = "CP068",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "no bottom-right causal masks under CP",
-      .rationale = "A causal_bottom_right mask (or causal cross-attention with sq != skv) "
-                   "disables both FlashAttention and FusedAttention under CP.",
-      .upstream = "TransformerEngine .../utils.py:1189-1201, 1216-1227",
-      .fix = "use a top-left causal mask (MCore's default) or CP=1",
-      .enforced_by = {"te"},
-      .bad_example = "++model.attn_mask_type=causal_bottom_right",
-      .good_example = "",
-      .example_args = "",
-      .check = check_mask_shape,
-  });
-  out.push_back({
-      .id = "CP069",
-      .severity = Severity::kInfo,
-      .family = "backend",
-      .title = "FlashAttention with sbhd under CP is fine for MCore",
-      .rationale = "TE asserts that FlashAttention CP does not take sbhd, but TE's own wrapper "
-                   "transposes sbhd to bshd before calling it, so MCore (sbhd) is not affected.",
-      .upstream = "TransformerEngine .../context_parallel.py:5043-5045; .../backends.py:928-950, "
-                  "1129",
-      .fix = "nothing to do",
-      .enforced_by = {"te"},
-      .bad_example = "++model.attention_backend=flash",
-      .good_example = "++model.attention_backend=auto",
-      .example_args = "",
-      .check = check_sbhd_flash,
-  });
-  out.push_back({
-      .id = "CP070",
-      .severity = Severity::kError,
-      .family = "backend",
-      .title = "no KV-cache inference under CP",
-      .rationale = "With a KV cache and context parallelism TE disables every attention backend "
-                   "(TE >= 2.2).",
-      .upstream = "TransformerEngine .../utils.py:852-856",
-      .fix = "run inference with context_parallel_size=1",
-      .enforced_by = {"te"},
-      .bad_example = "++model.use_inference_optimized_layers=true",
-      .good_example = "++model.use_inference_optimized_layers=false",
-      .example_args = "",
-      .check = check_kv_cache,
-  });
-  out.push_back({
+Rule cp071() {
+  return {
       .id = "CP071",
       .severity = Severity::kError,
       .family = "backend",
       .title = "deterministic mode needs NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 and a fixed NCCL_ALGO",
-      .rationale = "MCore asserts NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 for TE attention in "
-                   "deterministic mode, Bridge requires NCCL_ALGO in Tree/Ring/CollnetDirect/"
-                   "CollnetChain/^NVLS; under CP the determinism filters can leave no backend.",
-      .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:2155-2162; "
-                  "Megatron-Bridge src/megatron/bridge/training/config.py:1043-1063; "
-                  "TransformerEngine .../utils.py:1504-1570",
+      .rationale =
+          "MCore asserts NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 for TE attention in "
+          "deterministic mode, Bridge requires NCCL_ALGO in Tree/Ring/CollnetDirect/"
+          "CollnetChain/^NVLS; under CP the determinism filters can leave no backend.",
+      .upstream =
+          "Megatron-LM megatron/core/extensions/transformer_engine.py:2155-2162; "
+          "Megatron-Bridge src/megatron/bridge/training/config.py:1043-1063; "
+          "TransformerEngine .../utils.py:1504-1570",
       .fix = "export NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 NCCL_ALGO=Ring",
       .enforced_by = {"mcore", "bridge"},
       .bad_example = "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=1",
-      .good_example = "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 "
-                      "--env NCCL_ALGO=Ring",
+      .good_example =
+          "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 "
+          "--env NCCL_ALGO=Ring",
       .example_args = "",
       .check = check_deterministic,
-  });
+  };
+}
+
+}  // namespace
+
+void add_backend_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp050, cp051, cp052, cp060, cp061, cp062, cp063, cp064, cp065, cp066,
+                         cp067, cp068, cp069, cp070, cp071})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

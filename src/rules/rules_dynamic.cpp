@@ -11,6 +11,9 @@
 namespace hcp::rules {
 namespace {
 
+/// Validate options of the examples of the rules only the MLM CLI checks.
+constexpr const char* kMlmExampleArgs = "--framework mlm --world-size 32";
+
 constexpr const char* kHybridKey = "model.hybrid_context_parallel";
 constexpr const char* kDynamicKey = "model.dynamic_context_parallel";
 constexpr const char* kMaxSeqKey = "model.max_seqlen_per_dp_cp_rank";
@@ -106,8 +109,51 @@ void check_hybrid_restrictions(const RuleContext& ctx, Reporter& r) {
   if (hybrid(ctx.recipe)) check_restrictions(ctx, r, "Hybrid context parallelism", true);
 }
 
+Rule cp080() {
+  return {
+      .id = "CP080",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "hybrid CP restrictions (PP, CUDA graphs, FSDP, dataloader, per-token loss)",
+      .rationale =
+          "The MLM CLI rejects hybrid CP with PP>1, CUDA graphs, Megatron FSDP, a "
+          "non-single dataloader, or without per-token loss. Bridge and MCore check none "
+          "of it (and the CUDA-graph assert reads a deleted attribute).",
+      .upstream = "Megatron-LM megatron/training/arguments.py:1444-1449, 611-631",
+      .fix =
+          "hybrid CP with PP=1, no CUDA graphs, no Megatron FSDP, dataloader_type=single, "
+          "calculate_per_token_loss=true",
+      .enforced_by = {"mlm"},
+      .bad_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192",
+      .good_example =
+          "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192 "
+          "++model.calculate_per_token_loss=true",
+      .example_args = kMlmExampleArgs,
+      .check = check_hybrid_restrictions,
+  };
+}
+
 void check_dynamic_restrictions(const RuleContext& ctx, Reporter& r) {
   if (dynamic(ctx.recipe)) check_restrictions(ctx, r, "Dynamic context parallelism", false);
+}
+
+Rule cp091() {
+  return {
+      .id = "CP091",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) dynamic CP restrictions (CUDA graphs, FSDP, dataloader, per-token loss)",
+      .rationale =
+          "The dev MLM CLI rejects dynamic CP with CUDA graphs, Megatron FSDP, a "
+          "non-single dataloader or without per-token loss (no PP restriction on dev).",
+      .upstream = "Megatron-LM dev megatron/training/arguments.py:1541-1553",
+      .fix = "dataloader_type=single, calculate_per_token_loss=true, no CUDA graphs or FSDP",
+      .enforced_by = {"mlm"},
+      .bad_example = "++model.dynamic_context_parallel=true",
+      .good_example = "",
+      .example_args = kMlmExampleArgs,
+      .check = check_dynamic_restrictions,
+  };
 }
 
 // --- CP081 ---------------------------------------------------------------------------------
@@ -132,6 +178,27 @@ void check_domain_shape(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp081() {
+  return {
+      .id = "CP081",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "hybrid/dynamic CP needs an even (power-of-two) DP x CP domain",
+      .rationale =
+          "Upstream asserts an even number of ranks; groups are power-of-two slices, so "
+          "a non-power-of-two domain yields a group smaller than its key (PR #5679).",
+      .upstream = "Megatron-LM megatron/core/parallel_state.py:440-462, 1040-1050",
+      .fix = "use a power-of-two DP*CP",
+      .enforced_by = {"mcore"},
+      .bad_example =
+          "++model.hybrid_context_parallel=true model.context_parallel_size=3 "
+          "model.hierarchical_context_parallel_sizes=null --world-size 3",
+      .good_example = "++model.hybrid_context_parallel=true --world-size 32",
+      .example_args = "",
+      .check = check_domain_shape,
+  };
+}
+
 // --- CP082 ---------------------------------------------------------------------------------
 
 void check_max_seqlen_set(const RuleContext& ctx, Reporter& r) {
@@ -147,6 +214,27 @@ void check_max_seqlen_set(const RuleContext& ctx, Reporter& r) {
   r.report(flag_key(recipe), flag_name(recipe) +
                                  " needs max_seqlen_per_dp_cp_rank; unset it raises a TypeError "
                                  "in the scheduler (2 ** ceil(log2(seq_len / None)))");
+}
+
+Rule cp082() {
+  return {
+      .id = "CP082",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "hybrid CP needs max_seqlen_per_dp_cp_rank",
+      .rationale =
+          "The hybrid-CP scheduler computes 2**ceil(log2(seq_len / max_seqlen)) without "
+          "a None check; only the dev MLM CLI derives a value.",
+      .upstream =
+          "Megatron-LM megatron/core/pipeline_parallel/hybrid_cp_schedule.py:44-53; "
+          "megatron/core/datasets/data_schedule.py:109-111",
+      .fix = "set model.max_seqlen_per_dp_cp_rank (tokens one rank holds)",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.hybrid_context_parallel=true",
+      .good_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192",
+      .example_args = "",
+      .check = check_max_seqlen_set,
+  };
 }
 
 // --- CP083 ---------------------------------------------------------------------------------
@@ -182,6 +270,31 @@ void check_pool_capacity(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp083() {
+  return {
+      .id = "CP083",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "the DP x CP pool holds the longest sample",
+      .rationale =
+          "A sample needs 2**ceil(log2(S/max_seqlen_per_dp_cp_rank)) ranks (main), or "
+          "the packed buffer total_cp_ranks*max_seqlen must hold S (dev).",
+      .upstream =
+          "Megatron-LM hybrid_cp_schedule.py:44-53, 365-374; dev megatron/training/"
+          "arguments.py:1783-1798",
+      .fix = "raise max_seqlen_per_dp_cp_rank or the DP x CP size",
+      .enforced_by = {"mcore", "mlm"},
+      .bad_example =
+          "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=1024 "
+          "--world-size 32",
+      .good_example =
+          "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192 "
+          "--world-size 32",
+      .example_args = "",
+      .check = check_pool_capacity,
+  };
+}
+
 // --- CP084 ---------------------------------------------------------------------------------
 
 void check_sample_alignment(const RuleContext& ctx, Reporter& r) {
@@ -197,6 +310,25 @@ void check_sample_alignment(const RuleContext& ctx, Reporter& r) {
                                    std::string(p.sequence_parallel ? "*TP" : "") + " = " +
                                    std::to_string(multiple) + "; seq_length is " +
                                    std::to_string(*seq));
+}
+
+Rule cp084() {
+  return {
+      .id = "CP084",
+      .severity = Severity::kWarning,
+      .family = "dynamic",
+      .title = "hybrid CP samples divisible by 2 x DP x CP (x TP with SP)",
+      .rationale = "Documented in the GPT dataset docstring, not enforced.",
+      .upstream = "Megatron-LM megatron/core/datasets/gpt_dataset.py:62-67",
+      .fix = "pad samples to a multiple of 2*DP*CP (times TP with sequence parallel)",
+      .enforced_by = {},
+      .bad_example =
+          "++model.hybrid_context_parallel=true --world-size 32 "
+          "model.seq_length=131000 dataset.seq_length=131000",
+      .good_example = "++model.hybrid_context_parallel=true --world-size 32",
+      .example_args = "",
+      .check = check_sample_alignment,
+  };
 }
 
 // --- CP085 ---------------------------------------------------------------------------------
@@ -215,6 +347,27 @@ void check_hybrid_model(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp085() {
+  return {
+      .id = "CP085",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "hybrid CP model restrictions (MLA, SBHD validation)",
+      .rationale =
+          "MLA rejects hybrid CP; the GPT dataset's varlen SBHD validation cannot be "
+          "combined with it.",
+      .upstream =
+          "Megatron-LM megatron/core/transformer/multi_latent_attention.py:684-688; "
+          "megatron/core/datasets/gpt_dataset.py:123-127",
+      .fix = "use static CP for MLA models",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.hybrid_context_parallel=true ++model.multi_latent_attention=true",
+      .good_example = "++model.hybrid_context_parallel=true",
+      .example_args = "",
+      .check = check_hybrid_model,
+  };
+}
+
 // --- CP086 ---------------------------------------------------------------------------------
 
 void check_hybrid_broken(const RuleContext& ctx, Reporter& r) {
@@ -228,6 +381,27 @@ void check_hybrid_broken(const RuleContext& ctx, Reporter& r) {
                "and get_batch schemas disagree (Megatron-LM PRs #6816, #6820, #6821)");
 }
 
+Rule cp086() {
+  return {
+      .id = "CP086",
+      .severity = Severity::kWarning,
+      .family = "dynamic",
+      .title = "hybrid CP broken end to end on MCore <= 0.19.0",
+      .rationale =
+          "cp_stream allocated only for static CP>1, RoPE on the static group, and a "
+          "dataloader/get_batch schema mismatch; fixed after core_v0.19.0.",
+      .upstream =
+          "Megatron-LM megatron/core/extensions/transformer_engine.py:2129-2139, "
+          "2256-2265; PRs #6816, #6820, #6821",
+      .fix = "use MCore with PRs #6820/#6821, or static CP",
+      .enforced_by = {},
+      .bad_example = "++model.hybrid_context_parallel=true --mcore-version 0.19.0",
+      .good_example = "++model.hybrid_context_parallel=true --mcore-version 0.20.0",
+      .example_args = "",
+      .check = check_hybrid_broken,
+  };
+}
+
 // --- CP087 ---------------------------------------------------------------------------------
 
 void check_regroup_hierarchical(const RuleContext& ctx, Reporter& r) {
@@ -238,6 +412,27 @@ void check_regroup_hierarchical(const RuleContext& ctx, Reporter& r) {
                "implementation a2a+p2p requires cp_group = [a2a_cp_group, p2p_cp_group]!");
 }
 
+Rule cp087() {
+  return {
+      .id = "CP087",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "hybrid/dynamic CP cannot use a2a+p2p",
+      .rationale =
+          "At run time MCore hands TE a single dynamic CP group, and TE's a2a+p2p needs "
+          "a two-level group list.",
+      .upstream =
+          "Megatron-LM megatron/core/extensions/transformer_engine.py:2256-2265; "
+          "TransformerEngine .../context_parallel.py:5020-5023",
+      .fix = "use p2p (or a2a) with hybrid/dynamic CP",
+      .enforced_by = {"te"},
+      .bad_example = "++model.hybrid_context_parallel=true",
+      .good_example = "++model.hybrid_context_parallel=true model.cp_comm_type=p2p",
+      .example_args = "",
+      .check = check_regroup_hierarchical,
+  };
+}
+
 // --- CP088 ---------------------------------------------------------------------------------
 
 void check_flags_exclusive(const RuleContext& ctx, Reporter& r) {
@@ -245,6 +440,25 @@ void check_flags_exclusive(const RuleContext& ctx, Reporter& r) {
   r.report(kDynamicKey,
            "Cannot set both hybrid_context_parallel and dynamic_context_parallel. "
            "Please use dynamic_context_parallel only.");
+}
+
+Rule cp088() {
+  return {
+      .id = "CP088",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) hybrid_context_parallel and dynamic_context_parallel are exclusive",
+      .rationale =
+          "On dev, hybrid_context_parallel is a deprecated alias of "
+          "dynamic_context_parallel; setting both raises.",
+      .upstream = "Megatron-LM dev megatron/core/model_parallel_config.py:497-508",
+      .fix = "set dynamic_context_parallel only",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.hybrid_context_parallel=true ++model.dynamic_context_parallel=true",
+      .good_example = "++model.hybrid_context_parallel=true",
+      .example_args = "",
+      .check = check_flags_exclusive,
+  };
 }
 
 // --- CP089 ---------------------------------------------------------------------------------
@@ -257,6 +471,27 @@ void check_dynamic_scheduler(const RuleContext& ctx, Reporter& r) {
            "Dynamic context parallelism requires "
            "sequence_packing_scheduler=default_dynamic_cp (got " +
                *s + ")");
+}
+
+Rule cp089() {
+  return {
+      .id = "CP089",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) dynamic CP requires the default_dynamic_cp scheduler",
+      .rationale =
+          "Dynamic CP sets sequence_packing_scheduler to default_dynamic_cp when unset "
+          "and rejects any other.",
+      .upstream = "Megatron-LM dev megatron/core/model_parallel_config.py:510-517",
+      .fix = "leave sequence_packing_scheduler unset or default_dynamic_cp",
+      .enforced_by = {"mcore", "mlm"},
+      .bad_example =
+          "++model.dynamic_context_parallel=true "
+          "++model.sequence_packing_scheduler=dp_balanced",
+      .good_example = "++model.hybrid_context_parallel=true",
+      .example_args = "",
+      .check = check_dynamic_scheduler,
+  };
 }
 
 // --- CP090 ---------------------------------------------------------------------------------
@@ -284,6 +519,31 @@ void check_min_dynamic_size(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp090() {
+  return {
+      .id = "CP090",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) min_dynamic_context_parallel_size in [1, DP*CP], a power of two",
+      .rationale =
+          "MCore asserts >= 1, the MLM CLI <= DP*CP; groups exist only for powers of "
+          "two, so another minimum can find no group.",
+      .upstream =
+          "Megatron-LM dev megatron/core/model_parallel_config.py:519-523; dev "
+          "megatron/training/arguments.py:1562-1566",
+      .fix = "use a power of two between 1 and DP*CP",
+      .enforced_by = {"mcore", "mlm"},
+      .bad_example =
+          "++model.dynamic_context_parallel=true "
+          "++model.min_dynamic_context_parallel_size=3",
+      .good_example =
+          "++model.dynamic_context_parallel=true "
+          "++model.min_dynamic_context_parallel_size=2",
+      .example_args = "--world-size 32",
+      .check = check_min_dynamic_size,
+  };
+}
+
 // --- CP092 ---------------------------------------------------------------------------------
 
 void check_thd_cuda_graphs(const RuleContext& ctx, Reporter& r) {
@@ -309,6 +569,28 @@ void check_thd_cuda_graphs(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp092() {
+  return {
+      .id = "CP092",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) THD CUDA graphs need pad alignment and a packed-sequence cap",
+      .rationale =
+          "CUDA graphs with the packing scheduler need static shapes: "
+          "pad_packed_seq_alignment ('max' or max_seqlen_per_dp_cp_rank) and "
+          "thd_max_packed_sequences.",
+      .upstream =
+          "Megatron-LM dev megatron/core/transformer/transformer_config.py:3170-3192, "
+          "3640-3656",
+      .fix = "set pad_packed_seq_alignment=max and thd_max_packed_sequences",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.sequence_packing_scheduler=dp_balanced ++model.cuda_graph_impl=local",
+      .good_example = "++model.cuda_graph_impl=local",
+      .example_args = "",
+      .check = check_thd_cuda_graphs,
+  };
+}
+
 // --- CP093 ---------------------------------------------------------------------------------
 
 void check_pad_alignment(const RuleContext& ctx, Reporter& r) {
@@ -329,6 +611,27 @@ void check_pad_alignment(const RuleContext& ctx, Reporter& r) {
     r.report("model.thd_tail_padding_policy",
              "thd_tail_padding_policy='extend_last' with CP needs a sequence_packing_scheduler");
   }
+}
+
+Rule cp093() {
+  return {
+      .id = "CP093",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) pad_packed_seq_alignment within max_seqlen_per_dp_cp_rank",
+      .rationale =
+          "The alignment needs max_seqlen_per_dp_cp_rank > 0 and must not exceed it; "
+          "extend_last tail padding with CP needs the scheduler.",
+      .upstream =
+          "Megatron-LM dev megatron/core/model_parallel_config.py:525-555; dev "
+          "transformer_config.py:3657-3671",
+      .fix = "set max_seqlen_per_dp_cp_rank and an alignment no larger than it",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.pad_packed_seq_alignment=128",
+      .good_example = "",
+      .example_args = "",
+      .check = check_pad_alignment,
+  };
 }
 
 // --- CP094 ---------------------------------------------------------------------------------
@@ -356,6 +659,25 @@ void check_scheduler_prerequisites(const RuleContext& ctx, Reporter& r) {
                    dispatcher + ")");
     }
   }
+}
+
+Rule cp094() {
+  return {
+      .id = "CP094",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) sequence-packing scheduler prerequisites",
+      .rationale =
+          "The scheduler needs TE >= 2.9, an alltoall/flex MoE dispatcher, and is "
+          "dp_balanced or default_dynamic_cp.",
+      .upstream = "Megatron-LM dev megatron/core/transformer/transformer_config.py:3673-3704",
+      .fix = "upgrade TE, use alltoall/flex dispatch, a known scheduler",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.sequence_packing_scheduler=dp_balanced --te-version 2.8",
+      .good_example = "",
+      .example_args = "",
+      .check = check_scheduler_prerequisites,
+  };
 }
 
 // --- CP095 ---------------------------------------------------------------------------------
@@ -395,6 +717,26 @@ void check_partition_mode(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp095() {
+  return {
+      .id = "CP095",
+      .severity = Severity::kError,
+      .family = "dynamic",
+      .title = "(dev) cp_partition_mode contiguous vs zigzag",
+      .rationale =
+          "contiguous needs the packing scheduler and a dsv4_hybrid / gated_delta_net "
+          "model (not MLA outside dsv4_hybrid, not headwise GDN); dsv4_hybrid needs "
+          "contiguous.",
+      .upstream = "Megatron-LM dev megatron/core/transformer/transformer_config.py:1563-1618",
+      .fix = "keep the default zigzag partition for standard attention",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.cp_partition_mode=contiguous",
+      .good_example = "",
+      .example_args = "",
+      .check = check_partition_mode,
+  };
+}
+
 // --- CP096 ---------------------------------------------------------------------------------
 
 void check_bridge_dynamic(const RuleContext& ctx, Reporter& r) {
@@ -410,277 +752,16 @@ void check_bridge_dynamic(const RuleContext& ctx, Reporter& r) {
   r.report(flag_key(recipe), message);
 }
 
-}  // namespace
-
-void add_dynamic_rules(std::vector<Rule>& out) {
-  const char* mlm = "--framework mlm --world-size 32";
-  out.push_back({
-      .id = "CP080",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "hybrid CP restrictions (PP, CUDA graphs, FSDP, dataloader, per-token loss)",
-      .rationale = "The MLM CLI rejects hybrid CP with PP>1, CUDA graphs, Megatron FSDP, a "
-                   "non-single dataloader, or without per-token loss. Bridge and MCore check none "
-                   "of it (and the CUDA-graph assert reads a deleted attribute).",
-      .upstream = "Megatron-LM megatron/training/arguments.py:1444-1449, 611-631",
-      .fix = "hybrid CP with PP=1, no CUDA graphs, no Megatron FSDP, dataloader_type=single, "
-             "calculate_per_token_loss=true",
-      .enforced_by = {"mlm"},
-      .bad_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192",
-      .good_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192 "
-                      "++model.calculate_per_token_loss=true",
-      .example_args = mlm,
-      .check = check_hybrid_restrictions,
-  });
-  out.push_back({
-      .id = "CP081",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "hybrid/dynamic CP needs an even (power-of-two) DP x CP domain",
-      .rationale = "Upstream asserts an even number of ranks; groups are power-of-two slices, so "
-                   "a non-power-of-two domain yields a group smaller than its key (PR #5679).",
-      .upstream = "Megatron-LM megatron/core/parallel_state.py:440-462, 1040-1050",
-      .fix = "use a power-of-two DP*CP",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.hybrid_context_parallel=true model.context_parallel_size=3 "
-                     "model.hierarchical_context_parallel_sizes=null --world-size 3",
-      .good_example = "++model.hybrid_context_parallel=true --world-size 32",
-      .example_args = "",
-      .check = check_domain_shape,
-  });
-  out.push_back({
-      .id = "CP082",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "hybrid CP needs max_seqlen_per_dp_cp_rank",
-      .rationale = "The hybrid-CP scheduler computes 2**ceil(log2(seq_len / max_seqlen)) without "
-                   "a None check; only the dev MLM CLI derives a value.",
-      .upstream = "Megatron-LM megatron/core/pipeline_parallel/hybrid_cp_schedule.py:44-53; "
-                  "megatron/core/datasets/data_schedule.py:109-111",
-      .fix = "set model.max_seqlen_per_dp_cp_rank (tokens one rank holds)",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.hybrid_context_parallel=true",
-      .good_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192",
-      .example_args = "",
-      .check = check_max_seqlen_set,
-  });
-  out.push_back({
-      .id = "CP083",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "the DP x CP pool holds the longest sample",
-      .rationale = "A sample needs 2**ceil(log2(S/max_seqlen_per_dp_cp_rank)) ranks (main), or "
-                   "the packed buffer total_cp_ranks*max_seqlen must hold S (dev).",
-      .upstream = "Megatron-LM hybrid_cp_schedule.py:44-53, 365-374; dev megatron/training/"
-                  "arguments.py:1783-1798",
-      .fix = "raise max_seqlen_per_dp_cp_rank or the DP x CP size",
-      .enforced_by = {"mcore", "mlm"},
-      .bad_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=1024 "
-                     "--world-size 32",
-      .good_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192 "
-                      "--world-size 32",
-      .example_args = "",
-      .check = check_pool_capacity,
-  });
-  out.push_back({
-      .id = "CP084",
-      .severity = Severity::kWarning,
-      .family = "dynamic",
-      .title = "hybrid CP samples divisible by 2 x DP x CP (x TP with SP)",
-      .rationale = "Documented in the GPT dataset docstring, not enforced.",
-      .upstream = "Megatron-LM megatron/core/datasets/gpt_dataset.py:62-67",
-      .fix = "pad samples to a multiple of 2*DP*CP (times TP with sequence parallel)",
-      .enforced_by = {},
-      .bad_example = "++model.hybrid_context_parallel=true --world-size 32 "
-                     "model.seq_length=131000 dataset.seq_length=131000",
-      .good_example = "++model.hybrid_context_parallel=true --world-size 32",
-      .example_args = "",
-      .check = check_sample_alignment,
-  });
-  out.push_back({
-      .id = "CP085",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "hybrid CP model restrictions (MLA, SBHD validation)",
-      .rationale = "MLA rejects hybrid CP; the GPT dataset's varlen SBHD validation cannot be "
-                   "combined with it.",
-      .upstream = "Megatron-LM megatron/core/transformer/multi_latent_attention.py:684-688; "
-                  "megatron/core/datasets/gpt_dataset.py:123-127",
-      .fix = "use static CP for MLA models",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.hybrid_context_parallel=true ++model.multi_latent_attention=true",
-      .good_example = "++model.hybrid_context_parallel=true",
-      .example_args = "",
-      .check = check_hybrid_model,
-  });
-  out.push_back({
-      .id = "CP086",
-      .severity = Severity::kWarning,
-      .family = "dynamic",
-      .title = "hybrid CP broken end to end on MCore <= 0.19.0",
-      .rationale = "cp_stream allocated only for static CP>1, RoPE on the static group, and a "
-                   "dataloader/get_batch schema mismatch; fixed after core_v0.19.0.",
-      .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:2129-2139, "
-                  "2256-2265; PRs #6816, #6820, #6821",
-      .fix = "use MCore with PRs #6820/#6821, or static CP",
-      .enforced_by = {},
-      .bad_example = "++model.hybrid_context_parallel=true --mcore-version 0.19.0",
-      .good_example = "++model.hybrid_context_parallel=true --mcore-version 0.20.0",
-      .example_args = "",
-      .check = check_hybrid_broken,
-  });
-  out.push_back({
-      .id = "CP087",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "hybrid/dynamic CP cannot use a2a+p2p",
-      .rationale = "At run time MCore hands TE a single dynamic CP group, and TE's a2a+p2p needs "
-                   "a two-level group list.",
-      .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:2256-2265; "
-                  "TransformerEngine .../context_parallel.py:5020-5023",
-      .fix = "use p2p (or a2a) with hybrid/dynamic CP",
-      .enforced_by = {"te"},
-      .bad_example = "++model.hybrid_context_parallel=true",
-      .good_example = "++model.hybrid_context_parallel=true model.cp_comm_type=p2p",
-      .example_args = "",
-      .check = check_regroup_hierarchical,
-  });
-  out.push_back({
-      .id = "CP088",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) hybrid_context_parallel and dynamic_context_parallel are exclusive",
-      .rationale = "On dev, hybrid_context_parallel is a deprecated alias of "
-                   "dynamic_context_parallel; setting both raises.",
-      .upstream = "Megatron-LM dev megatron/core/model_parallel_config.py:497-508",
-      .fix = "set dynamic_context_parallel only",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.hybrid_context_parallel=true ++model.dynamic_context_parallel=true",
-      .good_example = "++model.hybrid_context_parallel=true",
-      .example_args = "",
-      .check = check_flags_exclusive,
-  });
-  out.push_back({
-      .id = "CP089",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) dynamic CP requires the default_dynamic_cp scheduler",
-      .rationale = "Dynamic CP sets sequence_packing_scheduler to default_dynamic_cp when unset "
-                   "and rejects any other.",
-      .upstream = "Megatron-LM dev megatron/core/model_parallel_config.py:510-517",
-      .fix = "leave sequence_packing_scheduler unset or default_dynamic_cp",
-      .enforced_by = {"mcore", "mlm"},
-      .bad_example = "++model.dynamic_context_parallel=true "
-                     "++model.sequence_packing_scheduler=dp_balanced",
-      .good_example = "++model.hybrid_context_parallel=true",
-      .example_args = "",
-      .check = check_dynamic_scheduler,
-  });
-  out.push_back({
-      .id = "CP090",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) min_dynamic_context_parallel_size in [1, DP*CP], a power of two",
-      .rationale = "MCore asserts >= 1, the MLM CLI <= DP*CP; groups exist only for powers of "
-                   "two, so another minimum can find no group.",
-      .upstream = "Megatron-LM dev megatron/core/model_parallel_config.py:519-523; dev "
-                  "megatron/training/arguments.py:1562-1566",
-      .fix = "use a power of two between 1 and DP*CP",
-      .enforced_by = {"mcore", "mlm"},
-      .bad_example = "++model.dynamic_context_parallel=true "
-                     "++model.min_dynamic_context_parallel_size=3",
-      .good_example = "++model.dynamic_context_parallel=true "
-                      "++model.min_dynamic_context_parallel_size=2",
-      .example_args = "--world-size 32",
-      .check = check_min_dynamic_size,
-  });
-  out.push_back({
-      .id = "CP091",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) dynamic CP restrictions (CUDA graphs, FSDP, dataloader, per-token loss)",
-      .rationale = "The dev MLM CLI rejects dynamic CP with CUDA graphs, Megatron FSDP, a "
-                   "non-single dataloader or without per-token loss (no PP restriction on dev).",
-      .upstream = "Megatron-LM dev megatron/training/arguments.py:1541-1553",
-      .fix = "dataloader_type=single, calculate_per_token_loss=true, no CUDA graphs or FSDP",
-      .enforced_by = {"mlm"},
-      .bad_example = "++model.dynamic_context_parallel=true",
-      .good_example = "",
-      .example_args = mlm,
-      .check = check_dynamic_restrictions,
-  });
-  out.push_back({
-      .id = "CP092",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) THD CUDA graphs need pad alignment and a packed-sequence cap",
-      .rationale = "CUDA graphs with the packing scheduler need static shapes: "
-                   "pad_packed_seq_alignment ('max' or max_seqlen_per_dp_cp_rank) and "
-                   "thd_max_packed_sequences.",
-      .upstream = "Megatron-LM dev megatron/core/transformer/transformer_config.py:3170-3192, "
-                  "3640-3656",
-      .fix = "set pad_packed_seq_alignment=max and thd_max_packed_sequences",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.sequence_packing_scheduler=dp_balanced ++model.cuda_graph_impl=local",
-      .good_example = "++model.cuda_graph_impl=local",
-      .example_args = "",
-      .check = check_thd_cuda_graphs,
-  });
-  out.push_back({
-      .id = "CP093",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) pad_packed_seq_alignment within max_seqlen_per_dp_cp_rank",
-      .rationale = "The alignment needs max_seqlen_per_dp_cp_rank > 0 and must not exceed it; "
-                   "extend_last tail padding with CP needs the scheduler.",
-      .upstream = "Megatron-LM dev megatron/core/model_parallel_config.py:525-555; dev "
-                  "transformer_config.py:3657-3671",
-      .fix = "set max_seqlen_per_dp_cp_rank and an alignment no larger than it",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.pad_packed_seq_alignment=128",
-      .good_example = "",
-      .example_args = "",
-      .check = check_pad_alignment,
-  });
-  out.push_back({
-      .id = "CP094",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) sequence-packing scheduler prerequisites",
-      .rationale = "The scheduler needs TE >= 2.9, an alltoall/flex MoE dispatcher, and is "
-                   "dp_balanced or default_dynamic_cp.",
-      .upstream = "Megatron-LM dev megatron/core/transformer/transformer_config.py:3673-3704",
-      .fix = "upgrade TE, use alltoall/flex dispatch, a known scheduler",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.sequence_packing_scheduler=dp_balanced --te-version 2.8",
-      .good_example = "",
-      .example_args = "",
-      .check = check_scheduler_prerequisites,
-  });
-  out.push_back({
-      .id = "CP095",
-      .severity = Severity::kError,
-      .family = "dynamic",
-      .title = "(dev) cp_partition_mode contiguous vs zigzag",
-      .rationale = "contiguous needs the packing scheduler and a dsv4_hybrid / gated_delta_net "
-                   "model (not MLA outside dsv4_hybrid, not headwise GDN); dsv4_hybrid needs "
-                   "contiguous.",
-      .upstream = "Megatron-LM dev megatron/core/transformer/transformer_config.py:1563-1618",
-      .fix = "keep the default zigzag partition for standard attention",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.cp_partition_mode=contiguous",
-      .good_example = "",
-      .example_args = "",
-      .check = check_partition_mode,
-  });
-  out.push_back({
+Rule cp096() {
+  return {
       .id = "CP096",
       .severity = Severity::kWarning,
       .family = "dynamic",
       .title = "hybrid/dynamic CP does not work in Bridge out of the box",
-      .rationale = "Bridge forwards the init flags only; the data-iterator glue is in MLM "
-                   "training.py (Megatron-Bridge#4586), and the MLM-only checks (CP080, CP091) "
-                   "never run.",
+      .rationale =
+          "Bridge forwards the init flags only; the data-iterator glue is in MLM "
+          "training.py (Megatron-Bridge#4586), and the MLM-only checks (CP080, CP091) "
+          "never run.",
       .upstream = "Megatron-Bridge src/megatron/bridge/training/initialize.py:792-803, 398-556",
       .fix = "launch hybrid/dynamic CP through Megatron-LM, or use static CP in Bridge",
       .enforced_by = {},
@@ -688,7 +769,15 @@ void add_dynamic_rules(std::vector<Rule>& out) {
       .good_example = "++model.hybrid_context_parallel=false",
       .example_args = "",
       .check = check_bridge_dynamic,
-  });
+  };
+}
+
+}  // namespace
+
+void add_dynamic_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp080, cp081, cp082, cp083, cp084, cp085, cp086, cp087, cp088, cp089,
+                         cp090, cp091, cp092, cp093, cp094, cp095, cp096})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

@@ -35,6 +35,23 @@ void check_fsdp_v2(const RuleContext& ctx, Reporter& r) {
                join_names(unsupported));
 }
 
+Rule cp110() {
+  return {
+      .id = "CP110",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "Megatron FSDP v2 is DP-only",
+      .rationale = "Bridge rejects MFSDP version 2 with CP (or TP, PP, EP) other than 1.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1123-1154",
+      .fix = "use Megatron FSDP v1 with CP, or CP=1",
+      .enforced_by = {"bridge"},
+      .bad_example = "++ddp.megatron_fsdp_version=2",
+      .good_example = "++ddp.megatron_fsdp_version=1",
+      .example_args = "",
+      .check = check_fsdp_v2,
+  };
+}
+
 // --- CP111 ---------------------------------------------------------------------------------
 
 void check_device_connections(const RuleContext& ctx, Reporter& r) {
@@ -74,6 +91,28 @@ void check_device_connections(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp111() {
+  return {
+      .id = "CP111",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP (not with FSDP)",
+      .rationale =
+          "Below sm100 the MLM CLI asserts CUDA_DEVICE_MAX_CONNECTIONS=1 for TP/CP so "
+          "communication kernels are scheduled in order; FSDP asserts the opposite. "
+          "Bridge checks neither.",
+      .upstream =
+          "Megatron-LM megatron/training/arguments.py:1453-1479, 1048-1049, 1166-1167; "
+          "Megatron-Bridge src/megatron/bridge/training/config.py:1110-1112",
+      .fix = "export CUDA_DEVICE_MAX_CONNECTIONS=1",
+      .enforced_by = {"mlm"},
+      .bad_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=8",
+      .good_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=1",
+      .example_args = "--framework mlm",
+      .check = check_device_connections,
+  };
+}
+
 // --- CP112 ---------------------------------------------------------------------------------
 
 void check_torch_fsdp2(const RuleContext& ctx, Reporter& r) {
@@ -90,6 +129,23 @@ void check_torch_fsdp2(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp112() {
+  return {
+      .id = "CP112",
+      .severity = Severity::kError,
+      .family = "env",
+      .title = "torch FSDP2 without pipeline or expert parallelism",
+      .rationale = "The MLM CLI rejects --use-torch-fsdp2 with PP>1 (and EP>1).",
+      .upstream = "Megatron-LM megatron/training/arguments.py:1031-1049",
+      .fix = "use PP=1 with torch FSDP2, or Megatron FSDP",
+      .enforced_by = {"mlm"},
+      .bad_example = "++dist.use_torch_fsdp2=true ++model.pipeline_model_parallel_size=2",
+      .good_example = "++dist.use_torch_fsdp2=true",
+      .example_args = "--framework mlm",
+      .check = check_torch_fsdp2,
+  };
+}
+
 // --- CP113 ---------------------------------------------------------------------------------
 
 void check_single_gpu_reload(const RuleContext& ctx, Reporter& r) {
@@ -104,6 +160,28 @@ void check_single_gpu_reload(const RuleContext& ctx, Reporter& r) {
            "layout before launching it");
 }
 
+Rule cp113() {
+  return {
+      .id = "CP113",
+      .severity = Severity::kInfo,
+      .family = "env",
+      .title = "single-GPU reload clears HCP sizes but keeps cp_comm_type",
+      .rationale =
+          "Bridge's load_megatron_model resets TP, PP, CP, EP to 1 and sets "
+          "hierarchical_context_parallel_sizes=None; a config saved that way keeps "
+          "a2a+p2p and trips CP012 if relaunched as is.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/model_load_save.py:460-474",
+      .fix =
+          "restore context_parallel_size and hierarchical_context_parallel_sizes from the "
+          "training config",
+      .enforced_by = {"bridge"},
+      .bad_example = "model.context_parallel_size=1 model.hierarchical_context_parallel_sizes=null",
+      .good_example = "model.context_parallel_size=16",
+      .example_args = "",
+      .check = check_single_gpu_reload,
+  };
+}
+
 // --- CP114 ---------------------------------------------------------------------------------
 
 void check_decentralized_gloo(const RuleContext& ctx, Reporter& r) {
@@ -116,78 +194,15 @@ void check_decentralized_gloo(const RuleContext& ctx, Reporter& r) {
            "(use_gloo_process_groups defaults to True)");
 }
 
-}  // namespace
-
-void add_env_rules(std::vector<Rule>& out) {
-  out.push_back({
-      .id = "CP110",
-      .severity = Severity::kError,
-      .family = "env",
-      .title = "Megatron FSDP v2 is DP-only",
-      .rationale = "Bridge rejects MFSDP version 2 with CP (or TP, PP, EP) other than 1.",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1123-1154",
-      .fix = "use Megatron FSDP v1 with CP, or CP=1",
-      .enforced_by = {"bridge"},
-      .bad_example = "++ddp.megatron_fsdp_version=2",
-      .good_example = "++ddp.megatron_fsdp_version=1",
-      .example_args = "",
-      .check = check_fsdp_v2,
-  });
-  out.push_back({
-      .id = "CP111",
-      .severity = Severity::kError,
-      .family = "env",
-      .title = "CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP (not with FSDP)",
-      .rationale = "Below sm100 the MLM CLI asserts CUDA_DEVICE_MAX_CONNECTIONS=1 for TP/CP so "
-                   "communication kernels are scheduled in order; FSDP asserts the opposite. "
-                   "Bridge checks neither.",
-      .upstream = "Megatron-LM megatron/training/arguments.py:1453-1479, 1048-1049, 1166-1167; "
-                  "Megatron-Bridge src/megatron/bridge/training/config.py:1110-1112",
-      .fix = "export CUDA_DEVICE_MAX_CONNECTIONS=1",
-      .enforced_by = {"mlm"},
-      .bad_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=8",
-      .good_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=1",
-      .example_args = "--framework mlm",
-      .check = check_device_connections,
-  });
-  out.push_back({
-      .id = "CP112",
-      .severity = Severity::kError,
-      .family = "env",
-      .title = "torch FSDP2 without pipeline or expert parallelism",
-      .rationale = "The MLM CLI rejects --use-torch-fsdp2 with PP>1 (and EP>1).",
-      .upstream = "Megatron-LM megatron/training/arguments.py:1031-1049",
-      .fix = "use PP=1 with torch FSDP2, or Megatron FSDP",
-      .enforced_by = {"mlm"},
-      .bad_example = "++dist.use_torch_fsdp2=true ++model.pipeline_model_parallel_size=2",
-      .good_example = "++dist.use_torch_fsdp2=true",
-      .example_args = "--framework mlm",
-      .check = check_torch_fsdp2,
-  });
-  out.push_back({
-      .id = "CP113",
-      .severity = Severity::kInfo,
-      .family = "env",
-      .title = "single-GPU reload clears HCP sizes but keeps cp_comm_type",
-      .rationale = "Bridge's load_megatron_model resets TP, PP, CP, EP to 1 and sets "
-                   "hierarchical_context_parallel_sizes=None; a config saved that way keeps "
-                   "a2a+p2p and trips CP012 if relaunched as is.",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/model_load_save.py:460-474",
-      .fix = "restore context_parallel_size and hierarchical_context_parallel_sizes from the "
-             "training config",
-      .enforced_by = {"bridge"},
-      .bad_example = "model.context_parallel_size=1 model.hierarchical_context_parallel_sizes=null",
-      .good_example = "model.context_parallel_size=16",
-      .example_args = "",
-      .check = check_single_gpu_reload,
-  });
-  out.push_back({
+Rule cp114() {
+  return {
       .id = "CP114",
       .severity = Severity::kError,
       .family = "env",
       .title = "decentralized process groups without Gloo",
-      .rationale = "Bridge rejects Gloo process groups with use_decentralized_pg=True, and "
-                   "use_gloo_process_groups defaults to True.",
+      .rationale =
+          "Bridge rejects Gloo process groups with use_decentralized_pg=True, and "
+          "use_gloo_process_groups defaults to True.",
       .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1550-1555",
       .fix = "set dist.use_gloo_process_groups=false",
       .enforced_by = {"bridge"},
@@ -195,7 +210,14 @@ void add_env_rules(std::vector<Rule>& out) {
       .good_example = "++dist.use_decentralized_pg=true ++dist.use_gloo_process_groups=false",
       .example_args = "",
       .check = check_decentralized_gloo,
-  });
+  };
+}
+
+}  // namespace
+
+void add_env_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp110, cp111, cp112, cp113, cp114})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

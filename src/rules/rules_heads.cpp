@@ -32,6 +32,23 @@ void check_heads_divisible_by_tp(const RuleContext& ctx, Reporter& r) {
                           ") must be a multiple of tensor_model_parallel_size (" + str(tp) + ").");
 }
 
+Rule cp030() {
+  return {
+      .id = "CP030",
+      .severity = Severity::kError,
+      .family = "heads",
+      .title = "attention heads divisible by TP",
+      .rationale = "Tensor parallelism splits the attention heads evenly over the TP ranks.",
+      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:1446-1450",
+      .fix = "choose TP dividing num_attention_heads",
+      .enforced_by = {"mcore"},
+      .bad_example = "model.tensor_model_parallel_size=3",
+      .good_example = "model.tensor_model_parallel_size=2",
+      .example_args = "",
+      .check = check_heads_divisible_by_tp,
+  };
+}
+
 void check_query_groups_vs_tp(const RuleContext& ctx, Reporter& r) {
   auto g = ctx.recipe.get_int(kGroupsKey);
   int64_t tp = parallelism_of(ctx.recipe).tp;
@@ -54,6 +71,28 @@ void check_query_groups_vs_tp(const RuleContext& ctx, Reporter& r) {
                            str(tp) + ").");
 }
 
+Rule cp031() {
+  return {
+      .id = "CP031",
+      .severity = Severity::kError,
+      .family = "heads",
+      .title = "query groups a multiple or divisor of TP",
+      .rationale =
+          "KV heads are split over TP ranks, or replicated when there are fewer groups "
+          "than TP ranks; MCore >= 0.16 accepts a multiple or a divisor, MCore 0.4-0.15 "
+          "only a multiple.",
+      .upstream =
+          "Megatron-LM megatron/core/transformer/transformer_config.py:1461-1468 "
+          "(core_v0.15.3 for the older text)",
+      .fix = "choose TP that is a multiple or divisor of num_query_groups",
+      .enforced_by = {"mcore"},
+      .bad_example = "model.num_query_groups=3 model.tensor_model_parallel_size=2",
+      .good_example = "model.num_query_groups=4 model.tensor_model_parallel_size=2",
+      .example_args = "",
+      .check = check_query_groups_vs_tp,
+  };
+}
+
 void check_a2a_heads(const RuleContext& ctx, Reporter& r) {
   int64_t cp = parallelism_of(ctx.recipe).cp;
   if (cp <= 1 || !uses_comm_type(ctx.recipe, "a2a")) return;
@@ -67,6 +106,31 @@ void check_a2a_heads(const RuleContext& ctx, Reporter& r) {
                heads_str(*h) + ", cp_size = " + str(cp) + why);
 }
 
+Rule cp032() {
+  return {
+      .id = "CP032",
+      .severity = Severity::kError,
+      .family = "heads",
+      .title = "a2a needs the heads of each TP rank divisible by CP",
+      .rationale =
+          "a2a (Ulysses) scatters the heads of each TP rank over the CP ranks, for Q and "
+          "for K/V. Because MCore replicates KV heads when num_query_groups < TP (one KV "
+          "head per rank), a2a is impossible for any CP > 1 then. Bridge's 'CP <= "
+          "num_kv_heads' is looser than what TE enforces.",
+      .upstream =
+          "TransformerEngine .../dot_product_attention/context_parallel.py:4245-4249; "
+          "Megatron-LM megatron/core/transformer/attention.py:353-379",
+      .fix = "use CP dividing the KV heads per TP rank, or a2a+p2p with HCP[0] dividing them",
+      .enforced_by = {"te"},
+      .bad_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null",
+      .good_example =
+          "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null "
+          "model.context_parallel_size=8",
+      .example_args = "",
+      .check = check_a2a_heads,
+  };
+}
+
 void check_hcp_a2a_heads(const RuleContext& ctx, Reporter& r) {
   auto hcp = ctx.recipe.get_int_list(kHcpKey);
   if (!hcp || hcp->empty() || (*hcp)[0] < 1 || !uses_comm_type(ctx.recipe, "a2a+p2p")) return;
@@ -76,6 +140,27 @@ void check_hcp_a2a_heads(const RuleContext& ctx, Reporter& r) {
   r.report(kHcpKey, "the a2a level of hierarchical CP (HCP[0] = " + str(a2a) +
                         ") must divide the heads of each TP rank: " + heads_str(*h) +
                         "; TE's a2a reshape fails at the first forward pass");
+}
+
+Rule cp033() {
+  return {
+      .id = "CP033",
+      .severity = Severity::kError,
+      .family = "heads",
+      .title = "a2a+p2p needs the heads of each TP rank divisible by HCP[0]",
+      .rationale =
+          "The a2a level of hierarchical CP scatters heads over HCP[0] ranks; TE reshapes "
+          "x.view(..., cp_size, h // cp_size, ...), which fails when they do not divide.",
+      .upstream =
+          "TransformerEngine .../dot_product_attention/context_parallel.py:457-467, "
+          "1486-1499 (derived)",
+      .fix = "choose HCP[0] dividing the Q and KV heads per TP rank (move the rest to HCP[1])",
+      .enforced_by = {"te"},
+      .bad_example = "model.tensor_model_parallel_size=2",
+      .good_example = "model.tensor_model_parallel_size=1",
+      .example_args = "",
+      .check = check_hcp_a2a_heads,
+  };
 }
 
 /// Return the key of a setting that needs FusedAttention, or "" when none does.
@@ -119,6 +204,27 @@ void check_fused_even_heads(const RuleContext& ctx, Reporter& r) {
            Severity::kError);
 }
 
+Rule cp034() {
+  return {
+      .id = "CP034",
+      .severity = Severity::kWarning,
+      .family = "heads",
+      .title = "FusedAttention needs even head counts for a2a and a2a+p2p",
+      .rationale =
+          "From TE 2.15 FusedAttention is disabled for a2a/a2a+p2p when the Q or KV heads "
+          "per TP rank are odd, leaving only FlashAttention. An error when something "
+          "needs FusedAttention (FP8 attention, softmax sinks, attention bias, "
+          "attention_backend=fused).",
+      .upstream = "TransformerEngine .../dot_product_attention/utils.py:1272-1279 (PR #2719)",
+      .fix = "use an even number of heads per TP rank, or cp_comm_type p2p",
+      .enforced_by = {"te"},
+      .bad_example = "model.num_query_groups=1 model.hierarchical_context_parallel_sizes=[1,16]",
+      .good_example = "model.num_query_groups=8 model.hierarchical_context_parallel_sizes=[1,16]",
+      .example_args = "--te-version 2.18.0",
+      .check = check_fused_even_heads,
+  };
+}
+
 void check_dynamic_cp_a2a(const RuleContext& ctx, Reporter& r) {
   const char* key = nullptr;
   for (const char* k : {"model.hybrid_context_parallel", "model.dynamic_context_parallel"}) {
@@ -143,93 +249,8 @@ void check_dynamic_cp_a2a(const RuleContext& ctx, Reporter& r) {
   }
 }
 
-}  // namespace
-
-void add_heads_rules(std::vector<Rule>& out) {
-  out.push_back({
-      .id = "CP030",
-      .severity = Severity::kError,
-      .family = "heads",
-      .title = "attention heads divisible by TP",
-      .rationale = "Tensor parallelism splits the attention heads evenly over the TP ranks.",
-      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:1446-1450",
-      .fix = "choose TP dividing num_attention_heads",
-      .enforced_by = {"mcore"},
-      .bad_example = "model.tensor_model_parallel_size=3",
-      .good_example = "model.tensor_model_parallel_size=2",
-      .example_args = "",
-      .check = check_heads_divisible_by_tp,
-  });
-  out.push_back({
-      .id = "CP031",
-      .severity = Severity::kError,
-      .family = "heads",
-      .title = "query groups a multiple or divisor of TP",
-      .rationale = "KV heads are split over TP ranks, or replicated when there are fewer groups "
-                   "than TP ranks; MCore >= 0.16 accepts a multiple or a divisor, MCore 0.4-0.15 "
-                   "only a multiple.",
-      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:1461-1468 "
-                  "(core_v0.15.3 for the older text)",
-      .fix = "choose TP that is a multiple or divisor of num_query_groups",
-      .enforced_by = {"mcore"},
-      .bad_example = "model.num_query_groups=3 model.tensor_model_parallel_size=2",
-      .good_example = "model.num_query_groups=4 model.tensor_model_parallel_size=2",
-      .example_args = "",
-      .check = check_query_groups_vs_tp,
-  });
-  out.push_back({
-      .id = "CP032",
-      .severity = Severity::kError,
-      .family = "heads",
-      .title = "a2a needs the heads of each TP rank divisible by CP",
-      .rationale = "a2a (Ulysses) scatters the heads of each TP rank over the CP ranks, for Q and "
-                   "for K/V. Because MCore replicates KV heads when num_query_groups < TP (one KV "
-                   "head per rank), a2a is impossible for any CP > 1 then. Bridge's 'CP <= "
-                   "num_kv_heads' is looser than what TE enforces.",
-      .upstream = "TransformerEngine .../dot_product_attention/context_parallel.py:4245-4249; "
-                  "Megatron-LM megatron/core/transformer/attention.py:353-379",
-      .fix = "use CP dividing the KV heads per TP rank, or a2a+p2p with HCP[0] dividing them",
-      .enforced_by = {"te"},
-      .bad_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null",
-      .good_example = "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null "
-                      "model.context_parallel_size=8",
-      .example_args = "",
-      .check = check_a2a_heads,
-  });
-  out.push_back({
-      .id = "CP033",
-      .severity = Severity::kError,
-      .family = "heads",
-      .title = "a2a+p2p needs the heads of each TP rank divisible by HCP[0]",
-      .rationale = "The a2a level of hierarchical CP scatters heads over HCP[0] ranks; TE reshapes "
-                   "x.view(..., cp_size, h // cp_size, ...), which fails when they do not divide.",
-      .upstream = "TransformerEngine .../dot_product_attention/context_parallel.py:457-467, "
-                  "1486-1499 (derived)",
-      .fix = "choose HCP[0] dividing the Q and KV heads per TP rank (move the rest to HCP[1])",
-      .enforced_by = {"te"},
-      .bad_example = "model.tensor_model_parallel_size=2",
-      .good_example = "model.tensor_model_parallel_size=1",
-      .example_args = "",
-      .check = check_hcp_a2a_heads,
-  });
-  out.push_back({
-      .id = "CP034",
-      .severity = Severity::kWarning,
-      .family = "heads",
-      .title = "FusedAttention needs even head counts for a2a and a2a+p2p",
-      .rationale = "From TE 2.15 FusedAttention is disabled for a2a/a2a+p2p when the Q or KV heads "
-                   "per TP rank are odd, leaving only FlashAttention. An error when something "
-                   "needs FusedAttention (FP8 attention, softmax sinks, attention bias, "
-                   "attention_backend=fused).",
-      .upstream = "TransformerEngine .../dot_product_attention/utils.py:1272-1279 (PR #2719)",
-      .fix = "use an even number of heads per TP rank, or cp_comm_type p2p",
-      .enforced_by = {"te"},
-      .bad_example = "model.num_query_groups=1 model.hierarchical_context_parallel_sizes=[1,16]",
-      .good_example = "model.num_query_groups=8 model.hierarchical_context_parallel_sizes=[1,16]",
-      .example_args = "--te-version 2.18.0",
-      .check = check_fused_even_heads,
-  });
-  out.push_back({
+Rule cp035() {
+  return {
       .id = "CP035",
       .severity = Severity::kWarning,
       .family = "heads",
@@ -238,18 +259,27 @@ void add_heads_rules(std::vector<Rule>& out) {
           "Hybrid (dynamic) CP regroups the DP x CP ranks into CP groups of every power of "
           "two up to DP*CP at run time, so the a2a head constraint (CP032) must hold for "
           "each of those sizes.",
-      .upstream = "Megatron-LM megatron/core/parallel_state.py:440-462, megatron/core/extensions/"
-                  "transformer_engine.py:2256-2272 (derived)",
+      .upstream =
+          "Megatron-LM megatron/core/parallel_state.py:440-462, megatron/core/extensions/"
+          "transformer_engine.py:2256-2272 (derived)",
       .fix = "use p2p with dynamic CP, or heads per TP rank divisible by DP*CP",
       .enforced_by = {},
-      .bad_example = "++model.hybrid_context_parallel=true model.cp_comm_type=a2a "
-                     "model.hierarchical_context_parallel_sizes=null model.context_parallel_size=8",
+      .bad_example =
+          "++model.hybrid_context_parallel=true model.cp_comm_type=a2a "
+          "model.hierarchical_context_parallel_sizes=null model.context_parallel_size=8",
       .good_example =
           "++model.hybrid_context_parallel=true model.cp_comm_type=p2p "
           "model.hierarchical_context_parallel_sizes=null model.context_parallel_size=8",
       .example_args = "--world-size 32",
       .check = check_dynamic_cp_a2a,
-  });
+  };
+}
+
+}  // namespace
+
+void add_heads_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp030, cp031, cp032, cp033, cp034, cp035})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

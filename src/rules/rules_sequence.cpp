@@ -31,6 +31,28 @@ void check_seq_divisible_by_2cp(const RuleContext& ctx, Reporter& r) {
                " (CP splits each sequence into 2*CP chunks for causal load balance)");
 }
 
+Rule cp040() {
+  return {
+      .id = "CP040",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "sequence length divisible by 2 x CP",
+      .rationale =
+          "CP splits each sequence into 2*CP chunks and gives rank r chunks r and "
+          "2*CP-1-r to balance causal attention; the length must divide evenly.",
+      .upstream =
+          "Megatron-LM megatron/training/arguments.py:1335-1338; Megatron-Bridge "
+          "src/megatron/bridge/training/config.py:1574-1577; TransformerEngine "
+          ".../dot_product_attention/utils.py:1168",
+      .fix = "make seq_length a multiple of 2 * context_parallel_size",
+      .enforced_by = {"bridge", "mlm", "te"},
+      .bad_example = "model.seq_length=130000 dataset.seq_length=130000",
+      .good_example = "model.seq_length=131072 dataset.seq_length=131072",
+      .example_args = "",
+      .check = check_seq_divisible_by_2cp,
+  };
+}
+
 void check_seq_parallel_split(const RuleContext& ctx, Reporter& r) {
   Parallelism p = parallelism_of(ctx.recipe);
   auto s = sequence_length(ctx.recipe);
@@ -44,6 +66,32 @@ void check_seq_parallel_split(const RuleContext& ctx, Reporter& r) {
            Severity::kError, "make seq_length a multiple of lcm(2*CP, TP*CP) = " + str(multiple));
 }
 
+Rule cp041() {
+  return {
+      .id = "CP041",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "sequence parallel with CP needs seq_length/CP divisible by TP",
+      .rationale =
+          "Sequence parallelism scatters each CP rank's chunk of S/CP tokens over the TP "
+          "ranks; together with CP040 seq_length must be a multiple of lcm(2*CP, TP*CP).",
+      .upstream =
+          "Megatron-LM megatron/core/tensor_parallel/mappings.py:71-74, megatron/core/"
+          "models/multimodal/context_parallel.py:55; Megatron-Bridge src/megatron/bridge/"
+          "training/config.py:1354-1373",
+      .fix = "make seq_length a multiple of lcm(2*CP, TP*CP)",
+      .enforced_by = {"mcore"},
+      .bad_example =
+          "model.seq_length=131104 dataset.seq_length=131104 "
+          "model.tensor_model_parallel_size=4 ++model.sequence_parallel=true",
+      .good_example =
+          "model.seq_length=131072 dataset.seq_length=131072 "
+          "model.tensor_model_parallel_size=4 ++model.sequence_parallel=true",
+      .example_args = "",
+      .check = check_seq_parallel_split,
+  };
+}
+
 void check_seq_lengths_agree(const RuleContext& ctx, Reporter& r) {
   auto model = ctx.recipe.get_int(kSeqKey);
   auto dataset = ctx.recipe.get_int("dataset.seq_length");
@@ -52,6 +100,26 @@ void check_seq_lengths_agree(const RuleContext& ctx, Reporter& r) {
            "Please ensure sequence length configuration in model config and dataset "
            "config match: model.seq_length = " +
                str(*model) + " but dataset.seq_length = " + str(*dataset));
+}
+
+Rule cp042() {
+  return {
+      .id = "CP042",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "model and dataset sequence lengths agree",
+      .rationale =
+          "Bridge requires model.seq_length == dataset.seq_length; the CP rules use "
+          "model.seq_length.",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1626-1647",
+      .fix = "set dataset.seq_length (or -sl) so that both agree",
+      .enforced_by = {"bridge"},
+      .bad_example = "",
+      .good_example = "-sl 65536",
+      .example_args = "",
+      .check = check_seq_lengths_agree,
+      .bad_example_yaml = "model: {seq_length: 65536}",
+  };
 }
 
 void check_packed_padding(const RuleContext& ctx, Reporter& r) {
@@ -64,6 +132,33 @@ void check_packed_padding(const RuleContext& ctx, Reporter& r) {
                     ", not of 2*CP = " + str(2 * cp) +
                     ": sub-sequence length not aligned to 2 * cp_size (tokens go to the wrong "
                     "ranks or TE fails to reorder)");
+}
+
+Rule cp043() {
+  return {
+      .id = "CP043",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "packed (THD) sub-sequences padded to a multiple of 2 x CP",
+      .rationale =
+          "With packed input every sub-sequence is split into 2*CP chunks as well, so its "
+          "padded length must divide by 2*CP. Bridge's offline packing pads to "
+          "pad_seq_to_mult (default 1), which config.py does not check.",
+      .upstream =
+          "TransformerEngine .../dot_product_attention/context_parallel.py:4960-4966; "
+          "Megatron-Bridge src/megatron/bridge/data/packing/config.py:39-48; issues "
+          "NVIDIA/TransformerEngine#1929, NVIDIA-NeMo/Megatron-Bridge#1292",
+      .fix = "set dataset.offline_packing_specs.pad_seq_to_mult to a multiple of 2*CP",
+      .enforced_by = {"te"},
+      .bad_example =
+          "++dataset.enable_offline_packing=true "
+          "++dataset.offline_packing_specs.pad_seq_to_mult=16",
+      .good_example =
+          "++dataset.enable_offline_packing=true "
+          "++dataset.offline_packing_specs.pad_seq_to_mult=32",
+      .example_args = "",
+      .check = check_packed_padding,
+  };
 }
 
 void check_thd_te_110(const RuleContext& ctx, Reporter& r) {
@@ -81,6 +176,27 @@ void check_thd_te_110(const RuleContext& ctx, Reporter& r) {
                te.str() + "): " + why);
 }
 
+Rule cp044() {
+  return {
+      .id = "CP044",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "packed (THD) input with CP needs Transformer Engine >= 1.10",
+      .rationale =
+          "THD with CP needs cu_seqlens_padded, which MCore passes only to TE >= 1.10; TE "
+          "below 1.7 has no THD support under CP at all.",
+      .upstream =
+          "Megatron-LM megatron/core/extensions/transformer_engine.py:2201-2207; "
+          "TransformerEngine .../dot_product_attention/context_parallel.py:5050-5052",
+      .fix = "upgrade Transformer Engine to >= 1.10",
+      .enforced_by = {"te", "mcore"},
+      .bad_example = "++dataset.enable_offline_packing=true --te-version 1.9.0",
+      .good_example = "++dataset.enable_offline_packing=true --te-version 1.10.0",
+      .example_args = "",
+      .check = check_thd_te_110,
+  };
+}
+
 void check_sft_per_token_loss(const RuleContext& ctx, Reporter& r) {
   if (ctx.env.framework != Framework::kBridge) return;
   if (parallelism_of(ctx.recipe).cp <= 1 || !is_finetuning_dataset(ctx.recipe)) return;
@@ -94,6 +210,26 @@ void check_sft_per_token_loss(const RuleContext& ctx, Reporter& r) {
              "When finetuning with CP>1, average_in_collective must be False", Severity::kError,
              "set ddp.average_in_collective=false");
   }
+}
+
+Rule cp045() {
+  return {
+      .id = "CP045",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "finetuning with CP needs per-token loss",
+      .rationale =
+          "With CP a rank can hold only masked tokens; averaging per rank gives NaN, so "
+          "Bridge requires calculate_per_token_loss=True and average_in_collective=False "
+          "for SFT datasets (packed SFT is detected from its packing settings).",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1578-1596",
+      .fix = "set model.calculate_per_token_loss=true and ddp.average_in_collective=false",
+      .enforced_by = {"bridge"},
+      .bad_example = "++dataset.enable_offline_packing=true ++model.calculate_per_token_loss=false",
+      .good_example = "++dataset.enable_offline_packing=true ++model.calculate_per_token_loss=true",
+      .example_args = "",
+      .check = check_sft_per_token_loss,
+  };
 }
 
 void check_packing_micro_batch(const RuleContext& ctx, Reporter& r) {
@@ -113,6 +249,25 @@ void check_packing_micro_batch(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp046() {
+  return {
+      .id = "CP046",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "offline packing needs micro batch size 1",
+      .rationale =
+          "An offline-packed sample already fills the sequence; Bridge requires MBS=1 "
+          "(in-batch packing, conversely, needs MBS>1).",
+      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1600-1620",
+      .fix = "set train.micro_batch_size=1 with offline packing",
+      .enforced_by = {"bridge"},
+      .bad_example = "++dataset.enable_offline_packing=true train.micro_batch_size=2",
+      .good_example = "++dataset.enable_offline_packing=true train.micro_batch_size=1",
+      .example_args = "",
+      .check = check_packing_micro_batch,
+  };
+}
+
 void check_thd_mcore_018(const RuleContext& ctx, Reporter& r) {
   if (ctx.env.framework != Framework::kBridge) return;
   if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
@@ -122,6 +277,28 @@ void check_thd_mcore_018(const RuleContext& ctx, Reporter& r) {
            "THD context-parallel partitioning requires Megatron-Core >= 0.18.0 with "
            "get_batch_on_this_cp_rank(..., is_hybrid_cp=...); found " +
                ctx.env.mcore_version->str() + ". Please upgrade Megatron-Core.");
+}
+
+Rule cp047() {
+  return {
+      .id = "CP047",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "Bridge THD partitioning with CP needs Megatron-Core >= 0.18",
+      .rationale =
+          "Bridge partitions packed THD batches over CP ranks with "
+          "get_batch_on_this_cp_rank(..., is_hybrid_cp=...), which first appears in "
+          "MCore 0.18.",
+      .upstream =
+          "Megatron-Bridge src/megatron/bridge/training/utils/packed_seq_utils.py:28, "
+          "52-60",
+      .fix = "upgrade Megatron-Core to >= 0.18.0",
+      .enforced_by = {"bridge"},
+      .bad_example = "++dataset.enable_offline_packing=true --mcore-version 0.17.0",
+      .good_example = "++dataset.enable_offline_packing=true --mcore-version 0.18.0",
+      .example_args = "",
+      .check = check_thd_mcore_018,
+  };
 }
 
 void check_fp8_alignment(const RuleContext& ctx, Reporter& r) {
@@ -141,6 +318,27 @@ void check_fp8_alignment(const RuleContext& ctx, Reporter& r) {
                str(*s) + "/" + str(cp) + ") * " + str(mbs) + " = " + str(tokens));
 }
 
+Rule cp048() {
+  return {
+      .id = "CP048",
+      .severity = Severity::kWarning,
+      .family = "sequence",
+      .title = "FP8 GEMM alignment of the tokens per CP rank",
+      .rationale =
+          "FP8 GEMMs need the product of all dimensions but the last divisible by 8 (and "
+          "the last by 16); under CP that is (S/CP) * micro batch tokens per rank.",
+      .upstream =
+          "TransformerEngine transformer_engine/pytorch/utils.py:614-625; "
+          "NVIDIA-NeMo/NeMo PR #8869",
+      .fix = "pad the sequence so that seq_length/CP is a multiple of 16",
+      .enforced_by = {"te"},
+      .bad_example = "++model.fp8=hybrid model.seq_length=131136 dataset.seq_length=131136",
+      .good_example = "++model.fp8=hybrid model.seq_length=131072 dataset.seq_length=131072",
+      .example_args = "",
+      .check = check_fp8_alignment,
+  };
+}
+
 void check_thd_rope_fusion(const RuleContext& ctx, Reporter& r) {
   if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
   if (!ctx.recipe.bool_or("model.apply_rope_fusion", false)) return;
@@ -152,162 +350,8 @@ void check_thd_rope_fusion(const RuleContext& ctx, Reporter& r) {
                ctx.env.te_version->str() + ")");
 }
 
-}  // namespace
-
-void add_sequence_rules(std::vector<Rule>& out) {
-  out.push_back({
-      .id = "CP040",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "sequence length divisible by 2 x CP",
-      .rationale = "CP splits each sequence into 2*CP chunks and gives rank r chunks r and "
-                   "2*CP-1-r to balance causal attention; the length must divide evenly.",
-      .upstream = "Megatron-LM megatron/training/arguments.py:1335-1338; Megatron-Bridge "
-                  "src/megatron/bridge/training/config.py:1574-1577; TransformerEngine "
-                  ".../dot_product_attention/utils.py:1168",
-      .fix = "make seq_length a multiple of 2 * context_parallel_size",
-      .enforced_by = {"bridge", "mlm", "te"},
-      .bad_example = "model.seq_length=130000 dataset.seq_length=130000",
-      .good_example = "model.seq_length=131072 dataset.seq_length=131072",
-      .example_args = "",
-      .check = check_seq_divisible_by_2cp,
-  });
-  out.push_back({
-      .id = "CP041",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "sequence parallel with CP needs seq_length/CP divisible by TP",
-      .rationale = "Sequence parallelism scatters each CP rank's chunk of S/CP tokens over the TP "
-                   "ranks; together with CP040 seq_length must be a multiple of lcm(2*CP, TP*CP).",
-      .upstream = "Megatron-LM megatron/core/tensor_parallel/mappings.py:71-74, megatron/core/"
-                  "models/multimodal/context_parallel.py:55; Megatron-Bridge src/megatron/bridge/"
-                  "training/config.py:1354-1373",
-      .fix = "make seq_length a multiple of lcm(2*CP, TP*CP)",
-      .enforced_by = {"mcore"},
-      .bad_example = "model.seq_length=131104 dataset.seq_length=131104 "
-                     "model.tensor_model_parallel_size=4 ++model.sequence_parallel=true",
-      .good_example = "model.seq_length=131072 dataset.seq_length=131072 "
-                      "model.tensor_model_parallel_size=4 ++model.sequence_parallel=true",
-      .example_args = "",
-      .check = check_seq_parallel_split,
-  });
-  out.push_back({
-      .id = "CP042",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "model and dataset sequence lengths agree",
-      .rationale = "Bridge requires model.seq_length == dataset.seq_length; the CP rules use "
-                   "model.seq_length.",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1626-1647",
-      .fix = "set dataset.seq_length (or -sl) so that both agree",
-      .enforced_by = {"bridge"},
-      .bad_example = "",
-      .good_example = "-sl 65536",
-      .example_args = "",
-      .check = check_seq_lengths_agree,
-      .bad_example_yaml = "model: {seq_length: 65536}",
-  });
-  out.push_back({
-      .id = "CP043",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "packed (THD) sub-sequences padded to a multiple of 2 x CP",
-      .rationale = "With packed input every sub-sequence is split into 2*CP chunks as well, so its "
-                   "padded length must divide by 2*CP. Bridge's offline packing pads to "
-                   "pad_seq_to_mult (default 1), which config.py does not check.",
-      .upstream = "TransformerEngine .../dot_product_attention/context_parallel.py:4960-4966; "
-                  "Megatron-Bridge src/megatron/bridge/data/packing/config.py:39-48; issues "
-                  "NVIDIA/TransformerEngine#1929, NVIDIA-NeMo/Megatron-Bridge#1292",
-      .fix = "set dataset.offline_packing_specs.pad_seq_to_mult to a multiple of 2*CP",
-      .enforced_by = {"te"},
-      .bad_example = "++dataset.enable_offline_packing=true "
-                     "++dataset.offline_packing_specs.pad_seq_to_mult=16",
-      .good_example = "++dataset.enable_offline_packing=true "
-                      "++dataset.offline_packing_specs.pad_seq_to_mult=32",
-      .example_args = "",
-      .check = check_packed_padding,
-  });
-  out.push_back({
-      .id = "CP044",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "packed (THD) input with CP needs Transformer Engine >= 1.10",
-      .rationale = "THD with CP needs cu_seqlens_padded, which MCore passes only to TE >= 1.10; TE "
-                   "below 1.7 has no THD support under CP at all.",
-      .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:2201-2207; "
-                  "TransformerEngine .../dot_product_attention/context_parallel.py:5050-5052",
-      .fix = "upgrade Transformer Engine to >= 1.10",
-      .enforced_by = {"te", "mcore"},
-      .bad_example = "++dataset.enable_offline_packing=true --te-version 1.9.0",
-      .good_example = "++dataset.enable_offline_packing=true --te-version 1.10.0",
-      .example_args = "",
-      .check = check_thd_te_110,
-  });
-  out.push_back({
-      .id = "CP045",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "finetuning with CP needs per-token loss",
-      .rationale = "With CP a rank can hold only masked tokens; averaging per rank gives NaN, so "
-                   "Bridge requires calculate_per_token_loss=True and average_in_collective=False "
-                   "for SFT datasets (packed SFT is detected from its packing settings).",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1578-1596",
-      .fix = "set model.calculate_per_token_loss=true and ddp.average_in_collective=false",
-      .enforced_by = {"bridge"},
-      .bad_example = "++dataset.enable_offline_packing=true ++model.calculate_per_token_loss=false",
-      .good_example = "++dataset.enable_offline_packing=true ++model.calculate_per_token_loss=true",
-      .example_args = "",
-      .check = check_sft_per_token_loss,
-  });
-  out.push_back({
-      .id = "CP046",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "offline packing needs micro batch size 1",
-      .rationale = "An offline-packed sample already fills the sequence; Bridge requires MBS=1 "
-                   "(in-batch packing, conversely, needs MBS>1).",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1600-1620",
-      .fix = "set train.micro_batch_size=1 with offline packing",
-      .enforced_by = {"bridge"},
-      .bad_example = "++dataset.enable_offline_packing=true train.micro_batch_size=2",
-      .good_example = "++dataset.enable_offline_packing=true train.micro_batch_size=1",
-      .example_args = "",
-      .check = check_packing_micro_batch,
-  });
-  out.push_back({
-      .id = "CP047",
-      .severity = Severity::kError,
-      .family = "sequence",
-      .title = "Bridge THD partitioning with CP needs Megatron-Core >= 0.18",
-      .rationale = "Bridge partitions packed THD batches over CP ranks with "
-                   "get_batch_on_this_cp_rank(..., is_hybrid_cp=...), which first appears in "
-                   "MCore 0.18.",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/utils/packed_seq_utils.py:28, "
-                  "52-60",
-      .fix = "upgrade Megatron-Core to >= 0.18.0",
-      .enforced_by = {"bridge"},
-      .bad_example = "++dataset.enable_offline_packing=true --mcore-version 0.17.0",
-      .good_example = "++dataset.enable_offline_packing=true --mcore-version 0.18.0",
-      .example_args = "",
-      .check = check_thd_mcore_018,
-  });
-  out.push_back({
-      .id = "CP048",
-      .severity = Severity::kWarning,
-      .family = "sequence",
-      .title = "FP8 GEMM alignment of the tokens per CP rank",
-      .rationale = "FP8 GEMMs need the product of all dimensions but the last divisible by 8 (and "
-                   "the last by 16); under CP that is (S/CP) * micro batch tokens per rank.",
-      .upstream = "TransformerEngine transformer_engine/pytorch/utils.py:614-625; "
-                  "NVIDIA-NeMo/NeMo PR #8869",
-      .fix = "pad the sequence so that seq_length/CP is a multiple of 16",
-      .enforced_by = {"te"},
-      .bad_example = "++model.fp8=hybrid model.seq_length=131136 dataset.seq_length=131136",
-      .good_example = "++model.fp8=hybrid model.seq_length=131072 dataset.seq_length=131072",
-      .example_args = "",
-      .check = check_fp8_alignment,
-  });
-  out.push_back({
+Rule cp049() {
+  return {
       .id = "CP049",
       .severity = Severity::kError,
       .family = "sequence",
@@ -316,13 +360,22 @@ void add_sequence_rules(std::vector<Rule>& out) {
       .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:3539-3552",
       .fix = "set model.apply_rope_fusion=false or upgrade Transformer Engine to >= 1.12",
       .enforced_by = {"mcore"},
-      .bad_example = "++dataset.enable_offline_packing=true ++model.apply_rope_fusion=true "
-                     "--te-version 1.11.0",
-      .good_example = "++dataset.enable_offline_packing=true ++model.apply_rope_fusion=true "
-                      "--te-version 1.12.0",
+      .bad_example =
+          "++dataset.enable_offline_packing=true ++model.apply_rope_fusion=true "
+          "--te-version 1.11.0",
+      .good_example =
+          "++dataset.enable_offline_packing=true ++model.apply_rope_fusion=true "
+          "--te-version 1.12.0",
       .example_args = "",
       .check = check_thd_rope_fusion,
-  });
+  };
+}
+
+}  // namespace
+
+void add_sequence_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp040, cp041, cp042, cp043, cp044, cp045, cp046, cp047, cp048, cp049})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

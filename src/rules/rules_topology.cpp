@@ -32,6 +32,29 @@ void check_world_divisible(const RuleContext& ctx, Reporter& r) {
                " * CP=" + str(p.cp) + " = " + str(model) + ")");
 }
 
+Rule cp001() {
+  return {
+      .id = "CP001",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "world size divisible by TP x PP x CP",
+      .rationale =
+          "Megatron builds its process groups as a grid of TP x PP x CP x DP ranks; when the "
+          "world size is not a multiple of TP*PP*CP there is no data-parallel size and "
+          "initialisation aborts. On MCore main the product also includes the GTP weight "
+          "rematerialisation factor tensor_parallel_num_weight_shards / TP.",
+      .upstream =
+          "Megatron-Bridge src/megatron/bridge/training/config.py:1013-1027; Megatron-LM "
+          "megatron/core/parallel_state.py:813-823, megatron/training/arguments.py:423-433",
+      .fix = "choose TP, PP and CP whose product divides the world size, or change the GPU count",
+      .enforced_by = {"bridge", "mcore", "mlm"},
+      .bad_example = "model.pipeline_model_parallel_size=3",
+      .good_example = "model.pipeline_model_parallel_size=2",
+      .example_args = "--world-size 32",
+      .check = check_world_divisible,
+  };
+}
+
 void check_cp_positive(const RuleContext& ctx, Reporter& r) {
   const char* key = "model.context_parallel_size";
   if (const Value* cp = ctx.recipe.find(key); cp != nullptr && !cp->is_null()) {
@@ -54,6 +77,26 @@ void check_cp_positive(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp002() {
+  return {
+      .id = "CP002",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "CP must be a positive integer",
+      .rationale =
+          "context_parallel_size (and every hierarchical level) divides the world size; "
+          "zero or negative sizes fail with a ZeroDivisionError or nonsense groups.",
+      .upstream = "derived from the CP001 code paths (Megatron-LM megatron/core/parallel_state.py)",
+      .fix = "set model.context_parallel_size to a positive integer (1 disables CP)",
+      .enforced_by = {"mcore"},
+      .bad_example = "model.hierarchical_context_parallel_sizes=[16,0]",
+      .good_example = "model.hierarchical_context_parallel_sizes=[8,2]",
+      .example_args = "",
+      .check = check_cp_positive,
+      .loader_rejects_bad_example = true,
+  };
+}
+
 void check_global_batch(const RuleContext& ctx, Reporter& r) {
   auto gbs = ctx.recipe.get_int("train.global_batch_size");
   if (!gbs) return;
@@ -69,6 +112,26 @@ void check_global_batch(const RuleContext& ctx, Reporter& r) {
                str(*ctx.env.world_size) + " / (TP*PP*CP)");
 }
 
+Rule cp003() {
+  return {
+      .id = "CP003",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "global batch divisible by micro batch x DP",
+      .rationale =
+          "CP shrinks the data-parallel size (DP = WORLD/(TP*PP*CP)); the number of "
+          "microbatches is GBS/(MBS*DP), which must be a whole number. Changing CP alone "
+          "can break this.",
+      .upstream = "Megatron-LM megatron/core/num_microbatches_calculator.py:381-386",
+      .fix = "make train.global_batch_size a multiple of micro_batch_size * DP",
+      .enforced_by = {"bridge", "mcore", "mlm"},
+      .bad_example = "train.global_batch_size=3 train.micro_batch_size=1",
+      .good_example = "train.global_batch_size=4 train.micro_batch_size=1",
+      .example_args = "--world-size 32",
+      .check = check_global_batch,
+  };
+}
+
 void check_distopt_instances(const RuleContext& ctx, Reporter& r) {
   const char* key = "ddp.num_distributed_optimizer_instances";
   int64_t instances = ctx.recipe.int_or(key, 1);
@@ -81,6 +144,25 @@ void check_distopt_instances(const RuleContext& ctx, Reporter& r) {
   r.report(key, "Data parallel size should be divisible by partial DistOpt shard factor: DP*CP = " +
                     str(dp_cp) +
                     " is not divisible by num_distributed_optimizer_instances = " + str(instances));
+}
+
+Rule cp004() {
+  return {
+      .id = "CP004",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "distributed-optimizer instances divide DP x CP",
+      .rationale =
+          "Partial distributed-optimizer sharding splits the DP x CP ranks into "
+          "num_distributed_optimizer_instances equal parts.",
+      .upstream = "Megatron-LM megatron/core/parallel_state.py:921-926",
+      .fix = "set ddp.num_distributed_optimizer_instances to a divisor of DP*CP",
+      .enforced_by = {"mcore"},
+      .bad_example = "++ddp.num_distributed_optimizer_instances=3",
+      .good_example = "++ddp.num_distributed_optimizer_instances=2",
+      .example_args = "--world-size 32",
+      .check = check_distopt_instances,
+  };
 }
 
 void check_expert_grid(const RuleContext& ctx, Reporter& r) {
@@ -106,6 +188,29 @@ void check_expert_grid(const RuleContext& ctx, Reporter& r) {
           " * EP=" + str(p.ep) + " * PP=" + str(p.pp) + " = " + str(expert) + ")");
 }
 
+Rule cp005() {
+  return {
+      .id = "CP005",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "expert grid and rank ordering with CP",
+      .rationale =
+          "The expert grid is ETP x EP x PP with CP folded into expert-DP, so the world "
+          "must divide by ETP*EP*PP. With tp-cp-ep-pp-dp ordering (use_tp_pp_dp_mapping) "
+          "and PP>1 the attention and expert layers must have the same DP, i.e. "
+          "TP*CP == ETP*EP.",
+      .upstream =
+          "Megatron-LM megatron/core/parallel_state.py:875-884, 898-902; Megatron-Bridge "
+          "src/megatron/bridge/training/initialize.py:452-458, 817",
+      .fix = "choose EP and ETP so that ETP*EP*PP divides the world size",
+      .enforced_by = {"bridge", "mcore"},
+      .bad_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=3",
+      .good_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=2",
+      .example_args = "--world-size 32",
+      .check = check_expert_grid,
+  };
+}
+
 void check_sequence_parallel_needs_tp(const RuleContext& ctx, Reporter& r) {
   Parallelism p = parallelism_of(ctx.recipe);
   if (!p.sequence_parallel || p.tp != 1) return;
@@ -117,6 +222,27 @@ void check_sequence_parallel_needs_tp(const RuleContext& ctx, Reporter& r) {
     return;
   }
   r.report("model.sequence_parallel", "Cannot use sequence parallelism without tensor parallelism");
+}
+
+Rule cp006() {
+  return {
+      .id = "CP006",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "sequence parallel requires TP > 1",
+      .rationale =
+          "Sequence parallelism splits activations across the TP group; MCore raises when "
+          "TP=1 (Bridge gets the error), while the MLM CLI warns and disables SP.",
+      .upstream =
+          "Megatron-LM megatron/core/model_parallel_config.py:502-504, "
+          "megatron/training/arguments.py:1432-1440",
+      .fix = "set model.sequence_parallel=false, or use TP > 1",
+      .enforced_by = {"mcore", "mlm"},
+      .bad_example = "++model.sequence_parallel=true",
+      .good_example = "++model.sequence_parallel=false",
+      .example_args = "",
+      .check = check_sequence_parallel_needs_tp,
+  };
 }
 
 void check_eval_cp(const RuleContext& ctx, Reporter& r) {
@@ -139,110 +265,8 @@ void check_eval_cp(const RuleContext& ctx, Reporter& r) {
                     str(eval_model) + ")");
 }
 
-}  // namespace
-
-void add_topology_rules(std::vector<Rule>& out) {
-  out.push_back({
-      .id = "CP001",
-      .severity = Severity::kError,
-      .family = "topology",
-      .title = "world size divisible by TP x PP x CP",
-      .rationale =
-          "Megatron builds its process groups as a grid of TP x PP x CP x DP ranks; when the "
-          "world size is not a multiple of TP*PP*CP there is no data-parallel size and "
-          "initialisation aborts. On MCore main the product also includes the GTP weight "
-          "rematerialisation factor tensor_parallel_num_weight_shards / TP.",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1013-1027; Megatron-LM "
-                  "megatron/core/parallel_state.py:813-823, megatron/training/arguments.py:423-433",
-      .fix = "choose TP, PP and CP whose product divides the world size, or change the GPU count",
-      .enforced_by = {"bridge", "mcore", "mlm"},
-      .bad_example = "model.pipeline_model_parallel_size=3",
-      .good_example = "model.pipeline_model_parallel_size=2",
-      .example_args = "--world-size 32",
-      .check = check_world_divisible,
-  });
-  out.push_back({
-      .id = "CP002",
-      .severity = Severity::kError,
-      .family = "topology",
-      .title = "CP must be a positive integer",
-      .rationale = "context_parallel_size (and every hierarchical level) divides the world size; "
-                   "zero or negative sizes fail with a ZeroDivisionError or nonsense groups.",
-      .upstream = "derived from the CP001 code paths (Megatron-LM megatron/core/parallel_state.py)",
-      .fix = "set model.context_parallel_size to a positive integer (1 disables CP)",
-      .enforced_by = {"mcore"},
-      .bad_example = "model.hierarchical_context_parallel_sizes=[16,0]",
-      .good_example = "model.hierarchical_context_parallel_sizes=[8,2]",
-      .example_args = "",
-      .check = check_cp_positive,
-      .loader_rejects_bad_example = true,
-  });
-  out.push_back({
-      .id = "CP003",
-      .severity = Severity::kError,
-      .family = "topology",
-      .title = "global batch divisible by micro batch x DP",
-      .rationale = "CP shrinks the data-parallel size (DP = WORLD/(TP*PP*CP)); the number of "
-                   "microbatches is GBS/(MBS*DP), which must be a whole number. Changing CP alone "
-                   "can break this.",
-      .upstream = "Megatron-LM megatron/core/num_microbatches_calculator.py:381-386",
-      .fix = "make train.global_batch_size a multiple of micro_batch_size * DP",
-      .enforced_by = {"bridge", "mcore", "mlm"},
-      .bad_example = "train.global_batch_size=3 train.micro_batch_size=1",
-      .good_example = "train.global_batch_size=4 train.micro_batch_size=1",
-      .example_args = "--world-size 32",
-      .check = check_global_batch,
-  });
-  out.push_back({
-      .id = "CP004",
-      .severity = Severity::kError,
-      .family = "topology",
-      .title = "distributed-optimizer instances divide DP x CP",
-      .rationale = "Partial distributed-optimizer sharding splits the DP x CP ranks into "
-                   "num_distributed_optimizer_instances equal parts.",
-      .upstream = "Megatron-LM megatron/core/parallel_state.py:921-926",
-      .fix = "set ddp.num_distributed_optimizer_instances to a divisor of DP*CP",
-      .enforced_by = {"mcore"},
-      .bad_example = "++ddp.num_distributed_optimizer_instances=3",
-      .good_example = "++ddp.num_distributed_optimizer_instances=2",
-      .example_args = "--world-size 32",
-      .check = check_distopt_instances,
-  });
-  out.push_back({
-      .id = "CP005",
-      .severity = Severity::kError,
-      .family = "topology",
-      .title = "expert grid and rank ordering with CP",
-      .rationale = "The expert grid is ETP x EP x PP with CP folded into expert-DP, so the world "
-                   "must divide by ETP*EP*PP. With tp-cp-ep-pp-dp ordering (use_tp_pp_dp_mapping) "
-                   "and PP>1 the attention and expert layers must have the same DP, i.e. "
-                   "TP*CP == ETP*EP.",
-      .upstream = "Megatron-LM megatron/core/parallel_state.py:875-884, 898-902; Megatron-Bridge "
-                  "src/megatron/bridge/training/initialize.py:452-458, 817",
-      .fix = "choose EP and ETP so that ETP*EP*PP divides the world size",
-      .enforced_by = {"bridge", "mcore"},
-      .bad_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=3",
-      .good_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=2",
-      .example_args = "--world-size 32",
-      .check = check_expert_grid,
-  });
-  out.push_back({
-      .id = "CP006",
-      .severity = Severity::kError,
-      .family = "topology",
-      .title = "sequence parallel requires TP > 1",
-      .rationale = "Sequence parallelism splits activations across the TP group; MCore raises when "
-                   "TP=1 (Bridge gets the error), while the MLM CLI warns and disables SP.",
-      .upstream = "Megatron-LM megatron/core/model_parallel_config.py:502-504, "
-                  "megatron/training/arguments.py:1432-1440",
-      .fix = "set model.sequence_parallel=false, or use TP > 1",
-      .enforced_by = {"mcore", "mlm"},
-      .bad_example = "++model.sequence_parallel=true",
-      .good_example = "++model.sequence_parallel=false",
-      .example_args = "",
-      .check = check_sequence_parallel_needs_tp,
-  });
-  out.push_back({
+Rule cp007() {
+  return {
       .id = "CP007",
       .severity = Severity::kError,
       .family = "topology",
@@ -251,15 +275,23 @@ void add_topology_rules(std::vector<Rule>& out) {
           "dist.eval_context_parallel_size builds a second grid for validation: the world "
           "must divide by TP*PP*eval CP. Its docstring requires use_decentralized_pg=True, "
           "which nothing checks (warning).",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:164-169, 1354-1361, "
-                  "1457-1479",
+      .upstream =
+          "Megatron-Bridge src/megatron/bridge/training/config.py:164-169, 1354-1361, "
+          "1457-1479",
       .fix = "choose an eval CP whose TP*PP*CP divides the world size",
       .enforced_by = {"bridge"},
       .bad_example = "++dist.eval_context_parallel_size=3",
       .good_example = "++dist.eval_context_parallel_size=8 ++dist.use_decentralized_pg=true",
       .example_args = "--world-size 32",
       .check = check_eval_cp,
-  });
+  };
+}
+
+}  // namespace
+
+void add_topology_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp001, cp002, cp003, cp004, cp005, cp006, cp007})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

@@ -39,6 +39,27 @@ void check_dsa(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp100() {
+  return {
+      .id = "CP100",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "DSA attention under CP uses allgather",
+      .rationale =
+          "DeepSeek sparse attention implements CP only with all-gather (allgather and "
+          "all_gather are both accepted after normalisation).",
+      .upstream =
+          "Megatron-LM megatron/core/transformer/transformer_config.py:3163-3177; "
+          "experimental_attention_variant/dsa.py:1591, 1805-1808",
+      .fix = "set model.cp_comm_type=allgather",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.experimental_attention_variant=dsa",
+      .good_example = "++model.experimental_attention_variant=dsa model.cp_comm_type=allgather",
+      .example_args = "",
+      .check = check_dsa,
+  };
+}
+
 // --- CP101 ---------------------------------------------------------------------------------
 
 void check_linear_attention(const RuleContext& ctx, Reporter& r) {
@@ -61,6 +82,27 @@ void check_linear_attention(const RuleContext& ctx, Reporter& r) {
     r.report("model.gdn_conv_pad_alignment",
              "gdn_conv_pad_alignment is incompatible with linear_cp_mode='chunkwise' when CP>1");
   }
+}
+
+Rule cp101() {
+  return {
+      .id = "CP101",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "Gated DeltaNet heads divisible by TP x CP",
+      .rationale =
+          "Linear attention splits its key and value heads over TP*CP ranks (on dev, "
+          "over TP only for the default chunkwise mode).",
+      .upstream =
+          "Megatron-LM megatron/core/transformer/transformer_config.py:1471-1509; dev "
+          ":1680-1711",
+      .fix = "pick TP*CP dividing linear_num_key_heads and linear_num_value_heads",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.linear_num_key_heads=8 ++model.linear_num_value_heads=16",
+      .good_example = "++model.linear_num_key_heads=16 ++model.linear_num_value_heads=32",
+      .example_args = "",
+      .check = check_linear_attention,
+  };
 }
 
 // --- CP102 ---------------------------------------------------------------------------------
@@ -103,6 +145,27 @@ void check_mamba(const RuleContext& ctx, Reporter& r) {
   }
 }
 
+Rule cp102() {
+  return {
+      .id = "CP102",
+      .severity = Severity::kError,
+      .family = "variants",
+      .title = "Mamba heads and groups divisible under TP x CP",
+      .rationale =
+          "Mamba CP splits heads per TP rank over CP and needs groups per TP rank to "
+          "divide or be divided by CP.",
+      .upstream =
+          "Megatron-LM megatron/core/ssm/mamba_mixer.py:218, 245-271; "
+          "megatron/core/ssm/mamba_context_parallel.py:105-129",
+      .fix = "choose CP dividing mamba heads per TP rank, and groups per TP rank compatible",
+      .enforced_by = {"mcore"},
+      .bad_example = "++model.hybrid_layer_pattern=M*M*M*M* ++model.mamba_num_heads=24",
+      .good_example = "++model.hybrid_layer_pattern=M*M*M*M* ++model.mamba_num_heads=128",
+      .example_args = "",
+      .check = check_mamba,
+  };
+}
+
 // --- CP103 ---------------------------------------------------------------------------------
 
 void check_batch_invariant(const RuleContext& ctx, Reporter& r) {
@@ -113,58 +176,8 @@ void check_batch_invariant(const RuleContext& ctx, Reporter& r) {
            "parallelism");
 }
 
-}  // namespace
-
-void add_variant_rules(std::vector<Rule>& out) {
-  out.push_back({
-      .id = "CP100",
-      .severity = Severity::kError,
-      .family = "variants",
-      .title = "DSA attention under CP uses allgather",
-      .rationale = "DeepSeek sparse attention implements CP only with all-gather (allgather and "
-                   "all_gather are both accepted after normalisation).",
-      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:3163-3177; "
-                  "experimental_attention_variant/dsa.py:1591, 1805-1808",
-      .fix = "set model.cp_comm_type=allgather",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.experimental_attention_variant=dsa",
-      .good_example = "++model.experimental_attention_variant=dsa model.cp_comm_type=allgather",
-      .example_args = "",
-      .check = check_dsa,
-  });
-  out.push_back({
-      .id = "CP101",
-      .severity = Severity::kError,
-      .family = "variants",
-      .title = "Gated DeltaNet heads divisible by TP x CP",
-      .rationale = "Linear attention splits its key and value heads over TP*CP ranks (on dev, "
-                   "over TP only for the default chunkwise mode).",
-      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:1471-1509; dev "
-                  ":1680-1711",
-      .fix = "pick TP*CP dividing linear_num_key_heads and linear_num_value_heads",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.linear_num_key_heads=8 ++model.linear_num_value_heads=16",
-      .good_example = "++model.linear_num_key_heads=16 ++model.linear_num_value_heads=32",
-      .example_args = "",
-      .check = check_linear_attention,
-  });
-  out.push_back({
-      .id = "CP102",
-      .severity = Severity::kError,
-      .family = "variants",
-      .title = "Mamba heads and groups divisible under TP x CP",
-      .rationale = "Mamba CP splits heads per TP rank over CP and needs groups per TP rank to "
-                   "divide or be divided by CP.",
-      .upstream = "Megatron-LM megatron/core/ssm/mamba_mixer.py:218, 245-271; "
-                  "megatron/core/ssm/mamba_context_parallel.py:105-129",
-      .fix = "choose CP dividing mamba heads per TP rank, and groups per TP rank compatible",
-      .enforced_by = {"mcore"},
-      .bad_example = "++model.hybrid_layer_pattern=M*M*M*M* ++model.mamba_num_heads=24",
-      .good_example = "++model.hybrid_layer_pattern=M*M*M*M* ++model.mamba_num_heads=128",
-      .example_args = "",
-      .check = check_mamba,
-  });
-  out.push_back({
+Rule cp103() {
+  return {
       .id = "CP103",
       .severity = Severity::kError,
       .family = "variants",
@@ -177,7 +190,14 @@ void add_variant_rules(std::vector<Rule>& out) {
       .good_example = "++model.batch_invariant_mode=false",
       .example_args = "",
       .check = check_batch_invariant,
-  });
+  };
+}
+
+}  // namespace
+
+void add_variant_rules(std::vector<Rule>& out) {
+  for (Rule (*rule)() : {cp100, cp101, cp102, cp103})
+    out.push_back(rule());
 }
 
 }  // namespace hcp::rules

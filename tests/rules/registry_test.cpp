@@ -8,23 +8,13 @@
 
 #include "hcp/recipe.h"
 #include "hcp/rules.h"
+#include "rule_test_util.h"
 
 namespace hcp {
 namespace {
 
-bool has_id(const std::vector<Diagnostic>& diagnostics, std::string_view id) {
-  return std::any_of(diagnostics.begin(), diagnostics.end(),
-                     [&](const Diagnostic& d) { return d.id == id; });
-}
-
-std::string dump(const std::vector<Diagnostic>& diagnostics) {
-  std::string text;
-  for (const Diagnostic& d : diagnostics) {
-    text += "  " + d.location.str() + ": " + severity_name(d.severity) + ": [" + d.id + "] " +
-            d.message + "\n";
-  }
-  return text;
-}
+using test::dump;
+using test::has_id;
 
 Recipe default_recipe() {
   auto path = resolve_recipe_path(std::string(kExampleRecipe));

@@ -1,0 +1,148 @@
+// Tests of src/rules/rules_hcp.cpp: each rule fires and stays quiet, with its version boundaries,
+// framework semantics and locations.
+#include "rule_test_util.h"
+
+namespace hcp::test {
+namespace {
+
+TEST(HcpRules, CP010ReportsEachUnknownTypeOnce) {
+  Recipe r = llama_cp16();
+  r.set("model.context_parallel_size", Value::integer(2));
+  r.set("model.num_layers", Value::integer(3));
+  r.set("model.cp_comm_type", Value::list({Value::string("allgather"), Value::string("ring"),
+                                           Value::string("allgather")}));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  auto f = findings(r, llama_env(), "CP010");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_NE(f[0].message.find("all_gather"), std::string::npos);
+}
+
+TEST(HcpRules, CP012IsCheckedEvenWithoutCp) {
+  Recipe r = llama_cp16();
+  r.set("model.context_parallel_size", Value::integer(1));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  EXPECT_TRUE(fires(r, llama_env(), "CP012"));
+  EXPECT_TRUE(fires(r, llama_env(), "CP022"));
+}
+
+TEST(HcpRules, CP012FiresForAPerLayerListEntry) {
+  Recipe r = llama_cp16();
+  std::vector<Value> layers(32, Value::string("p2p"));
+  layers[31] = Value::string("a2a+p2p");
+  r.set("model.cp_comm_type", Value::list(layers, {"mem.yaml", 8, 3}));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  auto f = findings(r, llama_env(), "CP012");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.line, 8);
+  EXPECT_EQ(f[0].key, "model.cp_comm_type");
+}
+
+TEST(HcpRules, CP013IsCheckedWhateverTheCommType) {
+  Recipe r = llama_cp16();
+  r.set("model.cp_comm_type", Value::string("p2p"));
+  r.set("model.hierarchical_context_parallel_sizes", L({4, 2}));
+  EXPECT_TRUE(fires(r, llama_env(), "CP013"));
+  EXPECT_TRUE(fires(r, llama_env(), "CP016"));
+}
+
+TEST(HcpRules, CP013LocatesTheHcpValue) {
+  Recipe r = llama_cp16();
+  r.set("model.hierarchical_context_parallel_sizes",
+        Value::list({Value::integer(4), Value::integer(2)}, {"<override 2>", 1, 42}));
+  auto f = findings(r, llama_env(), "CP013");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].location.str(), "<override 2>:1:42");
+  EXPECT_EQ(f[0].enforced_by, (std::vector<std::string>{"bridge", "mcore", "mlm"}));
+  EXPECT_FALSE(f[0].fix.empty());
+}
+
+TEST(HcpRules, CP015NamesTheEffectiveType) {
+  Recipe r = llama_cp16();
+  r.set("model.hierarchical_context_parallel_sizes", L({16, 1}));
+  r.set("model.num_query_groups", Value::integer(16));
+  auto f = findings(r, llama_env(), "CP015");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("plain a2a"), std::string::npos);
+}
+
+TEST(HcpRules, CP017OnlyForBridge) {
+  Recipe r = llama_cp16();
+  r.set("dist.use_decentralized_pg", Value::boolean(true));
+  Environment env = llama_env();
+  EXPECT_TRUE(fires(r, env, "CP017"));
+  env.framework = Framework::kMlm;
+  EXPECT_FALSE(fires(r, env, "CP017"));
+}
+
+TEST(HcpRules, CP018VersionBoundary) {
+  Environment env = llama_env();
+  env.te_version = Version{1, 11, 9, ""};
+  EXPECT_TRUE(fires(llama_cp16(), env, "CP018"));
+  env.te_version = Version{1, 12, 0, ""};
+  EXPECT_FALSE(fires(llama_cp16(), env, "CP018"));
+}
+
+TEST(HcpRules, CP019OldTeSilentlyRunsP2p) {
+  Recipe r = llama_cp16();
+  r.set("model.cp_comm_type", Value::string("all_gather"));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  Environment env = llama_env();
+  env.te_version = Version{1, 9, 0, ""};
+  auto f = findings(r, env, "CP019");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  env.te_version = Version{1, 10, 0, ""};
+  EXPECT_FALSE(fires(r, env, "CP019"));
+  env.te_version = Version{0, 9, 0, ""};
+  EXPECT_EQ(findings(r, env, "CP019").at(0).severity, Severity::kError);
+}
+
+TEST(HcpRules, CP020UsesTheNvlinkDomainWhenKnown) {
+  Environment env = llama_env();
+  env.gpus_per_node = 4;
+  EXPECT_TRUE(fires(llama_cp16(), env, "CP020"));
+  env.nvlink_domain = 72;  // GB200 NVL72: 4-GPU nodes, one NVLink domain of 72
+  EXPECT_FALSE(fires(llama_cp16(), env, "CP020"));
+  env.nvlink_domain.reset();
+  env.gpus_per_node = 8;
+  Recipe r = llama_cp16();
+  r.set("model.tensor_model_parallel_size", Value::integer(2));  // spans 16 ranks
+  EXPECT_TRUE(fires(r, env, "CP020"));
+}
+
+TEST(HcpRules, CP020StraddlingNodes) {
+  Recipe r = llama_cp16();
+  r.set("model.context_parallel_size", Value::integer(12));
+  r.set("model.hierarchical_context_parallel_sizes", L({6, 2}));
+  Environment env = llama_env();
+  env.world_size = 48;
+  auto f = findings(r, env, "CP020");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("straddle"), std::string::npos) << f[0].message;
+}
+
+TEST(HcpRules, CP021OnlyBetweenMcore010And017) {
+  Recipe r = llama_cp16();
+  r.set("model.cp_comm_type", Value::list(std::vector<Value>(32, Value::string("a2a+p2p"))));
+  Environment env = llama_env();
+  env.mcore_version = Version{0, 16, 1, ""};
+  EXPECT_TRUE(fires(r, env, "CP021"));
+  env.mcore_version = Version{0, 9, 0, ""};
+  EXPECT_FALSE(fires(r, env, "CP021"));
+  env.mcore_version = Version{0, 17, 0, ""};
+  EXPECT_FALSE(fires(r, env, "CP021"));
+}
+
+TEST(HcpRules, CP023HybridWithHierarchicalSizes) {
+  Recipe r = llama_cp16();
+  r.set("model.hybrid_context_parallel", Value::boolean(true));
+  auto f = findings(r, llama_env(), "CP023");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kInfo);
+  r.set("model.cp_comm_type", Value::string("p2p"));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  EXPECT_FALSE(fires(r, llama_env(), "CP023"));
+}
+
+}  // namespace
+}  // namespace hcp::test
