@@ -1,8 +1,9 @@
 // The cost and memory model: step time and memory per GPU of one parallel layout, with a per-term
 // breakdown. One model serves `plan`, `compare` and `bench --confirm`.
 //
-// Every constant the model uses lives in `Hardware` (filled from a cluster profile and, when given,
-// a calibration file) with the place each figure came from; the formulas are in src/model/ and
+// Every figure the model uses lives in `Hardware`: the device's spec figures (cluster profile,
+// gpu_specs.h) and one generation's named constants (model_constants.h), each with the place it
+// came from; a calibration file replaces measured rates. The formulas are in src/model/ and
 // documented in man/hcp-plan.1 (section PLAN).
 #pragma once
 
@@ -17,6 +18,8 @@
 #include "hcp/cluster.h"
 #include "hcp/cp_volume.h"
 #include "hcp/diagnostic.h"
+#include "hcp/gpu_specs.h"
+#include "hcp/model_constants.h"
 #include "hcp/recipe.h"
 
 namespace hcp {
@@ -40,6 +43,25 @@ struct ModelDims {
   int64_t micro_batch = 1;      ///< train.micro_batch_size
   int64_t window = 0;           ///< Sliding-window size of the windowed layers (0: none).
   std::vector<bool> windowed;   ///< Per layer: true when the layer uses the sliding window.
+  // MoE details.
+  int64_t moe_dense_layers = 0;    ///< Leading dense layers (moe_layer_freq "first k dense").
+  double moe_capacity_factor = 0;  ///< moe_expert_capacity_factor; 0: dropless.
+  int64_t mtp_layers = 0;          ///< mtp_num_layers (DeepSeek-V3 multi-token prediction).
+  // Multi-latent attention (multi_latent_attention: true).
+  bool mla = false;
+  int64_t q_lora_rank = 0;   ///< 0: queries projected directly.
+  int64_t kv_lora_rank = 0;  ///< Latent KV width.
+  int64_t qk_head_dim = 0;   ///< Non-rotary part of the q/k head.
+  int64_t qk_pos_dim = 0;    ///< qk_pos_emb_head_dim (rotary part).
+  int64_t v_head_dim = 0;
+  /// Hybrid models: Megatron's hybrid_override_pattern, one character per layer: 'M' Mamba-2,
+  /// '*' attention, '-' dense MLP, 'E' MoE, 'G' gated delta net. Empty: every layer is attention +
+  /// MLP (or MoE). With a pattern, num_layers is the pattern's length.
+  std::string layer_pattern;
+  int64_t mamba_heads = 0;        ///< mamba_num_heads
+  int64_t mamba_head_dim = 64;    ///< mamba_head_dim
+  int64_t mamba_state_dim = 128;  ///< mamba_state_dim
+  int64_t mamba_groups = 8;       ///< mamba_num_groups
 
   /// Return the number of sliding-window layers (0 when the model has none).
   int64_t windowed_layers() const;
@@ -86,6 +108,15 @@ struct LayoutChoice {
 };
 
 enum class Recompute { kNone, kSelective, kFull };
+
+/// GEMM precision of the linear layers (Bridge's mixed_precision recipes).
+enum class Precision { kBf16, kFp8Delayed, kFp8Current, kFp8Block, kMxfp8, kNvfp4 };
+/// Return "bf16", "fp8_delayed", "fp8_current", "fp8_block", "mxfp8" or "nvfp4".
+const char* precision_name(Precision p);
+/// Parse a precision_name(), a Bridge mixed_precision recipe name
+/// ("bf16_with_fp8_current_scaling_mixed", "bf16_with_mxfp8_mixed", ...) or a performance-summary
+/// label ("FP8", "FP8-CS", "FP8-MX", "MXFP8", "NVFP4", "BF16"); nullopt when unknown.
+std::optional<Precision> parse_precision(std::string_view text);
 /// Return "none", "selective" or "full".
 const char* recompute_name(Recompute r);
 /// Parse "none", "selective" or "full"; nullopt when unknown.
@@ -94,10 +125,17 @@ std::optional<Recompute> parse_recompute(std::string_view text);
 /// The achieved rates of one GPU and its links, with where each figure came from.
 struct Hardware {
   std::string gpu_name;
+  GpuGeneration generation = GpuGeneration::kHopper;
+  GenerationConstants k;  ///< The generation's named constants (model_constants.h).
   int gpus_per_node = 8;
   int nvlink_domain = 8;
   double peak_tflops = 0;       ///< Dense BF16 peak per GPU (profile).
-  double gemm_efficiency = 0;   ///< Achieved / peak for large GEMMs.
+  double fp8_tflops = 0;        ///< Dense FP8 peak (0: no FP8 path; BF16 rate used).
+  double fp4_tflops = 0;        ///< Dense FP4 peak (0: no FP4 path; FP8 rate used).
+  double hbm_gbs = 0;           ///< HBM bandwidth, GB/s.
+  double pcie_gbs = 0;          ///< PCIe GB/s per GPU per direction.
+  bool has_nvlink = true;       ///< False on PCIe-only boxes (a2a over PCIe).
+  double gemm_efficiency = 0;   ///< Achieved / peak for large BF16 GEMMs (= k.gemm_eff_bf16).
   double attn_efficiency = 0;   ///< Achieved / peak for long-chunk flash attention (forward).
   double attn_half_tokens = 0;  ///< Query chunk length at which attention runs at half its rate.
   double nvlink_gbs = 0;        ///< Ring send/recv and all-gather busbw per GPU inside a domain.
@@ -124,9 +162,11 @@ struct Hardware {
   }
 };
 
-/// Build the hardware description from a cluster profile with the documented default
-/// efficiencies (see src/model/hardware.cpp for each constant's source).
-Hardware hardware_from_profile(const ClusterProfile& profile);
+/// Build the hardware description from a cluster profile and the named constants of the
+/// profile's GPU generation (the shipped defaults unless the fitter passes its own). Figures the
+/// profile lacks (FP8/FP4 peaks, HBM bandwidth) come from the GPU spec table by device name.
+Hardware hardware_from_profile(const ClusterProfile& profile,
+                               const ModelConstants& constants = ModelConstants::defaults());
 
 /// Replace the figures a calibration file (`hcp-plan bench`) measured: attention TFLOP/s,
 /// intra- and inter-node a2a and send/recv busbw. `name` (the file) is recorded in sources.
@@ -136,11 +176,21 @@ void apply_calibration(Hardware& hw, const Calibration& cal, const std::string& 
 struct TrainingSetup {
   int64_t global_batch = 0;  ///< Sequences per step (0: one micro-batch per DP replica).
   Recompute recompute = Recompute::kNone;
-  bool distributed_optimizer = true;  ///< ddp.use_distributed_optimizer
-  bool grad_reduce_in_fp32 = true;    ///< ddp.grad_reduce_in_fp32 (fp32 main grads)
-  bool overlap_grad_reduce = true;    ///< ddp.overlap_grad_reduce
-  bool tp_comm_overlap = false;       ///< model.tp_comm_overlap
-  double memory_limit_gib = 0;        ///< 0: the GPU's memory.
+  bool distributed_optimizer = true;       ///< ddp.use_distributed_optimizer
+  bool grad_reduce_in_fp32 = true;         ///< ddp.grad_reduce_in_fp32 (fp32 main grads)
+  bool overlap_grad_reduce = true;         ///< ddp.overlap_grad_reduce
+  bool tp_comm_overlap = false;            ///< model.tp_comm_overlap
+  double memory_limit_gib = 0;             ///< 0: the GPU's memory.
+  Precision precision = Precision::kBf16;  ///< GEMM precision of the linear layers.
+  bool fp8_attention = false;              ///< fp8_dot_product_attention (attention in FP8).
+  /// Selective recompute modules (recompute_modules: core_attn, mlp, moe_act, layernorm, ...).
+  std::vector<std::string> recompute_modules;
+  int64_t recompute_layers = 0;           ///< recompute_num_layers (full, per stage; 0: all).
+  bool optimizer_cpu_offload = false;     ///< optimizer_cpu_offload
+  double optimizer_offload_fraction = 1;  ///< optimizer_offload_fraction
+  bool fsdp = false;                      ///< Megatron-FSDP (use_megatron_fsdp): shards all states.
+  bool cuda_graphs = false;               ///< cuda_graph_impl / enable_cuda_graph
+  bool moe_deepep = false;                ///< moe_token_dispatcher_type flex (DeepEP / HybridEP)
 };
 
 /// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).
@@ -176,6 +226,10 @@ struct TimeBreakdown {
   double dp_comm_s = 0;          ///< Exposed gradient reduce-scatter / parameter all-gather.
   double pp_bubble_s = 0;        ///< Pipeline fill and drain.
   double pp_comm_s = 0;          ///< Pipeline send/recv.
+  double elementwise_s = 0;      ///< Memory-bound kernels: norms, residuals, activations.
+  double moe_permute_s = 0;      ///< MoE router, permute and unpermute.
+  double ep_a2a_s = 0;           ///< MoE token dispatch + combine all-to-all over EP.
+  double overhead_s = 0;         ///< Fixed launch / host cost per layer and micro-batch.
   double step_s = 0;             ///< Total.
   /// Ring detail for the reasons: one forward step of the full-attention layers.
   double ring_step_compute_s = 0;

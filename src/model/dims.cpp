@@ -84,6 +84,41 @@ int64_t pad_vocab(int64_t vocab, int64_t multiple) {
   return (vocab + multiple - 1) / multiple * multiple;
 }
 
+/// moe_layer_freq: an int N makes every Nth layer MoE (1: all); a list gives 1 for MoE layers.
+/// Only a leading run of dense layers is modelled (DeepSeek-V3: first 3 dense).
+int64_t leading_dense_layers(const Recipe& recipe, int64_t layers) {
+  if (auto list = recipe.get_int_list("model.moe_layer_freq")) {
+    int64_t k = 0;
+    while (k < static_cast<int64_t>(list->size()) && (*list)[k] == 0)
+      ++k;
+    return std::min(k, layers);
+  }
+  return std::min(recipe.int_or("model.moe_first_k_dense_replace", 0), layers);
+}
+
+void read_moe_mla_hybrid(const Recipe& recipe, ModelDims& m) {
+  if (m.num_experts > 0) m.moe_dense_layers = leading_dense_layers(recipe, m.num_layers);
+  m.moe_capacity_factor = recipe.get_double("model.moe_expert_capacity_factor").value_or(0);
+  m.mtp_layers = recipe.int_or("model.mtp_num_layers", 0);
+  m.mla = recipe.bool_or("model.multi_latent_attention", false);
+  if (m.mla) {
+    m.q_lora_rank = recipe.int_or("model.q_lora_rank", 0);
+    m.kv_lora_rank = recipe.int_or("model.kv_lora_rank", 512);
+    m.qk_head_dim = recipe.int_or("model.qk_head_dim", 128);
+    m.qk_pos_dim = recipe.int_or("model.qk_pos_emb_head_dim", 64);
+    m.v_head_dim = recipe.int_or("model.v_head_dim", 128);
+  }
+  if (auto pattern = recipe.get_string("model.hybrid_override_pattern");
+      pattern && !pattern->empty()) {
+    // Megatron's pattern may carry MTP after a '/' ("M*M-/MM"); the main stack comes first.
+    m.layer_pattern = pattern->substr(0, pattern->find('/'));
+    m.mamba_heads = recipe.int_or("model.mamba_num_heads", 0);
+    m.mamba_head_dim = recipe.int_or("model.mamba_head_dim", 64);
+    m.mamba_state_dim = recipe.int_or("model.mamba_state_dim", 128);
+    m.mamba_groups = recipe.int_or("model.mamba_num_groups", 8);
+  }
+}
+
 }  // namespace
 
 Result<ModelDims> model_dims_of(const Recipe& recipe) {
@@ -120,8 +155,36 @@ Result<ModelDims> model_dims_of(const Recipe& recipe) {
   }
   m.window = window_of(recipe);
   if (m.window > 0) m.windowed = windowed_pattern(recipe, m.num_layers);
+  read_moe_mla_hybrid(recipe, m);
   return m;
 }
+
+namespace {
+
+/// mixed_precision is a recipe name ("bf16_with_mxfp8_mixed") or a map with fp8 / fp8_recipe /
+/// fp4 / fp4_recipe / fp8_dot_product_attention (src/megatron/bridge/training/mixed_precision.py
+/// @067f987: delayed l.227, mxfp8 l.263, tensorwise l.298, blockwise l.383, nvfp4 l.414).
+void read_precision(const Recipe& recipe, TrainingSetup& s) {
+  if (auto name = recipe.get_string("mixed_precision")) {
+    if (auto p = parse_precision(*name)) s.precision = *p;
+    return;
+  }
+  std::string fp8 = recipe.get_string("mixed_precision.fp8").value_or("");
+  std::string fp8_recipe = recipe.get_string("mixed_precision.fp8_recipe").value_or("tensorwise");
+  std::string fp4 = recipe.get_string("mixed_precision.fp4").value_or("");
+  if (!fp4.empty()) {
+    s.precision = Precision::kNvfp4;
+  } else if (!fp8.empty()) {
+    if (fp8_recipe == "delayed") s.precision = Precision::kFp8Delayed;
+    if (fp8_recipe == "tensorwise") s.precision = Precision::kFp8Current;
+    if (fp8_recipe == "blockwise") s.precision = Precision::kFp8Block;
+    if (fp8_recipe == "mxfp8") s.precision = Precision::kMxfp8;
+  }
+  s.fp8_attention = recipe.bool_or("mixed_precision.fp8_dot_product_attention", false) ||
+                    recipe.bool_or("model.fp8_dot_product_attention", false);
+}
+
+}  // namespace
 
 TrainingSetup training_setup_of(const Recipe& recipe) {
   TrainingSetup s;
@@ -129,13 +192,40 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   std::string granularity = recipe.get_string("model.recompute_granularity").value_or("");
   if (granularity == "full") s.recompute = Recompute::kFull;
   if (granularity == "selective") s.recompute = Recompute::kSelective;
-  s.distributed_optimizer = recipe.bool_or(
-      "ddp.use_distributed_optimizer", recipe.bool_or("optimizer.use_distributed_optimizer", true));
+  // Bridge turns the distributed optimizer on in both ddp and optimizer when either sets it
+  // (_validate_and_sync_distributed_optimizer_settings, src/megatron/bridge/training/config.py:
+  // 2100-2123 @067f987). Neither set: on, as every Bridge pretrain recipe sets it.
+  auto ddp_dist = recipe.get_bool("ddp.use_distributed_optimizer");
+  auto opt_dist = recipe.get_bool("optimizer.use_distributed_optimizer");
+  if (ddp_dist || opt_dist)
+    s.distributed_optimizer = ddp_dist.value_or(false) || opt_dist.value_or(false);
   s.grad_reduce_in_fp32 = recipe.bool_or(
       "ddp.grad_reduce_in_fp32", recipe.bool_or("mixed_precision.grad_reduce_in_fp32", true));
   s.overlap_grad_reduce = recipe.bool_or("ddp.overlap_grad_reduce", true);
   s.tp_comm_overlap = recipe.bool_or("model.tp_comm_overlap", false) ||
                       recipe.bool_or("comm_overlap.tp_comm_overlap", false);
+  read_precision(recipe, s);
+  if (const Value* modules = recipe.find("model.recompute_modules");
+      modules && modules->is_list()) {
+    for (const Value& item : modules->items())
+      if (item.is_string()) s.recompute_modules.push_back(item.as_string());
+    if (s.recompute == Recompute::kNone && !s.recompute_modules.empty() &&
+        granularity == "selective")
+      s.recompute = Recompute::kSelective;
+  }
+  s.recompute_layers = recipe.int_or("model.recompute_num_layers", 0);
+  s.optimizer_cpu_offload = recipe.bool_or("optimizer.optimizer_cpu_offload", false);
+  s.optimizer_offload_fraction =
+      recipe.get_double("optimizer.optimizer_offload_fraction").value_or(1.0);
+  // Megatron-FSDP: dist.use_megatron_fsdp or ddp.use_megatron_fsdp (config.py:1484-1488 @067f987)
+  // forces the distributed optimizer on (config.py:1082-1085).
+  s.fsdp = recipe.bool_or("dist.use_megatron_fsdp", false) ||
+           recipe.bool_or("ddp.use_megatron_fsdp", false);
+  if (s.fsdp) s.distributed_optimizer = true;
+  std::string graphs = recipe.get_string("model.cuda_graph_impl").value_or("none");
+  s.cuda_graphs =
+      (graphs != "none" && !graphs.empty()) || recipe.bool_or("model.enable_cuda_graph", false);
+  s.moe_deepep = recipe.get_string("model.moe_token_dispatcher_type").value_or("") == "flex";
   return s;
 }
 

@@ -1,43 +1,13 @@
-// Hardware: the achieved rates the cost model uses, from a cluster profile's specs and, when
-// given, a calibration file. Each default below states its source; none is fitted to published
-// end-to-end training throughput.
+// Hardware: the achieved rates the cost model uses, from a cluster profile's specs (completed from
+// the GPU spec table by device name), one generation's named constants (model_constants.h, each
+// with its source) and, when given, a calibration file.
 #include <algorithm>
 #include <string>
 
+#include "hcp/gpu_specs.h"
 #include "hcp/model.h"
 
 namespace hcp {
-
-namespace {
-
-// cuDNN fused attention (TE's FusedAttention backend) forward, BF16, head dim 128, causal, on
-// H100 SXM5: 539 TFLOP/s at 16k tokens = 0.545 of the 989 TFLOP/s dense peak; 484 at 2k tokens.
-// Source: FlashAttention-3 paper (arXiv 2407.08608) fig. 5, as tabulated in
-// reference/topology_bench.md §6.3. Used for every GPU kind as a fraction of its peak.
-constexpr double kAttnEfficiency = 0.545;
-// Query chunk length at which attention runs at half its long-chunk rate, from the same two
-// points: 484/539 = n/(n + n_half) at n = 2048 gives n_half ≈ 230 tokens.
-constexpr double kAttnHalfTokens = 230;
-// Large BF16 GEMMs (cuBLAS, hidden ≥ 4096): assumption of 70 % of dense peak, the utilisation
-// class cuBLAS reaches for large square-ish bf16 problems on Hopper; replace with calibration.
-constexpr double kGemmEfficiency = 0.70;
-// NCCL bus bandwidth inside an NVSwitch domain for a2a / all-gather / send-recv: ≈ 370 of
-// 450 GB/s per direction on H100 ("~20 % protocol overhead", NCCL maintainer in
-// NVIDIA/nccl-tests #212; per-link constants A100 240/300, B200 722/900 give the same ratio).
-constexpr double kNvlinkEfficiency = 0.82;
-// Inter-node per NIC: ≈ 48 of 50 GB/s on 400G CX-7 (NVIDIA/nccl-tests #319).
-constexpr double kNicEfficiency = 0.96;
-// Per-message latency: assumption of NCCL's order of magnitude for large send/recv messages
-// (a few µs inside a node, ~10-20 µs across IB); only matters for many small ring steps.
-constexpr double kNvlinkLatencyS = 5e-6;
-constexpr double kNicLatencyS = 15e-6;
-// Memory not available to tensors: CUDA context (~0.5 GiB), NCCL buffers and allocator
-// fragmentation. Assumption; Fujii et al. (arXiv 2411.06465) found no OOM below 80 % of
-// HBM for their estimate, so we reserve 2 GiB plus 5 % of HBM.
-constexpr double kReservedGiB = 2.0;
-constexpr double kReservedFraction = 0.05;
-
-}  // namespace
 
 double Hardware::attn_flops(double tokens) const {
   double rate = peak_tflops * 1e12 * attn_efficiency;
@@ -45,37 +15,87 @@ double Hardware::attn_flops(double tokens) const {
   return rate * tokens / (tokens + attn_half_tokens);
 }
 
-Hardware hardware_from_profile(const ClusterProfile& profile) {
+namespace {
+
+/// The generation of a profile's GPU: its compute capability, else the spec table's entry, else
+/// Hopper (the generation whose constants have the most published anchors).
+GpuGeneration generation_of(const ClusterProfile& profile, const GpuSpec* spec) {
+  if (auto g = generation_of_sm(profile.gpu_sm)) {
+    // SM 100 covers B200/GB200; the B300/GB300 entries of the table say Blackwell Ultra.
+    if (spec != nullptr && *g == GpuGeneration::kBlackwell) return spec->generation;
+    return *g;
+  }
+  if (spec != nullptr) return spec->generation;
+  return GpuGeneration::kHopper;
+}
+
+}  // namespace
+
+Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstants& constants) {
   Hardware hw;
+  const GpuSpec* spec = find_gpu_spec(profile.gpu_name);
   hw.gpu_name = profile.gpu_name;
+  hw.generation = generation_of(profile, spec);
+  hw.k = constants.of(hw.generation);
+  const GenerationConstants& k = hw.k;
+  std::string gen = generation_name(hw.generation);
   hw.gpus_per_node = std::max(1, profile.gpus_per_node);
   hw.nvlink_domain = std::max(hw.gpus_per_node, profile.nvlink_domain);
-  hw.peak_tflops = profile.bf16_dense_tflops;
-  hw.gemm_efficiency = kGemmEfficiency;
-  hw.attn_efficiency = kAttnEfficiency;
-  hw.attn_half_tokens = kAttnHalfTokens;
-  double intra =
-      profile.nvlink_gbps_per_gpu > 0 ? profile.nvlink_gbps_per_gpu : profile.pcie_gbps_per_gpu;
-  hw.nvlink_gbs = intra * kNvlinkEfficiency;
-  hw.nvlink_a2a_gbs = hw.nvlink_gbs;
-  double nic_per_gpu = profile.nics_per_node * profile.nic_gbits / 8.0 / hw.gpus_per_node;
-  hw.nic_gbs = nic_per_gpu * kNicEfficiency;
-  hw.nic_a2a_gbs = hw.nic_gbs;
-  hw.nvlink_latency_s = kNvlinkLatencyS;
-  hw.nic_latency_s = kNicLatencyS;
-  hw.memory_gib = profile.gpu_memory_gib;
-  hw.reserved_gib = kReservedGiB + kReservedFraction * profile.gpu_memory_gib;
   std::string from = "cluster profile " + profile.name;
+  std::string table = spec != nullptr
+                          ? std::string("GPU spec table ") + spec->key + ": " + spec->source
+                          : std::string();
+  hw.peak_tflops = profile.bf16_dense_tflops;
+  std::string peak_from = from + " (bf16_dense_tflops)";
+  if (hw.peak_tflops <= 0 && spec != nullptr) {
+    hw.peak_tflops = spec->bf16_tflops;
+    peak_from = table;
+  }
+  // FP8 / FP4 peaks scale with the profile's BF16 figure (a profile may state a different clock
+  // or power class than the datasheet row).
+  double scale = spec != nullptr && spec->bf16_tflops > 0 ? hw.peak_tflops / spec->bf16_tflops : 1;
+  hw.fp8_tflops = spec != nullptr ? spec->fp8_tflops * scale : 0;
+  hw.fp4_tflops = spec != nullptr ? spec->fp4_tflops * scale : 0;
+  hw.hbm_gbs = spec != nullptr ? spec->hbm_gbs : 0;
+  hw.gemm_efficiency = k.gemm_eff_bf16;
+  hw.attn_efficiency = k.attn_fwd_eff;
+  hw.attn_half_tokens = k.attn_half_tokens;
+  hw.has_nvlink = profile.nvlink_gbps_per_gpu > 0;
+  hw.pcie_gbs = profile.pcie_gbps_per_gpu;
+  double intra = hw.has_nvlink ? profile.nvlink_gbps_per_gpu : profile.pcie_gbps_per_gpu;
+  hw.nvlink_gbs = intra * k.nvlink_eff;
+  hw.nvlink_a2a_gbs = hw.has_nvlink ? intra * k.a2a_nvlink_eff : intra * k.pcie_a2a_eff;
+  double nic_per_gpu = profile.nics_per_node * profile.nic_gbits / 8.0 / hw.gpus_per_node;
+  hw.nic_gbs = nic_per_gpu * k.nic_eff;
+  hw.nic_a2a_gbs = nic_per_gpu * k.a2a_nic_eff;
+  hw.nvlink_latency_s = k.nvlink_latency_s;
+  hw.nic_latency_s = k.nic_latency_s;
+  hw.memory_gib = profile.gpu_memory_gib;
+  std::string memory_from = from + " (gpu_memory_gib)";
+  if (hw.memory_gib <= 0 && spec != nullptr) {
+    hw.memory_gib = spec->memory_gib;
+    memory_from = table;
+  }
+  hw.reserved_gib = k.reserved_gib + k.reserved_fraction * hw.memory_gib;
+  auto constant = [&](const char* name) {
+    return constants.source(gen + "." + name) + " [" + gen + "." + name + "]";
+  };
   hw.sources = {
-      {"peak_tflops", from + " (bf16_dense_tflops)"},
-      {"gemm_efficiency", "assumption 0.70 of peak for large bf16 GEMMs"},
-      {"attn_efficiency", "cuDNN fused attention fwd 539/989 TFLOP/s (FA3 paper fig. 5)"},
-      {"attn_half_tokens", "cuDNN fused attention 484 TFLOP/s at 2k vs 539 at 16k tokens"},
-      {"nvlink_gbs", from + " NVLink x 0.82 (NCCL busbw, nccl-tests #212)"},
-      {"nvlink_a2a_gbs", from + " NVLink x 0.82 (NCCL busbw, nccl-tests #212)"},
-      {"nic_gbs", from + " NICs x 0.96 (nccl-tests #319)"},
-      {"nic_a2a_gbs", from + " NICs x 0.96 (nccl-tests #319)"},
-      {"memory_gib", from + " (gpu_memory_gib)"},
+      {"generation", gen + (profile.gpu_sm > 0 ? " (gpu_sm " + std::to_string(profile.gpu_sm) + ")"
+                                               : std::string(" (device name)"))},
+      {"peak_tflops", peak_from},
+      {"fp8_tflops", spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'"},
+      {"fp4_tflops", spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'"},
+      {"hbm_gbs", spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'"},
+      {"gemm_efficiency", constant("gemm_eff_bf16")},
+      {"attn_efficiency", constant("attn_fwd_eff")},
+      {"attn_half_tokens", constant("attn_half_tokens")},
+      {"nvlink_gbs", from + (hw.has_nvlink ? " NVLink x " : " PCIe x ") + constant("nvlink_eff")},
+      {"nvlink_a2a_gbs", from + (hw.has_nvlink ? " NVLink x " + constant("a2a_nvlink_eff")
+                                               : " PCIe x " + constant("pcie_a2a_eff"))},
+      {"nic_gbs", from + " NICs x " + constant("nic_eff")},
+      {"nic_a2a_gbs", from + " NICs x " + constant("a2a_nic_eff")},
+      {"memory_gib", memory_from},
   };
   return hw;
 }

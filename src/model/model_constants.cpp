@@ -1,0 +1,208 @@
+// The model's named constants per GPU generation (include/hcp/model_constants.h) and where each
+// value comes from. Values marked "fitted on measured_runs.json" were fitted by `hcp-plan
+// accuracy --fit` on the rows named; every other value cites a spec or a kernel benchmark.
+#include "hcp/model_constants.h"
+
+#include <cstddef>
+
+namespace hcp {
+
+const std::vector<ConstantInfo>& constant_catalog() {
+  using K = GenerationConstants;
+  static const std::vector<ConstantInfo> catalog = {
+      {"gemm_eff_bf16", &K::gemm_eff_bf16, 0.2, 0.95, true, "BF16 GEMM rate / BF16 dense peak"},
+      {"gemm_eff_fp8_tensor", &K::gemm_eff_fp8_tensor, 0.15, 0.95, true,
+       "FP8 (delayed / current tensor scaling) GEMM rate / FP8 dense peak"},
+      {"gemm_eff_fp8_block", &K::gemm_eff_fp8_block, 0.15, 0.95, true,
+       "FP8 block-scaling GEMM rate / FP8 dense peak"},
+      {"gemm_eff_mxfp8", &K::gemm_eff_mxfp8, 0.15, 0.95, true, "MXFP8 GEMM rate / FP8 dense peak"},
+      {"gemm_eff_nvfp4", &K::gemm_eff_nvfp4, 0.1, 0.95, true, "NVFP4 GEMM rate / FP4 dense peak"},
+      {"gemm_half_tokens", &K::gemm_half_tokens, 0, 8192, true,
+       "GEMM rows (tokens per expert) at which a GEMM runs at half its large-GEMM rate"},
+      {"attn_fwd_eff", &K::attn_fwd_eff, 0.1, 0.95, true,
+       "attention forward rate on long chunks / BF16 dense peak"},
+      {"attn_bwd_eff", &K::attn_bwd_eff, 0.1, 0.95, true,
+       "attention backward rate on long chunks / BF16 dense peak"},
+      {"attn_half_tokens", &K::attn_half_tokens, 0, 16384, true,
+       "query chunk tokens at which attention runs at half rate"},
+      {"attn_fp8_eff", &K::attn_fp8_eff, 0.1, 0.95, true, "FP8 attention rate / FP8 dense peak"},
+      {"attn_call_s", &K::attn_call_s, 0, 1e-3, true, "fixed seconds per attention kernel call"},
+      {"ring_step_s", &K::ring_step_s, 0, 1e-3, true, "fixed seconds per CP ring step"},
+      {"ring_overlap", &K::ring_overlap, 0, 1, true, "share of ring transfer attention can hide"},
+      {"hbm_eff", &K::hbm_eff, 0.3, 0.95, false, "elementwise kernels' HBM rate / peak"},
+      {"elementwise_passes", &K::elementwise_passes, 0, 200, true,
+       "HBM bytes of norms, residuals, activations per token per layer, in tokens x hidden x 2"},
+      {"moe_permute_passes", &K::moe_permute_passes, 0, 100, true,
+       "HBM bytes of router, permute, unpermute per routed token, in hidden x 2"},
+      {"layer_overhead_s", &K::layer_overhead_s, 0, 5e-3, true,
+       "host and launch seconds per layer per micro-batch, forward + backward"},
+      {"cuda_graph_overhead", &K::cuda_graph_overhead, 0, 1, true,
+       "share of layer_overhead_s left when CUDA graphs are on"},
+      {"nvlink_eff", &K::nvlink_eff, 0.3, 1, false, "NCCL busbw / NVLink rate"},
+      {"nic_eff", &K::nic_eff, 0.3, 1, false, "NCCL busbw / NIC rate"},
+      {"a2a_nvlink_eff", &K::a2a_nvlink_eff, 0.1, 1, true,
+       "all-to-all busbw / NVLink rate (CP a2a, EP dispatch and combine)"},
+      {"a2a_nic_eff", &K::a2a_nic_eff, 0.1, 1, true, "all-to-all busbw / NIC rate"},
+      {"pcie_a2a_eff", &K::pcie_a2a_eff, 0.05, 1, false, "all-to-all busbw / PCIe rate"},
+      {"nvlink_latency_s", &K::nvlink_latency_s, 0, 1e-4, false,
+       "per-message latency inside an NVLink domain"},
+      {"nic_latency_s", &K::nic_latency_s, 0, 1e-3, false, "per-message latency across domains"},
+      {"tp_overlap", &K::tp_overlap, 0, 1, true, "share of TP collectives tp_comm_overlap hides"},
+      {"mamba_eff", &K::mamba_eff, 0.02, 0.95, true,
+       "Mamba-2 SSD / gated delta net scan rate / BF16 dense peak"},
+      {"reserved_gib", &K::reserved_gib, 0, 16, false, "GiB not available to tensors (fixed)"},
+      {"reserved_fraction", &K::reserved_fraction, 0, 0.3, false,
+       "share of device memory not available to tensors"},
+  };
+  return catalog;
+}
+
+namespace {
+
+const ConstantInfo* info_of(std::string_view name) {
+  for (const ConstantInfo& c : constant_catalog())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::size_t index_of(std::string_view name) {
+  const auto& cat = constant_catalog();
+  for (std::size_t i = 0; i < cat.size(); ++i)
+    if (cat[i].name == name) return i;
+  return cat.size();
+}
+
+/// Sources of the shipped defaults, by constant (the same for every generation unless a
+/// generation overrides it below).
+const char* default_source(std::string_view name) {
+  if (name == "gemm_eff_bf16")
+    return "assumption: 70 % of dense peak, the class cuBLAS reaches for large bf16 GEMMs";
+  if (name == "gemm_eff_fp8_tensor" || name == "gemm_eff_mxfp8")
+    return "assumption: FP8 GEMMs reach a lower share of their 2x peak than BF16 (casts, scales)";
+  if (name == "gemm_eff_fp8_block") return "assumption: block scaling below per-tensor FP8";
+  if (name == "gemm_eff_nvfp4") return "assumption: NVFP4 reaches 40 % of the FP4 peak";
+  if (name == "gemm_half_tokens") return "assumption: a GEMM with 256 rows runs at half rate";
+  if (name == "attn_fwd_eff")
+    return "cuDNN fused attention fwd 539/989 TFLOP/s at 16k tokens, H100 (FA3 paper fig. 5, "
+           "topology_bench.md §6.3)";
+  if (name == "attn_bwd_eff")
+    return "cuDNN fused attention bwd 516/989 non-causal at 16k, less the causal loss "
+           "(topology_bench.md §6.3)";
+  if (name == "attn_half_tokens")
+    return "cuDNN fused attention 484 TFLOP/s at 2k vs 539 at 16k tokens (FA3 paper fig. 5)";
+  if (name == "attn_fp8_eff")
+    return "cuDNN FP8 attention fwd ~900/1979 TFLOP/s on H100 (topology_bench.md §6.3)";
+  if (name == "attn_call_s") return "assumption: tens of µs per fused-attention call";
+  if (name == "ring_step_s") return "assumption: tens of µs per ring step (sync, launches)";
+  if (name == "ring_overlap") return "TE's ring double-buffers KV (full overlap assumed)";
+  if (name == "hbm_eff") return "assumption: elementwise kernels reach 75 % of HBM bandwidth";
+  if (name == "elementwise_passes")
+    return "assumption: ~40 reads/writes of a token's hidden state per layer (norms, residuals, "
+           "SwiGLU, RoPE, bias, dropout, fwd+bwd)";
+  if (name == "moe_permute_passes")
+    return "assumption: permute + unpermute read and write each routed token ~3x fwd+bwd";
+  if (name == "layer_overhead_s") return "assumption: ~150 µs of launches per layer fwd+bwd";
+  if (name == "cuda_graph_overhead") return "assumption: CUDA graphs remove ~70 % of launches";
+  if (name == "nvlink_eff" || name == "a2a_nvlink_eff")
+    return "NCCL busbw ~370 of 450 GB/s on H100 (nccl-tests #212); A100 240/300, B200 722/900";
+  if (name == "nic_eff") return "~48 of 50 GB/s per 400G CX-7 (nccl-tests #319)";
+  if (name == "a2a_nic_eff")
+    return "DeepEP inter-node dispatch/combine 43-58 GB/s per 50 GB/s NIC (DeepEP README)";
+  if (name == "pcie_a2a_eff")
+    return "assumption: PCIe all-to-all crosses the host bridge, ~1/3 of the PCIe rate";
+  if (name == "nvlink_latency_s" || name == "nic_latency_s")
+    return "assumption: NCCL's order of magnitude (µs inside a node, 10-20 µs across IB)";
+  if (name == "tp_overlap") return "assumption: userbuffers hide ~80 % of TP collectives";
+  if (name == "mamba_eff") return "assumption: SSD scan kernels at ~25 % of BF16 peak";
+  if (name == "reserved_gib" || name == "reserved_fraction")
+    return "assumption: context, NCCL buffers, fragmentation; Fujii et al. (arXiv 2411.06465)";
+  return "";
+}
+
+}  // namespace
+
+ModelConstants make_default_constants() {
+  ModelConstants c;
+  const auto& cat = constant_catalog();
+  for (int g = 0; g < kGpuGenerations; ++g) {
+    c.source_[g].resize(cat.size());
+    for (std::size_t i = 0; i < cat.size(); ++i)
+      c.source_[g][i] = default_source(cat[i].name);
+  }
+  // Ampere: FlashAttention-2 reaches 50-73 % of A100 peak (arXiv 2307.08691).
+  auto& ampere = c.gen_[static_cast<std::size_t>(GpuGeneration::kAmpere)];
+  ampere.attn_fwd_eff = 0.60;
+  ampere.attn_bwd_eff = 0.50;
+  c.source_[0][index_of("attn_fwd_eff")] = "FlashAttention-2 paper: 50-73 % of A100 peak";
+  c.source_[0][index_of("attn_bwd_eff")] = "FlashAttention-2 paper: 50-73 % of A100 peak";
+  return c;
+}
+
+const ModelConstants& ModelConstants::defaults() {
+  static const ModelConstants shipped = make_default_constants();
+  return shipped;
+}
+
+std::vector<std::string> ModelConstants::names(bool all) const {
+  std::vector<std::string> out;
+  for (int g = 0; g < kGpuGenerations; ++g) {
+    for (const ConstantInfo& c : constant_catalog()) {
+      if (!all && !c.fittable) continue;
+      out.push_back(std::string(generation_name(static_cast<GpuGeneration>(g))) + "." +
+                    std::string(c.name));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct Split {
+  GpuGeneration gen;
+  std::string_view name;
+};
+
+std::optional<Split> split(std::string_view qualified) {
+  size_t dot = qualified.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto gen = parse_generation(qualified.substr(0, dot));
+  if (!gen) return std::nullopt;
+  return Split{*gen, qualified.substr(dot + 1)};
+}
+
+}  // namespace
+
+std::optional<double> ModelConstants::get(std::string_view qualified) const {
+  auto s = split(qualified);
+  if (!s) return std::nullopt;
+  const ConstantInfo* info = info_of(s->name);
+  if (info == nullptr) return std::nullopt;
+  return of(s->gen).*(info->member);
+}
+
+bool ModelConstants::set(GpuGeneration g, std::string_view name, double value, std::string source) {
+  const ConstantInfo* info = info_of(name);
+  if (info == nullptr || !(value >= info->min && value <= info->max)) return false;
+  auto gi = static_cast<std::size_t>(g);
+  gen_[gi].*(info->member) = value;
+  if (source_[gi].size() != constant_catalog().size())
+    source_[gi].resize(constant_catalog().size());
+  source_[gi][index_of(name)] = std::move(source);
+  return true;
+}
+
+bool ModelConstants::set(std::string_view qualified, double value, std::string source) {
+  auto s = split(qualified);
+  if (!s) return false;
+  return set(s->gen, s->name, value, std::move(source));
+}
+
+std::string ModelConstants::source(std::string_view qualified) const {
+  auto s = split(qualified);
+  if (!s) return "";
+  std::size_t i = index_of(s->name);
+  const auto& sources = source_[static_cast<std::size_t>(s->gen)];
+  return i < sources.size() ? sources[i] : "";
+}
+
+}  // namespace hcp

@@ -1,0 +1,113 @@
+// ModelConstants (named constants per GPU generation) and the GPU spec table.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hcp/gpu_specs.h"
+#include "hcp/model.h"
+#include "hcp/model_constants.h"
+#include "model_test_support.h"
+
+namespace hcp {
+namespace {
+
+TEST(ModelConstants, EnumeratesFittableConstantsPerGeneration) {
+  const ModelConstants& c = ModelConstants::defaults();
+  auto fittable = c.names();
+  auto all = c.names(true);
+  EXPECT_GT(all.size(), fittable.size());
+  EXPECT_NE(std::find(fittable.begin(), fittable.end(), "hopper.gemm_eff_bf16"), fittable.end());
+  EXPECT_NE(std::find(fittable.begin(), fittable.end(), "blackwell_ultra.gemm_eff_nvfp4"),
+            fittable.end());
+  // Spec-derived figures are not offered to the fitter.
+  EXPECT_EQ(std::find(fittable.begin(), fittable.end(), "hopper.nic_eff"), fittable.end());
+  EXPECT_NE(std::find(all.begin(), all.end(), "hopper.nic_eff"), all.end());
+  for (const auto& name : all)
+    EXPECT_FALSE(c.source(name).empty()) << name << " has no source";
+}
+
+TEST(ModelConstants, GetSetByQualifiedNameWithBoundsAndSource) {
+  ModelConstants c = ModelConstants::defaults();
+  ASSERT_TRUE(c.get("hopper.gemm_eff_bf16").has_value());
+  EXPECT_TRUE(c.set("hopper.gemm_eff_bf16", 0.61, "fitted on rows 1-3"));
+  EXPECT_DOUBLE_EQ(*c.get("hopper.gemm_eff_bf16"), 0.61);
+  EXPECT_DOUBLE_EQ(c.of(GpuGeneration::kHopper).gemm_eff_bf16, 0.61);
+  EXPECT_EQ(c.source("hopper.gemm_eff_bf16"), "fitted on rows 1-3");
+  // Other generations keep theirs.
+  EXPECT_DOUBLE_EQ(*c.get("blackwell.gemm_eff_bf16"),
+                   *ModelConstants::defaults().get("blackwell.gemm_eff_bf16"));
+  EXPECT_FALSE(c.set("hopper.gemm_eff_bf16", 1.5, "out of bounds"));
+  EXPECT_FALSE(c.set("hopper.no_such_constant", 0.5, "x"));
+  EXPECT_FALSE(c.set("volta.gemm_eff_bf16", 0.5, "x"));
+  EXPECT_FALSE(c.get("gemm_eff_bf16").has_value());
+  EXPECT_EQ(c.source("nope"), "");
+}
+
+TEST(ModelConstants, HardwareTakesTheProfileGenerationsConstants) {
+  ModelConstants c = ModelConstants::defaults();
+  ASSERT_TRUE(c.set("hopper.gemm_eff_bf16", 0.5, "test"));
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), c);
+  EXPECT_EQ(hw.generation, GpuGeneration::kHopper);
+  EXPECT_DOUBLE_EQ(hw.gemm_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(hw.k.gemm_eff_bf16, 0.5);
+  EXPECT_NEAR(hw.fp8_tflops, 2 * hw.peak_tflops, 5);
+  EXPECT_EQ(hw.fp4_tflops, 0);
+}
+
+TEST(GpuSpecs, FindsDevicesByTheirNvidiaSmiNames) {
+  struct Case {
+    const char* name;
+    const char* key;
+  };
+  for (Case c :
+       {Case{"NVIDIA A100-SXM4-80GB", "A100"}, Case{"NVIDIA A100-SXM4-40GB", "A100-40"},
+        Case{"NVIDIA A800-SXM4-80GB", "A800"}, Case{"NVIDIA H100 80GB HBM3", "H100"},
+        Case{"NVIDIA H100 PCIe", "H100-PCIE"}, Case{"H100-SXM5-80GB", "H100"},
+        Case{"NVIDIA H800", "H800"}, Case{"NVIDIA H200", "H200"}, Case{"NVIDIA B200", "B200"},
+        Case{"NVIDIA GB200", "GB200"}, Case{"NVIDIA B300 SXM6 AC", "B300"},
+        Case{"NVIDIA GB300", "GB300"}, Case{"NVIDIA L20", "L20"}, Case{"NVIDIA L40S", "L40S"},
+        Case{"NVIDIA GeForce RTX 4090", "RTX 4090"}}) {
+    const GpuSpec* spec = find_gpu_spec(c.name);
+    ASSERT_NE(spec, nullptr) << c.name;
+    EXPECT_STREQ(spec->key, c.key) << c.name;
+  }
+  EXPECT_EQ(find_gpu_spec("Tesla V100-SXM2-32GB"), nullptr);
+  EXPECT_EQ(find_gpu_spec(""), nullptr);
+}
+
+TEST(GpuSpecs, EveryRowHasItsFiguresAndASource) {
+  for (const GpuSpec& s : gpu_spec_table()) {
+    EXPECT_GT(s.memory_gib, 0) << s.key;
+    EXPECT_GT(s.bf16_tflops, 0) << s.key;
+    EXPECT_GT(s.hbm_gbs, 0) << s.key;
+    EXPECT_GE(s.nvlink_domain, 1) << s.key;
+    EXPECT_GT(std::string(s.source).size(), 20u) << s.key;
+    bool blackwell =
+        s.generation == GpuGeneration::kBlackwell || s.generation == GpuGeneration::kBlackwellUltra;
+    if (blackwell) {
+      EXPECT_GT(s.fp4_tflops, s.fp8_tflops) << s.key;
+    }
+  }
+  EXPECT_EQ(generation_of_sm(90), GpuGeneration::kHopper);
+  EXPECT_EQ(generation_of_sm(103), GpuGeneration::kBlackwellUltra);
+  EXPECT_FALSE(generation_of_sm(70).has_value());
+  EXPECT_EQ(parse_generation("blackwell_ultra"), GpuGeneration::kBlackwellUltra);
+  EXPECT_FALSE(parse_generation("volta").has_value());
+}
+
+TEST(ModelPrecision, ParsesBridgeRecipesAndSummaryLabels) {
+  EXPECT_EQ(parse_precision("bf16_mixed"), Precision::kBf16);
+  EXPECT_EQ(parse_precision("bf16_with_fp8_delayed_scaling_mixed"), Precision::kFp8Delayed);
+  EXPECT_EQ(parse_precision("bf16_with_fp8_current_scaling_mixed"), Precision::kFp8Current);
+  EXPECT_EQ(parse_precision("bf16_with_fp8_subchannel_scaling_mixed"), Precision::kFp8Block);
+  EXPECT_EQ(parse_precision("bf16_with_mxfp8_mixed"), Precision::kMxfp8);
+  EXPECT_EQ(parse_precision("bf16_with_nvfp4_mixed"), Precision::kNvfp4);
+  EXPECT_EQ(parse_precision("FP8-CS"), Precision::kFp8Current);
+  EXPECT_EQ(parse_precision("FP8-MX"), Precision::kMxfp8);
+  EXPECT_EQ(parse_precision("NVFP4"), Precision::kNvfp4);
+  EXPECT_EQ(parse_precision("fp8_block"), Precision::kFp8Block);
+  EXPECT_FALSE(parse_precision("int4").has_value());
+}
+
+}  // namespace
+}  // namespace hcp
