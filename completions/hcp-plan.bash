@@ -16,7 +16,7 @@ _hcp_plan() {
     --format) COMPREPLY=($(compgen -W "text json sarif junit github gcc" -- "$cur")); return ;;
     --framework) COMPREPLY=($(compgen -W "bridge mlm" -- "$cur")); return ;;
     --recompute) COMPREPLY=($(compgen -W "none selective full" -- "$cur")); return ;;
-    --cluster) COMPREPLY=($(compgen -W "dgx-a100 dgx-h100 dgx-h200 dgx-b200 gb200-nvl72 pcie-8gpu" -- "$cur")); return ;;
+    --cluster) COMPREPLY=($(compgen -W "dgx-a100 dgx-h100 dgx-h200 dgx-b200 dgx-b300 gb200-nvl72 gb300-nvl72 pcie-8gpu" -- "$cur")); return ;;
     -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac

@@ -12,8 +12,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kShipped[] = {"dgx-a100", "dgx-h100",    "dgx-h200",
-                          "dgx-b200", "gb200-nvl72", "pcie-8gpu"};
+const char* kShipped[] = {"dgx-a100",    "dgx-h100", "dgx-h200",    "dgx-b200",
+                          "gb200-nvl72", "dgx-b300", "gb300-nvl72", "pcie-8gpu"};
 
 class TempFile {
  public:
