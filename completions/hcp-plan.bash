@@ -7,7 +7,7 @@ _hcp_plan() {
     cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; cword=$COMP_CWORD
     words=("${COMP_WORDS[@]}")
   fi
-  local commands="validate groups plan compare probe bench dcp simulate preflight rules explain"
+  local commands="validate groups plan compare accuracy probe bench dcp simulate preflight rules explain"
   if [ "$cword" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -17,7 +17,7 @@ _hcp_plan() {
     --framework) COMPREPLY=($(compgen -W "bridge mlm" -- "$cur")); return ;;
     --recompute) COMPREPLY=($(compgen -W "none selective full" -- "$cur")); return ;;
     --cluster) COMPREPLY=($(compgen -W "dgx-a100 dgx-h100 dgx-h200 dgx-b200 dgx-b300 gb200-nvl72 gb300-nvl72 pcie-8gpu" -- "$cur")); return ;;
-    -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html)
+    -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html|--corpus|--constants|--write)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [ "${words[1]}" = "explain" ]; then

@@ -72,6 +72,8 @@ def main():
         d = dims_rows[fn]
         m = {k: d.get(k) for k in DIMS_FIELDS}
         m.update(extra)
+        if d.get("cp_comm_type"):  # the recipe's cp_comm_type (used when a row does not say)
+            m["recipe_cp_comm_type"] = d["cp_comm_type"]
         m["dims_source"] = {"recipe_function": fn, "repo": "NVIDIA-NeMo/Megatron-Bridge",
                             "path": d["repo_path"], "provider": d["dims_source"]}
         models[key] = m
@@ -121,22 +123,28 @@ def main():
         key = "LLAMA2_7B" if "llama2" in t["id"] else "LLAMA3_8B"
         system = "DGX-H100" if "h100" in t["id"] else "DGX-B200"
         for r in t["rows"]:
-            dp = r.get("dp", r.get("dp_derived"))
+            dp = r.get("dp", r.get("dp_as_listed"))
+            gpus = r["num_gpus"]
+            if r["tp"] * r["pp"] * r["cp"] * dp != gpus:
+                # The B200 page's GPU column is 4x TP*PP*CP*DP in every row; the listed DP is
+                # the one that divides the global batch, so the GPU count is derived from it.
+                gpus = r["tp"] * r["pp"] * r["cp"] * dp
             row = {
                 "id": f"{t['id']}-{r['seq_k']}k",
                 "kind": "nemo_long_sequence",
                 "source": dict(t["source"]),
                 "model": key, "system": system, "cluster": SYSTEM[system],
                 "precision": t["model"]["precision"], "task": "pre-training",
-                "num_gpus": r["num_gpus"], "global_batch": r["global_batch"], "micro_batch": 1,
+                "num_gpus": gpus, "global_batch": r["global_batch"], "micro_batch": 1,
                 "seq_length": r["seq_tokens"], "tp": r["tp"], "pp": r["pp"], "cp": r["cp"],
                 "vp": None, "ep": 1, "fsdp": 0, "cp_comm_type": "p2p",
                 "measured": {"model_tflops_per_gpu": r["with_cp_tflops_per_gpu"]},
                 "settings_source": {"found": False, "why": t["software"]},
             }
-            if r["tp"] * r["pp"] * r["cp"] * dp != r["num_gpus"]:
-                row["note"] = ("page lists DP " + str(r.get("dp_as_listed")) +
-                               "; TP*PP*CP*DP must equal the GPUs, so DP is derived")
+            if gpus != r["num_gpus"]:
+                row["note"] = (f"page lists {r['num_gpus']} GPUs with DP {dp}; TP*PP*CP*DP = "
+                               f"{gpus} (the listed DP divides the global batch, the GPU count "
+                               "does not match it); the metric is per GPU")
             rows.append(row)
     card = src["moe_long_context_cp_scaling"]
     card_models = {"DeepSeek-V3 685B w/ MTP": "DeepSeekV3", "Qwen3-Next 80B-A3B": "Qwen3_Next_80B_A3B",

@@ -1,0 +1,241 @@
+// The model's accuracy against published runs: the validation corpus, the fitter of the model's
+// named constants, error metrics (in-sample and leave-one-model-out) and the error bands every
+// prediction carries.
+//
+// Data files (shipped under recipes/corpus/, found with find_data_file):
+//   measured_runs.json    the corpus; every row cites its source (see recipes/corpus/README.md).
+//   fitted_constants.json the fitted constants, each named per GPU generation with the rows it
+//                         was fitted on, and the error bands per regime. Written by
+//                         `hcp-plan accuracy --fit --write FILE`; read by `plan` and `compare`.
+//
+// Stable API for other commands (check-log's speed check):
+//   const FittedModel* shipped_fit();                         the shipped fit, or nullptr
+//   Band band_for(const FittedModel&, Regime, const Estimate&) low/high tokens/s/GPU, step time
+//   Regime regime_of(const ModelDims&, const LayoutChoice&)   dense/MoE/hybrid x CP on/off
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+#include "hcp/model.h"
+
+namespace hcp::accuracy {
+
+// ---------------------------------------------------------------------------------------------
+// Regimes and error bands
+
+/// The model family a row belongs to for its error band.
+enum class Family { kDense, kMoe, kHybrid };
+/// Return "dense", "moe" or "hybrid".
+const char* family_name(Family f);
+
+/// A regime: model family x CP on/off. Bands are fitted per regime.
+struct Regime {
+  Family family = Family::kDense;
+  bool cp = false;  ///< context_parallel_size > 1
+  /// Return e.g. "moe, CP>1" or "dense, CP=1".
+  std::string name() const;
+  /// Return e.g. "moe_cp" or "dense_nocp" (the key in fitted_constants.json).
+  std::string key() const;
+};
+
+/// Return the regime of a layout: MoE when the model has experts, hybrid when it has
+/// Mamba / linear-attention layers (hybrid_layers() > 0), else dense; CP on when cp > 1.
+Regime regime_of(const ModelDims& model, const LayoutChoice& layout);
+
+/// The spread of log(measured / predicted) in one regime, from the corpus residuals.
+struct RegimeBand {
+  std::string regime;   ///< Regime::key()
+  int64_t rows = 0;     ///< Residuals it was computed from.
+  double low = 0;       ///< 10th percentile of log(measured / predicted) (absolute band).
+  double high = 0;      ///< 90th percentile.
+  double relative = 0;  ///< 80th percentile of |residual - its (model, system) group mean|:
+                        ///< the error when comparing two layouts of one model on one cluster.
+};
+
+/// Low/high bounds of one prediction.
+struct Band {
+  double tokens_per_s_per_gpu_low = 0;
+  double tokens_per_s_per_gpu_high = 0;
+  double step_s_low = 0;   ///< Step time at the high throughput.
+  double step_s_high = 0;  ///< Step time at the low throughput.
+  double relative = 0;     ///< Half-width (fraction) used to call two options a tie.
+  std::string regime;      ///< Regime::name() the band came from.
+};
+
+// ---------------------------------------------------------------------------------------------
+// The named fittable constants
+
+/// One fitted constant of the cost model: a named field of `Hardware` for one GPU generation.
+struct FittedConstant {
+  std::string name;        ///< Parameter name, e.g. "gemm_efficiency".
+  std::string generation;  ///< "hopper", "blackwell", "blackwell-ultra", or "all".
+  double value = 0;
+  std::vector<std::string> fitted_on;  ///< Corpus row ids it was fitted on.
+};
+
+/// The fit: constants plus bands, and where they came from.
+struct FittedModel {
+  std::string corpus;  ///< Corpus file the fit used.
+  std::string objective;
+  std::vector<FittedConstant> constants;
+  std::vector<RegimeBand> bands;
+  double lomo_mape_threshold = 0;  ///< The CTest fails when LOMO MAPE exceeds this (0: none).
+};
+
+/// Return the GPU generation of a cluster profile from its SM version ("hopper" for 9.x,
+/// "blackwell" for 10.0, "blackwell-ultra" for 10.3, "ampere" for 8.x, else "other").
+std::string generation_of(const ClusterProfile& profile);
+
+/// A fittable parameter: how to read and write it on Hardware, and its bounds.
+struct ParameterSpec {
+  std::string name;
+  double lo = 0;
+  double hi = 0;
+  std::string description;
+};
+/// Return the fittable parameters (per generation).
+const std::vector<ParameterSpec>& parameter_specs();
+/// Return the value of a named parameter on `hw` (nullopt: unknown name).
+std::optional<double> get_parameter(const Hardware& hw, const std::string& name);
+/// Set a named parameter on `hw`; false when the name is unknown.
+bool set_parameter(Hardware& hw, const std::string& name, double value);
+
+/// Apply the constants of `fit` that match `generation` (or "all") to `hw` and record their
+/// source. Return the number applied.
+int apply_fit(Hardware& hw, const FittedModel& fit, const std::string& generation);
+
+/// Read / write fitted_constants.json. Errors name the file and key.
+Result<FittedModel> load_fit(const std::string& path);
+std::string fit_to_json(const FittedModel& fit);
+
+/// Return the shipped fit (recipes/corpus/fitted_constants.json), loaded once; nullptr when no
+/// file is shipped or it does not parse.
+const FittedModel* shipped_fit();
+/// Return the path of the shipped fit ("" when absent).
+std::string shipped_fit_path();
+
+/// Return the band of one prediction: the regime's spread around the estimate. When the fit has
+/// no band for the regime, the family's CP-off band, then the widest band, is used.
+Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& estimate);
+
+// ---------------------------------------------------------------------------------------------
+// The corpus
+
+/// One measured run, ready for the model.
+struct CorpusRow {
+  std::string id;
+  std::string kind;  ///< bridge_summary, nemo_long_sequence, bridge_moe_card
+  std::string model;
+  std::string system;   ///< DGX-H100, DGX-GB200, ...
+  std::string cluster;  ///< Shipped cluster profile name.
+  std::string precision;
+  std::string source;    ///< One line: repo path (container / section).
+  std::string excluded;  ///< Why the row is not predicted (empty: it is).
+  ModelDims dims;
+  LayoutChoice layout;
+  TrainingSetup setup;
+  Family family = Family::kDense;
+  double measured_tokens = 0;  ///< tokens/s/GPU (converted from TFLOP/s for TFLOP/s rows).
+  double measured_tflops = 0;  ///< As published (0 when not given).
+  bool tflops_metric = false;  ///< The row's published metric is model TFLOP/s/GPU.
+};
+
+struct Corpus {
+  std::string path;
+  std::vector<CorpusRow> rows;
+};
+
+/// Return the shipped corpus path (recipes/corpus/measured_runs.json) or "".
+std::string shipped_corpus_path();
+/// Load a corpus file. Errors name the file and the row id / key.
+Result<Corpus> load_corpus(const std::string& path);
+
+/// Model FLOPs per token of one training step, as NeMo and Bridge count them: 6 x active
+/// parameters (layers and logits) + 12 x seq x attention width per attention layer (no causal
+/// halving).
+double model_flops_per_token(const ModelDims& model);
+
+// ---------------------------------------------------------------------------------------------
+// Prediction, metrics and fitting
+
+struct Prediction {
+  const CorpusRow* row = nullptr;
+  double predicted_tokens = 0;  ///< 0 when the model could not price the row.
+  bool fits_memory = true;
+  std::string error;  ///< Why the model refused the row.
+  /// Return log(measured / predicted); 0 when unpriced.
+  double residual() const;
+  /// Return |predicted - measured| / measured.
+  double ape() const;
+};
+
+/// Predict every non-excluded row with the shipped cluster profiles plus `fit` (may be null:
+/// the model's built-in constants).
+std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit);
+
+struct Metrics {
+  int64_t rows = 0;
+  int64_t unpriced = 0;
+  int64_t predicted_oom = 0;  ///< Rows that ran but the model says do not fit.
+  double mape = 0;
+  double median_ape = 0;
+  double within_15 = 0;    ///< Share of rows with APE <= 15 %.
+  double kendall_tau = 0;  ///< Mean tau-b over (model, system) groups of >= 3 rows.
+  int64_t tau_groups = 0;
+};
+
+/// Metrics of a set of predictions (unpriced rows are counted, not averaged).
+Metrics metrics_of(const std::vector<Prediction>& predictions);
+
+/// A named slice of the corpus and its metrics.
+struct Slice {
+  std::string name;
+  Metrics metrics;
+};
+/// Metrics for: all, dense/moe/hybrid, each precision, each system, CP=1 / CP>1, and the NeMo
+/// long-sequence CP rows of 32K to 1M tokens.
+std::vector<Slice> slices_of(const std::vector<Prediction>& predictions);
+
+struct FitOptions {
+  int max_rounds = 8;                    ///< Coordinate-descent rounds.
+  std::vector<std::string> only_models;  ///< Empty: fit on every model.
+  std::string exclude_model;             ///< Leave this model out.
+};
+
+/// Fit the named constants per GPU generation to the corpus (minimise the mean squared
+/// log(measured / predicted) by coordinate descent over the parameters in log space, starting
+/// from `start` or the built-in constants). Bands are not filled.
+FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options);
+
+/// Leave-one-model-out: for each model, fit without its rows and predict them.
+std::vector<Prediction> leave_one_model_out(const Corpus& corpus, const FittedModel* start,
+                                            const FitOptions& options);
+
+/// Compute the bands per regime from residuals (LOMO predictions give out-of-sample bands).
+std::vector<RegimeBand> bands_from(const std::vector<Prediction>& predictions);
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+struct AccuracyReport {
+  std::string corpus;
+  std::string constants;  ///< "built-in" or the fit file.
+  int64_t corpus_rows = 0;
+  int64_t excluded_rows = 0;
+  std::vector<Slice> in_sample;
+  std::vector<Slice> lomo;              ///< Empty when not computed.
+  std::vector<Prediction> predictions;  ///< In-sample, per row.
+  std::vector<Prediction> lomo_predictions;
+  std::optional<FittedModel> fitted;  ///< When --fit ran.
+  double lomo_threshold = 0;
+};
+
+std::string format_accuracy_text(const AccuracyReport& report, bool per_row);
+std::string format_accuracy_json(const AccuracyReport& report);
+
+}  // namespace hcp::accuracy

@@ -1,0 +1,208 @@
+// The validation corpus: recipes/corpus/measured_runs.json -> rows the cost model can price.
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "hcp/accuracy.h"
+#include "hcp/data_dir.h"
+
+namespace hcp::accuracy {
+
+namespace {
+
+using nlohmann::json;
+
+Error corpus_error(const std::string& path, const std::string& key, const std::string& message) {
+  Error e;
+  e.message = message;
+  e.location = Location{path, 0, 0};
+  e.key = key;
+  return e;
+}
+
+int64_t int_or(const json& j, const char* key, int64_t fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  return it->get<int64_t>();
+}
+
+std::string string_or(const json& j, const char* key, std::string fallback = {}) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+bool bool_or(const json& j, const char* key, bool fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_boolean()) return fallback;
+  return it->get<bool>();
+}
+
+/// Megatron pads the vocabulary to a multiple of 128 (make_vocab_size_divisible_by).
+int64_t pad_vocab(int64_t vocab) {
+  return (vocab + 127) / 128 * 128;
+}
+
+/// The model sizes of one `models` entry (Megatron names; see build_corpus.py DIMS_FIELDS).
+Result<ModelDims> dims_of(const json& m, const std::string& path, const std::string& key) {
+  ModelDims d;
+  d.num_layers = int_or(m, "num_layers", 0);
+  d.hidden = int_or(m, "hidden_size", 0);
+  d.heads = int_or(m, "num_attention_heads", 0);
+  if (d.num_layers <= 0 || d.hidden <= 0 || d.heads <= 0) {
+    return corpus_error(path, "models." + key,
+                        "model " + key + " lacks num_layers, hidden_size or num_attention_heads");
+  }
+  d.kv_heads = int_or(m, "num_query_groups", d.heads);
+  d.head_dim = int_or(m, "kv_channels", 0);
+  if (d.head_dim <= 0) d.head_dim = int_or(m, "qk_head_dim", d.hidden / d.heads);
+  d.ffn = int_or(m, "ffn_hidden_size", 4 * d.hidden);
+  d.vocab = pad_vocab(int_or(m, "vocab_size", 32000));
+  d.gated_mlp = bool_or(m, "gated_linear_unit", false);
+  d.tied_embeddings = bool_or(m, "tie_embeddings", false);
+  d.num_experts = int_or(m, "num_moe_experts", 0);
+  d.moe_ffn = int_or(m, "moe_ffn_hidden_size", d.ffn);
+  d.moe_topk = int_or(m, "moe_router_topk", 0);
+  d.moe_shared_ffn = int_or(m, "moe_shared_expert_intermediate_size", 0);
+  d.window = int_or(m, "window_size", 0);
+  if (int64_t skip = int_or(m, "window_attn_skip_freq", 0); d.window > 0 && skip > 0) {
+    d.windowed.assign(static_cast<size_t>(d.num_layers), true);
+    for (int64_t i = 0; i < d.num_layers; ++i)
+      d.windowed[i] = (i + 1) % skip != 0;
+  }
+  return d;
+}
+
+std::string source_line(const json& s) {
+  std::string out = string_or(s, "repo") + " " + string_or(s, "path");
+  if (auto c = string_or(s, "container"); !c.empty()) out += " (container " + c;
+  if (auto sec = string_or(s, "section"); !sec.empty()) out += ", " + sec;
+  if (!string_or(s, "container").empty()) out += ")";
+  if (auto loc = string_or(s, "location"); !loc.empty()) out += " " + loc;
+  if (auto commit = string_or(s, "commit"); !commit.empty()) out += " @" + commit.substr(0, 7);
+  return out;
+}
+
+/// Recompute as the Bridge preset sets it: recompute_modules -> selective, recompute_num_layers
+/// -> full; otherwise none (the recipe default of the summary models is no recompute).
+Recompute recompute_of(const json& settings) {
+  if (settings.contains("recompute_num_layers")) return Recompute::kFull;
+  if (settings.contains("recompute_modules")) return Recompute::kSelective;
+  return Recompute::kNone;
+}
+
+Result<CorpusRow> row_of(const json& r, const json& models, const std::string& path) {
+  CorpusRow row;
+  row.id = string_or(r, "id");
+  if (row.id.empty()) return corpus_error(path, "rows", "a corpus row has no id");
+  row.kind = string_or(r, "kind");
+  row.system = string_or(r, "system");
+  row.cluster = string_or(r, "cluster");
+  row.precision = string_or(r, "precision", "unknown");
+  row.excluded = string_or(r, "excluded");
+  if (r.contains("source") && r["source"].is_object()) row.source = source_line(r["source"]);
+  if (r.contains("model") && r["model"].is_string()) row.model = r["model"].get<std::string>();
+  if (row.model.empty()) {
+    if (row.excluded.empty()) row.excluded = "no model dimensions";
+    return row;
+  }
+  if (!models.contains(row.model)) {
+    return corpus_error(path, "rows." + row.id + ".model",
+                        "row " + row.id + " names model '" + row.model + "' not in models");
+  }
+  const json& m = models[row.model];
+  auto dims = dims_of(m, path, row.model);
+  if (!dims) return dims.error();
+  row.dims = *dims;
+  row.dims.seq_length = int_or(r, "seq_length", 0);
+  row.dims.micro_batch = int_or(r, "micro_batch", 1);
+  if (m.contains("hybrid_layer_pattern") && m["hybrid_layer_pattern"].is_string()) {
+    row.family = Family::kHybrid;
+  } else if (row.dims.num_experts > 0) {
+    row.family = Family::kMoe;
+  }
+  LayoutChoice& l = row.layout;
+  l.tp = int_or(r, "tp", 1);
+  l.cp = int_or(r, "cp", 1);
+  l.pp = int_or(r, "pp", 1);
+  l.vpp = std::max<int64_t>(1, int_or(r, "vp", 1));
+  l.ep = std::max<int64_t>(1, int_or(r, "ep", 1));
+  const json empty = json::object();
+  const json& settings = r.contains("settings") ? r["settings"] : empty;
+  // Bridge sets expert_tensor_parallel_size = 1 when EP > 1 unless the preset says otherwise.
+  l.etp = int_or(settings, "expert_tensor_parallel_size", l.ep > 1 ? 1 : 0);
+  int64_t gpus = int_or(r, "num_gpus", 0);
+  int64_t model_parallel = l.tp * l.cp * l.pp;
+  if (gpus <= 0 || model_parallel <= 0 || gpus % model_parallel != 0) {
+    if (row.excluded.empty()) {
+      row.excluded = "GPUs " + std::to_string(gpus) + " not divisible by TP x CP x PP";
+    }
+    return row;
+  }
+  l.dp = gpus / model_parallel;
+  std::string comm = string_or(r, "cp_comm_type", string_or(m, "recipe_cp_comm_type", "p2p"));
+  if (auto type = parse_cp_comm_type(comm)) l.comm = *type;
+  row.setup.global_batch = int_or(r, "global_batch", 0);
+  row.setup.recompute = recompute_of(settings);
+  const json& measured = r.contains("measured") ? r["measured"] : empty;
+  if (measured.contains("tokens_per_s_per_gpu") && measured["tokens_per_s_per_gpu"].is_number()) {
+    row.measured_tokens = measured["tokens_per_s_per_gpu"].get<double>();
+  }
+  if (measured.contains("model_tflops_per_gpu") && measured["model_tflops_per_gpu"].is_number()) {
+    row.measured_tflops = measured["model_tflops_per_gpu"].get<double>();
+  }
+  if (row.measured_tokens <= 0 && row.measured_tflops > 0 && row.dims.seq_length > 0) {
+    row.tflops_metric = true;
+    row.measured_tokens = row.measured_tflops * 1e12 / model_flops_per_token(row.dims);
+  }
+  if (row.measured_tokens <= 0 && row.excluded.empty()) row.excluded = "no measured throughput";
+  return row;
+}
+
+}  // namespace
+
+double model_flops_per_token(const ModelDims& m) {
+  double layers = static_cast<double>(m.num_layers);
+  double dense = 6.0 * (layers * m.layer_active_params() + static_cast<double>(m.hidden) * m.vocab);
+  double attention_width = static_cast<double>(m.heads) * m.head_dim;
+  double attention_layers = layers - static_cast<double>(m.windowed_layers());
+  double attention = 12.0 * attention_layers * static_cast<double>(m.seq_length) * attention_width;
+  if (m.window > 0) {
+    attention += 12.0 * static_cast<double>(m.windowed_layers()) *
+                 static_cast<double>(std::min(m.window, m.seq_length)) * attention_width;
+  }
+  return dense + attention;
+}
+
+std::string shipped_corpus_path() {
+  return find_data_file("corpus/measured_runs.json");
+}
+
+Result<Corpus> load_corpus(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return corpus_error(path, "", path + ": cannot read the corpus file");
+  json j;
+  try {
+    in >> j;
+  } catch (const json::exception& e) {
+    return corpus_error(path, "", path + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array()) {
+    return corpus_error(path, "rows", path + ": the corpus needs a 'rows' list");
+  }
+  const json models = j.contains("models") ? j["models"] : json::object();
+  Corpus corpus;
+  corpus.path = path;
+  for (const json& r : j["rows"]) {
+    if (!r.is_object()) return corpus_error(path, "rows", path + ": a row is not an object");
+    auto row = row_of(r, models, path);
+    if (!row) return row.error();
+    corpus.rows.push_back(std::move(*row));
+  }
+  return corpus;
+}
+
+}  // namespace hcp::accuracy

@@ -1,0 +1,405 @@
+// Predicting the corpus, error metrics, the fitter and leave-one-model-out.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "hcp/accuracy.h"
+
+namespace hcp::accuracy {
+
+namespace {
+
+/// The hardware of each row's cluster, built once (profile + built-in constants).
+struct RowHardware {
+  Hardware base;
+  std::string generation;
+  bool ok = false;
+  std::string error;
+};
+
+std::map<std::string, RowHardware> hardware_by_cluster(const Corpus& corpus) {
+  std::map<std::string, RowHardware> out;
+  for (const CorpusRow& row : corpus.rows) {
+    if (!row.excluded.empty() || out.count(row.cluster)) continue;
+    RowHardware h;
+    auto profile = find_cluster_profile(row.cluster);
+    if (profile) {
+      h.base = hardware_from_profile(*profile);
+      h.generation = generation_of(*profile);
+      h.ok = true;
+    } else {
+      h.error = profile.error().message;
+    }
+    out.emplace(row.cluster, std::move(h));
+  }
+  return out;
+}
+
+Prediction predict_row(const CorpusRow& row, const Hardware& hw) {
+  Prediction p;
+  p.row = &row;
+  auto e = estimate(row.dims, row.layout, hw, row.setup);
+  if (!e) {
+    p.error = e.error().message;
+    return p;
+  }
+  p.predicted_tokens = e->tokens_per_s_per_gpu;
+  p.fits_memory = e->fits_memory;
+  return p;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double pos = q * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(v.size() - 1, lo + 1);
+  double frac = pos - static_cast<double>(lo);
+  return v[lo] * (1 - frac) + v[hi] * frac;
+}
+
+int sign(double x) {
+  return (x > 0) - (x < 0);
+}
+
+/// Kendall tau-b of predicted vs measured inside one group; nullopt when undefined.
+std::optional<double> kendall_tau_b(const std::vector<const Prediction*>& group) {
+  int64_t concordant = 0;
+  int64_t discordant = 0;
+  int64_t ties_measured = 0;
+  int64_t ties_predicted = 0;
+  int64_t pairs = 0;
+  for (size_t i = 0; i < group.size(); ++i) {
+    for (size_t j = i + 1; j < group.size(); ++j) {
+      ++pairs;
+      int sm = sign(group[i]->row->measured_tokens - group[j]->row->measured_tokens);
+      // Predictions closer than 0.1 % are a tie (the model cannot tell them apart).
+      double a = group[i]->predicted_tokens;
+      double b = group[j]->predicted_tokens;
+      int sp = std::abs(a - b) <= 1e-3 * std::max(a, b) ? 0 : sign(a - b);
+      if (sm == 0) ++ties_measured;
+      if (sp == 0) ++ties_predicted;
+      if (sm != 0 && sp != 0) (sm == sp ? concordant : discordant)++;
+    }
+  }
+  double denom = std::sqrt(static_cast<double>(pairs - ties_measured) *
+                           static_cast<double>(pairs - ties_predicted));
+  if (denom <= 0) return std::nullopt;
+  return static_cast<double>(concordant - discordant) / denom;
+}
+
+std::string group_key(const CorpusRow& row) {
+  return row.model + " | " + row.system;
+}
+
+/// One fittable value: a parameter of one generation.
+struct FitParameter {
+  const ParameterSpec* spec = nullptr;
+  std::string generation;  ///< "all" for link latencies shared by every generation.
+  double value = 0;
+};
+
+bool shared_parameter(const std::string& name) {
+  return name == "nvlink_latency_s" || name == "nic_latency_s";
+}
+
+constexpr double kUnpricedPenalty = 4.0;  // (log e^2)^2: an unpriced row counts as 7x off.
+
+}  // namespace
+
+double Prediction::residual() const {
+  if (predicted_tokens <= 0 || !row || row->measured_tokens <= 0) return 0;
+  return std::log(row->measured_tokens / predicted_tokens);
+}
+
+double Prediction::ape() const {
+  if (!row || row->measured_tokens <= 0) return 0;
+  return std::abs(predicted_tokens - row->measured_tokens) / row->measured_tokens;
+}
+
+std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit) {
+  auto hardware = hardware_by_cluster(corpus);
+  std::vector<Prediction> out;
+  for (const CorpusRow& row : corpus.rows) {
+    if (!row.excluded.empty()) continue;
+    const RowHardware& h = hardware.at(row.cluster);
+    if (!h.ok) {
+      Prediction p;
+      p.row = &row;
+      p.error = "cluster profile " + row.cluster + ": " + h.error;
+      out.push_back(p);
+      continue;
+    }
+    Hardware hw = h.base;
+    if (fit) apply_fit(hw, *fit, h.generation);
+    out.push_back(predict_row(row, hw));
+  }
+  return out;
+}
+
+Metrics metrics_of(const std::vector<Prediction>& predictions) {
+  Metrics m;
+  std::vector<double> apes;
+  std::map<std::string, std::vector<const Prediction*>> groups;
+  for (const Prediction& p : predictions) {
+    ++m.rows;
+    if (p.predicted_tokens <= 0) {
+      ++m.unpriced;
+      continue;
+    }
+    if (!p.fits_memory) ++m.predicted_oom;
+    apes.push_back(p.ape());
+    groups[group_key(*p.row)].push_back(&p);
+  }
+  if (!apes.empty()) {
+    double sum = 0;
+    int64_t within = 0;
+    for (double a : apes) {
+      sum += a;
+      within += a <= 0.15;
+    }
+    m.mape = sum / static_cast<double>(apes.size());
+    m.median_ape = percentile(apes, 0.5);
+    m.within_15 = static_cast<double>(within) / static_cast<double>(apes.size());
+  }
+  double tau_sum = 0;
+  for (const auto& [key, group] : groups) {
+    if (group.size() < 3) continue;
+    auto tau = kendall_tau_b(group);
+    if (!tau) continue;
+    tau_sum += *tau;
+    ++m.tau_groups;
+  }
+  if (m.tau_groups > 0) m.kendall_tau = tau_sum / static_cast<double>(m.tau_groups);
+  return m;
+}
+
+std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
+  std::vector<std::pair<std::string, std::vector<Prediction>>> named;
+  auto add = [&](const std::string& name, const Prediction& p) {
+    for (auto& [n, list] : named) {
+      if (n == name) {
+        list.push_back(p);
+        return;
+      }
+    }
+    named.emplace_back(name, std::vector<Prediction>{p});
+  };
+  for (const Prediction& p : predictions)
+    add("all", p);
+  for (const char* f : {"dense", "moe", "hybrid"}) {
+    for (const Prediction& p : predictions) {
+      if (family_name(p.row->family) == std::string(f)) add(std::string("family ") + f, p);
+    }
+  }
+  for (const Prediction& p : predictions)
+    add("CP " + std::string(p.row->layout.cp > 1 ? ">1" : "=1"), p);
+  std::set<std::string> precisions;
+  std::set<std::string> systems;
+  for (const Prediction& p : predictions) {
+    precisions.insert(p.row->precision);
+    systems.insert(p.row->system);
+  }
+  for (const std::string& prec : precisions) {
+    for (const Prediction& p : predictions) {
+      if (p.row->precision == prec) add("precision " + prec, p);
+    }
+  }
+  for (const std::string& sys : systems) {
+    for (const Prediction& p : predictions) {
+      if (p.row->system == sys) add("GPU " + sys, p);
+    }
+  }
+  for (const Prediction& p : predictions) {
+    if (p.row->kind == "nemo_long_sequence" && p.row->layout.cp > 1 &&
+        p.row->dims.seq_length >= 32768) {
+      add("NeMo long-seq CP 32K-1M", p);
+    }
+  }
+  std::vector<Slice> out;
+  for (const auto& [name, list] : named)
+    out.push_back({name, metrics_of(list)});
+  return out;
+}
+
+FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options) {
+  auto hardware = hardware_by_cluster(corpus);
+  // The rows the fit uses and their hardware.
+  struct FitRow {
+    const CorpusRow* row;
+    const RowHardware* hw;
+  };
+  std::vector<FitRow> rows;
+  std::set<std::string> generations;
+  for (const CorpusRow& row : corpus.rows) {
+    if (!row.excluded.empty() || row.model == options.exclude_model) continue;
+    if (!options.only_models.empty() &&
+        std::find(options.only_models.begin(), options.only_models.end(), row.model) ==
+            options.only_models.end()) {
+      continue;
+    }
+    const RowHardware& h = hardware.at(row.cluster);
+    if (!h.ok) continue;
+    rows.push_back({&row, &h});
+    generations.insert(h.generation);
+  }
+  // Parameters: efficiencies per generation, latencies shared; starting values from `start`
+  // or the built-in constants of the first profile of each generation.
+  std::vector<FitParameter> params;
+  for (const ParameterSpec& spec : parameter_specs()) {
+    std::vector<std::string> gens =
+        shared_parameter(spec.name)
+            ? std::vector<std::string>{"all"}
+            : std::vector<std::string>(generations.begin(), generations.end());
+    for (const std::string& g : gens) {
+      FitParameter p{&spec, g, 0};
+      for (const FitRow& r : rows) {
+        if (g == "all" || r.hw->generation == g) {
+          Hardware hw = r.hw->base;
+          if (start) apply_fit(hw, *start, r.hw->generation);
+          p.value = *get_parameter(hw, spec.name);
+          break;
+        }
+      }
+      params.push_back(p);
+    }
+  }
+  auto hardware_of = [&](const FitRow& r) {
+    Hardware hw = r.hw->base;
+    for (const FitParameter& p : params) {
+      if (p.generation == "all" || p.generation == r.hw->generation) {
+        set_parameter(hw, p.spec->name, p.value);
+      }
+    }
+    return hw;
+  };
+  std::vector<double> loss(rows.size(), 0);
+  auto row_loss = [&](size_t i) {
+    Prediction p = predict_row(*rows[i].row, hardware_of(rows[i]));
+    if (p.predicted_tokens <= 0) return kUnpricedPenalty;
+    double r = p.residual();
+    return r * r;
+  };
+  for (size_t i = 0; i < rows.size(); ++i)
+    loss[i] = row_loss(i);
+  auto total = [&] {
+    double s = 0;
+    for (double l : loss)
+      s += l;
+    return s;
+  };
+  double best = total();
+  for (int round = 0; round < options.max_rounds; ++round) {
+    double step = std::log(2.0) / (1 + round);
+    for (FitParameter& p : params) {
+      std::vector<size_t> affected;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (p.generation == "all" || rows[i].hw->generation == p.generation) affected.push_back(i);
+      }
+      if (affected.empty()) continue;
+      double original = p.value;
+      double best_value = original;
+      std::vector<double> best_loss;
+      for (double k : {-1.0, -0.5, 0.5, 1.0}) {
+        double v = std::clamp(original * std::exp(k * step), p.spec->lo, p.spec->hi);
+        if (v == original) continue;
+        p.value = v;
+        std::vector<double> trial = loss;
+        double sum = best;
+        for (size_t i : affected) {
+          sum -= loss[i];
+          trial[i] = row_loss(i);
+          sum += trial[i];
+        }
+        if (sum < best - 1e-12) {
+          best = sum;
+          best_value = v;
+          best_loss = std::move(trial);
+        }
+      }
+      p.value = best_value;
+      if (!best_loss.empty()) loss = std::move(best_loss);
+    }
+  }
+  FittedModel out;
+  out.corpus = corpus.path;
+  out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
+                  std::to_string(rows.size()) + " rows (coordinate descent, " +
+                  std::to_string(options.max_rounds) + " rounds, log-space steps)";
+  for (const FitParameter& p : params) {
+    FittedConstant c;
+    c.name = p.spec->name;
+    c.generation = p.generation;
+    c.value = p.value;
+    for (const FitRow& r : rows) {
+      if (p.generation == "all" || r.hw->generation == p.generation)
+        c.fitted_on.push_back(r.row->id);
+    }
+    out.constants.push_back(std::move(c));
+  }
+  if (start) {
+    out.bands = start->bands;
+    out.lomo_mape_threshold = start->lomo_mape_threshold;
+  }
+  return out;
+}
+
+std::vector<Prediction> leave_one_model_out(const Corpus& corpus, const FittedModel* start,
+                                            const FitOptions& options) {
+  std::set<std::string> models;
+  for (const CorpusRow& row : corpus.rows) {
+    if (row.excluded.empty()) models.insert(row.model);
+  }
+  std::vector<Prediction> out;
+  for (const std::string& model : models) {
+    FitOptions o = options;
+    o.exclude_model = model;
+    FittedModel without = fit(corpus, start, o);
+    for (const Prediction& p : predict(corpus, &without)) {
+      if (p.row->model == model) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+std::vector<RegimeBand> bands_from(const std::vector<Prediction>& predictions) {
+  std::map<std::string, std::vector<const Prediction*>> by_regime;
+  std::map<std::string, std::vector<double>> by_group;
+  for (const Prediction& p : predictions) {
+    if (p.predicted_tokens <= 0) continue;
+    Regime r{p.row->family, p.row->layout.cp > 1};
+    by_regime[r.key()].push_back(&p);
+    by_group[group_key(*p.row)].push_back(p.residual());
+  }
+  std::map<std::string, double> group_mean;
+  for (const auto& [key, list] : by_group) {
+    double s = 0;
+    for (double v : list)
+      s += v;
+    group_mean[key] = s / static_cast<double>(list.size());
+  }
+  std::vector<RegimeBand> out;
+  for (const auto& [key, list] : by_regime) {
+    if (list.size() < 3) continue;
+    std::vector<double> residuals;
+    std::vector<double> deviations;
+    for (const Prediction* p : list) {
+      residuals.push_back(p->residual());
+      std::string g = group_key(*p->row);
+      if (by_group[g].size() >= 2) deviations.push_back(std::abs(p->residual() - group_mean[g]));
+    }
+    RegimeBand b;
+    b.regime = key;
+    b.rows = static_cast<int64_t>(list.size());
+    b.low = percentile(residuals, 0.10);
+    b.high = percentile(residuals, 0.90);
+    b.relative = deviations.empty() ? (b.high - b.low) / 2 : percentile(deviations, 0.80);
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace hcp::accuracy

@@ -1,0 +1,280 @@
+// The validation corpus, the metrics, the fitter and the error bands.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "hcp/accuracy.h"
+
+namespace hcp::accuracy {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCorpus = HCP_RECIPES_DIR "/corpus/measured_runs.json";
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    static int n = 0;
+    path_ = (fs::temp_directory_path() /
+             ("hcp_accuracy_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".json"))
+                .string();
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { fs::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const char* kTinyCorpus = R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
+  "ffn_hidden_size": 14336, "num_attention_heads": 32, "num_query_groups": 8,
+  "kv_channels": 128, "vocab_size": 128256, "gated_linear_unit": true}},
+ "rows": [
+  {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100", "cluster": "dgx-h100",
+   "precision": "BF16", "num_gpus": 8, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 1, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 12000}},
+  {"id": "b", "kind": "bridge_summary", "model": "M", "system": "DGX-H100", "cluster": "dgx-h100",
+   "precision": "BF16", "num_gpus": 16, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 2, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 10000}},
+  {"id": "c", "kind": "nemo_long_sequence", "model": "M", "system": "DGX-H100",
+   "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 16, "global_batch": 8,
+   "micro_batch": 1, "seq_length": 65536, "tp": 2, "pp": 1, "cp": 4,
+   "measured": {"model_tflops_per_gpu": 400}},
+  {"id": "d", "model": null, "excluded": "no dimensions", "measured": {}}
+ ]})";
+
+TEST(Corpus, ShippedCorpusLoadsWithSourcesAndDims) {
+  auto corpus = load_corpus(kCorpus);
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  EXPECT_GE(corpus->rows.size(), 220u);
+  int used = 0;
+  for (const CorpusRow& row : corpus->rows) {
+    EXPECT_FALSE(row.source.empty()) << row.id;
+    if (!row.excluded.empty()) continue;
+    ++used;
+    EXPECT_GT(row.measured_tokens, 0) << row.id;
+    EXPECT_GT(row.dims.num_layers, 0) << row.id;
+    EXPECT_EQ(row.layout.world() % 1, 0);
+    EXPECT_FALSE(row.cluster.empty()) << row.id;
+  }
+  EXPECT_GE(used, 150);
+}
+
+TEST(Corpus, TflopsRowsAreConvertedThroughModelFlops) {
+  TempFile f(kTinyCorpus);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  ASSERT_EQ(corpus->rows.size(), 4u);
+  const CorpusRow& c = corpus->rows[2];
+  EXPECT_TRUE(c.tflops_metric);
+  EXPECT_NEAR(c.measured_tokens * model_flops_per_token(c.dims), 400e12, 1e6);
+  EXPECT_EQ(c.layout.dp, 2);
+  EXPECT_FALSE(corpus->rows[3].excluded.empty());
+}
+
+TEST(Corpus, AttentionFlopsGrowWithSequence) {
+  ModelDims m;
+  m.num_layers = 2;
+  m.hidden = 64;
+  m.heads = 4;
+  m.kv_heads = 4;
+  m.head_dim = 16;
+  m.ffn = 256;
+  m.vocab = 128;
+  m.seq_length = 1000;
+  double short_seq = model_flops_per_token(m);
+  m.seq_length = 2000;
+  // 12 * layers * seq * width more per token.
+  EXPECT_NEAR(model_flops_per_token(m) - short_seq, 12.0 * 2 * 1000 * 64, 1e-6);
+}
+
+TEST(Corpus, BadInputs) {
+  EXPECT_FALSE(load_corpus("/nonexistent/corpus.json"));
+  TempFile not_json("{ not json");
+  auto r = load_corpus(not_json.path());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("not valid JSON"), std::string::npos);
+  TempFile no_rows(R"({"models": {}})");
+  ASSERT_FALSE(load_corpus(no_rows.path()));
+  TempFile unknown(R"({"models": {}, "rows": [{"id": "x", "model": "Nope"}]})");
+  auto u = load_corpus(unknown.path());
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().message.find("Nope"), std::string::npos);
+  TempFile no_id(R"({"rows": [{"model": "M"}]})");
+  ASSERT_FALSE(load_corpus(no_id.path()));
+}
+
+Prediction made(const CorpusRow* row, double predicted) {
+  Prediction p;
+  p.row = row;
+  p.predicted_tokens = predicted;
+  return p;
+}
+
+TEST(Metrics, ApeMedianWithinAndTau) {
+  std::vector<CorpusRow> rows(4);
+  double measured[] = {100, 200, 300, 400};
+  for (int i = 0; i < 4; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+    rows[i].measured_tokens = measured[i];
+  }
+  // Same order, errors 10 %, 20 %, 0 %, 50 %.
+  std::vector<Prediction> p = {made(&rows[0], 110), made(&rows[1], 240), made(&rows[2], 300),
+                               made(&rows[3], 600)};
+  Metrics m = metrics_of(p);
+  EXPECT_NEAR(m.mape, (0.1 + 0.2 + 0.0 + 0.5) / 4, 1e-9);
+  EXPECT_NEAR(m.median_ape, 0.15, 1e-9);
+  EXPECT_NEAR(m.within_15, 0.5, 1e-9);
+  EXPECT_EQ(m.tau_groups, 1);
+  EXPECT_NEAR(m.kendall_tau, 1.0, 1e-9);
+  // Reversed order: tau = -1.
+  std::vector<Prediction> rev = {made(&rows[0], 400), made(&rows[1], 300), made(&rows[2], 200),
+                                 made(&rows[3], 100)};
+  EXPECT_NEAR(metrics_of(rev).kendall_tau, -1.0, 1e-9);
+  // All predictions equal: tau undefined, no group counted.
+  std::vector<Prediction> flat = {made(&rows[0], 5), made(&rows[1], 5), made(&rows[2], 5)};
+  EXPECT_EQ(metrics_of(flat).tau_groups, 0);
+  // Unpriced rows are counted, not averaged.
+  std::vector<Prediction> unpriced = {made(&rows[0], 0), made(&rows[1], 200)};
+  Metrics u = metrics_of(unpriced);
+  EXPECT_EQ(u.unpriced, 1);
+  EXPECT_NEAR(u.mape, 0, 1e-12);
+}
+
+TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
+  TempFile f(kTinyCorpus);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus);
+  auto before = predict(*corpus, nullptr);
+  FittedModel fitted = fit(*corpus, nullptr, FitOptions{});
+  auto after = predict(*corpus, &fitted);
+  auto msle = [](const std::vector<Prediction>& v) {
+    double s = 0;
+    for (const Prediction& p : v)
+      s += p.residual() * p.residual();
+    return s;
+  };
+  EXPECT_LT(msle(after), msle(before));
+  ASSERT_FALSE(fitted.constants.empty());
+  for (const FittedConstant& c : fitted.constants) {
+    EXPECT_TRUE(c.generation == "hopper" || c.generation == "all") << c.generation;
+    EXPECT_EQ(c.fitted_on.size(), 3u) << c.name;
+  }
+  // Written and read back unchanged.
+  TempFile out(fit_to_json(fitted));
+  auto back = load_fit(out.path());
+  ASSERT_TRUE(back) << back.error().str();
+  ASSERT_EQ(back->constants.size(), fitted.constants.size());
+  EXPECT_DOUBLE_EQ(back->constants[0].value, fitted.constants[0].value);
+}
+
+TEST(Fit, LeaveOneModelOutPredictsEveryRowOfEachModel) {
+  TempFile f(kTinyCorpus);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus);
+  FitOptions o;
+  o.max_rounds = 2;
+  auto lomo = leave_one_model_out(*corpus, nullptr, o);
+  EXPECT_EQ(lomo.size(), 3u);
+}
+
+TEST(Fit, ApplyFitOnlyTouchesItsGeneration) {
+  FittedModel fit;
+  fit.constants = {{"gemm_efficiency", "hopper", 0.42, {"a"}},
+                   {"gemm_efficiency", "blackwell", 0.33, {"b"}},
+                   {"nic_latency_s", "all", 3e-5, {"a", "b"}}};
+  Hardware hw;
+  EXPECT_EQ(apply_fit(hw, fit, "blackwell"), 2);
+  EXPECT_DOUBLE_EQ(hw.gemm_efficiency, 0.33);
+  EXPECT_DOUBLE_EQ(hw.nic_latency_s, 3e-5);
+  EXPECT_FALSE(set_parameter(hw, "no_such_constant", 1));
+  EXPECT_FALSE(get_parameter(hw, "no_such_constant"));
+}
+
+TEST(Fit, GenerationFromSm) {
+  ClusterProfile p;
+  p.gpu_sm = 90;
+  EXPECT_EQ(generation_of(p), "hopper");
+  p.gpu_sm = 100;
+  EXPECT_EQ(generation_of(p), "blackwell");
+  p.gpu_sm = 103;
+  EXPECT_EQ(generation_of(p), "blackwell-ultra");
+  p.gpu_sm = 80;
+  EXPECT_EQ(generation_of(p), "ampere");
+  p.gpu_sm = 0;
+  EXPECT_EQ(generation_of(p), "other");
+}
+
+TEST(FitFile, BadInputs) {
+  TempFile unknown(R"({"constants": [{"name": "warp_speed", "value": 1}]})");
+  auto u = load_fit(unknown.path());
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().message.find("warp_speed"), std::string::npos);
+  TempFile no_value(R"({"constants": [{"name": "gemm_efficiency"}]})");
+  EXPECT_FALSE(load_fit(no_value.path()));
+  TempFile inverted(
+      R"({"constants": [], "bands": [{"regime": "dense_cp", "low": 0.2, "high": -0.1}]})");
+  EXPECT_FALSE(load_fit(inverted.path()));
+  EXPECT_FALSE(load_fit("/nonexistent/fit.json"));
+}
+
+TEST(Bands, EnclosePredictionAndFallBack) {
+  FittedModel fit;
+  fit.bands = {{"dense_cp", 10, -0.2, 0.1, 0.05}, {"moe_nocp", 10, -0.4, 0.3, 0.1}};
+  Estimate e;
+  e.tokens_per_s_per_gpu = 1000;
+  e.time.step_s = 2;
+  Band b = band_for(fit, Regime{Family::kDense, true}, e);
+  EXPECT_NEAR(b.tokens_per_s_per_gpu_low, 1000 * std::exp(-0.2), 1e-9);
+  EXPECT_NEAR(b.tokens_per_s_per_gpu_high, 1000 * std::exp(0.1), 1e-9);
+  EXPECT_LT(b.step_s_low, 2);
+  EXPECT_GT(b.step_s_high, 2);
+  EXPECT_DOUBLE_EQ(b.relative, 0.05);
+  // MoE with CP has no band of its own: the MoE CP-off band is used.
+  Band m = band_for(fit, Regime{Family::kMoe, true}, e);
+  EXPECT_NEAR(m.tokens_per_s_per_gpu_low, 1000 * std::exp(-0.4), 1e-9);
+  // Hybrid has none at all: the widest band.
+  Band h = band_for(fit, Regime{Family::kHybrid, false}, e);
+  EXPECT_NEAR(h.tokens_per_s_per_gpu_high, 1000 * std::exp(0.3), 1e-9);
+}
+
+TEST(Bands, FromResidualsPerRegime) {
+  std::vector<CorpusRow> rows(5);
+  std::vector<Prediction> p;
+  for (int i = 0; i < 5; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+    rows[i].measured_tokens = 100;
+    rows[i].layout.cp = 2;
+    p.push_back(made(&rows[i], 80 + 10 * i));  // 80 .. 120
+  }
+  auto bands = bands_from(p);
+  ASSERT_EQ(bands.size(), 1u);
+  EXPECT_EQ(bands[0].regime, "dense_cp");
+  EXPECT_EQ(bands[0].rows, 5);
+  EXPECT_LT(bands[0].low, 0);
+  EXPECT_GT(bands[0].high, 0);
+  EXPECT_GT(bands[0].relative, 0);
+}
+
+TEST(Regime, FromModelAndLayout) {
+  ModelDims m;
+  LayoutChoice l;
+  EXPECT_EQ(regime_of(m, l).key(), "dense_nocp");
+  m.num_experts = 8;
+  l.cp = 2;
+  EXPECT_EQ(regime_of(m, l).key(), "moe_cp");
+  EXPECT_EQ(regime_of(m, l).name(), "moe, CP>1");
+}
+
+}  // namespace
+}  // namespace hcp::accuracy
