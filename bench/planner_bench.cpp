@@ -47,6 +47,40 @@ void BM_PlanSearch16384Gpus1MTokens(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanSearch16384Gpus1MTokens)->Unit(benchmark::kMillisecond);
 
+/// The same search for a MoE recipe (Qwen3-30B-A3B, 128 experts) at 1M tokens on 16,384 GPUs:
+/// EP (1..128) and VPP (PP up to 8, the recipe's own PP always in) are part of the space.
+void BM_PlanSearch16384Gpus1MTokensMoeVppEp(benchmark::State& state) {
+  auto recipe = hcp::load_recipe_file(HCP_RECIPES_DIR "/qwen3_30b_a3b_64k.yaml");
+  if (!recipe) std::abort();
+  auto st = hcp::apply_overrides(*recipe, {"dataset.seq_length=1048576", "model.seq_length=1048576",
+                                           "train.global_batch_size=1024"});
+  if (!st) std::abort();
+  auto profile = hcp::load_cluster_profile(HCP_RECIPES_DIR "/clusters/dgx-h100.yaml");
+  if (!profile) std::abort();
+  hcp::PlanRequest req;
+  req.recipe = *recipe;
+  req.env.world_size = 16384;
+  req.env.nodes = 2048;
+  req.env.gpus_per_node = 8;
+  req.env.nvlink_domain = 8;
+  req.hardware = hcp::hardware_from_profile(*profile);
+  req.setup = hcp::training_setup_of(*recipe);
+  req.setup.recompute = hcp::Recompute::kFull;
+  req.max_pp = static_cast<int64_t>(state.range(0));
+  int64_t candidates = 0;
+  for (auto _ : state) {
+    auto result = hcp::plan(req);
+    if (!result) {
+      state.SkipWithError(result.error().message.c_str());
+      return;
+    }
+    candidates = result->candidates;
+    benchmark::DoNotOptimize(result->options.data());
+  }
+  state.counters["candidates"] = static_cast<double>(candidates);
+}
+BENCHMARK(BM_PlanSearch16384Gpus1MTokensMoeVppEp)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
+
 /// TP1 CP64 a2a+p2p [8,8] DP256: the layout the per-candidate benchmarks price.
 hcp::LayoutChoice a2a_p2p_layout() {
   hcp::LayoutChoice l;

@@ -22,6 +22,7 @@ struct LayoutOption {
   std::optional<int64_t> ep;               ///< expert_model_parallel_size.
   std::optional<int64_t> etp;              ///< expert_tensor_parallel_size.
   std::optional<int64_t> dp;               ///< data-parallel size.
+  std::optional<int64_t> vp;               ///< virtual_pipeline_model_parallel_size.
   std::optional<CpCommType> cp_comm_type;  ///< cp_comm_type.
   std::vector<int64_t> hcp;  ///< hierarchical_context_parallel_sizes; empty when not given.
 
@@ -30,7 +31,7 @@ struct LayoutOption {
   std::string str() const;
 };
 
-/// Parse "key=value,key=value". Keys: tp, cp, pp, ep, etp, dp (positive integers), cp_comm_type
+/// Parse "key=value,key=value". Keys: tp, cp, pp, ep, etp, dp, vp (positive integers), cp_comm_type
 /// (p2p|all_gather|a2a|a2a+p2p), hcp as "AxP", "A,P" inside brackets "[A,P]" or "[A, P]".
 /// Errors (as values, key set to the offending key): empty text, missing '=', unknown key (with a
 /// did-you-mean), duplicate key, non-numeric or non-positive size, bad hcp list, prod(hcp) != cp.

@@ -103,7 +103,7 @@ struct LayoutChoice {
   bool uses(CommType type) const;
   /// Return the world size tp·cp·pp·dp.
   int64_t world() const { return tp * cp * pp * dp; }
-  /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2".
+  /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2" ("PP4 VP5", "EP8" when used).
   std::string label() const;
 };
 

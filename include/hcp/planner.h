@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/accuracy.h"
 #include "hcp/diagnostic.h"
 #include "hcp/model.h"
 #include "hcp/recipe.h"
@@ -20,8 +21,11 @@ struct PlanRequest {
   Environment env;      ///< world_size, gpus_per_node, nvlink_domain, te_version, ... for rules.
   Hardware hardware;    ///< Achieved rates (profile + calibration).
   TrainingSetup setup;  ///< Global batch, recompute, optimizer, memory limit.
-  int64_t max_pp = 1;   ///< Largest pipeline size searched.
+  int64_t max_pp = 1;   ///< Largest pipeline size searched (the recipe's own PP is always in).
   bool keep_rejected = false;  ///< Collect rejected candidates (for --show-rejected).
+  /// The fitted constants and error bands (prepare_plan: the shipped fit); null: no bands, so
+  /// only identical predictions tie.
+  const accuracy::FittedModel* fit = nullptr;
 };
 
 /// A candidate the rules (or the model) turned down.
@@ -39,6 +43,11 @@ struct PlanOption {
   std::vector<std::string> notes;       ///< Short tags for the table ("a2a on NVLink").
   std::vector<std::string> reasons;     ///< Sentences with numbers.
   bool recommended = false;
+  /// The prediction's error band (accuracy::band_for of its regime); zero width without a fit.
+  accuracy::Band band;
+  bool recipe_layout = false;  ///< This is the recipe's own layout.
+  /// Within model error of the fastest option that fits (the bands overlap).
+  bool tie_with_best = false;
 };
 
 /// The result of a search.
@@ -52,14 +61,39 @@ struct PlanResult {
   std::vector<RejectedOption> rejected;  ///< Only when keep_rejected.
   int64_t rejected_count = 0;
   std::vector<std::string> summary;  ///< Why the recommended option wins, in sentences.
+  /// Rank (index into options) of the recipe's own layout; nullopt when the rules or the model
+  /// rejected it (recipe_rejected then says why) or the recipe's sizes do not divide the world.
+  std::optional<size_t> recipe_rank;
+  std::optional<RejectedOption> recipe_rejected;
+  std::optional<LayoutChoice> recipe_layout;  ///< The recipe's own layout on this world.
 };
 
 /// Return every candidate layout for `world` GPUs: TP over the divisors of the NVLink domain that
 /// divide the world, PP 1..max_pp, CP over the divisors of the rest, DP derived; cp_comm_type p2p,
 /// all_gather, a2a and a2a+p2p with every [a, p], a, p > 1; for models with sliding-window
-/// layers also per-layer pairs (windowed layers a2a or all_gather).
+/// layers also per-layer pairs (windowed layers a2a or all_gather). Expert parallelism stays 1
+/// and VPP 1 (see search_layouts for the full space).
 std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t world,
                                             int nvlink_domain, int64_t max_pp);
+
+/// What the planner searches besides TP, CP, PP and the comm type.
+struct SearchSpace {
+  int64_t max_pp = 1;
+  /// Expert tensor parallel size of every candidate (0: follows TP); Bridge's default is 1.
+  int64_t etp = 0;
+  /// Virtual pipeline sizes tried for PP > 1 (each must divide layers / PP); empty: 1 only.
+  std::vector<int64_t> vpp = {1, 2, 4, 8};
+  /// Expert parallel sizes tried for MoE models (each must divide the experts and
+  /// TP x CP x DP / ETP); empty: 1 only.
+  std::vector<int64_t> ep;
+  /// Layouts that must be in the space (the recipe's own); added when not enumerated.
+  std::vector<LayoutChoice> include;
+};
+
+/// Return the candidates of the full space: enumerate_layouts' grid times VPP (PP > 1) and EP
+/// (MoE), plus `space.include`.
+std::vector<LayoutChoice> search_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
+                                         const SearchSpace& space);
 
 /// Return a copy of `recipe` with the layout's fields set (tensor/context/pipeline parallel
 /// sizes, cp_comm_type (a per-layer list for mixed types), hierarchical sizes, sequence
@@ -79,8 +113,10 @@ struct EvaluatedOption {
 EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& model,
                                 const LayoutChoice& layout);
 
-/// Search, rank (options that fit in memory first, then by step time) and explain. Errors: the
-/// recipe lacks model sizes, or the world size is unknown.
+/// Search, rank (options that fit in memory first, then by step time) and explain. The space
+/// always holds the recipe's own layout (its PP, VPP and EP even beyond max_pp) and searches
+/// VPP and EP; result.recipe_rank says where it ranks. Errors: the recipe lacks model sizes, or
+/// the world size is unknown.
 Result<PlanResult> plan(const PlanRequest& request);
 
 /// One layout given to `compare`: its estimate (when the model can price it) and every rule
@@ -92,9 +128,9 @@ struct CompareEntry {
   std::string model_error;  ///< Why it could not be priced (when !priced).
 };
 
-/// Price and validate the given layouts (DP derived from the world size). Entries come back best
-/// first (priced before unpriced, valid before invalid, fitting before not, then step time), with
-/// notes and reasons; the recommended one is the best valid option that fits.
+/// Price and validate the given layouts (DP derived from the world size). Entries come back in
+/// the user's order (their letters stay A, B, ...), with notes and reasons; the recommended one
+/// is chosen among the valid, fitting options by the tie rule of explain_options.
 Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
                                                   const std::vector<LayoutChoice>& layouts);
 
@@ -134,9 +170,16 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& inputs);
 Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string& option_text,
                                         std::optional<int64_t> world);
 
-/// Fill notes and reasons of ranked options (first = reference) and mark the recommended one
-/// (the fastest that fits). Used by plan() and compare.
+/// Fill notes and reasons of the options and mark the recommended one. The reference is the
+/// fastest option that fits (and is eligible). Options whose error band overlaps the
+/// reference's are a tie (tie_with_best); among ties the recommendation goes to the one with
+/// more memory headroom (by at least 1 GiB), then the simpler transport (no CP, a2a, p2p or
+/// all_gather before a2a+p2p; then fewer collectives leaving the NVLink domain), then the
+/// faster, and its reasons say so ("within model error of A (...); preferred for 13.0 GiB more
+/// headroom"). `eligible` (may be empty) marks the options that may be recommended (compare:
+/// the valid ones); `letters` (may be empty: A, B, ... by position) name the options in words.
 void explain_options(std::vector<PlanOption>& options, std::vector<std::string>* summary,
-                     bool recommend);
+                     bool recommend, const std::vector<bool>& eligible = {},
+                     const std::vector<std::string>& letters = {});
 
 }  // namespace hcp

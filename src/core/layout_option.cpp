@@ -11,8 +11,8 @@ namespace hcp {
 namespace {
 
 const std::vector<std::string>& known_keys() {
-  static const std::vector<std::string> keys = {"tp",  "cp", "pp",           "ep",
-                                                "etp", "dp", "cp_comm_type", "hcp"};
+  static const std::vector<std::string> keys = {"tp", "cp", "pp",           "ep", "etp",
+                                                "dp", "vp", "cp_comm_type", "hcp"};
   return keys;
 }
 
@@ -85,9 +85,9 @@ Result<std::vector<int64_t>> parse_hcp(std::string_view text) {
 }
 
 Status set_key(LayoutOption& option, const std::string& key, std::string_view value) {
-  std::optional<int64_t>* sizes[] = {&option.tp, &option.cp,  &option.pp,
-                                     &option.ep, &option.etp, &option.dp};
-  for (size_t i = 0; i < 6; ++i) {
+  std::optional<int64_t>* sizes[] = {&option.tp,  &option.cp, &option.pp, &option.ep,
+                                     &option.etp, &option.dp, &option.vp};
+  for (size_t i = 0; i < 7; ++i) {
     if (key != known_keys()[i]) continue;
     auto size = parse_size(value, key);
     if (!size) return size.error();
@@ -155,7 +155,7 @@ std::string LayoutOption::str() const {
   std::string out;
   auto add = [&out](const std::string& item) { out += (out.empty() ? "" : ",") + item; };
   const std::pair<const char*, const std::optional<int64_t>*> sizes[] = {
-      {"tp", &tp}, {"cp", &cp}, {"pp", &pp}, {"ep", &ep}, {"etp", &etp}, {"dp", &dp}};
+      {"tp", &tp}, {"cp", &cp}, {"pp", &pp}, {"ep", &ep}, {"etp", &etp}, {"dp", &dp}, {"vp", &vp}};
   for (const auto& [name, value] : sizes) {
     if (*value) add(std::string(name) + "=" + std::to_string(**value));
   }

@@ -37,6 +37,8 @@ bool LayoutChoice::uses(CommType type) const {
 std::string LayoutChoice::label() const {
   std::string s = "TP" + std::to_string(tp) + " CP" + std::to_string(cp);
   if (pp > 1) s += " PP" + std::to_string(pp);
+  if (pp > 1 && vpp > 1) s += " VP" + std::to_string(vpp);
+  if (ep > 1) s += " EP" + std::to_string(ep);
   s += std::string(" ") + cp_comm_type_name(comm);
   if (comm == CommType::kA2aP2p) {
     s += " [" + std::to_string(hcp_a2a) + "," + std::to_string(hcp_p2p) + "]";

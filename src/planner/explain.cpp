@@ -2,7 +2,10 @@
 // computes these; the reports only print them.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "hcp/planner.h"
 #include "hcp/text_util.h"
@@ -139,28 +142,173 @@ void rule_notes(PlanOption& o) {
 
 }  // namespace
 
+namespace {
+
+std::string letter_of(size_t index) {
+  std::string s;
+  size_t n = index + 1;
+  while (n > 0) {
+    --n;
+    s.insert(s.begin(), static_cast<char>('A' + n % 26));
+    n /= 26;
+  }
+  return s;
+}
+
+double headroom_gib(const PlanOption& o) {
+  return o.estimate.memory_limit_gib - o.estimate.memory_gib();
+}
+
+/// 0: no CP; 1: one CP collective kind (a2a, p2p or all_gather); 2: a2a+p2p or mixed per layer.
+int transport_complexity(const LayoutChoice& l) {
+  if (l.cp <= 1) return 0;
+  if (l.comm == CommType::kA2aP2p || (l.windowed_comm && *l.windowed_comm != l.comm)) return 2;
+  return 1;
+}
+
+/// Collectives of one layer / step that leave the NVLink domain.
+int cross_domain_collectives(const PlanOption& o) {
+  const LayoutChoice& l = o.layout;
+  const LinkPlacement& p = o.estimate.placement;
+  int n = 0;
+  if (l.tp > 1 && !p.tp_inside_domain) ++n;
+  if (l.cp > 1) {
+    if (l.comm == CommType::kA2aP2p) {
+      n += !p.hcp_a2a_inside_domain;
+      n += !p.hcp_ring_inside_domain;
+    } else {
+      n += !p.cp_inside_domain;
+    }
+  }
+  if (l.pp > 1 && !p.pp_inside_domain) ++n;
+  if (l.dp * l.cp > 1 && !p.dp_inside_domain) ++n;
+  return n;
+}
+
+/// Memory headroom differences below this are not a reason to prefer an option.
+constexpr double kHeadroomStepGiB = 1.0;
+
+/// Why `a` is preferred over `b` among tied options ("" when it is not).
+std::string preference(const PlanOption& a, const PlanOption& b) {
+  double more = headroom_gib(a) - headroom_gib(b);
+  if (std::abs(more) >= kHeadroomStepGiB) {
+    return more > 0 ? format_fixed(more, 1) + " GiB more memory headroom" : std::string();
+  }
+  int ca = transport_complexity(a.layout);
+  int cb = transport_complexity(b.layout);
+  if (ca != cb) {
+    return ca < cb ? std::string("the simpler transport (") +
+                         (a.layout.cp > 1 ? cp_comm_type_name(a.layout.comm) : "no CP") +
+                         " instead of " + cp_comm_type_name(b.layout.comm) + ")"
+                   : std::string();
+  }
+  int xa = cross_domain_collectives(a);
+  int xb = cross_domain_collectives(b);
+  if (xa != xb) {
+    return xa < xb ? "fewer collectives across NVLink domains (" + std::to_string(xa) + " vs " +
+                         std::to_string(xb) + ")"
+                   : std::string();
+  }
+  return std::string();
+}
+
+/// True when the bands of `a` and `b` overlap (symmetric relative bands in log space).
+bool bands_overlap(const PlanOption& a, const PlanOption& b) {
+  double ta = a.estimate.tokens_per_s_per_gpu;
+  double tb = b.estimate.tokens_per_s_per_gpu;
+  if (ta <= 0 || tb <= 0) return false;
+  double gap = std::abs(std::log(ta / tb));
+  return gap <= a.band.relative + b.band.relative + 1e-12;
+}
+
+std::string band_text(const PlanOption& o) {
+  if (o.band.relative <= 0) return "";
+  return " +-" + percent(std::exp(o.band.relative) - 1);
+}
+
+}  // namespace
+
 void explain_options(std::vector<PlanOption>& options, std::vector<std::string>* summary,
-                     bool recommend) {
-  PlanOption* best = nullptr;
-  for (PlanOption& o : options) {
+                     bool recommend, const std::vector<bool>& eligible,
+                     const std::vector<std::string>& letters) {
+  auto letter = [&](size_t i) { return i < letters.size() ? letters[i] : letter_of(i); };
+  auto can = [&](size_t i) {
+    return options[i].estimate.fits_memory && (eligible.empty() || eligible[i]);
+  };
+  std::optional<size_t> fastest;
+  for (size_t i = 0; i < options.size(); ++i) {
+    PlanOption& o = options[i];
     o.notes.clear();
     o.reasons.clear();
     o.recommended = false;
-    if (best == nullptr && o.estimate.fits_memory) best = &o;
+    o.tie_with_best = false;
+    if (!can(i)) continue;
+    if (!fastest || o.estimate.time.step_s < options[*fastest].estimate.time.step_s) fastest = i;
   }
+  // Ties: options whose band overlaps the fastest's. The choice among them does not depend on
+  // their order: the most headroom; within 1 GiB of it, the simplest transport, then the fewest
+  // collectives across NVLink domains, then the fastest.
+  std::optional<size_t> chosen = fastest;
+  if (fastest) {
+    std::vector<size_t> ties;
+    double most_headroom = headroom_gib(options[*fastest]);
+    for (size_t i = 0; i < options.size(); ++i) {
+      if (!can(i)) continue;
+      options[i].tie_with_best = bands_overlap(options[i], options[*fastest]);
+      if (!options[i].tie_with_best) continue;
+      ties.push_back(i);
+      most_headroom = std::max(most_headroom, headroom_gib(options[i]));
+    }
+    auto key = [&](size_t i) {
+      return std::make_tuple(transport_complexity(options[i].layout),
+                             cross_domain_collectives(options[i]), options[i].estimate.time.step_s);
+    };
+    chosen.reset();
+    for (size_t i : ties) {
+      if (headroom_gib(options[i]) < most_headroom - kHeadroomStepGiB) continue;
+      if (!chosen || key(i) < key(*chosen)) chosen = i;
+    }
+  }
+  // The tied option closest to the recommendation (the fastest other one), to explain the choice.
+  std::optional<size_t> rival;
+  if (chosen) {
+    for (size_t i = 0; i < options.size(); ++i) {
+      if (i == *chosen || !options[i].tie_with_best) continue;
+      if (!rival || options[i].estimate.time.step_s < options[*rival].estimate.time.step_s) {
+        rival = i;
+      }
+    }
+  }
+  PlanOption* best = chosen ? &options[*chosen] : nullptr;
   if (recommend && best != nullptr) best->recommended = true;
-  for (PlanOption& o : options) {
+  for (size_t i = 0; i < options.size(); ++i) {
+    PlanOption& o = options[i];
     comm_reasons(o);
     memory_reason(o);
     rule_notes(o);
+    if (fastest && i != *fastest && o.tie_with_best) {
+      o.notes.push_back("tie with " + letter(*fastest));
+    }
     if (best != nullptr && &o != best) {
       double slower = o.estimate.time.step_s / best->estimate.time.step_s - 1;
       std::string versus =
           slower >= 0 ? percent(slower) + " slower than " : percent(-slower) + " faster than ";
       o.reasons.push_back(versus + best->layout.label() + " (" +
                           format_fixed(o.estimate.tokens_per_s_per_gpu, 0) + " vs " +
-                          format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU)");
+                          format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU)" +
+                          (o.tie_with_best ? ", within model error" : ""));
     }
+  }
+  std::string tie_sentence;
+  if (best != nullptr && rival) {
+    const PlanOption& r = options[*rival];
+    std::string why = preference(*best, r);
+    if (why.empty()) why = "the higher predicted throughput";
+    tie_sentence = "within model error of " + letter(*rival) + " (" + r.layout.label() + ", " +
+                   format_fixed(r.estimate.tokens_per_s_per_gpu, 0) + band_text(r) + " vs " +
+                   format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + band_text(*best) +
+                   " tokens/s/GPU); preferred for " + why;
+    best->reasons.insert(best->reasons.begin(), tie_sentence);
   }
   if (summary == nullptr) return;
   summary->clear();
@@ -180,18 +328,27 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
         " GiB (try --recompute full, a longer pipeline with --max-pp, or more GPUs)");
     return;
   }
-  std::string line = "recommended: " + best->layout.label() + ", the fastest layout that fits: " +
-                     format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU, " +
-                     duration(best->estimate.time.step_s) + " per step";
-  for (const PlanOption& o : options) {
-    if (&o == best || !o.estimate.fits_memory) continue;
-    double ahead = o.estimate.time.step_s / best->estimate.time.step_s - 1;
-    line += "; " + percent(ahead) + " ahead of " + o.layout.label();
-    break;
+  size_t best_index = static_cast<size_t>(best - options.data());
+  bool is_fastest = fastest && best_index == *fastest;
+  std::string line = "recommended: " + letter(best_index) + " " + best->layout.label() + ", " +
+                     (is_fastest ? "the fastest layout that fits: " : "") +
+                     format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + band_text(*best) +
+                     " tokens/s/GPU, " + duration(best->estimate.time.step_s) + " per step";
+  if (!tie_sentence.empty()) {
+    line += "; " + tie_sentence;
+  } else {
+    for (size_t i = 0; i < options.size(); ++i) {
+      const PlanOption& o = options[i];
+      if (&o == best || !can(i)) continue;
+      double ahead = o.estimate.time.step_s / best->estimate.time.step_s - 1;
+      line += "; " + percent(ahead) + " ahead of " + o.layout.label();
+      break;
+    }
   }
   summary->push_back(line);
-  for (const std::string& reason : best->reasons)
-    summary->push_back(reason);
+  for (size_t r = tie_sentence.empty() ? 0 : 1; r < best->reasons.size(); ++r) {
+    summary->push_back(best->reasons[r]);
+  }
 }
 
 }  // namespace hcp

@@ -101,6 +101,12 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   PlanRequest& req = out.request;
   req.recipe = std::move(*recipe);
   req.hardware = hardware_from_profile(*profile);
+  // The fitted constants of this GPU generation (recipes/corpus/fitted_constants.json), then
+  // whatever a calibration file measured on the user's own cluster.
+  if (const accuracy::FittedModel* fit = accuracy::shipped_fit()) {
+    accuracy::apply_fit(req.hardware, *fit, accuracy::generation_of(*profile));
+    req.fit = fit;
+  }
   if (!in.calibration.empty()) {
     auto cal = load_calibration(in.calibration);
     if (!cal) return cal.error();
@@ -128,6 +134,9 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
   l.cp = option->cp.value_or(p.cp);
   l.pp = option->pp.value_or(p.pp);
   l.ep = option->ep.value_or(p.ep);
+  // VP: the option's, else the recipe's when the pipeline size is the recipe's (a VP of the
+  // recipe's pipeline does not carry over to another PP).
+  l.vpp = option->vp.value_or(l.pp == p.pp ? p.vpp.value_or(1) : 1);
   if (option->etp) {
     l.etp = *option->etp;
   } else if (auto base = layout_of(recipe, l.tp * l.cp * l.pp)) {

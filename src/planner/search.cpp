@@ -102,6 +102,57 @@ std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t worl
   return out;
 }
 
+namespace {
+
+/// Same layout as far as the job is concerned (the comm type only matters with CP).
+bool same_layout(const LayoutChoice& a, const LayoutChoice& b) {
+  if (a.tp != b.tp || a.cp != b.cp || a.pp != b.pp || a.dp != b.dp) return false;
+  if (std::max<int64_t>(a.vpp, 1) != std::max<int64_t>(b.vpp, 1)) return false;
+  if (std::max<int64_t>(a.ep, 1) != std::max<int64_t>(b.ep, 1)) return false;
+  if (a.ep > 1 && a.expert_tp() != b.expert_tp()) return false;
+  if (a.cp == 1) return true;
+  if (a.comm != b.comm || a.windowed_comm != b.windowed_comm) return false;
+  return a.comm != CommType::kA2aP2p || (a.hcp_a2a == b.hcp_a2a && a.hcp_p2p == b.hcp_p2p);
+}
+
+}  // namespace
+
+std::vector<LayoutChoice> search_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
+                                         const SearchSpace& space) {
+  std::vector<LayoutChoice> grid = enumerate_layouts(model, world, nvlink_domain, space.max_pp);
+  std::vector<int64_t> eps =
+      model.num_experts > 0 && !space.ep.empty() ? space.ep : std::vector<int64_t>{1};
+  std::vector<int64_t> vpps = space.vpp.empty() ? std::vector<int64_t>{1} : space.vpp;
+  std::vector<LayoutChoice> out;
+  out.reserve(grid.size() * eps.size());
+  for (const LayoutChoice& base : grid) {
+    for (int64_t ep : eps) {
+      if (ep < 1 || (ep > 1 && model.num_experts % ep != 0)) continue;
+      LayoutChoice l = base;
+      l.ep = ep;
+      l.etp = space.etp;
+      // Expert data parallelism: TP x CP x DP must be a multiple of EP x ETP (MCore's
+      // expert-parallel group layout, parallel_state.py).
+      if ((l.tp * l.cp * l.dp) % (ep * l.expert_tp()) != 0) continue;
+      if (l.pp == 1) {
+        out.push_back(l);
+        continue;
+      }
+      for (int64_t vpp : vpps) {
+        if (vpp < 1 || (vpp > 1 && model.num_layers % (l.pp * vpp) != 0)) continue;
+        l.vpp = vpp;
+        out.push_back(l);
+      }
+    }
+  }
+  for (const LayoutChoice& must : space.include) {
+    bool present = std::any_of(out.begin(), out.end(),
+                               [&](const LayoutChoice& l) { return same_layout(l, must); });
+    if (!present) out.push_back(must);
+  }
+  return out;
+}
+
 Recipe recipe_with_layout(const Recipe& recipe, const LayoutChoice& layout) {
   Recipe out = recipe;
   out.set("model.tensor_model_parallel_size", int_value(layout.tp));
@@ -226,6 +277,22 @@ bool better(const PlanOption& a, const PlanOption& b) {
   return a.estimate.time.step_s < b.estimate.time.step_s;
 }
 
+/// The error band of an estimate (zero width without a fit).
+accuracy::Band band_of(const PlanRequest& request, const ModelDims& model, const PlanOption& o) {
+  if (request.fit) {
+    return accuracy::band_for(*request.fit, accuracy::regime_of(model, o.layout), o.estimate);
+  }
+  accuracy::Band b;
+  b.tokens_per_s_per_gpu_low = b.tokens_per_s_per_gpu_high = o.estimate.tokens_per_s_per_gpu;
+  b.step_s_low = b.step_s_high = o.estimate.time.step_s;
+  b.regime = accuracy::regime_of(model, o.layout).name();
+  return b;
+}
+
+void add_unique(std::vector<int64_t>& list, int64_t v) {
+  if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+}
+
 }  // namespace
 
 Result<PlanResult> plan(const PlanRequest& request) {
@@ -239,45 +306,57 @@ Result<PlanResult> plan(const PlanRequest& request) {
   result.hardware = request.hardware;
   result.setup = request.setup;
   result.world_size = *request.env.world_size;
-  std::vector<LayoutChoice> layouts =
-      enumerate_layouts(*model, result.world_size, request.hardware.nvlink_domain, request.max_pp);
-  // The search varies TP, CP, PP and the comm type; expert parallelism stays the recipe's.
+  // The space: TP, CP, PP, comm type, VPP (PP > 1) and, for MoE models, EP over the powers of
+  // two dividing the experts; the recipe's own PP, VPP and EP are always in it.
   ExpertLayout experts = expert_layout_of(request.recipe);
-  for (LayoutChoice& layout : layouts) {
-    layout.ep = experts.ep;
-    layout.etp = experts.etp;
+  SearchSpace space;
+  space.max_pp = request.max_pp;
+  space.etp = experts.etp;
+  if (model->num_experts > 0) {
+    for (int64_t ep = 1; ep <= model->num_experts; ep *= 2) {
+      if (model->num_experts % ep == 0) space.ep.push_back(ep);
+    }
+    add_unique(space.ep, experts.ep);
   }
+  if (auto own = layout_of(request.recipe, result.world_size)) {
+    result.recipe_layout = *own;
+    space.max_pp = std::max(space.max_pp, own->pp);
+    add_unique(space.vpp, std::max<int64_t>(own->vpp, 1));
+    space.include.push_back(*own);
+  }
+  std::vector<LayoutChoice> layouts =
+      search_layouts(*model, result.world_size, request.hardware.nvlink_domain, space);
   result.candidates = static_cast<int64_t>(layouts.size());
   for (const LayoutChoice& layout : layouts) {
     EvaluatedOption evaluated = evaluate_layout(request, *model, layout);
+    bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
     if (evaluated.rejected) {
       ++result.rejected_count;
+      if (own) result.recipe_rejected = *evaluated.rejected;
       if (request.keep_rejected) result.rejected.push_back(std::move(*evaluated.rejected));
       continue;
     }
     std::erase_if(evaluated.option.diagnostics,
                   [](const Diagnostic& d) { return d.severity == Severity::kInfo; });
+    evaluated.option.recipe_layout = own;
+    evaluated.option.band = band_of(request, *model, evaluated.option);
     result.options.push_back(std::move(evaluated.option));
   }
   std::stable_sort(result.options.begin(), result.options.end(), better);
   explain_options(result.options, &result.summary, true);
+  // Best first: the recommendation (the fastest, or a tie preferred by the tie rule) leads,
+  // the rest stay by predicted step time; letters in the reasons follow the new order.
+  auto recommended = std::find_if(result.options.begin(), result.options.end(),
+                                  [](const PlanOption& o) { return o.recommended; });
+  if (recommended != result.options.end() && recommended != result.options.begin()) {
+    std::rotate(result.options.begin(), recommended, recommended + 1);
+    explain_options(result.options, &result.summary, true);
+  }
+  for (size_t i = 0; i < result.options.size(); ++i) {
+    if (result.options[i].recipe_layout) result.recipe_rank = i;
+  }
   return result;
 }
-
-}  // namespace hcp
-
-namespace hcp {
-
-namespace {
-
-bool compare_better(const CompareEntry& a, const CompareEntry& b) {
-  if (a.priced != b.priced) return a.priced;
-  if (a.valid != b.valid) return a.valid;
-  if (!a.priced) return false;
-  return better(a.option, b.option);
-}
-
-}  // namespace
 
 Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
                                                   const std::vector<LayoutChoice>& layouts) {
@@ -296,28 +375,32 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
     auto estimated = estimate(*model, layout, request.hardware, request.setup);
     if (estimated) {
       entry.option.estimate = *estimated;
+      entry.option.band = band_of(request, *model, entry.option);
     } else {
       entry.priced = false;
       entry.model_error = estimated.error().message;
     }
     entries.push_back(std::move(entry));
   }
-  std::stable_sort(entries.begin(), entries.end(), compare_better);
-  // Explain the priced ones; only a valid option may be recommended.
+  // The user's order and letters stay; explain the priced ones, recommend among the valid.
   std::vector<PlanOption> priced;
-  for (const CompareEntry& e : entries) {
-    if (e.priced) priced.push_back(e.option);
-  }
-  explain_options(priced, nullptr, false);
-  size_t next = 0;
-  bool recommended = false;
-  for (CompareEntry& e : entries) {
-    if (!e.priced) continue;
-    e.option = priced[next++];
-    if (!recommended && e.valid && e.option.estimate.fits_memory) {
-      e.option.recommended = true;
-      recommended = true;
+  std::vector<bool> eligible;
+  std::vector<std::string> letters;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].priced) continue;
+    priced.push_back(entries[i].option);
+    eligible.push_back(entries[i].valid);
+    std::string letter;
+    for (size_t n = i + 1; n > 0; n /= 26) {
+      --n;
+      letter.insert(letter.begin(), static_cast<char>('A' + n % 26));
     }
+    letters.push_back(letter);
+  }
+  explain_options(priced, nullptr, true, eligible, letters);
+  size_t next = 0;
+  for (CompareEntry& e : entries) {
+    if (e.priced) e.option = priced[next++];
   }
   return entries;
 }

@@ -66,6 +66,9 @@ json diagnostics_json(const std::vector<Diagnostic>& diagnostics) {
 json layout_json(const LayoutChoice& l) {
   json o{{"label", l.label()}, {"tp", l.tp}, {"cp", l.cp},
          {"pp", l.pp},         {"dp", l.dp}, {"cp_comm_type", cp_comm_type_name(l.comm)}};
+  o["vpp"] = std::max<int64_t>(l.vpp, 1);
+  o["ep"] = std::max<int64_t>(l.ep, 1);
+  if (l.ep > 1) o["etp"] = l.expert_tp();
   auto hcp = l.hcp_sizes();
   o["hierarchical_context_parallel_sizes"] = hcp.empty() ? json(nullptr) : json(hcp);
   if (l.windowed_comm) o["cp_comm_type_windowed_layers"] = cp_comm_type_name(*l.windowed_comm);
@@ -77,6 +80,14 @@ json option_json(const PlanOption& option) {
   json o = layout_json(option.layout);
   o["step_time_s"] = e.time.step_s;
   o["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+  // The error band of the prediction (its regime's corpus residuals; see `hcp-plan accuracy`).
+  o["tokens_per_s_per_gpu_low"] = option.band.tokens_per_s_per_gpu_low;
+  o["tokens_per_s_per_gpu_high"] = option.band.tokens_per_s_per_gpu_high;
+  o["step_time_s_low"] = option.band.step_s_low;
+  o["step_time_s_high"] = option.band.step_s_high;
+  o["band_regime"] = option.band.regime;
+  o["tie_with_best"] = option.tie_with_best;
+  o["recipe_layout"] = option.recipe_layout;
   o["memory_gib_per_gpu"] = e.memory_gib();
   o["memory_limit_gib"] = e.memory_limit_gib;
   o["headroom_gib"] = e.memory_limit_gib - e.memory_gib();
@@ -150,6 +161,19 @@ std::string format_plan_json(const PlanResult& plan, const PlanReportContext& c)
   for (size_t i = 0; i < shown; ++i)
     options.push_back(option_json(plan.options[i]));
   out["options"] = std::move(options);
+  // The recipe's own layout and its rank (1-based), also when it is outside --top.
+  if (plan.recipe_rank) {
+    json own = option_json(plan.options[*plan.recipe_rank]);
+    own["rank"] = *plan.recipe_rank + 1;
+    out["recipe_layout"] = std::move(own);
+  } else if (plan.recipe_rejected) {
+    json own = layout_json(plan.recipe_rejected->layout);
+    own["rejected_by"] = plan.recipe_rejected->rule_id;
+    own["message"] = plan.recipe_rejected->message;
+    out["recipe_layout"] = std::move(own);
+  } else {
+    out["recipe_layout"] = nullptr;
+  }
   out["summary"] = plan.summary;
   out["world_size"] = plan.world_size;
   out["recompute"] = recompute_name(plan.setup.recompute);

@@ -1,7 +1,9 @@
 // Text reports of `plan` and `compare`: a decision table, the recommendation and its reasons,
 // every cost term side by side.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -96,18 +98,53 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
   return out.str();
 }
 
-std::string decision_table(const std::vector<PlanOption>& options, size_t shown) {
+/// "12345 +-8%" when the option carries an error band.
+std::string tokens_cell(const PlanOption& o) {
+  std::string cell = format_fixed(o.estimate.tokens_per_s_per_gpu, 0);
+  if (o.band.relative > 0)
+    cell += " +-" + format_fixed(100 * (std::exp(o.band.relative) - 1), 0) + "%";
+  return cell;
+}
+
+std::string decision_table(const std::vector<PlanOption>& options, size_t shown,
+                           std::optional<size_t> recipe_rank) {
+  bool show_vp = false;
+  bool show_ep = false;
+  for (const PlanOption& o : options) {
+    show_vp = show_vp || o.layout.vpp > 1;
+    show_ep = show_ep || o.layout.ep > 1;
+  }
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < shown; ++i)
+    rows.push_back(i);
+  // The recipe's own layout is always listed, also when it ranks below --top.
+  if (recipe_rank && *recipe_rank >= shown) rows.push_back(*recipe_rank);
   Table t;
-  t.row({"Option", "TP", "CP", "PP", "cp_comm_type", "HCP", "DP", "step time", "tokens/s/GPU",
-         "memory/GPU (headroom)", "notes"});
-  for (size_t i = 0; i < shown; ++i) {
+  std::vector<std::string> head{"Option", "TP", "CP", "PP"};
+  if (show_vp) head.push_back("VP");
+  if (show_ep) head.push_back("EP");
+  for (const char* h : {"cp_comm_type", "HCP", "DP", "step time", "tokens/s/GPU",
+                        "memory/GPU (headroom)", "notes"}) {
+    head.push_back(h);
+  }
+  t.row(head);
+  for (size_t i : rows) {
     const PlanOption& o = options[i];
     const LayoutChoice& l = o.layout;
-    t.row({option_letter(i) + (o.recommended ? " *" : ""), std::to_string(l.tp),
-           std::to_string(l.cp), std::to_string(l.pp), comm_cell(l), hcp_cell(l),
-           std::to_string(l.dp), seconds(o.estimate.time.step_s),
-           format_fixed(o.estimate.tokens_per_s_per_gpu, 0), memory_cell(o.estimate),
-           join(o.notes, "; ")});
+    if (i >= shown) t.row({"..."});
+    std::vector<std::string> cells{option_letter(i) + (o.recommended ? " *" : ""),
+                                   std::to_string(l.tp), std::to_string(l.cp),
+                                   std::to_string(l.pp)};
+    if (show_vp) cells.push_back(std::to_string(std::max<int64_t>(l.vpp, 1)));
+    if (show_ep) cells.push_back(std::to_string(std::max<int64_t>(l.ep, 1)));
+    std::vector<std::string> notes = o.notes;
+    if (o.recipe_layout) notes.insert(notes.begin(), "recipe's layout");
+    for (std::string cell :
+         {comm_cell(l), hcp_cell(l), std::to_string(l.dp), seconds(o.estimate.time.step_s),
+          tokens_cell(o), memory_cell(o.estimate), join(notes, "; ")}) {
+      cells.push_back(std::move(cell));
+    }
+    t.row(std::move(cells));
   }
   return t.str();
 }
@@ -139,9 +176,18 @@ std::string option_letter(size_t index) {
 std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c) {
   std::string out = header(plan, c);
   size_t shown = c.top == 0 ? plan.options.size() : std::min(c.top, plan.options.size());
-  if (shown > 0) out += decision_table(plan.options, shown);
+  if (shown > 0) out += decision_table(plan.options, shown, plan.recipe_rank);
   if (shown < plan.options.size()) {
     out += "(" + std::to_string(plan.options.size() - shown) + " more; --top 0 lists all)\n";
+  }
+  if (plan.recipe_rank) {
+    out += "recipe's own layout: " + option_letter(*plan.recipe_rank) + " " +
+           plan.options[*plan.recipe_rank].layout.label() + ", rank " +
+           std::to_string(*plan.recipe_rank + 1) + " of " + std::to_string(plan.options.size()) +
+           "\n";
+  } else if (plan.recipe_rejected) {
+    out += "recipe's own layout: " + plan.recipe_rejected->layout.label() + " is rejected [" +
+           plan.recipe_rejected->rule_id + "]: " + plan.recipe_rejected->message + "\n";
   }
   out += "\n";
   for (size_t i = 0; i < plan.summary.size(); ++i) {
@@ -245,7 +291,7 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
     head.push_back(option_letter(i) + (e.option.recommended ? " *" : ""));
     layout.push_back(e.option.layout.label());
     valid.push_back(validation_cell(e));
-    tokens.push_back(e.priced ? format_fixed(e.option.estimate.tokens_per_s_per_gpu, 0) : "-");
+    tokens.push_back(e.priced ? tokens_cell(e.option) : "-");
     fits.push_back(!e.priced ? "-" : e.option.estimate.fits_memory ? "yes" : "no");
     priced.push_back(e.priced ? &e.option : nullptr);
   }
