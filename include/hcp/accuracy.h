@@ -43,8 +43,8 @@ struct Regime {
   std::string key() const;
 };
 
-/// Return the regime of a layout: MoE when the model has experts, hybrid when it has
-/// Mamba / linear-attention layers (hybrid_layers() > 0), else dense; CP on when cp > 1.
+/// Return the regime of a layout: hybrid when the model's layer pattern has Mamba or gated
+/// delta net layers, else MoE when it has experts, else dense; CP on when cp > 1.
 Regime regime_of(const ModelDims& model, const LayoutChoice& layout);
 
 /// The spread of log(measured / predicted) in one regime, from the corpus residuals.
@@ -70,12 +70,15 @@ struct Band {
 // ---------------------------------------------------------------------------------------------
 // The named fittable constants
 
-/// One fitted constant of the cost model: a named field of `Hardware` for one GPU generation.
+/// One fitted constant of the cost model: a named constant of model_constants.h for one GPU
+/// generation (generation_name(): "hopper", "blackwell", "blackwell_ultra", ...).
 struct FittedConstant {
-  std::string name;        ///< Parameter name, e.g. "gemm_efficiency".
-  std::string generation;  ///< "hopper", "blackwell", "blackwell-ultra", or "all".
+  std::string name;        ///< Constant name, e.g. "gemm_eff_bf16".
+  std::string generation;  ///< generation_name() of the GPU generation.
   double value = 0;
   std::vector<std::string> fitted_on;  ///< Corpus row ids it was fitted on.
+  /// Return "<generation>.<name>" (ModelConstants' qualified name).
+  std::string qualified() const { return generation + "." + name; }
 };
 
 /// The fit: constants plus bands, and where they came from.
@@ -87,27 +90,13 @@ struct FittedModel {
   double lomo_mape_threshold = 0;  ///< The CTest fails when LOMO MAPE exceeds this (0: none).
 };
 
-/// Return the GPU generation of a cluster profile from its SM version ("hopper" for 9.x,
-/// "blackwell" for 10.0, "blackwell-ultra" for 10.3, "ampere" for 8.x, else "other").
+/// Return the generation name of a cluster profile's GPU, as the model decides it
+/// (hardware_from_profile: compute capability, else the spec table).
 std::string generation_of(const ClusterProfile& profile);
 
-/// A fittable parameter: how to read and write it on Hardware, and its bounds.
-struct ParameterSpec {
-  std::string name;
-  double lo = 0;
-  double hi = 0;
-  std::string description;
-};
-/// Return the fittable parameters (per generation).
-const std::vector<ParameterSpec>& parameter_specs();
-/// Return the value of a named parameter on `hw` (nullopt: unknown name).
-std::optional<double> get_parameter(const Hardware& hw, const std::string& name);
-/// Set a named parameter on `hw`; false when the name is unknown.
-bool set_parameter(Hardware& hw, const std::string& name, double value);
-
-/// Apply the constants of `fit` that match `generation` (or "all") to `hw` and record their
-/// source. Return the number applied.
-int apply_fit(Hardware& hw, const FittedModel& fit, const std::string& generation);
+/// Set the constants of `fit` on `constants` (each with its source: the rows it was fitted on).
+/// Return the number set; a constant outside the catalogue's bounds is skipped.
+int apply_fit(ModelConstants& constants, const FittedModel& fit);
 
 /// Read / write fitted_constants.json. Errors name the file and key.
 Result<FittedModel> load_fit(const std::string& path);
@@ -118,6 +107,9 @@ std::string fit_to_json(const FittedModel& fit);
 const FittedModel* shipped_fit();
 /// Return the path of the shipped fit ("" when absent).
 std::string shipped_fit_path();
+/// Return the model's shipped constants with the shipped fit applied (loaded once); the
+/// defaults when no fit is shipped. `plan` and `compare` price with these.
+const ModelConstants& shipped_constants();
 
 /// Return the band of one prediction: the regime's spread around the estimate. When the fit has
 /// no band for the regime, the family's CP-off band, then the widest band, is used.
@@ -207,9 +199,10 @@ struct FitOptions {
   std::string exclude_model;             ///< Leave this model out.
 };
 
-/// Fit the named constants per GPU generation to the corpus (minimise the mean squared
-/// log(measured / predicted) by coordinate descent over the parameters in log space, starting
-/// from `start` or the built-in constants). Bands are not filled.
+/// Fit the fittable constants of model_constants.h, per GPU generation present in the corpus, to
+/// the corpus: minimise the mean squared log(measured / predicted) by coordinate descent (steps
+/// in log space, within each constant's catalogue bounds), starting from the defaults with
+/// `start` applied. Only constants that moved are returned. Bands are not filled.
 FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options);
 
 /// Leave-one-model-out: for each model, fit without its rows and predict them.

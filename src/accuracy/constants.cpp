@@ -47,75 +47,22 @@ std::string Regime::key() const {
 
 Regime regime_of(const ModelDims& model, const LayoutChoice& layout) {
   Regime r;
-  r.family = model.num_experts > 0 ? Family::kMoe : Family::kDense;
+  bool hybrid = model.layer_pattern.find_first_of("MG") != std::string::npos;
+  r.family = hybrid ? Family::kHybrid : model.num_experts > 0 ? Family::kMoe : Family::kDense;
   r.cp = layout.cp > 1;
   return r;
 }
 
 std::string generation_of(const ClusterProfile& profile) {
-  int sm = profile.gpu_sm;
-  if (sm >= 80 && sm < 90) return "ampere";
-  if (sm >= 90 && sm < 100) return "hopper";
-  if (sm >= 100 && sm < 103) return "blackwell";
-  if (sm >= 103 && sm < 110) return "blackwell-ultra";
-  return "other";
+  return generation_name(hardware_from_profile(profile).generation);
 }
 
-const std::vector<ParameterSpec>& parameter_specs() {
-  // Bounds: physical limits (an efficiency is a share of the peak; the half-rate chunk length
-  // and latencies span what flash attention and NCCL report) so the fit cannot run away.
-  static const std::vector<ParameterSpec> specs = {
-      {"gemm_efficiency", 0.15, 1.0, "achieved / peak for the linear layers"},
-      {"attn_efficiency", 0.10, 1.0, "achieved / peak for long-chunk attention (forward)"},
-      {"attn_half_tokens", 16, 16384, "query chunk length at which attention runs at half rate"},
-      {"nvlink_latency_s", 1e-6, 2e-4, "per-message latency inside the NVLink domain"},
-      {"nic_latency_s", 2e-6, 5e-4, "per-message latency across domains"},
-  };
-  return specs;
-}
-
-std::optional<double> get_parameter(const Hardware& hw, const std::string& name) {
-  if (name == "gemm_efficiency") return hw.gemm_efficiency;
-  if (name == "attn_efficiency") return hw.attn_efficiency;
-  if (name == "attn_half_tokens") return hw.attn_half_tokens;
-  if (name == "nvlink_latency_s") return hw.nvlink_latency_s;
-  if (name == "nic_latency_s") return hw.nic_latency_s;
-  return std::nullopt;
-}
-
-bool set_parameter(Hardware& hw, const std::string& name, double value) {
-  if (name == "gemm_efficiency") {
-    hw.gemm_efficiency = value;
-  } else if (name == "attn_efficiency") {
-    hw.attn_efficiency = value;
-  } else if (name == "attn_half_tokens") {
-    hw.attn_half_tokens = value;
-  } else if (name == "nvlink_latency_s") {
-    hw.nvlink_latency_s = value;
-  } else if (name == "nic_latency_s") {
-    hw.nic_latency_s = value;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-int apply_fit(Hardware& hw, const FittedModel& fit, const std::string& generation) {
+int apply_fit(ModelConstants& constants, const FittedModel& fit) {
   int applied = 0;
   for (const FittedConstant& c : fit.constants) {
-    if (c.generation != generation && c.generation != "all") continue;
-    if (!set_parameter(hw, c.name, c.value)) continue;
-    ++applied;
-    std::string where = "fitted to " + std::to_string(c.fitted_on.size()) + " corpus rows (" +
-                        (fit.corpus.empty() ? std::string("corpus") : fit.corpus) + ")";
-    bool replaced = false;
-    for (auto& [name, source] : hw.sources) {
-      if (name == c.name) {
-        source = where;
-        replaced = true;
-      }
-    }
-    if (!replaced) hw.sources.emplace_back(c.name, where);
+    std::string source = "fitted on " + std::to_string(c.fitted_on.size()) + " rows of " +
+                         (fit.corpus.empty() ? std::string("the corpus") : fit.corpus);
+    if (constants.set(c.qualified(), c.value, source)) ++applied;
   }
   return applied;
 }
@@ -143,10 +90,11 @@ Result<FittedModel> load_fit(const std::string& path) {
     }
     FittedConstant k;
     k.name = c["name"].get<std::string>();
-    k.generation = c.value("generation", "all");
+    k.generation = c.value("generation", "");
     k.value = c["value"].get<double>();
-    if (!get_parameter(Hardware{}, k.name)) {
-      return fit_error(path, "constants." + k.name, "unknown constant '" + k.name + "'");
+    if (!ModelConstants::defaults().get(k.qualified())) {
+      return fit_error(path, "constants." + k.qualified(),
+                       "unknown constant '" + k.qualified() + "' (see model_constants.h)");
     }
     if (c.contains("fitted_on") && c["fitted_on"].is_array()) {
       for (const json& id : c["fitted_on"]) {
@@ -206,6 +154,15 @@ std::string fit_to_json(const FittedModel& fit) {
 
 std::string shipped_fit_path() {
   return find_data_file("corpus/fitted_constants.json");
+}
+
+const ModelConstants& shipped_constants() {
+  static std::once_flag once;
+  static ModelConstants constants = ModelConstants::defaults();
+  std::call_once(once, [] {
+    if (const FittedModel* fit = shipped_fit()) apply_fit(constants, *fit);
+  });
+  return constants;
 }
 
 const FittedModel* shipped_fit() {

@@ -1,5 +1,6 @@
 // The validation corpus: recipes/corpus/measured_runs.json -> rows the cost model can price.
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -67,6 +68,29 @@ Result<ModelDims> dims_of(const json& m, const std::string& path, const std::str
   d.moe_ffn = int_or(m, "moe_ffn_hidden_size", d.ffn);
   d.moe_topk = int_or(m, "moe_router_topk", 0);
   d.moe_shared_ffn = int_or(m, "moe_shared_expert_intermediate_size", 0);
+  // MoE, MLA, MTP and hybrid details (the fields model_dims_of reads from a recipe).
+  if (auto freq = string_or(m, "moe_layer_freq");
+      d.num_experts > 0 && freq.rfind("first ", 0) == 0) {
+    d.moe_dense_layers = std::atoll(freq.c_str() + 6);  // "first 3 dense, then MoE"
+  }
+  d.mtp_layers = int_or(m, "mtp_num_layers", 0);
+  d.mla = bool_or(m, "multi_latent_attention", false);
+  if (d.mla) {
+    d.q_lora_rank = int_or(m, "q_lora_rank", 0);
+    d.kv_lora_rank = int_or(m, "kv_lora_rank", 512);
+    d.qk_head_dim = int_or(m, "qk_head_dim", 128);
+    d.qk_pos_dim = int_or(m, "qk_pos_emb_head_dim", 64);
+    d.v_head_dim = int_or(m, "v_head_dim", 128);
+  }
+  d.layer_pattern = string_or(m, "hybrid_layer_pattern");
+  if (!d.layer_pattern.empty()) {
+    d.layer_pattern = d.layer_pattern.substr(0, d.layer_pattern.find('/'));
+    d.num_layers = static_cast<int64_t>(d.layer_pattern.size());
+    d.mamba_heads = int_or(m, "mamba_num_heads", 0);
+    d.mamba_head_dim = int_or(m, "mamba_head_dim", 64);
+    d.mamba_state_dim = int_or(m, "mamba_state_dim", 128);
+    d.mamba_groups = int_or(m, "mamba_num_groups", 8);
+  }
   d.window = int_or(m, "window_size", 0);
   if (int64_t skip = int_or(m, "window_attn_skip_freq", 0); d.window > 0 && skip > 0) {
     d.windowed.assign(static_cast<size_t>(d.num_layers), true);
@@ -119,11 +143,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   row.dims = *dims;
   row.dims.seq_length = int_or(r, "seq_length", 0);
   row.dims.micro_batch = int_or(r, "micro_batch", 1);
-  if (m.contains("hybrid_layer_pattern") && m["hybrid_layer_pattern"].is_string()) {
-    row.family = Family::kHybrid;
-  } else if (row.dims.num_experts > 0) {
-    row.family = Family::kMoe;
-  }
+  row.family = regime_of(row.dims, LayoutChoice{}).family;
   LayoutChoice& l = row.layout;
   l.tp = int_or(r, "tp", 1);
   l.cp = int_or(r, "cp", 1);
@@ -147,6 +167,20 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   if (auto type = parse_cp_comm_type(comm)) l.comm = *type;
   row.setup.global_batch = int_or(r, "global_batch", 0);
   row.setup.recompute = recompute_of(settings);
+  if (settings.contains("recompute_modules") && settings["recompute_modules"].is_array()) {
+    for (const json& module : settings["recompute_modules"]) {
+      if (module.is_string()) row.setup.recompute_modules.push_back(module.get<std::string>());
+    }
+  }
+  row.setup.recompute_layers = int_or(settings, "recompute_num_layers", 0);
+  if (auto p = parse_precision(row.precision)) row.setup.precision = *p;
+  row.setup.fp8_attention = bool_or(settings, "fp8_dot_product_attention", false);
+  row.setup.fsdp = int_or(r, "fsdp", 0) > 0 || bool_or(settings, "use_megatron_fsdp", false);
+  std::string graphs = string_or(settings, "cuda_graph_impl", "none");
+  row.setup.cuda_graphs = !graphs.empty() && graphs != "none";
+  row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty();
+  // "DeepSeekV3 (w/o MTP)" rows: the same model without its multi-token prediction layer.
+  if (string_or(r, "variant") == "without MTP") row.dims.mtp_layers = 0;
   const json& measured = r.contains("measured") ? r["measured"] : empty;
   if (measured.contains("tokens_per_s_per_gpu") && measured["tokens_per_s_per_gpu"].is_number()) {
     row.measured_tokens = measured["tokens_per_s_per_gpu"].get<double>();

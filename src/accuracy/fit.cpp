@@ -12,28 +12,28 @@ namespace hcp::accuracy {
 
 namespace {
 
-/// The hardware of each row's cluster, built once (profile + built-in constants).
-struct RowHardware {
-  Hardware base;
+/// The cluster profile of each row and its GPU generation.
+struct RowCluster {
+  ClusterProfile profile;
   std::string generation;
   bool ok = false;
   std::string error;
 };
 
-std::map<std::string, RowHardware> hardware_by_cluster(const Corpus& corpus) {
-  std::map<std::string, RowHardware> out;
+std::map<std::string, RowCluster> clusters_of(const Corpus& corpus) {
+  std::map<std::string, RowCluster> out;
   for (const CorpusRow& row : corpus.rows) {
     if (!row.excluded.empty() || out.count(row.cluster)) continue;
-    RowHardware h;
+    RowCluster c;
     auto profile = find_cluster_profile(row.cluster);
     if (profile) {
-      h.base = hardware_from_profile(*profile);
-      h.generation = generation_of(*profile);
-      h.ok = true;
+      c.profile = *profile;
+      c.generation = generation_of(*profile);
+      c.ok = true;
     } else {
-      h.error = profile.error().message;
+      c.error = profile.error().message;
     }
-    out.emplace(row.cluster, std::move(h));
+    out.emplace(row.cluster, std::move(c));
   }
   return out;
 }
@@ -95,17 +95,6 @@ std::string group_key(const CorpusRow& row) {
   return row.model + " | " + row.system;
 }
 
-/// One fittable value: a parameter of one generation.
-struct FitParameter {
-  const ParameterSpec* spec = nullptr;
-  std::string generation;  ///< "all" for link latencies shared by every generation.
-  double value = 0;
-};
-
-bool shared_parameter(const std::string& name) {
-  return name == "nvlink_latency_s" || name == "nic_latency_s";
-}
-
 constexpr double kUnpricedPenalty = 4.0;  // (log e^2)^2: an unpriced row counts as 7x off.
 
 }  // namespace
@@ -121,21 +110,21 @@ double Prediction::ape() const {
 }
 
 std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit) {
-  auto hardware = hardware_by_cluster(corpus);
+  auto clusters = clusters_of(corpus);
+  ModelConstants constants = ModelConstants::defaults();
+  if (fit) apply_fit(constants, *fit);
   std::vector<Prediction> out;
   for (const CorpusRow& row : corpus.rows) {
     if (!row.excluded.empty()) continue;
-    const RowHardware& h = hardware.at(row.cluster);
-    if (!h.ok) {
+    const RowCluster& c = clusters.at(row.cluster);
+    if (!c.ok) {
       Prediction p;
       p.row = &row;
-      p.error = "cluster profile " + row.cluster + ": " + h.error;
+      p.error = "cluster profile " + row.cluster + ": " + c.error;
       out.push_back(p);
       continue;
     }
-    Hardware hw = h.base;
-    if (fit) apply_fit(hw, *fit, h.generation);
-    out.push_back(predict_row(row, hw));
+    out.push_back(predict_row(row, hardware_from_profile(c.profile, constants)));
   }
   return out;
 }
@@ -226,11 +215,10 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
 }
 
 FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options) {
-  auto hardware = hardware_by_cluster(corpus);
-  // The rows the fit uses and their hardware.
+  auto clusters = clusters_of(corpus);
   struct FitRow {
     const CorpusRow* row;
-    const RowHardware* hw;
+    const RowCluster* cluster;
   };
   std::vector<FitRow> rows;
   std::set<std::string> generations;
@@ -241,87 +229,81 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
             options.only_models.end()) {
       continue;
     }
-    const RowHardware& h = hardware.at(row.cluster);
-    if (!h.ok) continue;
-    rows.push_back({&row, &h});
-    generations.insert(h.generation);
+    const RowCluster& c = clusters.at(row.cluster);
+    if (!c.ok) continue;
+    rows.push_back({&row, &c});
+    generations.insert(c.generation);
   }
-  // Parameters: efficiencies per generation, latencies shared; starting values from `start`
-  // or the built-in constants of the first profile of each generation.
-  std::vector<FitParameter> params;
-  for (const ParameterSpec& spec : parameter_specs()) {
-    std::vector<std::string> gens =
-        shared_parameter(spec.name)
-            ? std::vector<std::string>{"all"}
-            : std::vector<std::string>(generations.begin(), generations.end());
-    for (const std::string& g : gens) {
-      FitParameter p{&spec, g, 0};
-      for (const FitRow& r : rows) {
-        if (g == "all" || r.hw->generation == g) {
-          Hardware hw = r.hw->base;
-          if (start) apply_fit(hw, *start, r.hw->generation);
-          p.value = *get_parameter(hw, spec.name);
-          break;
-        }
-      }
-      params.push_back(p);
-    }
-  }
-  auto hardware_of = [&](const FitRow& r) {
-    Hardware hw = r.hw->base;
-    for (const FitParameter& p : params) {
-      if (p.generation == "all" || p.generation == r.hw->generation) {
-        set_parameter(hw, p.spec->name, p.value);
-      }
-    }
-    return hw;
+  ModelConstants constants = ModelConstants::defaults();
+  if (start) apply_fit(constants, *start);
+  const ModelConstants initial = constants;
+  // Parameters: the catalogue's fittable constants of every generation with rows.
+  struct FitParameter {
+    const ConstantInfo* info;
+    std::string generation;
+    std::string qualified;
+    std::vector<size_t> rows;  ///< Rows of that generation.
+    bool inert = false;        ///< No trial changed the loss: the corpus says nothing about it.
   };
-  std::vector<double> loss(rows.size(), 0);
+  std::vector<FitParameter> params;
+  for (const ConstantInfo& info : constant_catalog()) {
+    if (!info.fittable) continue;
+    for (const std::string& g : generations) {
+      FitParameter p{&info, g, g + "." + std::string(info.name), {}};
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].cluster->generation == g) p.rows.push_back(i);
+      }
+      params.push_back(std::move(p));
+    }
+  }
   auto row_loss = [&](size_t i) {
-    Prediction p = predict_row(*rows[i].row, hardware_of(rows[i]));
+    Prediction p =
+        predict_row(*rows[i].row, hardware_from_profile(rows[i].cluster->profile, constants));
     if (p.predicted_tokens <= 0) return kUnpricedPenalty;
     double r = p.residual();
     return r * r;
   };
-  for (size_t i = 0; i < rows.size(); ++i)
+  std::vector<double> loss(rows.size(), 0);
+  double best = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
     loss[i] = row_loss(i);
-  auto total = [&] {
-    double s = 0;
-    for (double l : loss)
-      s += l;
-    return s;
-  };
-  double best = total();
+    best += loss[i];
+  }
   for (int round = 0; round < options.max_rounds; ++round) {
     double step = std::log(2.0) / (1 + round);
     for (FitParameter& p : params) {
-      std::vector<size_t> affected;
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (p.generation == "all" || rows[i].hw->generation == p.generation) affected.push_back(i);
+      if (p.inert || p.rows.empty()) continue;
+      double original = *constants.get(p.qualified);
+      bool moved_loss = false;
+      std::vector<double> trials;
+      if (original > 0) {
+        for (double k : {-1.0, -0.5, 0.5, 1.0})
+          trials.push_back(original * std::exp(k * step));
+      } else {
+        trials = {p.info->max * 1e-3, p.info->max * 1e-2};  // a zero cannot move in log space
       }
-      if (affected.empty()) continue;
-      double original = p.value;
       double best_value = original;
       std::vector<double> best_loss;
-      for (double k : {-1.0, -0.5, 0.5, 1.0}) {
-        double v = std::clamp(original * std::exp(k * step), p.spec->lo, p.spec->hi);
-        if (v == original) continue;
-        p.value = v;
+      for (double v : trials) {
+        v = std::clamp(v, p.info->min, p.info->max);
+        if (v == original || !constants.set(p.qualified, v, "fit trial")) continue;
         std::vector<double> trial = loss;
         double sum = best;
-        for (size_t i : affected) {
+        for (size_t i : p.rows) {
           sum -= loss[i];
           trial[i] = row_loss(i);
           sum += trial[i];
         }
-        if (sum < best - 1e-12) {
+        moved_loss = moved_loss || std::abs(sum - best) > 1e-12;
+        if (sum < best - 1e-9) {
           best = sum;
           best_value = v;
           best_loss = std::move(trial);
         }
       }
-      p.value = best_value;
+      constants.set(p.qualified, best_value, "fit");
       if (!best_loss.empty()) loss = std::move(best_loss);
+      if (round == 0 && !moved_loss) p.inert = true;
     }
   }
   FittedModel out;
@@ -330,14 +312,17 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
                   std::to_string(rows.size()) + " rows (coordinate descent, " +
                   std::to_string(options.max_rounds) + " rounds, log-space steps)";
   for (const FitParameter& p : params) {
+    double value = *constants.get(p.qualified);
+    double before = *initial.get(p.qualified);
+    double defaults = *ModelConstants::defaults().get(p.qualified);
+    // Keep what differs from the shipped defaults (moved now, or by the start fit).
+    if (value == defaults && value == before) continue;
     FittedConstant c;
-    c.name = p.spec->name;
+    c.name = std::string(p.info->name);
     c.generation = p.generation;
-    c.value = p.value;
-    for (const FitRow& r : rows) {
-      if (p.generation == "all" || r.hw->generation == p.generation)
-        c.fitted_on.push_back(r.row->id);
-    }
+    c.value = value;
+    for (size_t i : p.rows)
+      c.fitted_on.push_back(rows[i].row->id);
     out.constants.push_back(std::move(c));
   }
   if (start) {

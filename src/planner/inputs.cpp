@@ -100,13 +100,10 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   out.cluster_label = in.topology.empty() ? profile->name : in.topology;
   PlanRequest& req = out.request;
   req.recipe = std::move(*recipe);
-  req.hardware = hardware_from_profile(*profile);
-  // The fitted constants of this GPU generation (recipes/corpus/fitted_constants.json), then
+  // The model's constants with the shipped fit (recipes/corpus/fitted_constants.json), then
   // whatever a calibration file measured on the user's own cluster.
-  if (const accuracy::FittedModel* fit = accuracy::shipped_fit()) {
-    accuracy::apply_fit(req.hardware, *fit, accuracy::generation_of(*profile));
-    req.fit = fit;
-  }
+  req.hardware = hardware_from_profile(*profile, accuracy::shipped_constants());
+  req.fit = accuracy::shipped_fit();
   if (!in.calibration.empty()) {
     auto cal = load_calibration(in.calibration);
     if (!cal) return cal.error();

@@ -154,7 +154,9 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
   auto corpus = load_corpus(f.path());
   ASSERT_TRUE(corpus);
   auto before = predict(*corpus, nullptr);
-  FittedModel fitted = fit(*corpus, nullptr, FitOptions{});
+  FitOptions o;
+  o.max_rounds = 3;
+  FittedModel fitted = fit(*corpus, nullptr, o);
   auto after = predict(*corpus, &fitted);
   auto msle = [](const std::vector<Prediction>& v) {
     double s = 0;
@@ -165,8 +167,9 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
   EXPECT_LT(msle(after), msle(before));
   ASSERT_FALSE(fitted.constants.empty());
   for (const FittedConstant& c : fitted.constants) {
-    EXPECT_TRUE(c.generation == "hopper" || c.generation == "all") << c.generation;
+    EXPECT_EQ(c.generation, "hopper") << c.name;
     EXPECT_EQ(c.fitted_on.size(), 3u) << c.name;
+    EXPECT_NE(*ModelConstants::defaults().get(c.qualified()), c.value) << c.name;
   }
   // Written and read back unchanged.
   TempFile out(fit_to_json(fitted));
@@ -181,44 +184,41 @@ TEST(Fit, LeaveOneModelOutPredictsEveryRowOfEachModel) {
   auto corpus = load_corpus(f.path());
   ASSERT_TRUE(corpus);
   FitOptions o;
-  o.max_rounds = 2;
+  o.max_rounds = 1;
   auto lomo = leave_one_model_out(*corpus, nullptr, o);
   EXPECT_EQ(lomo.size(), 3u);
 }
 
-TEST(Fit, ApplyFitOnlyTouchesItsGeneration) {
+TEST(Fit, ApplyFitSetsQualifiedConstantsWithTheirSource) {
   FittedModel fit;
-  fit.constants = {{"gemm_efficiency", "hopper", 0.42, {"a"}},
-                   {"gemm_efficiency", "blackwell", 0.33, {"b"}},
-                   {"nic_latency_s", "all", 3e-5, {"a", "b"}}};
-  Hardware hw;
-  EXPECT_EQ(apply_fit(hw, fit, "blackwell"), 2);
-  EXPECT_DOUBLE_EQ(hw.gemm_efficiency, 0.33);
-  EXPECT_DOUBLE_EQ(hw.nic_latency_s, 3e-5);
-  EXPECT_FALSE(set_parameter(hw, "no_such_constant", 1));
-  EXPECT_FALSE(get_parameter(hw, "no_such_constant"));
+  fit.corpus = "c.json";
+  fit.constants = {{"gemm_eff_bf16", "hopper", 0.42, {"a"}},
+                   {"gemm_eff_bf16", "blackwell", 0.33, {"b", "c"}},
+                   {"gemm_eff_bf16", "hopper", 7.0, {"a"}}};  // outside the bounds: skipped
+  ModelConstants k = ModelConstants::defaults();
+  EXPECT_EQ(apply_fit(k, fit), 2);
+  EXPECT_DOUBLE_EQ(*k.get("hopper.gemm_eff_bf16"), 0.42);
+  EXPECT_DOUBLE_EQ(*k.get("blackwell.gemm_eff_bf16"), 0.33);
+  EXPECT_NE(k.source("blackwell.gemm_eff_bf16").find("fitted on 2 rows of c.json"),
+            std::string::npos);
 }
 
-TEST(Fit, GenerationFromSm) {
-  ClusterProfile p;
-  p.gpu_sm = 90;
-  EXPECT_EQ(generation_of(p), "hopper");
-  p.gpu_sm = 100;
-  EXPECT_EQ(generation_of(p), "blackwell");
-  p.gpu_sm = 103;
-  EXPECT_EQ(generation_of(p), "blackwell-ultra");
-  p.gpu_sm = 80;
-  EXPECT_EQ(generation_of(p), "ampere");
-  p.gpu_sm = 0;
-  EXPECT_EQ(generation_of(p), "other");
+TEST(Fit, GenerationOfAProfile) {
+  auto h100 = find_cluster_profile(HCP_RECIPES_DIR "/clusters/dgx-h100.yaml");
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(generation_of(*h100), "hopper");
+  auto gb300 = find_cluster_profile(HCP_RECIPES_DIR "/clusters/gb300-nvl72.yaml");
+  ASSERT_TRUE(gb300);
+  EXPECT_EQ(generation_of(*gb300), "blackwell_ultra");
 }
 
 TEST(FitFile, BadInputs) {
-  TempFile unknown(R"({"constants": [{"name": "warp_speed", "value": 1}]})");
+  TempFile unknown(
+      R"({"constants": [{"name": "warp_speed", "generation": "hopper", "value": 1}]})");
   auto u = load_fit(unknown.path());
   ASSERT_FALSE(u);
   EXPECT_NE(u.error().message.find("warp_speed"), std::string::npos);
-  TempFile no_value(R"({"constants": [{"name": "gemm_efficiency"}]})");
+  TempFile no_value(R"({"constants": [{"name": "gemm_eff_bf16", "generation": "hopper"}]})");
   EXPECT_FALSE(load_fit(no_value.path()));
   TempFile inverted(
       R"({"constants": [], "bands": [{"regime": "dense_cp", "low": 0.2, "high": -0.1}]})");
