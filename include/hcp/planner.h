@@ -60,6 +60,9 @@ struct PlanResult {
   std::vector<PlanOption> options;       ///< Accepted layouts, best first.
   std::vector<RejectedOption> rejected;  ///< Only when keep_rejected.
   int64_t rejected_count = 0;
+  /// Slower EP / VPP variants of a layout whose faster variant passed the rules: priced by the
+  /// model, not checked by the rules and not listed.
+  int64_t pruned_count = 0;
   std::vector<std::string> summary;  ///< Why the recommended option wins, in sentences.
   /// Rank (index into options) of the recipe's own layout; nullopt when the rules or the model
   /// rejected it (recipe_rejected then says why) or the recipe's sizes do not divide the world.

@@ -1,6 +1,8 @@
 // The search: enumerate layouts, run each through the rule registry and the cost model, rank.
 #include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "hcp/planner.h"
@@ -177,7 +179,10 @@ Recipe recipe_with_layout(const Recipe& recipe, const LayoutChoice& layout) {
   }
   if (layout.cp == 1) {
     if (out.has("model.cp_comm_type")) out.set("model.cp_comm_type", Value::null(kCandidate));
+  } else if (!layout.windowed_comm) {
+    out.set("model.cp_comm_type", Value::string(cp_comm_type_name(layout.comm), kCandidate));
   } else {
+    // Only a per-layer list needs the model's sliding-window pattern.
     auto dims = model_dims_of(recipe);
     ModelDims model = dims ? *dims : ModelDims{};
     out.set("model.cp_comm_type", comm_value(model, layout));
@@ -327,20 +332,89 @@ Result<PlanResult> plan(const PlanRequest& request) {
   std::vector<LayoutChoice> layouts =
       search_layouts(*model, result.world_size, request.hardware.nvlink_domain, space);
   result.candidates = static_cast<int64_t>(layouts.size());
-  for (const LayoutChoice& layout : layouts) {
-    EvaluatedOption evaluated = evaluate_layout(request, *model, layout);
+  // The model prices every candidate first (cheap); the rules (dear) run on the fastest EP / VPP
+  // variant of each layout, then on the next when they reject it, and always on the recipe's
+  // own. Slower variants of a layout that passed are counted as pruned.
+  std::vector<std::optional<Estimate>> priced(layouts.size());
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    auto e = estimate(*model, layouts[i], request.hardware, request.setup);
+    if (e) priced[i] = std::move(*e);
+  }
+  auto base_key = [](const LayoutChoice& l) {
+    return std::make_tuple(l.tp, l.cp, l.pp, l.dp, static_cast<int>(l.comm),
+                           l.windowed_comm ? static_cast<int>(*l.windowed_comm) : -1,
+                           l.comm == CommType::kA2aP2p ? l.hcp_a2a : 0,
+                           l.comm == CommType::kA2aP2p ? l.hcp_p2p : 0);
+  };
+  std::map<decltype(base_key(layouts[0])), std::vector<size_t>> groups;
+  std::vector<decltype(base_key(layouts[0]))> order;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    auto key = base_key(layouts[i]);
+    auto [it, inserted] = groups.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.push_back(i);
+  }
+  auto faster = [&](size_t a, size_t b) {
+    if (priced[a].has_value() != priced[b].has_value()) return priced[a].has_value();
+    if (!priced[a]) return false;
+    if (priced[a]->fits_memory != priced[b]->fits_memory) return priced[a]->fits_memory;
+    return priced[a]->time.step_s < priced[b]->time.step_s;
+  };
+  // 1: accepted; 0: rejected for an EP / VPP / pipeline reason (the next variant may pass);
+  // -1: rejected for a reason every variant of the layout shares (the rejecting rule's key is
+  // not an expert or pipeline setting), so the other variants get the same verdict unchecked.
+  auto reject = [&](const LayoutChoice& layout, const RejectedOption& why) {
+    ++result.rejected_count;
     bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
+    if (own) result.recipe_rejected = why;
+    if (request.keep_rejected) result.rejected.push_back(why);
+  };
+  std::optional<RejectedOption> shared_rejection;
+  auto accept = [&](size_t i) {
+    const LayoutChoice& layout = layouts[i];
+    bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
+    EvaluatedOption evaluated = evaluate_layout(request, *model, layout);
     if (evaluated.rejected) {
-      ++result.rejected_count;
-      if (own) result.recipe_rejected = *evaluated.rejected;
-      if (request.keep_rejected) result.rejected.push_back(std::move(*evaluated.rejected));
-      continue;
+      std::string key;
+      for (const Diagnostic& d : evaluated.option.diagnostics) {
+        if (d.severity == Severity::kError && d.id == evaluated.rejected->rule_id) {
+          key = d.key;
+          break;
+        }
+      }
+      bool variant_specific = evaluated.rejected->rule_id == "model" ||
+                              key.find("expert") != std::string::npos ||
+                              key.find("pipeline") != std::string::npos || key.empty();
+      reject(layout, *evaluated.rejected);
+      if (!variant_specific) shared_rejection = *evaluated.rejected;
+      return variant_specific ? 0 : -1;
     }
     std::erase_if(evaluated.option.diagnostics,
                   [](const Diagnostic& d) { return d.severity == Severity::kInfo; });
     evaluated.option.recipe_layout = own;
     evaluated.option.band = band_of(request, *model, evaluated.option);
     result.options.push_back(std::move(evaluated.option));
+    return 1;
+  };
+  for (const auto& key : order) {
+    std::vector<size_t>& variants = groups[key];
+    std::stable_sort(variants.begin(), variants.end(), faster);
+    bool accepted = false;
+    shared_rejection.reset();
+    for (size_t i : variants) {
+      bool own = result.recipe_layout && same_layout(layouts[i], *result.recipe_layout);
+      if (shared_rejection && !own) {
+        RejectedOption why = *shared_rejection;
+        why.layout = layouts[i];
+        reject(layouts[i], why);
+        continue;
+      }
+      if (accepted && !own) {
+        ++result.pruned_count;
+        continue;
+      }
+      accepted = accept(i) == 1 || accepted;
+    }
   }
   std::stable_sort(result.options.begin(), result.options.end(), better);
   explain_options(result.options, &result.summary, true);

@@ -180,6 +180,7 @@ std::string format_plan_json(const PlanResult& plan, const PlanReportContext& c)
   out["candidates"] = plan.candidates;
   out["accepted_count"] = plan.options.size();
   out["rejected_count"] = plan.rejected_count;
+  out["pruned_count"] = plan.pruned_count;
   if (c.show_rejected) {
     json rejected = json::array();
     for (const RejectedOption& r : plan.rejected) {

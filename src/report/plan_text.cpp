@@ -94,7 +94,11 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
   if (!c.calibration.empty()) out << "calibration: " << c.calibration << "\n";
   out << "searched " << plan.candidates << " layouts: " << plan.options.size()
       << " pass the rules, " << plan.rejected_count << " rejected"
-      << (c.show_rejected ? "" : " (--show-rejected lists them)") << "\n\n";
+      << (c.show_rejected ? "" : " (--show-rejected lists them)");
+  if (plan.pruned_count > 0) {
+    out << ", " << plan.pruned_count << " slower EP/VPP variants of listed layouts not checked";
+  }
+  out << "\n\n";
   return out.str();
 }
 
