@@ -68,6 +68,8 @@ void BM_PlanSearch16384Gpus1MTokensMoeVppEp(benchmark::State& state) {
   req.setup.recompute = hcp::Recompute::kFull;
   req.max_pp = static_cast<int64_t>(state.range(0));
   int64_t candidates = 0;
+  int64_t accepted = 0;
+  int64_t pruned = 0;
   for (auto _ : state) {
     auto result = hcp::plan(req);
     if (!result) {
@@ -75,9 +77,13 @@ void BM_PlanSearch16384Gpus1MTokensMoeVppEp(benchmark::State& state) {
       return;
     }
     candidates = result->candidates;
+    accepted = static_cast<int64_t>(result->options.size());
+    pruned = result->pruned_count;
     benchmark::DoNotOptimize(result->options.data());
   }
   state.counters["candidates"] = static_cast<double>(candidates);
+  state.counters["accepted"] = static_cast<double>(accepted);
+  state.counters["pruned"] = static_cast<double>(pruned);
 }
 BENCHMARK(BM_PlanSearch16384Gpus1MTokensMoeVppEp)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 

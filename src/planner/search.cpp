@@ -336,10 +336,6 @@ Result<PlanResult> plan(const PlanRequest& request) {
   // variant of each layout, then on the next when they reject it, and always on the recipe's
   // own. Slower variants of a layout that passed are counted as pruned.
   std::vector<std::optional<Estimate>> priced(layouts.size());
-  for (size_t i = 0; i < layouts.size(); ++i) {
-    auto e = estimate(*model, layouts[i], request.hardware, request.setup);
-    if (e) priced[i] = std::move(*e);
-  }
   auto base_key = [](const LayoutChoice& l) {
     return std::make_tuple(l.tp, l.cp, l.pp, l.dp, static_cast<int>(l.comm),
                            l.windowed_comm ? static_cast<int>(*l.windowed_comm) : -1,
@@ -398,9 +394,28 @@ Result<PlanResult> plan(const PlanRequest& request) {
   };
   for (const auto& key : order) {
     std::vector<size_t>& variants = groups[key];
-    std::stable_sort(variants.begin(), variants.end(), faster);
-    bool accepted = false;
     shared_rejection.reset();
+    if (variants.size() > 1) {
+      // The rules on one variant first: a rejection every variant shares spares the model.
+      Recipe candidate = recipe_with_layout(request.recipe, layouts[variants.front()]);
+      Environment env = request.env;
+      env.world_size = layouts[variants.front()].world();
+      for (const Diagnostic& d : check_rules(candidate, env)) {
+        if (d.severity != Severity::kError) continue;
+        bool variant_specific = d.key.empty() || d.key.find("expert") != std::string::npos ||
+                                d.key.find("pipeline") != std::string::npos;
+        if (!variant_specific) shared_rejection = RejectedOption{{}, d.id, d.message};
+        break;
+      }
+    }
+    if (!shared_rejection) {
+      for (size_t i : variants) {
+        auto e = estimate(*model, layouts[i], request.hardware, request.setup);
+        if (e) priced[i] = std::move(*e);
+      }
+      std::stable_sort(variants.begin(), variants.end(), faster);
+    }
+    bool accepted = false;
     for (size_t i : variants) {
       bool own = result.recipe_layout && same_layout(layouts[i], *result.recipe_layout);
       if (shared_rejection && !own) {
