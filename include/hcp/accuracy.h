@@ -12,6 +12,9 @@
 //   const FittedModel* shipped_fit();                         the shipped fit, or nullptr
 //   Band band_for(const FittedModel&, Regime, const Estimate&) low/high tokens/s/GPU, step time
 //   Regime regime_of(const ModelDims&, const LayoutChoice&)   dense/MoE/hybrid x CP on/off
+//   Band shipped_band(const ModelDims&, const LayoutChoice&, const Estimate&)  the two above in one
+//   const ModelConstants& shipped_constants()                 defaults + the shipped fit, for
+//                                                             hardware_from_profile(profile, ...)
 #pragma once
 
 #include <cstdint>
@@ -114,6 +117,9 @@ const ModelConstants& shipped_constants();
 /// Return the band of one prediction: the regime's spread around the estimate. When the fit has
 /// no band for the regime, the family's CP-off band, then the widest band, is used.
 Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& estimate);
+/// Return the band of one prediction with the shipped fit (zero width when none is shipped).
+/// The one call a consumer needs: band_for(*shipped_fit(), regime_of(model, layout), estimate).
+Band shipped_band(const ModelDims& model, const LayoutChoice& layout, const Estimate& estimate);
 
 // ---------------------------------------------------------------------------------------------
 // The corpus

@@ -209,4 +209,14 @@ Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& esti
   return band;
 }
 
+Band shipped_band(const ModelDims& model, const LayoutChoice& layout, const Estimate& estimate) {
+  Regime regime = regime_of(model, layout);
+  if (const FittedModel* fit = shipped_fit()) return band_for(*fit, regime, estimate);
+  Band band;
+  band.regime = regime.name();
+  band.tokens_per_s_per_gpu_low = band.tokens_per_s_per_gpu_high = estimate.tokens_per_s_per_gpu;
+  band.step_s_low = band.step_s_high = estimate.time.step_s;
+  return band;
+}
+
 }  // namespace hcp::accuracy

@@ -246,6 +246,22 @@ TEST(Bands, EnclosePredictionAndFallBack) {
   EXPECT_NEAR(h.tokens_per_s_per_gpu_high, 1000 * std::exp(0.3), 1e-9);
 }
 
+TEST(Bands, ShippedBandEnclosesTheEstimate) {
+  // The tests run with HCP_PLAN_DATA_DIR = the source recipes/, which ships a fit with bands.
+  ASSERT_NE(shipped_fit(), nullptr);
+  ModelDims m;
+  LayoutChoice l;
+  l.cp = 2;
+  Estimate e;
+  e.tokens_per_s_per_gpu = 1000;
+  e.time.step_s = 4;
+  Band b = shipped_band(m, l, e);
+  EXPECT_EQ(b.regime, "dense, CP>1");
+  EXPECT_LT(b.tokens_per_s_per_gpu_low, b.tokens_per_s_per_gpu_high);
+  EXPECT_GT(b.relative, 0);
+  EXPECT_NEAR(b.step_s_low * b.tokens_per_s_per_gpu_high, 4000, 1e-6);
+}
+
 TEST(Bands, FromResidualsPerRegime) {
   std::vector<CorpusRow> rows(5);
   std::vector<Prediction> p;
