@@ -12,7 +12,7 @@ SANITIZE_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCP_SANITIZE=ON -DHCP_CUDA=
 
 DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
   libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev \
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin zlib1g-dev
 # `cpack -G DEB` (make package, and the package test) needs dpkg-dev (dpkg-shlibdeps) and file.
 # Only `make test` installs Debian's chromium, for the HTML report test. It is optional: where apt
 # has none for this architecture (or cannot install it) the browser test reports itself skipped.
