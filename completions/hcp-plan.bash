@@ -7,7 +7,7 @@ _hcp_plan() {
     cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; cword=$COMP_CWORD
     words=("${COMP_WORDS[@]}")
   fi
-  local commands="validate groups plan compare accuracy probe bench dcp simulate preflight rules explain"
+  local commands="validate groups plan compare accuracy probe bench dcp simulate preflight check-log rules explain"
   if [ "$cword" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -17,7 +17,7 @@ _hcp_plan() {
     --framework) COMPREPLY=($(compgen -W "bridge mlm" -- "$cur")); return ;;
     --recompute) COMPREPLY=($(compgen -W "none selective full" -- "$cur")); return ;;
     --cluster) COMPREPLY=($(compgen -W "dgx-a100 dgx-h100 dgx-h200 dgx-b200 dgx-b300 gb200-nvl72 gb300-nvl72 pcie-8gpu" -- "$cur")); return ;;
-    -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html|--corpus|--constants|--write)
+    -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html|--corpus|--constants|--write|--save-calibration)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [ "${words[1]}" = "explain" ]; then
@@ -29,7 +29,7 @@ _hcp_plan() {
     opts=$(hcp-plan "${words[1]}" --help 2>/dev/null | grep -o -- '--[a-z0-9-]*' | sort -u)
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   else
-    COMPREPLY=($(compgen -f -X '!*.@(yaml|yml|json|txt)' -- "$cur") $(compgen -d -- "$cur"))
+    COMPREPLY=($(compgen -f -X '!*.@(yaml|yml|json|txt|log|gz)' -- "$cur") $(compgen -d -- "$cur"))
   fi
 }
 complete -F _hcp_plan hcp-plan

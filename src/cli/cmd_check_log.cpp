@@ -131,6 +131,9 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
     print_error(hardware.error().str());
     return kExitBadInput;
   }
+  // A cluster named on the command line also gives the rules its node size.
+  if (!in.env.gpus_per_node && (!opts.cluster.empty() || !opts.topology.empty()))
+    in.env.gpus_per_node = hardware->gpus_per_node;
   std::optional<Recipe> config = effective_recipe(*log, in.recipe);
   std::optional<int64_t> world = in.env.world_size ? in.env.world_size : log->world_size;
   if (!config) {

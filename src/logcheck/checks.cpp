@@ -40,7 +40,9 @@ Diagnostic diag(std::string_view id, std::string message, Location at, std::stri
   d.message = std::move(message);
   d.key = std::move(key);
   d.location = std::move(at);
-  d.fix = fix.empty() ? std::string(c.fix) : std::move(fix);
+  // A finding lowered to info (memory within the plan) carries no fix.
+  bool lowered = severity && *severity == Severity::kInfo && c.severity != Severity::kInfo;
+  d.fix = !fix.empty() ? std::move(fix) : lowered ? std::string() : std::string(c.fix);
   return d;
 }
 

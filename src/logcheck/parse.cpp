@@ -437,6 +437,7 @@ struct LogParser::Impl {
     Location start;
   };
   std::unordered_map<int64_t, Traceback> tracebacks;
+  int64_t active_tracebacks = 0;  ///< Streams inside a traceback (skips the lookup otherwise).
   std::unordered_map<std::string, size_t> failure_index;
 
   // Iterations: every line up to the cap, then every k-th (k doubles) to stay bounded.
@@ -844,6 +845,7 @@ struct LogParser::Impl {
   bool traceback_line(std::string_view s, int64_t line_no, int64_t stream) {
     Traceback& tb = tracebacks[stream];
     if (starts_with(s, "Traceback (most recent call last):")) {
+      if (!tb.active) ++active_tracebacks;
       tb = Traceback{};
       tb.active = true;
       tb.start = at(line_no);
@@ -888,6 +890,7 @@ struct LogParser::Impl {
     std::string_view type = colon == npos ? t : t.substr(0, colon);
     bool is_type = !type.empty() && type.find(' ') == npos;
     tb.active = false;
+    --active_tracebacks;
     if (!is_type) return false;
     LogFailure f;
     f.exception = std::string(type);
@@ -958,38 +961,44 @@ struct LogParser::Impl {
     }
 
     int64_t stream = rank.value_or(-1);
-    if (traceback_line(s, line_no, stream)) return;
+    if ((active_tracebacks > 0 || starts_with(s, "Traceback")) &&
+        traceback_line(s, line_no, stream)) {
+      return;
+    }
 
-    // Keyword dispatch: each recognizer runs only on lines holding its anchor.
-    if (contains(s, "elapsed time per iteration")) {
+    // Keyword dispatch: one pass finds the anchors, each recognizer runs only on its lines.
+    unsigned a = logscan::line_anchors(s);
+    if (a == 0) return;
+    if (a & logscan::kIteration) {
       iteration_line(s, line_no);
       return;
     }
-    if (contains(s, "memory (MB) | allocated:")) {
+    if (a & logscan::kMemory) {
       memory_line(s, line_no, rank);
       return;
     }
-    if (contains(s, "ProcessGroupNCCL") || contains(s, "PG GUID ")) {
+    if (a & logscan::kProcessGroup) {
       process_group_line(s, line_no);
-      if (contains(s, "NCCL version")) version_line(s, line_no);
-      if (contains(s, "Watchdog caught")) error_line(s, line_no);
+      if (a & logscan::kVersion) version_line(s, line_no);
+      if (a & logscan::kWatchdog) error_line(s, line_no);
       return;
     }
-    if (contains(s, " NCCL ")) {
+    if (a & logscan::kNccl) {
       if (contains(s, "Init COMPLETE")) ++out.nccl_communicators;
-      if (contains(s, "NCCL version")) version_line(s, line_no);
+      if (a & logscan::kVersion) version_line(s, line_no);
       if (contains(s, " NCCL WARN ")) error_line(s, line_no);
       return;
     }
-    if (contains(s, "ersion") || contains(s, "==")) version_line(s, line_no);
-    if (contains(s, "CUDA out of memory") || contains(s, "Watchdog caught")) error_line(s, line_no);
-    if (!out.gpu_name && contains(s, "NVIDIA ")) out.gpu_name = gpu_model_in(s);
+    if (a & logscan::kVersion) version_line(s, line_no);
+    if (a & (logscan::kOom | logscan::kWatchdog)) error_line(s, line_no);
+    if (!out.gpu_name && (a & logscan::kNvidia)) out.gpu_name = gpu_model_in(s);
   }
 
   void end_file() {
     if (yaml) close_yaml();
     if (in_summary) close_summary();
     tracebacks.clear();
+    active_tracebacks = 0;
   }
 };
 

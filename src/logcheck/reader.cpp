@@ -1,10 +1,13 @@
-// Reading log files: plain text or gzip (zlib reads both, detecting gzip by its magic bytes),
+// Reading log files: plain text (read(2)) or gzip (zlib, detected by its magic bytes),
 // in 1 MiB chunks, so memory stays bounded however large the log is.
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,13 +15,6 @@
 
 namespace hcp {
 namespace {
-
-struct GzCloser {
-  void operator()(gzFile f) const {
-    if (f != nullptr) gzclose(f);
-  }
-};
-using GzHandle = std::unique_ptr<gzFile_s, GzCloser>;
 
 constexpr size_t kChunk = 1 << 20;
 
@@ -29,14 +25,67 @@ bool is_binary_byte(unsigned char c) {
          (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\b' && c != 0x1b);
 }
 
+/// The bytes of one file: plain files through read(2) into our buffer, gzip (by its magic
+/// bytes) through zlib.
+class ChunkSource {
+ public:
+  ~ChunkSource() {
+    if (gz_ != nullptr) gzclose(gz_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  /// Open `path`; error text on failure.
+  std::optional<std::string> open(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return std::string("cannot open the log: ") + std::strerror(errno);
+    unsigned char magic[2] = {0, 0};
+    ssize_t got = ::pread(fd_, magic, 2, 0);
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+      gz_ = gzdopen(fd_, "rb");
+      if (gz_ == nullptr) return std::string("cannot read the gzip stream");
+      fd_ = -1;  // owned by zlib now
+      gzbuffer(gz_, kChunk);
+    } else {
+      posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+    return std::nullopt;
+  }
+  /// Read up to `cap` bytes; 0 at the end; -1 with `error` set on a read error.
+  int64_t read(char* buf, size_t cap, std::string& error) {
+    if (gz_ != nullptr) {
+      int n = gzread(gz_, buf, static_cast<unsigned>(cap));
+      if (n < 0) {
+        int code = 0;
+        const char* msg = gzerror(gz_, &code);
+        error = msg != nullptr ? msg : "read error";
+      }
+      return n;
+    }
+    for (;;) {
+      ssize_t n = ::read(fd_, buf, cap);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) error = std::strerror(errno);
+      return n;
+    }
+  }
+  /// After the last read: an error text when a gzip stream ended early.
+  std::optional<std::string> end_error() {
+    if (gz_ == nullptr) return std::nullopt;
+    int code = Z_OK;
+    const char* msg = gzerror(gz_, &code);
+    if (code != Z_OK && code != Z_STREAM_END)
+      return std::string(msg != nullptr ? msg : "zlib error");
+    return std::nullopt;
+  }
+
+ private:
+  int fd_ = -1;
+  gzFile gz_ = nullptr;
+};
+
 /// Read one file into the parser. Error on unreadable, binary or truncated input.
 Status read_one(const std::string& path, LogParser& parser) {
-  GzHandle f(gzopen(path.c_str(), "rb"));
-  if (!f) {
-    return Error{std::string("cannot open the log: ") + std::strerror(errno), Location{path, 0, 0},
-                 ""};
-  }
-  gzbuffer(f.get(), kChunk);
+  ChunkSource source;
+  if (auto e = source.open(path)) return Error{*e, Location{path, 0, 0}, ""};
   parser.begin_file(path);
   std::vector<char> buf(kChunk);
   std::string carry;  // The unfinished last line of the previous chunk (at most kMaxLineBytes).
@@ -45,13 +94,11 @@ Status read_one(const std::string& path, LogParser& parser) {
   int64_t total = 0;
   bool checked_start = false;
   for (;;) {
-    int n = gzread(f.get(), buf.data(), static_cast<unsigned>(buf.size()));
+    std::string read_error;
+    int64_t n = source.read(buf.data(), buf.size(), read_error);
     if (n < 0) {
-      int code = 0;
-      const char* msg = gzerror(f.get(), &code);
-      return Error{
-          std::string("the log is truncated or corrupt (") + (msg ? msg : "read error") + ")",
-          Location{path, static_cast<int>(line_no + 1), 0}, ""};
+      return Error{std::string("the log is truncated or corrupt (") + read_error + ")",
+                   Location{path, static_cast<int>(line_no + 1), 0}, ""};
     }
     if (n == 0) break;
     total += n;
@@ -98,12 +145,9 @@ Status read_one(const std::string& path, LogParser& parser) {
     }
   }
   // gzread reports a gzip stream cut short only through gzerror after the last read.
-  int code = Z_OK;
-  const char* msg = gzerror(f.get(), &code);
-  if (code != Z_OK && code != Z_STREAM_END) {
-    return Error{
-        std::string("the log is truncated or corrupt (") + (msg ? msg : "zlib error") + ")",
-        Location{path, static_cast<int>(line_no + 1), 0}, ""};
+  if (auto e = source.end_error()) {
+    return Error{"the log is truncated or corrupt (" + *e + ")",
+                 Location{path, static_cast<int>(line_no + 1), 0}, ""};
   }
   if (!carry.empty()) {
     std::string_view line(carry);

@@ -1,0 +1,283 @@
+// The log parser on upstream's line formats (fixtures: tests/fixtures/logs/README.md).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "../../src/logcheck/text_scan.h"
+#include "hcp/logcheck.h"
+
+namespace hcp {
+namespace {
+
+const std::string kLogs = std::string(HCP_FIXTURES_DIR) + "/logs/";
+
+ParsedLog parse_lines(const std::vector<std::string>& lines) {
+  LogParser parser;
+  parser.begin_file("mem.log");
+  int64_t n = 0;
+  for (const std::string& line : lines)
+    parser.feed(line, ++n);
+  auto log = parser.finish();
+  EXPECT_TRUE(log.ok()) << (log.ok() ? "" : log.error().str());
+  return log.ok() ? std::move(*log) : ParsedLog{};
+}
+
+const LogGroup* group(const ParsedLog& log, const std::string& name) {
+  for (const LogGroup& g : log.groups) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
+}
+
+TEST(LogPrefixes, SrunTorchrunMpirunAndTimestampsAreStripped) {
+  std::optional<int64_t> rank;
+  EXPECT_EQ(strip_log_prefixes("12: hello", rank), "hello");
+  EXPECT_EQ(rank, 12);
+  rank.reset();
+  EXPECT_EQ(strip_log_prefixes("[default3]:  iteration", rank), "  iteration");
+  EXPECT_EQ(rank, 3);
+  rank.reset();
+  EXPECT_EQ(strip_log_prefixes("[rank5]:   File \"x.py\"", rank), "  File \"x.py\"");
+  EXPECT_EQ(rank, 5);
+  rank.reset();
+  EXPECT_EQ(strip_log_prefixes("[1,7]<stderr>:text", rank), "text");
+  EXPECT_EQ(rank, 7);
+  rank.reset();
+  EXPECT_EQ(strip_log_prefixes("2026-11-20T10:00:00.000Z [default0]:x", rank), "x");
+  EXPECT_EQ(rank, 0);
+  rank.reset();
+  EXPECT_EQ(strip_log_prefixes("[2026-11-20 10:00:00] 4: y", rank), "y");
+  EXPECT_EQ(rank, 4);
+}
+
+TEST(LogPrefixes, TextThatOnlyLooksLikeAPrefixIsKept) {
+  std::optional<int64_t> rank;
+  EXPECT_EQ(strip_log_prefixes("10:00:05 elapsed", rank), "10:00:05 elapsed");
+  EXPECT_EQ(strip_log_prefixes("[Rank 0] (after 2 iterations)", rank),
+            "[Rank 0] (after 2 iterations)");
+  EXPECT_EQ(strip_log_prefixes("  model:", rank), "  model:");
+  EXPECT_FALSE(rank.has_value());
+}
+
+TEST(LogParse, MegatronArgumentsBlockBecomesTheConfiguration) {
+  auto log = parse_logs({kLogs + "mlm_hcp_ok.log"});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  ASSERT_TRUE(log->config.has_value());
+  EXPECT_EQ(log->config->format, "megatron-lm arguments");
+  const Recipe& r = log->config->recipe;
+  EXPECT_EQ(r.framework, Framework::kMlm);
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 16);
+  EXPECT_EQ(r.get_string("model.cp_comm_type"), "a2a+p2p");
+  EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{8, 2}));
+  EXPECT_EQ(r.get_int("model.num_query_groups"), 8);
+  // Values are located at their log line (srun "0: " prefix stripped, line 5 is cp_comm_type).
+  Location at = r.where("model.cp_comm_type");
+  EXPECT_EQ(at.file, kLogs + "mlm_hcp_ok.log");
+  EXPECT_EQ(at.line, 5);
+  EXPECT_EQ(log->world_size, 16);
+}
+
+TEST(LogParse, ProcessGroupsAreNamedAndSized) {
+  auto log = parse_logs({kLogs + "mlm_hcp_ok.log"});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  EXPECT_TRUE(log->pg_logging);
+  const LogGroup* cp = group(*log, "CONTEXT_PARALLEL_GROUP");
+  const LogGroup* l0 = group(*log, "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0");
+  const LogGroup* l1 = group(*log, "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L1");
+  ASSERT_NE(cp, nullptr);
+  ASSERT_NE(l0, nullptr);
+  ASSERT_NE(l1, nullptr);
+  EXPECT_EQ(cp->size, 16);
+  EXPECT_EQ(l0->size, 8);
+  EXPECT_EQ(l1->size, 2);
+  EXPECT_EQ(cp->seen, 2);  // ranks 0 and 1
+  EXPECT_EQ(log->nccl_communicators, 2);
+  ASSERT_TRUE(log->versions.count("nccl"));
+  EXPECT_EQ(log->versions.at("nccl").version, *Version::parse("2.21.5"));
+}
+
+TEST(LogParse, SizeWithoutANameIsJoinedThroughThePgGuid) {
+  // Releases whose init line carries no "(desc)": the GUID ties it to a named line.
+  ParsedLog log = parse_lines({
+      "[PG ID 3 PG GUID 5 Rank 0] ProcessGroupNCCL initialization options: size: 4, global rank: "
+      "0, TIMEOUT(ms): 600000, USE_HIGH_PRIORITY_STREAM: 0, SPLIT_FROM: 0, SPLIT_COLOR: 0, PG "
+      "Name: 5",
+      "[PG ID 3 PG GUID 5(CONTEXT_PARALLEL_GROUP) Rank 0] Using non-blocking mode: 0",
+      "[PG ID 4 PG GUID 7 Rank 0] ProcessGroupNCCL initialization options: size: 2, global rank: "
+      "0, PG Name: 7",
+  });
+  const LogGroup* cp = group(log, "CONTEXT_PARALLEL_GROUP");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->size, 4);
+  EXPECT_NE(group(log, "unnamed (PG GUID 7)"), nullptr);
+}
+
+TEST(LogParse, IterationsMemoryAndTheRealExcerpt) {
+  auto log = parse_logs({kLogs + "real_mlm756_iterations.log"});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  ASSERT_EQ(log->iterations.size(), 3u);
+  EXPECT_EQ(log->iterations[0].iteration, 71);
+  EXPECT_EQ(log->iterations[0].train_iters, 100);
+  EXPECT_DOUBLE_EQ(log->iterations[0].step_ms, 5361.6);
+  EXPECT_DOUBLE_EQ(*log->iterations[2].tflops_per_gpu, 224.0);
+  auto ok = parse_logs({kLogs + "mlm_hcp_ok.log"});
+  ASSERT_TRUE(ok.ok());
+  ASSERT_EQ(ok->memory.size(), 1u);
+  EXPECT_EQ(ok->memory[0].rank, 0);
+  EXPECT_EQ(ok->memory[0].after_iterations, 2);
+  EXPECT_DOUBLE_EQ(ok->memory[0].max_allocated_mb, 66112.31);
+}
+
+TEST(LogParse, MeasuredSpeedDropsWarmup) {
+  ParsedLog log = parse_lines({
+      " [t] iteration        1/      10 | elapsed time per iteration (ms): 900.0 |",
+      " [t] iteration        2/      10 | elapsed time per iteration (ms): 110.0 |",
+      " [t] iteration        3/      10 | elapsed time per iteration (ms): 100.0 |",
+      " [t] iteration        4/      10 | elapsed time per iteration (ms): 102.0 |",
+      " [t] iteration        5/      10 | elapsed time per iteration (ms): 104.0 |",
+  });
+  auto s = measured_speed(log, 2);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->samples, 3);
+  EXPECT_EQ(s->skipped_warmup, 2);
+  EXPECT_DOUBLE_EQ(s->median_step_ms, 102.0);
+  EXPECT_FALSE(measured_speed(log, 10).has_value());
+}
+
+TEST(LogParse, BridgeYamlDumpAndSummaryBecomeTheConfiguration) {
+  auto yaml = parse_logs({kLogs + "bridge_hcp_ok.log"});
+  ASSERT_TRUE(yaml.ok()) << yaml.error().str();
+  ASSERT_TRUE(yaml->config.has_value());
+  EXPECT_EQ(yaml->config->format, "bridge config yaml");
+  EXPECT_EQ(yaml->config->recipe.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{8, 2}));
+  EXPECT_GT(yaml->config->recipe.where("model.context_parallel_size").line, 1);
+  EXPECT_EQ(yaml->world_size, 16);  // default_pg's size
+
+  auto summary = parse_logs({kLogs + "bridge_summary_hcp_ok.log"});
+  ASSERT_TRUE(summary.ok()) << summary.error().str();
+  ASSERT_TRUE(summary->config.has_value());
+  EXPECT_EQ(summary->config->format, "bridge config summary");
+  const Recipe& r = summary->config->recipe;
+  EXPECT_EQ(r.get_string("model.cp_comm_type"), "a2a+p2p");
+  EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{8, 2}));
+  EXPECT_EQ(r.get_int("train.global_batch_size"), 8);
+  EXPECT_EQ(r.get_bool("model.share_embeddings_and_output_weights"), false);
+}
+
+TEST(LogParse, TracebacksBecomeFailuresWithTheirRule) {
+  auto a = parse_logs({kLogs + "mlm_cp012_assert.log"});
+  ASSERT_TRUE(a.ok()) << a.error().str();
+  ASSERT_EQ(a->failures.size(), 1u);
+  EXPECT_EQ(a->failures[0].kind, LogFailureKind::kAssertion);
+  EXPECT_EQ(a->failures[0].occurrences, 4);  // one per rank
+  EXPECT_EQ(a->failures[0].rule_id, "CP012");
+  EXPECT_NE(a->failures[0].frame.find("arguments.py:584 in validate_args"), std::string::npos);
+
+  auto bare = parse_logs({kLogs + "mlm_cp013_assert.log"});
+  ASSERT_TRUE(bare.ok()) << bare.error().str();
+  ASSERT_EQ(bare->failures.size(), 1u);
+  EXPECT_EQ(bare->failures[0].message, "");
+  EXPECT_EQ(bare->failures[0].source_line,
+            "assert args.context_parallel_size == prod(args.hierarchical_context_parallel_sizes)");
+  EXPECT_EQ(bare->failures[0].rule_id, "CP013");
+}
+
+TEST(LogParse, OutOfMemoryAndWatchdogTimeouts) {
+  auto oom = parse_logs({kLogs + "real_verl5840_oom.log"});
+  ASSERT_TRUE(oom.ok()) << oom.error().str();
+  ASSERT_EQ(oom->failures.size(), 1u);
+  EXPECT_EQ(oom->failures[0].kind, LogFailureKind::kOutOfMemory);
+  EXPECT_DOUBLE_EQ(*oom->failures[0].tried_gib, 23.93);
+  EXPECT_DOUBLE_EQ(*oom->failures[0].total_gib, 95.08);
+
+  auto timeout = parse_logs({kLogs + "real_llamafactory6269_watchdog.log"});
+  ASSERT_TRUE(timeout.ok()) << timeout.error().str();
+  ASSERT_EQ(timeout->failures.size(), 1u);
+  EXPECT_EQ(timeout->failures[0].kind, LogFailureKind::kNcclTimeout);
+  EXPECT_EQ(timeout->failures[0].occurrences, 2);
+}
+
+TEST(LogParse, GzipAndPlainGiveTheSameResult) {
+  auto plain = parse_logs({kLogs + "mlm_hcp_ok.log"});
+  auto gz = parse_logs({kLogs + "mlm_hcp_ok.log.gz"});
+  ASSERT_TRUE(plain.ok());
+  ASSERT_TRUE(gz.ok()) << gz.error().str();
+  EXPECT_EQ(plain->lines, gz->lines);
+  EXPECT_EQ(plain->groups.size(), gz->groups.size());
+  EXPECT_EQ(plain->iterations_seen, gz->iterations_seen);
+}
+
+TEST(LogParse, SeveralRanksFilesAreRead) {
+  auto log = parse_logs({kLogs + "mlm_hcp_ok_torchrun.log", kLogs + "mlm_hcp_ok_mpirun.log"});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  EXPECT_EQ(log->files.size(), 2u);
+  ASSERT_TRUE(log->config.has_value());
+  EXPECT_EQ(log->config->begin.file, kLogs + "mlm_hcp_ok_torchrun.log");
+  EXPECT_EQ(group(*log, "CONTEXT_PARALLEL_GROUP")->seen, 2);
+}
+
+TEST(LogParse, BadInputsAreOneLineErrors) {
+  auto truncated = parse_logs({kLogs + "truncated.log.gz"});
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_NE(truncated.error().message.find("truncated"), std::string::npos);
+  auto cut = parse_logs({kLogs + "truncated_args.log"});
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("end of arguments"), std::string::npos);
+  auto binary = parse_logs({kLogs + "binary.log"});
+  ASSERT_FALSE(binary.ok());
+  EXPECT_NE(binary.error().message.find("binary"), std::string::npos);
+  auto missing = parse_logs({kLogs + "no_such.log"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("cannot open"), std::string::npos);
+  auto nothing = parse_logs({kLogs + "not_a_training_log.log"});
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_NE(nothing.error().message.find("no Megatron-LM"), std::string::npos);
+  for (const auto* r : {&truncated, &cut, &binary, &missing, &nothing})
+    EXPECT_EQ(r->error().str().find('\n'), std::string::npos);
+}
+
+TEST(LogParse, LongLinesAreCutAndIterationsStayBounded) {
+  LogParser parser;
+  parser.begin_file("big.log");
+  std::string long_line(kMaxLineBytes * 3, 'x');
+  parser.feed(long_line, 1);
+  for (int64_t i = 1; i <= static_cast<int64_t>(kMaxIterationsKept) * 3; ++i) {
+    parser.feed(
+        " [t] iteration " + std::to_string(i) + "/ 1 | elapsed time per iteration (ms): 5.0 |",
+        i + 1);
+  }
+  auto log = parser.finish();
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->iterations_seen, static_cast<int64_t>(kMaxIterationsKept) * 3);
+  EXPECT_LT(log->iterations.size(), kMaxIterationsKept);
+  EXPECT_GT(log->iterations.size(), kMaxIterationsKept / 4);
+}
+
+}  // namespace
+}  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(LogAnchors, FoundAtEveryOffsetAcrossTheVectorBlocks) {
+  // The scan skips 16 bytes at a time: an anchor must be found wherever it starts.
+  for (size_t pad = 0; pad < 40; ++pad) {
+    std::string line = std::string(pad, 'x') + " NCCL INFO comm";
+    EXPECT_TRUE(logscan::line_anchors(line) & logscan::kNccl) << pad;
+    line = std::string(pad, 'a') + "elapsed time per iteration (ms): 5.0";
+    EXPECT_TRUE(logscan::line_anchors(line) & logscan::kIteration) << pad;
+    line = std::string(pad, 'b') + "torch==2.5.1";
+    EXPECT_TRUE(logscan::line_anchors(line) & logscan::kVersion) << pad;
+    EXPECT_EQ(logscan::line_anchors(std::string(pad, 'y') + " lm loss: 2.3 |"), 0u) << pad;
+  }
+  EXPECT_TRUE(logscan::line_anchors("[Rank 0] (after 2 iterations) memory (MB) | allocated: 1") &
+              logscan::kMemory);
+  EXPECT_EQ(logscan::line_anchors("memory (MB) alone"), 0u);
+}
+
+}  // namespace
+}  // namespace hcp
