@@ -204,7 +204,8 @@ SpeedCheck check_speed(double measured_s, const TimeBreakdown& predicted, double
 double cp_off_step_time(const TimeBreakdown& t, int64_t cp);
 
 /// The hardware the prediction assumes: --topology FILE, --cluster NAME, else the GPU the log
-/// names (or the capacity an out-of-memory message gives), else dgx-h100; with --calibration.
+/// names (or the capacity an out-of-memory message gives), else dgx-h100; priced with the
+/// shipped fitted constants as `plan` does, then --calibration.
 struct LogHardware {
   Hardware hardware;
   int gpus_per_node = 8;
@@ -214,11 +215,18 @@ struct LogHardware {
 Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cluster,
                                      const std::string& topology, const std::string& calibration);
 
+/// The band of a prediction from the planner-fidelity fit (accuracy::band_for of the layout's
+/// regime: the corpus residuals' 10th-90th percentile); nullopt when no fit is shipped.
+std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model,
+                                                     const LayoutChoice& layout,
+                                                     const Estimate& estimate);
+
 /// Price the configuration's layout on `world` GPUs with the cost model. a2a+p2p without
 /// hierarchical sizes (the layout the job asked for has no hierarchy) is priced as p2p, noted.
+/// The band is `band` when given, else the fitted band, else default_prediction_band(0.25).
 /// Error when the model lacks dimensions or the layout does not divide the world.
 Result<LogPrediction> predict_run(const Recipe& config, int64_t world, const LogHardware& hardware,
-                                  const PredictionBand& band);
+                                  const std::optional<PredictionBand>& band);
 
 /// Inputs of the log checks besides the parsed log.
 struct LogCheckInputs {

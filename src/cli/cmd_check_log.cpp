@@ -27,7 +27,7 @@ struct CheckLogOptions {
   std::string topology;
   std::string calibration;
   std::string save_calibration;
-  double tolerance = 0.25;
+  std::optional<double> tolerance;  ///< --tolerance; default: the fitted band.
   double memory_tolerance = 0.2;
   int64_t warmup = 3;
   bool strict = false;
@@ -141,8 +141,14 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
   } else if (!world) {
     in.prediction_error = "the world size is unknown (pass --world-size)";
   } else {
-    auto prediction =
-        predict_run(*config, *world, *hardware, default_prediction_band(opts.tolerance));
+    std::optional<PredictionBand> band;
+    // The fitted bands describe the shipped constants' residuals; a calibrated run is centred.
+    if (opts.tolerance) {
+      band = default_prediction_band(*opts.tolerance);
+    } else if (!opts.calibration.empty()) {
+      band = default_prediction_band(0.25);
+    }
+    auto prediction = predict_run(*config, *world, *hardware, band);
     if (prediction) {
       in.prediction = std::move(*prediction);
     } else {
@@ -219,7 +225,8 @@ std::function<int()> setup_check_log(CLI::App& sub) {
   sub.add_option("--topology", opts->topology, "Cluster-profile YAML, e.g. from `probe --save`");
   sub.add_option("--calibration", opts->calibration, "Calibration JSON (bench or check-log)");
   sub.add_option("--tolerance", opts->tolerance,
-                 "Relative band of the step-time prediction (default 0.25)")
+                 "Relative band of the step-time prediction (default: the fitted band of the "
+                 "run's regime, else 0.25)")
       ->check(CLI::Range(0.0, 10.0));
   sub.add_option("--memory-tolerance", opts->memory_tolerance,
                  "Relative band of the memory prediction (default 0.2)")

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "hcp/accuracy.h"
 #include "hcp/cluster.h"
 #include "hcp/logcheck.h"
 #include "hcp/planner.h"
@@ -512,7 +513,7 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
   }
   auto profile = find_cluster_profile(choice);
   if (!profile) return profile.error();
-  out.hardware = hardware_from_profile(*profile);
+  out.hardware = hardware_from_profile(*profile, accuracy::shipped_constants());
   out.gpus_per_node = profile->gpus_per_node;
   out.label = profile->name.empty() ? choice : profile->name;
   if (!calibration.empty()) {
@@ -523,8 +524,22 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
   return out;
 }
 
+std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model,
+                                                     const LayoutChoice& layout,
+                                                     const Estimate& estimate) {
+  const accuracy::FittedModel* fit = accuracy::shipped_fit();
+  if (fit == nullptr || estimate.time.step_s <= 0) return std::nullopt;
+  accuracy::Band b = accuracy::band_for(*fit, accuracy::regime_of(model, layout), estimate);
+  if (b.step_s_low <= 0 || b.step_s_high <= 0) return std::nullopt;
+  PredictionBand band;
+  band.low_factor = b.step_s_low / estimate.time.step_s;
+  band.high_factor = b.step_s_high / estimate.time.step_s;
+  band.source = "fitted band of " + b.regime;
+  return band;
+}
+
 Result<LogPrediction> predict_run(const Recipe& config, int64_t world, const LogHardware& hardware,
-                                  const PredictionBand& band) {
+                                  const std::optional<PredictionBand>& band) {
   auto dims = model_dims_of(config);
   if (!dims) return dims.error();
   auto layout = layout_of(config, world);
@@ -542,7 +557,13 @@ Result<LogPrediction> predict_run(const Recipe& config, int64_t world, const Log
   if (!est) return est.error();
   p.estimate = *est;
   p.cp_off_step_s = cp_off_step_time(est->time, p.layout.cp);
-  p.band = band;
+  if (band) {
+    p.band = *band;
+  } else if (auto fitted = fitted_prediction_band(*dims, p.layout, *est)) {
+    p.band = *fitted;
+  } else {
+    p.band = default_prediction_band(0.25);
+  }
   p.cluster = hardware.label;
   p.notes.insert(p.notes.end(), hardware.notes.begin(), hardware.notes.end());
   return p;
