@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/cluster.h"
 #include "hcp/logcheck.h"
 
 namespace hcp {
@@ -209,6 +210,30 @@ TEST(LogCatalogs, CheckIdsAreUniqueAndOrdered) {
   const auto& c = log_check_catalog();
   for (size_t i = 1; i < c.size(); ++i)
     EXPECT_LT(c[i - 1].id, c[i].id);
+}
+
+}  // namespace
+}  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(SpeedCheck, FittedBandComesFromThePlannerFidelityFit) {
+  auto recipe = load_recipe_file(std::string(HCP_RECIPES_DIR) + "/llama3_8b_128k.yaml");
+  ASSERT_TRUE(recipe.ok());
+  LogHardware hw;
+  hw.hardware = hardware_from_profile(*find_cluster_profile("dgx-h100"));
+  hw.label = "dgx-h100";
+  auto fitted = predict_run(*recipe, 32, hw, std::nullopt);
+  ASSERT_TRUE(fitted.ok()) << fitted.error().str();
+  EXPECT_NE(fitted->band.source.find("fitted band of dense, CP>1"), std::string::npos)
+      << fitted->band.source;
+  EXPECT_LT(fitted->band.low_factor, fitted->band.high_factor);
+  auto given = predict_run(*recipe, 32, hw, default_prediction_band(0.1));
+  ASSERT_TRUE(given.ok());
+  EXPECT_DOUBLE_EQ(given->band.high_factor, 1.1);
+  EXPECT_GT(fitted->cp_off_step_s, 0);
+  EXPECT_LT(fitted->cp_off_step_s, fitted->estimate.time.step_s);
 }
 
 }  // namespace
