@@ -527,10 +527,10 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
 std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model,
                                                      const LayoutChoice& layout,
                                                      const Estimate& estimate) {
-  const accuracy::FittedModel* fit = accuracy::shipped_fit();
-  if (fit == nullptr || estimate.time.step_s <= 0) return std::nullopt;
-  accuracy::Band b = accuracy::band_for(*fit, accuracy::regime_of(model, layout), estimate);
-  if (b.step_s_low <= 0 || b.step_s_high <= 0) return std::nullopt;
+  if (estimate.time.step_s <= 0) return std::nullopt;
+  accuracy::Band b = accuracy::shipped_band(model, layout, estimate);
+  // Zero width: no fit shipped.
+  if (b.step_s_low <= 0 || b.step_s_high <= b.step_s_low) return std::nullopt;
   PredictionBand band;
   band.low_factor = b.step_s_low / estimate.time.step_s;
   band.high_factor = b.step_s_high / estimate.time.step_s;
