@@ -281,3 +281,37 @@ TEST(LogAnchors, FoundAtEveryOffsetAcrossTheVectorBlocks) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(LogParse, VersionsAndTheGpuTheJobPrints) {
+  LogParser parser;
+  parser.begin_file("v.log");
+  const char* lines[] = {
+      "0: transformer_engine version: 2.8.0",
+      "0: megatron-core==0.14.0",
+      "0: torch version: 2.7.1+cu128",
+      "0: GPU 0: NVIDIA H200 (UUID: GPU-1234)",
+      "0: [Rank 0] (after 1 iterations) memory (MB) | allocated: 1.0 | max allocated: 2.0",
+  };
+  int64_t n = 0;
+  for (const char* line : lines)
+    parser.feed(line, ++n);
+  auto log = parser.finish();
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(log->versions.at("te").version, *Version::parse("2.8.0"));
+  EXPECT_EQ(log->versions.at("mcore").version, *Version::parse("0.14.0"));
+  EXPECT_EQ(log->versions.at("torch").version, *Version::parse("2.7.1"));
+  EXPECT_EQ(log->versions.at("te").at.line, 1);
+  EXPECT_EQ(log->gpu_name, "H200");
+  auto hw = hardware_for_log(*log, "", "", "");
+  ASSERT_TRUE(hw.ok()) << hw.error().str();
+  EXPECT_EQ(hw->label, "dgx-h200");
+  // The log's TE version reaches the rules (the command line would win).
+  Environment env = log_environment(*log, Environment{}, Framework::kMlm);
+  EXPECT_EQ(env.te_version, *Version::parse("2.8.0"));
+}
+
+}  // namespace
+}  // namespace hcp
