@@ -47,6 +47,10 @@ int run_accuracy(const AccuracyCliOptions& o) {
     print_error("--write needs --fit (it writes the fitted constants)");
     return kExitBadInput;
   }
+  if ((o.max_lomo_mape || o.check) && o.no_lomo) {
+    print_error("a LOMO threshold needs the leave-one-model-out run (drop --no-lomo)");
+    return kExitBadInput;
+  }
   if (o.rounds < 1 || o.rounds > 100) {
     print_error("--rounds must be between 1 and 100");
     return kExitBadInput;
@@ -111,13 +115,7 @@ int run_accuracy(const AccuracyCliOptions& o) {
   std::string text = o.output.format == "json" ? format_accuracy_json(report)
                                                : format_accuracy_text(report, o.rows);
   if (!emit(o.output, text)) return kExitBadInput;
-  if (threshold) {
-    if (report.lomo.empty()) {
-      print_error("a LOMO threshold needs the leave-one-model-out run (drop --no-lomo)");
-      return kExitBadInput;
-    }
-    if (report.lomo.front().metrics.mape > *threshold) return kExitFindings;
-  }
+  if (threshold && report.lomo.front().metrics.mape > *threshold) return kExitFindings;
   return kExitOk;
 }
 

@@ -1,0 +1,109 @@
+// hcp-plan accuracy end to end, and the error bands / recipe row in plan's JSON.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+using nlohmann::json;
+using testing::run_cli;
+
+// A three-row corpus (one Llama-3-8B-sized model on DGX H100, made up for the tests; the same rows
+// as tests/accuracy/accuracy_test.cpp) keeps the leave-one-model-out runs fast.
+const std::string kTiny = std::string(HCP_FIXTURES_DIR) + "/accuracy/tiny_corpus.json";
+
+TEST(AccuracyCli, LomoOnATinyCorpus) {
+  auto r = run_cli("accuracy --builtin --rounds 2 --corpus " + kTiny + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["corpus_rows"], 4);
+  EXPECT_EQ(j["excluded_rows"], 1);
+  ASSERT_FALSE(j["leave_one_model_out"].empty());
+  EXPECT_EQ(j["leave_one_model_out"][0]["rows"], 3);
+}
+
+TEST(AccuracyCli, JsonHasSlicesOfTheShippedCorpus) {
+  auto r = run_cli("accuracy --no-lomo --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_GE(j["corpus_rows"].get<int>(), 220);
+  ASSERT_FALSE(j["in_sample"].empty());
+  const json& all = j["in_sample"][0];
+  EXPECT_EQ(all["slice"], "all");
+  for (const char* key : {"rows", "mape", "median_ape", "within_15", "kendall_tau", "tau_groups",
+                          "predicted_oom", "unpriced"}) {
+    EXPECT_TRUE(all.contains(key)) << key;
+  }
+  std::vector<std::string> names;
+  for (const json& s : j["in_sample"])
+    names.push_back(s["slice"]);
+  for (const char* want : {"family dense", "family moe", "family hybrid", "CP >1", "GPU DGX-H100",
+                           "NeMo long-seq CP 32K-1M"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+  // Every predicted row names its measurement and prediction.
+  for (const json& row : j["rows"]) {
+    EXPECT_GT(row["measured_tokens_per_s_per_gpu"].get<double>(), 0) << row["id"];
+  }
+}
+
+TEST(AccuracyCli, ThresholdDecidesTheExitCode) {
+  std::string base = "accuracy --builtin --rounds 1 --corpus " + kTiny;
+  EXPECT_EQ(run_cli(base + " --max-lomo-mape 0.001").exit_code, 1);
+  EXPECT_EQ(run_cli(base + " --max-lomo-mape 100").exit_code, 0);
+}
+
+TEST(AccuracyCli, BadInputsExitTwoWithOneLine) {
+  for (const char* args :
+       {"accuracy --write /tmp/x.json", "accuracy --builtin --constants /tmp/none.json",
+        "accuracy --corpus /nonexistent/corpus.json", "accuracy --rounds 0",
+        "accuracy --constants /nonexistent/fit.json", "accuracy --max-lomo-mape 0.5 --no-lomo"}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+}
+
+TEST(PlanCliBands, JsonCarriesBandsAndTheRecipesOwnLayout) {
+  auto r = run_cli("plan llama3_8b_128k --nodes 4 --top 2 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  for (const json& o : j["options"]) {
+    double t = o["tokens_per_s_per_gpu"];
+    EXPECT_LE(o["tokens_per_s_per_gpu_low"].get<double>(), o["tokens_per_s_per_gpu_high"]);
+    EXPECT_GT(o["tokens_per_s_per_gpu_high"].get<double>(), 0);
+    EXPECT_TRUE(o.contains("tie_with_best"));
+    EXPECT_TRUE(o.contains("band_regime"));
+    EXPECT_GT(t, 0);
+  }
+  // The recipe's own layout (TP1 CP16 a2a+p2p [8,2]) with its rank, although --top is 2.
+  ASSERT_TRUE(j["recipe_layout"].is_object());
+  EXPECT_EQ(j["recipe_layout"]["cp"], 16);
+  EXPECT_GE(j["recipe_layout"]["rank"].get<int>(), 1);
+  auto text = run_cli("plan llama3_8b_128k --nodes 4 --top 2");
+  EXPECT_NE(text.out.find("recipe's own layout:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" +-"), std::string::npos) << text.out;
+}
+
+TEST(CompareCliOrder, KeepsTheGivenLettersAndRecommendsB) {
+  auto r = run_cli(
+      "compare llama3_8b_128k --nodes 4 --recompute full "
+      "--option tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2 --option tp=2,cp=4,cp_comm_type=a2a "
+      "--option tp=1,cp=16,cp_comm_type=p2p --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["options"].size(), 3u);
+  EXPECT_EQ(j["options"][0]["cp_comm_type"], "a2a+p2p");
+  EXPECT_EQ(j["options"][1]["tp"], 2);
+  EXPECT_TRUE(j["options"][1]["recommended"].get<bool>());
+  std::string why = j["options"][1]["reasons"][0];
+  EXPECT_NE(why.find("within model error of A"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace hcp
