@@ -138,8 +138,14 @@ int hcp_gpu_bench_collective(const hcp_collective_request* request, hcp_collecti
     return hcp::gpu::report("null request", error, error_size);
   }
   *result = hcp_collective_result{};
+  if (hcp_collective_op_name(request->op) == nullptr) {
+    return hcp::gpu::report("unknown collective operation " + std::to_string(request->op) + " (" +
+                                std::to_string(HCP_COLLECTIVE_ALLTOALL) + " = all-to-all, " +
+                                std::to_string(HCP_COLLECTIVE_SENDRECV) + " = ring send/recv)",
+                            error, error_size);
+  }
   const hcp::gpu::CollectiveTest& test =
-      request->op == 0 ? hcp::gpu::kAllToAllTest : hcp::gpu::kSendRecvTest;
+      request->op == HCP_COLLECTIVE_ALLTOALL ? hcp::gpu::kAllToAllTest : hcp::gpu::kSendRecvTest;
   return hcp::gpu::report(
       hcp::gpu::time_collective(test, request->bytes, request->ranks, request->warmup,
                                 request->iterations, &result->time_us, &result->algbw_gbps,

@@ -8,8 +8,14 @@ void counts(int64_t bytes, int, size_t* send_count, size_t* recv_count) {
   *send_count = *recv_count = static_cast<size_t>(bytes);
 }
 
-void init(void* send, size_t send_count, int rank, cudaStream_t stream) {
-  cudaMemsetAsync(send, (rank + 1) & 0xff, send_count, stream);
+/// Rank r sends pattern(r, r+1).
+cudaError_t init(void* send, size_t send_count, int rank, int ranks, cudaStream_t stream) {
+  return fill_pattern(static_cast<uint8_t*>(send), send_count, rank, (rank + 1) % ranks, stream);
+}
+
+/// Rank r receives pattern(r-1, r).
+uint8_t expected(size_t i, size_t, int rank, int ranks) {
+  return pattern_byte((rank + ranks - 1) % ranks, rank, i);
 }
 
 /// nccl-tests SendRecvGetBw: busbw = algbw.
@@ -30,6 +36,6 @@ ncclResult_t run(const void* send, void* recv, size_t send_count, int rank, int 
 
 }  // namespace
 
-const CollectiveTest kSendRecvTest = {"sendrecv", counts, init, bandwidth, run};
+const CollectiveTest kSendRecvTest = {"sendrecv", counts, init, expected, bandwidth, run};
 
 }  // namespace hcp::gpu

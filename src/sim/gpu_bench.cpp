@@ -165,13 +165,9 @@ Result<CollectiveMeasurement> measure_collective(const GpuBenchLibrary& lib, int
   hcp_collective_result result{};
   char error[512] = {0};
   if (lib.collective(&request, &result, error, sizeof error) != 0) return plain_error(error);
-  return CollectiveMeasurement{op == 0 ? "alltoall" : "sendrecv",
-                               "intra_node",
-                               ranks,
-                               bytes,
-                               result.time_us,
-                               result.algbw_gbps,
-                               result.busbw_gbps};
+  return CollectiveMeasurement{
+      hcp_collective_op_name(op), "intra_node",     ranks, bytes, result.time_us,
+      result.algbw_gbps,          result.busbw_gbps};
 }
 
 /// Round up to the kernel's tile (64 tokens), at least one tile.
@@ -221,13 +217,13 @@ Result<Calibration> run_gpu_bench(const GpuBenchRequest& request,
 
   const int gpus = info->device_count;
   const std::pair<int, std::pair<int64_t, int64_t>> collectives[] = {
-      {0, {request.a2a_bytes, request.a2a_ranks}},
-      {1, {request.ring_step_bytes, request.ring_ranks}}};
+      {HCP_COLLECTIVE_ALLTOALL, {request.a2a_bytes, request.a2a_ranks}},
+      {HCP_COLLECTIVE_SENDRECV, {request.ring_step_bytes, request.ring_ranks}}};
   for (const auto& [op, size] : collectives) {
     const int ranks = static_cast<int>(std::min<int64_t>(size.second, gpus));
     if (size.first <= 0 || ranks < 2) {
       if (size.first > 0)
-        say(std::string(op == 0 ? "all-to-all" : "ring send/recv") +
+        say(std::string(op == HCP_COLLECTIVE_ALLTOALL ? "all-to-all" : "ring send/recv") +
             " skipped: needs 2 or more local GPUs");
       continue;
     }
@@ -235,7 +231,8 @@ Result<Calibration> run_gpu_bench(const GpuBenchRequest& request,
     if (!m) return m.error();
     say(m->op + " " + std::to_string(m->ranks) + " GPUs " + std::to_string(m->bytes) +
         " B: busbw " + std::to_string(m->busbw_gbps) + " GB/s");
-    (op == 0 ? c.summary.intra_node_a2a_gbps : c.summary.intra_node_p2p_gbps) = m->busbw_gbps;
+    (op == HCP_COLLECTIVE_ALLTOALL ? c.summary.intra_node_a2a_gbps
+                                   : c.summary.intra_node_p2p_gbps) = m->busbw_gbps;
     c.collectives.push_back(*m);
   }
   return c;

@@ -37,8 +37,20 @@ typedef struct {
   double max_abs_error; /* against the cuBLAS reference; -1 when not checked */
 } hcp_attention_result;
 
+/* hcp_collective_request.op */
+#define HCP_COLLECTIVE_ALLTOALL 0 /* all-to-all */
+#define HCP_COLLECTIVE_SENDRECV 1 /* ring send/recv */
+
+/* The name of a collective operation ("alltoall", "sendrecv"); NULL for an unknown one, which
+ * hcp_gpu_bench_collective rejects. */
+static inline const char* hcp_collective_op_name(int op) {
+  return op == HCP_COLLECTIVE_ALLTOALL   ? "alltoall"
+         : op == HCP_COLLECTIVE_SENDRECV ? "sendrecv"
+                                         : NULL;
+}
+
 typedef struct {
-  int op;        /* 0 = all-to-all, 1 = ring send/recv */
+  int op;        /* HCP_COLLECTIVE_ALLTOALL or HCP_COLLECTIVE_SENDRECV; anything else is an error */
   int64_t bytes; /* nccl-tests "size" per rank (all-to-all: ranks * per-peer bytes) */
   int ranks;     /* GPUs taking part (first `ranks` devices) */
   int warmup, iterations;

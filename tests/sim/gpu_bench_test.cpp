@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "../src/sim/gpu_bench_abi.h"
 #include "hcp/sim.h"
 
 namespace hcp {
@@ -87,6 +88,15 @@ TEST(GpuBenchRequest, FollowsTheLayout) {
   EXPECT_EQ(r->ring_step_bytes, 0);
   in.head_dim = 96;  // the kernel has 64 and 128 only
   EXPECT_FALSE(gpu_bench_request_for(in));
+}
+
+// The library maps request.op through hcp_collective_op_name and rejects what it does not name
+// (kernels/bench_api.cu); an unknown op used to run as send/recv.
+TEST(GpuBench, CollectiveOpNamesOnlyTheTwoOperations) {
+  EXPECT_STREQ(hcp_collective_op_name(HCP_COLLECTIVE_ALLTOALL), "alltoall");
+  EXPECT_STREQ(hcp_collective_op_name(HCP_COLLECTIVE_SENDRECV), "sendrecv");
+  EXPECT_EQ(hcp_collective_op_name(2), nullptr);
+  EXPECT_EQ(hcp_collective_op_name(-1), nullptr);
 }
 
 }  // namespace
