@@ -297,18 +297,25 @@ Result<Topology> convert(hwloc_topology_t t, const std::string& source, bool liv
   return topo;
 }
 
+/// Deepest element nesting read from an hwloc XML.
+constexpr int kMaxXmlDepth = 128;
+
+/// "path:LINE" of a byte offset into `text`.
+std::string xml_line(const std::string& text, const std::string& path, ptrdiff_t offset) {
+  int line = 1;
+  for (ptrdiff_t i = 0; i < offset && i < static_cast<ptrdiff_t>(text.size()); ++i)
+    line += text[i] == '\n';
+  return path + ":" + std::to_string(line);
+}
+
 /// Reject junk before hwloc sees it (hwloc's own messages are less precise).
 Status precheck_hwloc_xml(const std::string& text, const std::string& path) {
   auto ok = check_text(text, path, "hwloc XML");
   if (!ok) return ok;
   pugi::xml_document doc;
   pugi::xml_parse_result r = doc.load_buffer(text.data(), text.size());
-  if (!r) {
-    int line = 1;
-    for (ptrdiff_t i = 0; i < r.offset && i < static_cast<ptrdiff_t>(text.size()); ++i)
-      line += text[i] == '\n';
-    return Error{path + ":" + std::to_string(line) + ": malformed XML: " + r.description(), {}, {}};
-  }
+  if (!r)
+    return Error{xml_line(text, path, r.offset) + ": malformed XML: " + r.description(), {}, {}};
   std::string root = doc.document_element().name();
   if (root != "topology")
     return Error{
@@ -319,7 +326,57 @@ Status precheck_hwloc_xml(const std::string& text, const std::string& path) {
                      "(export it with hwloc 2.x)",
                  {},
                  {}};
+  // hwloc imports objects recursively: bound the nesting before it does (a real export nests
+  // about 20 levels: Machine, Package, Die, caches, Core, PU, Groups, PCI bridges).
+  struct DepthWalker : pugi::xml_tree_walker {
+    int deepest = 0;
+    pugi::xml_node at;
+    bool for_each(pugi::xml_node& node) override {
+      if (depth() > deepest) {
+        deepest = depth();
+        at = node;
+      }
+      return deepest <= kMaxXmlDepth;
+    }
+  } walker;
+  doc.traverse(walker);
+  if (walker.deepest > kMaxXmlDepth)
+    return Error{xml_line(text, path, walker.at.offset_debug()) + ": elements nested deeper than " +
+                     std::to_string(kMaxXmlDepth) + " levels",
+                 {},
+                 {}};
   return Ok{};
+}
+
+/// hwloc 1.x type names the XML importer maps itself (hwloc 2.9 topology-xml.c).
+bool hwloc1_type_name(const std::string& type) {
+  return type == "System" || type == "Socket" || type == "Cache" || type == "Node";
+}
+
+/// Why hwloc refused an XML that pugixml read (hwloc prints its reason only with
+/// HWLOC_XML_VERBOSE=1): the first <object> without a type or with one hwloc does not know, or
+/// a <topology> without objects. Falls back to saying how to get hwloc's own message.
+std::string hwloc_rejection_reason(const std::string& text, const std::string& path) {
+  pugi::xml_document doc;
+  if (!doc.load_buffer(text.data(), text.size())) return path + ": hwloc could not import this XML";
+  pugi::xml_node root = doc.document_element();
+  if (!root.child("object"))
+    return path + ": hwloc could not import this XML: no <object> under <topology>";
+  pugi::xpath_node_set objects = doc.select_nodes("//object");
+  for (const pugi::xpath_node& x : objects) {
+    pugi::xml_node object = x.node();
+    pugi::xml_attribute type = object.attribute("type");
+    std::string where = xml_line(text, path, object.offset_debug());
+    if (!type)
+      return where + ": hwloc could not import this XML: <object> without a type attribute";
+    hwloc_obj_type_t parsed;
+    if (!hwloc1_type_name(type.value()) &&
+        hwloc_type_sscanf(type.value(), &parsed, nullptr, 0) != 0)
+      return where + ": hwloc could not import this XML: unknown object type \"" +
+             std::string(type.value()) + "\"";
+  }
+  return path + ": hwloc could not import this XML (hwloc gives no reason here; " +
+         "`HWLOC_XML_VERBOSE=1 lstopo -i FILE` prints its own)";
 }
 
 }  // namespace
@@ -352,7 +409,7 @@ Result<Topology> hwloc_xml_topology(const std::string& path) {
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
   if (hwloc_topology_set_xmlbuffer(raw, text->c_str(), static_cast<int>(text->size()) + 1) != 0 ||
       hwloc_topology_load(raw) != 0)
-    return Error{path + ": hwloc could not import this XML", {}, {}};
+    return Error{hwloc_rejection_reason(*text, path), {}, {}};
   auto topo = convert(raw, path, false);
   if (!topo) return topo;
   topo->sources.push_back("hwloc-xml:" + path);

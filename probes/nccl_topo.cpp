@@ -14,6 +14,12 @@ namespace {
 
 using probe_detail::kMaxNvlinksPerPair;
 
+/// Deepest <pci> nesting read. A PCI tree is a few switches deep; NCCL itself reads at most
+/// NCCL_TOPO_XML_MAX_NODES = 256 elements in a topology file (NVIDIA/nccl v2.30.4-1
+/// src/graph/topo.h:192), so no file NCCL accepts nests anywhere near this. The limit keeps the
+/// recursive walk's stack bounded on hostile input.
+constexpr size_t kMaxPciDepth = 64;
+
 struct Context {
   const std::string& text;
   const std::string& source;
@@ -203,6 +209,12 @@ Status walk_pci(const Context& ctx, const pugi::xml_node& pci, int cpu, int numa
     return read_nic(ctx, nic ? nic : empty, &pci, cpu, numa, ancestors, w);
   }
   bool has_children = false;
+  if (ancestors.size() >= kMaxPciDepth) {
+    return Error{at(ctx, pci) + ": <pci> nested deeper than " + std::to_string(kMaxPciDepth) +
+                     " levels (a PCI tree is a few switches deep)",
+                 {},
+                 {}};
+  }
   ancestors.push_back(bus);
   for (pugi::xml_node child : pci.children("pci")) {
     has_children = true;
@@ -302,8 +314,10 @@ Result<Topology> build(const Context& ctx, Walk& w) {
     for (size_t j = 0; j < w.gpus.size(); ++j)
       if (j != i) nv.matrix[i][j] = 0;
     for (const auto& [peer, count] : g.gpu_links) {
+      // A named copy: clang before 16 cannot capture a structured binding in a lambda.
+      const std::string& peer_bus = peer;
       auto it = std::find_if(w.gpus.begin(), w.gpus.end(),
-                             [&](const GpuRec& o) { return o.bus == peer; });
+                             [&](const GpuRec& o) { return o.bus == peer_bus; });
       if (it == w.gpus.end()) {
         topo.warnings.push_back(ctx.source + ": GPU " + std::to_string(*g.dev) +
                                 " has NVLinks to " + peer + ", which is not in the file");

@@ -69,11 +69,22 @@ bool is_cell(const std::string& tok) {
   return parse_cell(tok, ignored).has_value() || !ignored.empty();
 }
 
+/// Highest GPU number read from a label (the NCCL reader's <gpu dev> bound too).
+constexpr int kMaxGpuNumber = 1023;
+
+/// "GPU" followed by digits: a GPU column or row label, whatever the number.
+bool gpu_like(const std::string& label) {
+  return label.size() > 3 && label.compare(0, 3, "GPU") == 0 && all_digits(label.substr(3));
+}
+
+/// The number of a GPU label "GPU<n>" with n in 0..kMaxGpuNumber written without leading zeros
+/// (as nvidia-smi prints it); nullopt otherwise (labels_checked() rejects the other GPU labels).
 std::optional<int> gpu_number(const std::string& label) {
-  if (label.size() > 3 && label.compare(0, 3, "GPU") == 0 && all_digits(label.substr(3)) &&
-      label.size() < 9)
-    return std::stoi(label.substr(3));
-  return std::nullopt;
+  if (!gpu_like(label) || label.size() > 7 || (label.size() > 4 && label[3] == '0'))
+    return std::nullopt;
+  int n = std::stoi(label.substr(3));
+  if (n > kMaxGpuNumber) return std::nullopt;
+  return n;
 }
 
 enum class AffinityColumn { kCpu, kNuma, kGpuNuma };
@@ -86,7 +97,7 @@ struct Header {
 };
 
 std::optional<Header> parse_header(const std::vector<std::string>& toks, int line) {
-  if (toks.empty() || !gpu_number(toks[0])) return std::nullopt;
+  if (toks.empty() || !gpu_like(toks[0])) return std::nullopt;
   if (toks.size() > 1 && is_cell(toks[1])) return std::nullopt;  // a row, not the header
   Header h;
   h.line = line;
@@ -176,7 +187,7 @@ Result<Row> parse_row(const std::vector<std::string>& toks, const Header& h, int
 }
 
 bool is_row_label(const std::string& tok, const Header& h) {
-  if (gpu_number(tok)) return true;
+  if (gpu_like(tok)) return true;
   if (std::find(h.devices.begin(), h.devices.end(), tok) != h.devices.end()) return true;
   if (tok.size() > 3 && tok.compare(0, 3, "NIC") == 0 && all_digits(tok.substr(3))) return true;
   return tok.find('_') != std::string::npos && tok.back() != ':';  // mlx5_0, hfi1_0
@@ -315,6 +326,25 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 /// The topology being built and where each matrix label landed in it.
+/// Every GPU label is GPU<n> with n in range: a label such as "GPU99999999999" is an error, not
+/// a device of unknown kind (it would drop a GPU from the count).
+Status labels_checked(const Parsed& p, const std::string& source) {
+  auto check = [&](const std::string& label, int line) -> Status {
+    if (gpu_like(label) && !gpu_number(label)) {
+      return Error{where(source, line) + ": GPU label " + label + " is not GPU0..GPU" +
+                       std::to_string(kMaxGpuNumber) + " as nvidia-smi prints it",
+                   {},
+                   {}};
+    }
+    return Ok{};
+  };
+  for (const auto& d : p.header.devices)
+    if (auto s = check(d, p.header.line); !s) return s;
+  for (const auto& r : p.rows)
+    if (auto s = check(r.label, r.line); !s) return s;
+  return Ok{};
+}
+
 struct Build {
   Topology topo;
   std::map<std::string, int> gpu_pos, nic_pos;
@@ -442,6 +472,7 @@ Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::strin
   auto parsed = scan(text, source);
   if (!parsed) return parsed.error();
   const Parsed& p = *parsed;
+  if (auto labels = labels_checked(p, source); !labels) return labels.error();
 
   Build b;
   b.topo.sources.push_back("nvidia-smi:" + source);

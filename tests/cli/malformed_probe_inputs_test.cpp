@@ -1,0 +1,175 @@
+// Malformed probe captures (hwloc XML, NCCL topology XML, `nvidia-smi topo -m` text) and dcp
+// inputs (lengths files, .idx files): each exits 2 with one line on stderr that names the file,
+// and the line where the problem sits when there is one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+using testing::run_cli;
+
+/// A scratch directory of this test process, removed at the end.
+class MalformedProbeInputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("hcp_malformed_probe_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_ / "a_directory");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    auto p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  std::string directory() const { return (dir_ / "a_directory").string(); }
+
+  std::filesystem::path dir_;
+};
+
+struct Case {
+  std::string args;    ///< Command line after `hcp-plan`.
+  std::string file;    ///< The file the message must name.
+  std::string reason;  ///< A part of the message (with the line, where there is one).
+};
+
+void expect_bad_input(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    auto r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("hcp-plan: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.file), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.reason), std::string::npos) << r.err;
+  }
+}
+
+/// `depth` nested <pci> bridges under one <cpu>, one per line.
+std::string deep_nccl_topology(int depth) {
+  std::string text = "<system version=\"1\">\n<cpu numaid=\"0\" affinity=\"ffff\">\n";
+  for (int i = 0; i < depth; ++i)
+    text += "<pci busid=\"0000:00:00.0\" class=\"0x060400\">\n";
+  for (int i = 0; i < depth; ++i)
+    text += "</pci>";
+  return text + "\n</cpu>\n</system>\n";
+}
+
+/// An 8-GPU `nvidia-smi topo -m` matrix whose last GPU has the label `last`.
+std::string smi_matrix(const std::string& last) {
+  std::vector<std::string> gpus;
+  for (int i = 0; i < 7; ++i)
+    gpus.push_back("GPU" + std::to_string(i));
+  gpus.push_back(last);
+  std::string text;
+  for (const auto& g : gpus)
+    text += "\t" + g;
+  text += "\tCPU Affinity\tNUMA Affinity\n";
+  for (size_t r = 0; r < gpus.size(); ++r) {
+    text += gpus[r];
+    for (size_t c = 0; c < gpus.size(); ++c)
+      text += c == r ? "\t X " : "\tNV18";
+    text += "\t0-55\t0\n";
+  }
+  return text;
+}
+
+TEST_F(MalformedProbeInputs, NcclTopologyNestedEightThousandLevelsIsRejectedNotACrash) {
+  auto deep = write("deep.xml", deep_nccl_topology(8000));
+  // The 65th <pci> opens on line 67 (two lines of <system> and <cpu> first).
+  expect_bad_input({{"probe --nccl-topo " + deep, "deep.xml:67:", "nested deeper than 64"}});
+  // 64 levels still read.
+  auto ok = run_cli("probe --nccl-topo " + write("deep64.xml", deep_nccl_topology(64)));
+  EXPECT_NE(ok.exit_code, 2) << ok.err;
+}
+
+TEST_F(MalformedProbeInputs, NvidiaSmiGpuLabelThatOverflowsIsAnErrorNotSevenGpus) {
+  auto good =
+      run_cli("probe --format json --nvidia-smi-topo " + write("eight.txt", smi_matrix("GPU7")));
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("\"gpus_per_node\": 8"), std::string::npos) << good.out;
+  expect_bad_input({
+      {"probe --nvidia-smi-topo " + write("overflow.txt", smi_matrix("GPU99999999999")),
+       "overflow.txt:1:", "GPU label GPU99999999999"},
+      {"probe --nvidia-smi-topo " + write("bignum.txt", smi_matrix("GPU1024")),
+       "bignum.txt:1:", "GPU label GPU1024"},
+      {"probe --nvidia-smi-topo " + write("zero.txt", smi_matrix("GPU07")),
+       "zero.txt:1:", "GPU label GPU07"},
+  });
+}
+
+TEST_F(MalformedProbeInputs, HwlocRejectionsSayWhy) {
+  const std::string head = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n";
+  std::string deep = head;
+  for (int i = 0; i < 200; ++i)
+    deep += "<object type=\"Group\">\n";
+  for (int i = 0; i < 200; ++i)
+    deep += "</object>";
+  deep += "\n</topology>\n";
+  expect_bad_input({
+      {"probe --hwloc-xml " + write("noobj.xml", head + "</topology>\n"), "noobj.xml",
+       "no <object> under <topology>"},
+      {"probe --hwloc-xml " +
+           write("bogus.xml", head + "<object type=\"Machine\" os_index=\"0\">\n"
+                                     "  <object type=\"Bogus\" os_index=\"0\"/>\n"
+                                     "</object>\n</topology>\n"),
+       "bogus.xml:4", "unknown object type \"Bogus\""},
+      {"probe --hwloc-xml " + write("notype.xml", head + "<object os_index=\"0\"/>\n</topology>\n"),
+       "notype.xml:3", "without a type attribute"},
+      {"probe --hwloc-xml " + write("deep.xml", deep), "deep.xml:", "nested deeper than 128"},
+      {"probe --hwloc-xml " + write("unclosed.xml", head + "<object type=\"Machine\">\n"),
+       "unclosed.xml:", "malformed XML"},
+      {"probe --hwloc-xml " + write("root.xml", "<system/>\n"), "root.xml", "root element"},
+      {"probe --hwloc-xml " + write("v3.xml", "<topology version=\"3.0\"/>\n"), "v3.xml",
+       "newer than"},
+      {"probe --hwloc-xml " + write("empty.xml", ""), "empty.xml", "empty"},
+  });
+}
+
+TEST_F(MalformedProbeInputs, NcclTopologyRejectionsNameTheLine) {
+  const std::string cpu = "<system version=\"1\">\n<cpu numaid=\"0\" affinity=\"ff\">\n";
+  expect_bad_input({
+      {"probe --nccl-topo " + write("nocpu.xml", "<system version=\"1\">\n</system>\n"),
+       "nocpu.xml", "no <cpu> element"},
+      {"probe --nccl-topo " +
+           write("dev.xml", cpu + "<pci busid=\"0000:01:00.0\" class=\"0x030200\">\n"
+                                  "<gpu dev=\"5000\" sm=\"90\"/></pci>\n</cpu>\n</system>\n"),
+       "dev.xml:4:", "dev=\"5000\" out of range"},
+      {"probe --nccl-topo " +
+           write("numa.xml", "<system version=\"1\">\n<cpu numaid=\"x\"></cpu></system>\n"),
+       "numa.xml:2:", "numaid=\"x\" is not a number"},
+      {"probe --nccl-topo " +
+           write("twodev.xml", cpu + "<pci busid=\"0000:01:00.0\" class=\"0x030200\">"
+                                     "<gpu dev=\"0\" sm=\"90\"/></pci>\n"
+                                     "<pci busid=\"0000:02:00.0\" class=\"0x030200\">"
+                                     "<gpu dev=\"0\" sm=\"90\"/></pci>\n</cpu>\n</system>\n"),
+       "twodev.xml", "two GPUs with dev=0"},
+      {"probe --nccl-topo " + write("unclosed.xml", cpu), "unclosed.xml:3:", "malformed XML"},
+      {"probe --nccl-topo " + write("root.xml", "<topology/>\n"), "root.xml", "root element"},
+  });
+}
+
+TEST_F(MalformedProbeInputs, NvidiaSmiRejectionsNameTheLine) {
+  expect_bad_input({
+      {"probe --nvidia-smi-topo " + write("prose.txt", "no matrix here\n"), "prose.txt",
+       "no header line naming GPU0"},
+      {"probe --nvidia-smi-topo " + write("header.txt", "\tGPU0\tGPU1\n"), "header.txt",
+       "no matrix rows"},
+      {"probe --nvidia-smi-topo " +
+           write("dup.txt", "\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU0\t X \tNV4\nGPU1\tNV4\t X \n"),
+       "dup.txt:3", "duplicate row GPU0"},
+      {"probe --nvidia-smi-topo " + write("self.txt", "\tGPU0\tGPU1\nGPU0\tNV4\t X \n"),
+       "self.txt:2", "X (self)"},
+  });
+}
+
+}  // namespace
+}  // namespace hcp
