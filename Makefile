@@ -3,12 +3,23 @@
 #   make test  installs what is missing, configures, builds, and runs every test
 #   make test-sanitize  the same with ASan + UBSan in build-asan (no CUDA, no benchmarks)
 #   make package  builds the Debian package(s) in $(BUILD) with cpack -G DEB
+#   make fuzz  builds the libFuzzer harnesses (tests/fuzz) with clang in build-fuzz
+#   make fuzz-smoke  runs each harness FUZZ_SMOKE_SECONDS (CI; fails on any finding)
+#   make fuzz-long  runs each harness FUZZ_SECONDS
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 ASAN_BUILD ?= build-asan
 SANITIZE_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCP_SANITIZE=ON -DHCP_CUDA=OFF \
   -DHCP_BUILD_BENCHMARKS=OFF
+# libFuzzer harnesses: the library instrumented with clang (-fsanitize=fuzzer-no-link,address,
+# undefined) in its own build dir. Debian's clang package carries libFuzzer (libclang-rt-*-dev).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_ARGS := -DCMAKE_BUILD_TYPE=Release -DHCP_FUZZ=ON -DHCP_CUDA=OFF -DHCP_BUILD_TESTS=OFF \
+  -DHCP_BUILD_BENCHMARKS=OFF
+FUZZ_TARGETS = $(patsubst tests/fuzz/%_fuzz.cpp,fuzz_%,$(wildcard tests/fuzz/*_fuzz.cpp))
 
 DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nlohmann-json3-dev \
   libhwloc-dev hwloc libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev \
@@ -19,7 +30,8 @@ DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nl
 PACKAGE_TOOLS := dpkg-dev file
 TEST_OPTIONAL_PACKAGES := chromium
 
-.PHONY: all deps test-deps package-deps configure build run test package test-sanitize clean format
+.PHONY: all deps test-deps package-deps configure build run test package test-sanitize clean format \
+  fuzz-deps fuzz fuzz-smoke fuzz-long
 
 all: build
 
@@ -57,8 +69,29 @@ test-sanitize: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
+# clang, and the compiler-rt package of its version that holds libFuzzer (only a Recommends of
+# clang's, which install-deps.sh does not follow): libclang-rt-14-dev on Debian 12.
+fuzz-deps: deps
+	@scripts/install-deps.sh clang
+	@v=$$(clang -dumpversion | cut -d. -f1); \
+	  if apt-cache show libclang-rt-$$v-dev >/dev/null 2>&1; then \
+	    scripts/install-deps.sh libclang-rt-$$v-dev; fi
+
+fuzz: fuzz-deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) $(FUZZ_ARGS) $(CMAKE_ARGS) \
+	  > $(FUZZ_BUILD).configure.log 2>&1 || { cat $(FUZZ_BUILD).configure.log; exit 1; }
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+
+# Each harness for FUZZ_SMOKE_SECONDS; any crash, sanitizer report, hang or broken property fails.
+fuzz-smoke: fuzz
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)
+
+fuzz-long: fuzz
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 format:
 	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log \
+	  $(FUZZ_BUILD) $(FUZZ_BUILD).configure.log

@@ -152,7 +152,7 @@ TEST_F(MalformedProbeInputs, NcclTopologyRejectionsNameTheLine) {
                                      "<pci busid=\"0000:02:00.0\" class=\"0x030200\">"
                                      "<gpu dev=\"0\" sm=\"90\"/></pci>\n</cpu>\n</system>\n"),
        "twodev.xml", "two GPUs with dev=0"},
-      {"probe --nccl-topo " + write("unclosed.xml", cpu), "unclosed.xml:3:", "malformed XML"},
+      {"probe --nccl-topo " + write("unclosed.xml", cpu), "unclosed.xml:2:", "malformed XML"},
       {"probe --nccl-topo " + write("root.xml", "<topology/>\n"), "root.xml", "root element"},
   });
 }

@@ -1,0 +1,23 @@
+// What the topology harnesses do with a capture that loads: derive the findings, write the
+// summary and the JSON (`probe --json`), and read the JSON back (every writer round-trips its
+// reader: `--topology probe.json` and the MPI gather read what `probe --json` wrote).
+#pragma once
+
+#include <string>
+
+#include "fuzz_util.h"
+#include "hcp/topology.h"
+
+namespace hcp::fuzz {
+
+inline void check_topology(const Topology& topo) {
+  auto findings = topology_findings(topo);
+  (void)topology_text(topo, findings);
+  nlohmann::json j = topology_to_json(topo);
+  std::string text = j.dump(2);
+  auto back = topology_from_json(nlohmann::json::parse(text), "probe.json");
+  HCP_FUZZ_CHECK(back.ok(), back ? std::string() : back.error().str());
+  HCP_FUZZ_CHECK(topology_to_json(*back).dump(2) == text, "the second write is the same");
+}
+
+}  // namespace hcp::fuzz
