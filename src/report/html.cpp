@@ -12,7 +12,6 @@ namespace hcp {
 namespace {
 
 constexpr int64_t kMaxDrawnNodes = 64;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 size_t listed_count(const PlanResult& plan, const PlanReportContext& context) {
   if (context.top == 0) return plan.options.size();
