@@ -57,7 +57,7 @@ struct PlanResult {
   TrainingSetup setup;
   int64_t world_size = 0;
   int64_t candidates = 0;                ///< Layouts enumerated.
-  std::vector<PlanOption> options;       ///< Accepted layouts, best first.
+  std::vector<PlanOption> options;       ///< Accepted layouts, the recommended one first.
   std::vector<RejectedOption> rejected;  ///< Only when keep_rejected.
   int64_t rejected_count = 0;
   /// Slower EP / VPP variants of a layout whose faster variant passed the rules: priced by the
@@ -116,7 +116,8 @@ struct EvaluatedOption {
 EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& model,
                                 const LayoutChoice& layout);
 
-/// Search, rank (options that fit in memory first, then by step time) and explain. The space
+/// Search, rank (the recommended option first, then options that fit in memory by step time,
+/// then the rest) and explain. The space
 /// always holds the recipe's own layout (its PP, VPP and EP even beyond max_pp) and searches
 /// VPP and EP; result.recipe_rank says where it ranks. Errors: the recipe lacks model sizes, or
 /// the world size is unknown.

@@ -56,7 +56,7 @@ int run_accuracy(const AccuracyCliOptions& o) {
     return kExitBadInput;
   }
   std::optional<FittedModel> start;
-  std::string constants_label = "built-in (src/model/hardware.cpp)";
+  std::string constants_label = "built-in (src/model/model_constants.cpp defaults)";
   if (!o.builtin) {
     std::string path = o.constants.empty() ? shipped_fit_path() : o.constants;
     if (!path.empty()) {
