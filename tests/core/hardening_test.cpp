@@ -1,0 +1,182 @@
+// The shared hardening utilities: checked arithmetic, the bounded file reader, JSON in and out.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "hcp/checked.h"
+#include "hcp/file_input.h"
+#include "hcp/json_io.h"
+
+namespace hcp {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() /
+            ("hcp_hardening_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    std::string p = (path_ / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+TEST(Checked, AddSubMulDetectOverflow) {
+  EXPECT_EQ(checked_add(2, 3), 5);
+  EXPECT_FALSE(checked_add(kMax, 1));
+  EXPECT_FALSE(checked_add(kMin, -1));
+  EXPECT_EQ(checked_sub(2, 3), -1);
+  EXPECT_FALSE(checked_sub(kMin, 1));
+  EXPECT_EQ(checked_mul(1 << 20, 1 << 20), int64_t{1} << 40);
+  EXPECT_FALSE(checked_mul(int64_t{1} << 32, int64_t{1} << 31));
+  EXPECT_FALSE(checked_mul(kMin, -1));
+}
+
+TEST(Checked, ProductOfParallelSizesThatEachPassTheirBound) {
+  // TP x PP x CP = 2^22 * 2^21 * 2^21 = 2^64: wraps to 0 in plain int64 arithmetic.
+  EXPECT_FALSE(checked_product({int64_t{1} << 22, int64_t{1} << 21, int64_t{1} << 21}));
+  EXPECT_EQ(checked_product({2, 3, 4}), 24);
+  EXPECT_EQ(checked_product({}), 1);
+  auto r = checked_product_or_error({kMax, 2}, "TP x PP x CP", Location{"r.yaml", 3, 1}, "k");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().str(), "r.yaml:3:1: TP x PP x CP overflows a 64-bit integer");
+  EXPECT_EQ(*checked_mul_or_error(6, 7, "x"), 42);
+  EXPECT_FALSE(checked_add_or_error(kMax, kMax, "sum"));
+}
+
+TEST(Checked, IntNarrowing) {
+  EXPECT_EQ(checked_int(7), 7);
+  EXPECT_FALSE(checked_int(int64_t{1} << 31));
+  EXPECT_FALSE(checked_int(-(int64_t{1} << 31) - 1));
+}
+
+TEST(InputFile, ReadsAndStripsBom) {
+  TempDir dir;
+  auto text = read_input_file(dir.write("a.yaml", "\xEF\xBB\xBFmodel: {}\n"), InputKind::kRecipe);
+  ASSERT_TRUE(text) << text.error().str();
+  EXPECT_EQ(*text, "model: {}\n");
+  EXPECT_EQ(strip_utf8_bom("\xEF\xBB\xBFx"), "x");
+  EXPECT_EQ(strip_utf8_bom("\xEF\xBBx"), "\xEF\xBBx");
+}
+
+TEST(InputFile, RefusesDirectoriesMissingAndOversizedFiles) {
+  TempDir dir;
+  auto d = read_input_file(dir.path(), InputKind::kEnv);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().str(), dir.path() + ": is a directory, expected an environment file");
+  auto missing = read_input_file(dir.path() + "/nope", InputKind::kRecipe);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().str(), dir.path() + "/nope: no such file");
+  auto big = read_input_file(dir.write("big", std::string(100, 'x')), InputKind::kRecipe, 99);
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().message.find("larger than the 99 bytes limit"), std::string::npos);
+  EXPECT_TRUE(read_input_file(dir.write("ok", std::string(99, 'x')), InputKind::kRecipe, 99));
+}
+
+TEST(InputFile, DeviceWithoutEndStopsAtTheLimit) {
+  if (!fs::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero";
+  auto r = read_input_file("/dev/zero", InputKind::kRecipe);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().str(), "/dev/zero: larger than the 4 MiB limit for a recipe");
+}
+
+TEST(InputFile, UnreadableFileNamesTheReason) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads files without read permission";
+  TempDir dir;
+  std::string p = dir.write("secret", "x");
+  fs::permissions(p, fs::perms::none);
+  auto r = read_input_file(p, InputKind::kConfig);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().str(), p + ": cannot read: Permission denied");
+}
+
+TEST(InputFile, LimitsGrowWithTheKind) {
+  EXPECT_LT(max_input_bytes(InputKind::kRecipe), max_input_bytes(InputKind::kCapture));
+  EXPECT_LT(max_input_bytes(InputKind::kCapture), max_input_bytes(InputKind::kLengths));
+  EXPECT_EQ(format_byte_limit(uint64_t{1} << 30), "1 GiB");
+  EXPECT_EQ(format_byte_limit(3), "3 bytes");
+}
+
+TEST(InputFile, OffsetToLineAndColumn) {
+  Location loc = location_at_offset("ab\ncd\n", "f", 4);
+  EXPECT_EQ(loc.str(), "f:2:2");
+  EXPECT_EQ(location_at_offset("", "f", 10).str(), "f:1:1");
+}
+
+TEST(JsonOut, InvalidUtf8IsReplacedNotThrown) {
+  nlohmann::json j = {{"name", std::string("bad\xFF\xC3")}};
+  EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);  // What the writers did before.
+  std::string out = json_dump(j);
+  EXPECT_EQ(out, "{\"name\":\"bad\xEF\xBF\xBD\xEF\xBF\xBD\"}");
+  nlohmann::ordered_json o = {{"k", std::string("\x80")}};
+  EXPECT_EQ(json_dump(o, 2), "{\n  \"k\": \"\xEF\xBF\xBD\"\n}");
+}
+
+TEST(JsonIn, NumberOutOfRangeNamesTheFile) {
+  auto r = parse_json_input("{\"a\": 1e400}", "cal.json", "calibration JSON");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().location.file, "cal.json");
+  EXPECT_NE(r.error().message.find("1e400"), std::string::npos) << r.error().message;
+}
+
+TEST(JsonIn, SyntaxErrorHasLineAndColumn) {
+  auto r = parse_json_input("{\n  \"a\": tru\n}", "c.json", "HF config");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().location.file, "c.json");
+  EXPECT_EQ(r.error().location.line, 2);
+  EXPECT_TRUE(r.error().message.starts_with("malformed HF config: ")) << r.error().message;
+}
+
+TEST(JsonIn, DuplicateKeysDeepNestingAndEmptyAreErrors) {
+  auto dup = parse_json_input("{\"a\": 1, \"b\": {\"a\": 2}, \"a\": 3}", "d.json", "X");
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().str(), "d.json: duplicate key 'a' in X");
+  EXPECT_TRUE(parse_json_input("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}", "f", "X"));
+  std::string deep(100000, '[');
+  auto nested = parse_json_input(deep, "n.json", "X");
+  ASSERT_FALSE(nested);
+  EXPECT_EQ(nested.error().str(), "n.json: X nests deeper than 128 levels");
+  auto empty = parse_json_input(" \n", "e.json", "X");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().str(), "e.json: empty file, expected X");
+}
+
+TEST(JsonIn, BomIsSkipped) {
+  auto r = parse_ordered_json_input("\xEF\xBB\xBF{\"a\": 1}", "b.json", "X");
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ((*r)["a"], 1);
+}
+
+TEST(JsonIn, LoadFileCombinesReaderAndParser) {
+  TempDir dir;
+  auto ok = load_json_file(dir.write("a.json", "{\"x\": [1, 2]}"), InputKind::kConfig, "X");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ((*ok)["x"].size(), 2u);
+  auto d = load_ordered_json_file(dir.path(), InputKind::kCalibration, "X");
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message.find("is a directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hcp
