@@ -3,6 +3,7 @@
 // topology gather on top of it.
 #include <cstdlib>
 
+#include "hcp/json_io.h"
 #include "hcp/mpi_world.h"
 #include "hcp/topology.h"
 
@@ -101,7 +102,7 @@ Status mpi_gather_topologies(const Topology& mine, std::vector<Topology>& all, b
   if (!world) return world.error();
   rank = (*world)->rank();
   is_root = (*world)->is_root();
-  auto texts = (*world)->gather_on_root(topology_to_json(mine).dump());
+  auto texts = (*world)->gather_on_root(json_dump(topology_to_json(mine)));
   if (!texts) return texts.error();
   for (size_t i = 0; i < texts->size(); ++i) {
     auto j = nlohmann::json::parse((*texts)[i], nullptr, false);

@@ -71,6 +71,12 @@ Status check_key_known(std::string_view dotted, const Location& at);
 /// The error names the key, the expected type and the value's location.
 Status check_field_value(std::string_view dotted, const Value& value);
 
+/// Check that the model-parallel group sizes fit a world hcp-plan accepts: TP x PP x CP (times
+/// tensor_parallel_num_weight_shards / TP when set) and EP x ETP x PP are at most kMaxWorldGpus
+/// (2^20). Each size alone passes its bound (< 2^31) while their product can wrap to 0.
+/// check_recipe_schema, apply_overrides and the MLM loader call it.
+Status check_parallel_product(const Recipe& recipe);
+
 /// Check every key and value of a whole recipe against the schema (unknown keys in modelled
 /// sections with did-you-mean, types, size bounds). Return the first error in document order.
 /// The MLM and HF loaders call this too, so every input is checked the same way.

@@ -11,6 +11,7 @@
 
 #include "command.h"
 #include "hcp/calibration.h"
+#include "hcp/json_io.h"
 #include "hcp/layout_option.h"
 #include "hcp/recipe.h"
 #include "hcp/sim.h"
@@ -124,7 +125,7 @@ std::string dry_run_json(const GpuBenchRequest& r, const std::string& option) {
   j["alltoall"] = {{"bytes", r.a2a_bytes}, {"ranks", r.a2a_ranks}};
   j["sendrecv"] = {{"bytes", r.ring_step_bytes}, {"ranks", r.ring_ranks}};
   j["gpu_available"] = gpu_bench_unavailable_reason().empty();
-  return j.dump(2) + "\n";
+  return json_dump(j, 2) + "\n";
 }
 
 std::string summary_text(const Calibration& c, const std::string& saved) {

@@ -1,12 +1,14 @@
 // hcp-plan dcp: simulate Megatron-LM's Dynamic CP scheduler on a dataset's sequence lengths and
 // compare it with static CP (padded bshd and packed thd dp_balanced).
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "command.h"
+#include "hcp/checked.h"
 #include "hcp/dcp.h"
 #include "hcp/recipe.h"
 #include "output.h"
@@ -69,6 +71,11 @@ Status apply_recipe(const DcpOptions& o, const Recipe& recipe, dcp::SimulationIn
   in.time.tp = static_cast<int>(par.tp);
   if (!o.dp) {
     if (!o.world_size) return usage("with a RECIPE, give --world-size N (or --dp D)");
+    if (*o.world_size > kMaxWorldGpus) {
+      return usage("--world-size " + std::to_string(*o.world_size) + " is larger than " +
+                   std::to_string(kMaxWorldGpus) + " GPUs, the largest world accepted");
+    }
+    // The recipe loader bounds TP x PP x CP by kMaxWorldGpus, so this product cannot overflow.
     const int64_t model_parallel = par.tp * par.pp * par.cp;
     if (*o.world_size <= 0 || *o.world_size % model_parallel != 0) {
       return usage("--world-size " + std::to_string(*o.world_size) +
@@ -111,7 +118,13 @@ Status apply_flags(const DcpOptions& o, dcp::SimulationInput& in) {
     if (*o.global_batch <= 0) return usage("--global-batch must be >= 1");
     in.global_batch = *o.global_batch;
   }
-  if (o.seq_length) in.seq_length = *o.seq_length;
+  if (o.seq_length) {
+    // Sequences are at most 2^31-1 tokens; a longer padded length only overflows the sums.
+    if (*o.seq_length < 1 || *o.seq_length > std::numeric_limits<int32_t>::max()) {
+      return usage("--seq-length must be between 1 and 2147483647");
+    }
+    in.seq_length = *o.seq_length;
+  }
   auto variant = dcp::parse_variant(o.variant);
   if (!variant)
     return usage("--variant '" + o.variant + "': expected dev_head, dev_pr2000 or main_hybrid");

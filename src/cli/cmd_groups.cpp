@@ -11,6 +11,7 @@
 #include "command.h"
 #include "hcp/cluster.h"
 #include "hcp/edit_distance.h"
+#include "hcp/json_io.h"
 #include "hcp/layout.h"
 #include "hcp/recipe.h"
 #include "output.h"
@@ -314,11 +315,11 @@ std::string dump_by_kind(const ordered_json& doc) {
   for (const auto& [key, value] : doc.items()) {
     out += first ? "\n" : ",\n";
     first = false;
-    out += " " + ordered_json(key).dump() + ": ";
+    out += " " + json_dump(ordered_json(key)) + ": ";
     const bool split =
         !value.empty() && (value.is_object() || (value.is_array() && value.front().is_array()));
     if (!split) {
-      out += value.dump();
+      out += json_dump(value);
       continue;
     }
     out += value.is_object() ? "{" : "[";
@@ -326,8 +327,8 @@ std::string dump_by_kind(const ordered_json& doc) {
     for (const auto& [k, v] : value.items()) {
       out += first_item ? "\n  " : ",\n  ";
       first_item = false;
-      if (value.is_object()) out += ordered_json(k).dump() + ": ";
-      out += v.dump();
+      if (value.is_object()) out += json_dump(ordered_json(k)) + ": ";
+      out += json_dump(v);
     }
     out += value.is_object() ? "\n }" : "\n ]";
   }
@@ -402,7 +403,7 @@ int report_invalid(const Subject& s, const LayoutError& e, const OutputOptions& 
           {"key", e.key},
           {"location", {{"file", where.file}, {"line", where.line}, {"column", where.column}}},
           {"upstream_exception", e.exception}}}};
-    if (!emit(output, doc.dump(1) + "\n")) return kExitBadInput;
+    if (!emit(output, json_dump(doc, 1) + "\n")) return kExitBadInput;
   }
   print_error(where.str() + ": " + e.str());
   return bad_input ? kExitBadInput : kExitFindings;

@@ -9,6 +9,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/json_io.h"
 #include "hcp/mpi_world.h"
 #include "hcp/preflight.h"
 #include "hcp/python_env.h"
@@ -179,7 +180,7 @@ int report_this_node(const PreflightOptions& o, const NodePreflight& node) {
     print_error(node.problem);
     return node.exit_code;
   }
-  std::string text = o.output.format == "json" ? preflight_json(*node.report).dump(2) + "\n"
+  std::string text = o.output.format == "json" ? json_dump(preflight_json(*node.report), 2) + "\n"
                                                : preflight_text(*node.report);
   if (!emit(o.output, text)) return kExitBadInput;
   return node.exit_code;
@@ -202,8 +203,9 @@ int report_cluster(const PreflightOptions& o, const std::vector<std::string>& me
     cluster.go = false;
     cluster.exit_code = kExitFindings;
   }
-  std::string text = o.output.format == "json" ? cluster_preflight_json(cluster).dump(2) + "\n"
-                                               : cluster_preflight_text(cluster);
+  std::string text = o.output.format == "json"
+                         ? json_dump(cluster_preflight_json(cluster), 2) + "\n"
+                         : cluster_preflight_text(cluster);
   if (!emit(o.output, text)) return kExitBadInput;
   return cluster.exit_code;
 }
@@ -218,7 +220,7 @@ int run_cluster_preflight(const PreflightOptions& o, const NodePreflight& mine) 
   }
   NodePreflight sent = mine;
   sent.rank = (*world)->rank();
-  auto messages = (*world)->gather_on_root(node_preflight_to_json(sent).dump());
+  auto messages = (*world)->gather_on_root(json_dump(node_preflight_to_json(sent)));
   if (!messages) {
     print_error(messages.error().str());
     return kExitEnvironment;

@@ -7,6 +7,7 @@
 #include "command.h"
 #include "common_options.h"
 #include "hcp/cluster.h"
+#include "hcp/json_io.h"
 #include "hcp/topology.h"
 #include "output.h"
 
@@ -55,7 +56,7 @@ std::string render(const ProbeOptions& o, const Topology& topo) {
   if (o.out.format == "json") {
     auto j = topology_to_json(topo);
     j["findings"] = findings_json(findings);
-    return j.dump(2) + "\n";
+    return json_dump(j, 2) + "\n";
   }
   return topology_text(topo, findings);
 }
@@ -95,7 +96,7 @@ int gather_and_report(const ProbeOptions& o, const Topology& mine) {
     j["topologies"] = nlohmann::json::array();
     for (const auto& t : all)
       j["topologies"].push_back(topology_to_json(t));
-    return emit(o.out, j.dump(2) + "\n") ? kExitOk : kExitBadInput;
+    return emit(o.out, json_dump(j, 2) + "\n") ? kExitOk : kExitBadInput;
   }
   return emit(o.out, cluster_summary_text(summary)) ? kExitOk : kExitBadInput;
 }

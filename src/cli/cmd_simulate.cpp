@@ -5,6 +5,7 @@
 #include <string>
 
 #include "command.h"
+#include "hcp/json_io.h"
 #include "hcp/layout_option.h"
 #include "hcp/sim.h"
 #include "output.h"
@@ -111,7 +112,7 @@ std::string render_json(const CpSimResult& r, const CpSimOptions& o, double tole
   j["bytes_per_element"] = o.bytes_per_element;
   j["rank_chunks"] = r.rank_chunks;
   j["hcp_groups"] = r.hcp_groups;
-  return j.dump(2) + "\n";
+  return json_dump(j, 2) + "\n";
 }
 
 std::string render_text(const CpSimResult& r, const CpSimOptions& o, double tolerance) {

@@ -1,9 +1,13 @@
 // Calibration JSON: load and save (schema in include/hcp/calibration.h).
 #include "hcp/calibration.h"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <type_traits>
+
+#include "hcp/file_input.h"
+#include "hcp/json_io.h"
 
 namespace hcp {
 
@@ -51,6 +55,10 @@ class Reader {
   void read_int(const json& obj, const std::string& key, int64_t& out, bool positive = false) {
     if (!obj.contains(key)) return;
     if (!obj[key].is_number_integer()) return fail(path(key), "expected an integer");
+    if (obj[key].is_number_unsigned() &&
+        obj[key].template get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      return fail(path(key), "out of range: " + obj[key].dump());
+    }
     out = obj[key].get<int64_t>();
     if (out < 0 || (positive && out == 0)) fail(path(key), "must be positive");
   }
@@ -82,20 +90,6 @@ class Reader {
   std::string prefix_;
   std::optional<Error> error_;
 };
-
-Location offset_location(const std::string& text, const std::string& name, size_t offset) {
-  int line = 1;
-  int column = 1;
-  for (size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {name, line, column};
-}
 
 void read_summary(Reader& r, const json& obj, CalibrationSummary& s) {
   if (!obj.is_object()) return r.fail("summary", "expected an object");
@@ -186,34 +180,42 @@ Result<Calibration> from_json(const json& root, const std::string& name) {
 }
 
 void put_optional(json& obj, const char* key, const std::optional<double>& value) {
-  if (value) obj[key] = *value;
+  if (value && std::isfinite(*value)) obj[key] = *value;
+}
+
+/// Write a figure the reader requires to be positive only when it is: a figure absent from the
+/// file it was loaded from reads as 0, and writing that 0 would make the file unreadable.
+template <typename T>
+void put_positive(json& obj, const char* key, T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(value)) return;
+  }
+  if (value > 0) obj[key] = value;
+}
+
+/// Write a figure the reader requires to be non-negative (finite) only when it is.
+template <typename T>
+void put_non_negative(json& obj, const char* key, T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(value)) return;
+  }
+  if (value >= 0) obj[key] = value;
 }
 
 }  // namespace
 
 Result<Calibration> parse_calibration(const std::string& text, const std::string& name) {
-  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    // Re-parse with exceptions only to learn where it failed; nothing escapes this function.
-    try {
-      json reparsed = json::parse(text);
-      (void)reparsed;
-    } catch (const json::parse_error& e) {
-      Error error = file_error("malformed calibration JSON: " + std::string(e.what()), name, "");
-      error.location = offset_location(text, name, e.byte);
-      return error;
-    }
-    return file_error("malformed calibration JSON", name, "");
-  }
-  return from_json(root, name);
+  // Syntax errors (with line:column), numbers out of range (1e400), duplicate keys and absurd
+  // nesting are all errors naming the file; nothing escapes this function.
+  Result<json> root = parse_ordered_json_input(text, name, "calibration JSON");
+  if (!root) return root.error();
+  return from_json(*root, name);
 }
 
 Result<Calibration> load_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return file_error("cannot read calibration file", path, "");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_calibration(ss.str(), path);
+  Result<std::string> text = read_input_file(path, InputKind::kCalibration);
+  if (!text) return text.error();
+  return parse_calibration(*text, path);
 }
 
 std::string calibration_to_json(const Calibration& c) {
@@ -221,7 +223,7 @@ std::string calibration_to_json(const Calibration& c) {
   root["schema_version"] = c.schema_version;
   root["source"] = c.source;
   root["device"] = c.device;
-  root["gpus"] = c.gpus;
+  put_non_negative(root, "gpus", c.gpus);
   root["nccl_version"] = c.nccl_version;
   root["option"] = c.option;
   json summary = json::object();
@@ -233,24 +235,33 @@ std::string calibration_to_json(const Calibration& c) {
   root["summary"] = summary;
   root["attention"] = json::array();
   for (const auto& m : c.attention) {
-    json a = {{"dtype", m.dtype},  {"head_dim", m.head_dim}, {"causal", m.causal},
-              {"batch", m.batch},  {"heads", m.heads},       {"kv_heads", m.kv_heads},
-              {"seq_q", m.seq_q},  {"seq_kv", m.seq_kv},     {"time_ms", m.time_ms},
-              {"tflops", m.tflops}};
+    json a = json::object();
+    a["dtype"] = m.dtype;
+    put_positive(a, "head_dim", m.head_dim);
+    a["causal"] = m.causal;
+    put_positive(a, "batch", m.batch);
+    put_non_negative(a, "heads", m.heads);
+    put_non_negative(a, "kv_heads", m.kv_heads);
+    put_non_negative(a, "seq_q", m.seq_q);
+    put_non_negative(a, "seq_kv", m.seq_kv);
+    put_non_negative(a, "time_ms", m.time_ms);
+    put_positive(a, "tflops", m.tflops);
     put_optional(a, "max_abs_error", m.max_abs_error);
     root["attention"].push_back(a);
   }
   root["collectives"] = json::array();
   for (const auto& m : c.collectives) {
-    root["collectives"].push_back({{"op", m.op},
-                                   {"scope", m.scope},
-                                   {"ranks", m.ranks},
-                                   {"bytes", m.bytes},
-                                   {"time_us", m.time_us},
-                                   {"algbw_gbps", m.algbw_gbps},
-                                   {"busbw_gbps", m.busbw_gbps}});
+    json o = json::object();
+    o["op"] = m.op;
+    o["scope"] = m.scope;
+    put_positive(o, "ranks", m.ranks);
+    put_non_negative(o, "bytes", m.bytes);
+    put_non_negative(o, "time_us", m.time_us);
+    put_positive(o, "algbw_gbps", m.algbw_gbps);
+    put_non_negative(o, "busbw_gbps", m.busbw_gbps);
+    root["collectives"].push_back(o);
   }
-  return root.dump(2) + "\n";
+  return json_dump(root, 2) + "\n";
 }
 
 Status save_calibration(const Calibration& calibration, const std::string& path) {

@@ -1,5 +1,6 @@
 // Parser for --option strings (see include/hcp/layout_option.h).
 #include "hcp/layout_option.h"
+#include "hcp/checked.h"
 
 #include <charconv>
 #include <string>
@@ -56,6 +57,12 @@ Result<int64_t> parse_size(std::string_view text, const std::string& key) {
   if (value <= 0) {
     return option_error(key + " must be positive, got " + std::to_string(value), key);
   }
+  // No group is larger than the largest world; the bound keeps products of sizes from overflow.
+  if (value > kMaxWorldGpus) {
+    return option_error(key + "=" + std::to_string(value) + " is larger than " +
+                            std::to_string(kMaxWorldGpus) + " GPUs, the largest world accepted",
+                        key);
+  }
   return value;
 }
 
@@ -109,8 +116,14 @@ Status set_key(LayoutOption& option, const std::string& key, std::string_view va
 Status check_consistency(const LayoutOption& option) {
   if (option.hcp.empty()) return Ok{};
   int64_t product = 1;
-  for (int64_t s : option.hcp)
-    product *= s;
+  for (int64_t s : option.hcp) {
+    auto next = checked_mul(product, s);
+    if (!next || *next > kMaxWorldGpus) {
+      return option_error("prod(hcp) is larger than " + std::to_string(kMaxWorldGpus) + " GPUs",
+                          "hcp");
+    }
+    product = *next;
+  }
   if (option.cp && product != *option.cp) {
     return option_error(
         "prod(hcp)=" + std::to_string(product) + " != cp=" + std::to_string(*option.cp), "hcp");

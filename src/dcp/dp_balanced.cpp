@@ -11,7 +11,12 @@ Result<std::vector<MicroBatch>> schedule_dp_balanced(std::span<const Sample> sam
   }
   // Next-fit packing in input order. Upstream emits an empty first bin when the first sequence
   // alone exceeds the capacity; we do not (an empty bin would idle a whole DP replica).
-  const int64_t capacity = max_seqlen_per_rank * cp;
+  // Checked: m comes from the command line or a recipe (validate_knobs bounds it, this does not
+  // rely on that).
+  int64_t capacity = 0;
+  if (__builtin_mul_overflow(max_seqlen_per_rank, int64_t{cp}, &capacity)) {
+    return make_error("dp_balanced: --max-seqlen-per-dp-cp-rank x CP overflows a 64-bit integer");
+  }
   std::vector<std::vector<Sample>> bins;
   std::vector<Sample> current;
   int64_t tokens = 0;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hcp/dcp.h"
+#include "hcp/json_io.h"
 
 namespace hcp::dcp {
 namespace {
@@ -254,7 +255,7 @@ std::string report_json(const SimulationReport& r) {
            {"estimated_speedup_vs_bshd", r.speedup_vs_bshd},
            {"time_model", time_model_json(r.input.time)},
            {"warnings", r.warnings}};
-  return doc.dump(1) + "\n";
+  return json_dump(doc, 1) + "\n";
 }
 
 }  // namespace hcp::dcp

@@ -2,6 +2,7 @@
 // between the group form and the per-rank form of a micro-batch.
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <utility>
 
 #include "schedule_internal.h"
@@ -31,7 +32,8 @@ int cp_size_needed(int64_t length, int64_t max_seqlen_per_rank, int min_cp) {
   int64_t cp = 1;
   while (cp * max_seqlen_per_rank < length)
     cp *= 2;
-  return static_cast<int>(std::max<int64_t>(cp, min_cp));
+  // Clamped to 2^30 so the int never wraps; every caller compares it with DP*CP <= 2^20.
+  return static_cast<int>(std::min<int64_t>(std::max<int64_t>(cp, min_cp), int64_t{1} << 30));
 }
 
 Status validate_knobs(const SchedulerKnobs& knobs) {
@@ -49,6 +51,12 @@ Status validate_knobs(const SchedulerKnobs& knobs) {
   }
   if (knobs.max_seqlen_per_rank < 1) {
     return make_error("--max-seqlen-per-dp-cp-rank must be >= 1");
+  }
+  // No sequence is longer than 2^31-1 tokens (the lengths loaders' bound); a larger m only
+  // overflows m * CP.
+  if (knobs.max_seqlen_per_rank > std::numeric_limits<int32_t>::max()) {
+    return make_error("--max-seqlen-per-dp-cp-rank " + std::to_string(knobs.max_seqlen_per_rank) +
+                      " is larger than 2147483647 tokens, the longest sequence accepted");
   }
   if (knobs.min_cp < 1 || !std::has_single_bit(static_cast<unsigned>(knobs.min_cp))) {
     return make_error("--min-cp " + std::to_string(knobs.min_cp) +

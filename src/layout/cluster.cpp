@@ -13,6 +13,7 @@
 
 #include "hcp/data_dir.h"
 #include "hcp/edit_distance.h"
+#include "hcp/file_input.h"
 
 namespace hcp {
 
@@ -200,15 +201,11 @@ std::string number_text(double v) {
 }  // namespace
 
 Result<ClusterProfile> load_cluster_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || fs::is_directory(path, ec)) {
-    return make_error("cannot read cluster profile " + path, {path, 0, 0}, "");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
+  Result<std::string> text = read_input_file(path, InputKind::kConfig);
+  if (!text) return text.error();
+  if (Status s = check_no_control_bytes(*text, path, "a cluster profile"); !s) return s.error();
   try {
-    YAML::Node root = YAML::Load(text.str());
+    YAML::Node root = YAML::Load(*text);
     return profile_from_yaml(path, root);
   } catch (const YAML::Exception& e) {
     return make_error("malformed YAML: " + e.msg, at(path, e.mark), "");

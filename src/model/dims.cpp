@@ -1,6 +1,8 @@
 // ModelDims: the sizes the cost model reads, from a recipe.
 #include <algorithm>
+#include <optional>
 
+#include "hcp/checked.h"
 #include "hcp/model.h"
 
 namespace hcp {
@@ -79,9 +81,12 @@ int64_t window_of(const Recipe& recipe) {
   return 0;
 }
 
-int64_t pad_vocab(int64_t vocab, int64_t multiple) {
+/// vocab rounded up to a multiple of `multiple`; nullopt when that overflows int64_t.
+std::optional<int64_t> pad_vocab(int64_t vocab, int64_t multiple) {
   if (multiple <= 1) return vocab;
-  return (vocab + multiple - 1) / multiple * multiple;
+  auto sum = checked_add(vocab, multiple - 1);
+  if (!sum) return std::nullopt;
+  return checked_mul(*sum / multiple, multiple);
 }
 
 /// moe_layer_freq: an int N makes every Nth layer MoE (1: all); a list gives 1 for MoE layers.
@@ -138,7 +143,19 @@ Result<ModelDims> model_dims_of(const Recipe& recipe) {
   m.gated_mlp = recipe.bool_or("model.gated_linear_unit", false);
   m.tied_embeddings = recipe.bool_or("model.share_embeddings_and_output_weights", true);
   int64_t vocab = recipe.int_or("model.vocab_size", recipe.int_or("tokenizer.vocab_size", 32000));
-  m.vocab = pad_vocab(vocab, recipe.int_or("model.make_vocab_size_divisible_by", 128));
+  int64_t multiple = recipe.int_or("model.make_vocab_size_divisible_by", 128);
+  auto padded = pad_vocab(vocab, multiple);
+  if (!padded) {
+    Error e;
+    e.message =
+        "the vocabulary size " + std::to_string(vocab) +
+        " padded to a multiple of make_vocab_size_divisible_by=" + std::to_string(multiple) +
+        " overflows a 64-bit integer";
+    e.location = recipe.where("model.make_vocab_size_divisible_by");
+    e.key = "model.make_vocab_size_divisible_by";
+    return e;
+  }
+  m.vocab = *padded;
   m.num_experts = recipe.int_or("model.num_moe_experts", 0);
   m.moe_ffn = recipe.int_or("model.moe_ffn_hidden_size", m.ffn);
   m.moe_topk = recipe.int_or("model.moe_router_topk", 2);

@@ -2,6 +2,7 @@
 #include <string>
 #include <utility>
 
+#include "hcp/checked.h"
 #include "hcp/layout_option.h"
 #include "hcp/planner.h"
 
@@ -62,9 +63,17 @@ Status environment_of(const PlanInputs& in, const ClusterProfile& profile, const
   env.framework = recipe.framework;
   if (in.nodes) {
     if (*in.nodes < 1) return input_error("--nodes must be positive", "nodes");
+    auto world = checked_mul(*in.nodes, profile.gpus_per_node);
+    if (!world || *world > kMaxWorldGpus) {
+      return input_error("--nodes " + std::to_string(*in.nodes) + " x " +
+                             std::to_string(profile.gpus_per_node) +
+                             " GPUs per node is larger than " + std::to_string(kMaxWorldGpus) +
+                             " GPUs, the largest world hcp-plan plans",
+                         "nodes");
+    }
     env.nodes = *in.nodes;
     env.gpus_per_node = profile.gpus_per_node;
-    env.world_size = *in.nodes * profile.gpus_per_node;
+    env.world_size = *world;
   } else if (in.gpus_per_node) {
     env.gpus_per_node = profile.gpus_per_node;
   }
@@ -82,6 +91,10 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   if (in.max_pp < 1) return input_error("--max-pp must be positive", "max-pp");
   if (in.gpus_per_node && *in.gpus_per_node < 1) {
     return input_error("--gpus-per-node must be positive", "gpus-per-node");
+  }
+  if (in.gpus_per_node && *in.gpus_per_node > kMaxWorldGpus) {
+    return input_error("--gpus-per-node must be at most " + std::to_string(kMaxWorldGpus),
+                       "gpus-per-node");
   }
   auto path = resolve_recipe_path(in.recipe);
   if (!path) return path.error();
@@ -136,10 +149,10 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
   l.vpp = option->vp.value_or(l.pp == p.pp ? p.vpp.value_or(1) : 1);
   if (option->etp) {
     l.etp = *option->etp;
-  } else if (auto base = layout_of(recipe, l.tp * l.cp * l.pp)) {
+  } else if (auto base = layout_of(recipe, checked_product({l.tp, l.cp, l.pp}).value_or(1))) {
     l.etp = base->etp;
   }
-  if (auto base = layout_of(recipe, l.tp * l.cp * l.pp)) {
+  if (auto base = layout_of(recipe, checked_product({l.tp, l.cp, l.pp}).value_or(1))) {
     l.comm = base->comm;
     l.windowed_comm = base->windowed_comm;
   }
@@ -148,7 +161,7 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
     l.windowed_comm.reset();
   }
   std::vector<int64_t> hcp = option->hcp.empty() ? p.hcp : option->hcp;
-  if (hcp.size() == 2 && hcp[0] * hcp[1] == l.cp) {
+  if (hcp.size() == 2 && checked_mul(hcp[0], hcp[1]) == l.cp) {
     l.hcp_a2a = hcp[0];
     l.hcp_p2p = hcp[1];
   } else if (l.comm == CommType::kA2aP2p) {
@@ -156,7 +169,14 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
                            "\": a2a+p2p needs hcp=AxP with A*P = cp = " + std::to_string(l.cp),
                        "hcp");
   }
-  int64_t model = l.tp * l.cp * l.pp;
+  // Sizes from the recipe are below 2^31 each and the option's below 2^20: the product is checked.
+  auto checked_model = checked_product({l.tp, l.cp, l.pp});
+  if (!checked_model || *checked_model > kMaxWorldGpus) {
+    return input_error("--option \"" + option_text + "\": tp*cp*pp is larger than " +
+                           std::to_string(kMaxWorldGpus) + " GPUs, the largest world accepted",
+                       "option");
+  }
+  int64_t model = *checked_model;
   if (world) {
     if (*world % model != 0) {
       return input_error("--option \"" + option_text + "\": tp*cp*pp = " + std::to_string(model) +

@@ -89,8 +89,10 @@ std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t worl
   bool has_windowed = model.windowed_layers() > 0;
   for (int64_t tp : divisors(world)) {
     if (tp > nvlink_domain || nvlink_domain % tp != 0) continue;
-    for (int64_t pp = 1; pp <= std::max<int64_t>(max_pp, 1); ++pp) {
-      if (world % (tp * pp) != 0) continue;
+    // PP runs over the divisors of world / TP up to --max-pp (not 1..max-pp: --max-pp 2^63-1
+    // never returned).
+    for (int64_t pp : divisors(world / tp)) {
+      if (pp > std::max<int64_t>(max_pp, 1)) break;
       for (int64_t cp : divisors(world / (tp * pp))) {
         LayoutChoice base;
         base.tp = tp;

@@ -1,8 +1,10 @@
 // Launch shape from the launcher's environment (Slurm, torchrun, Open MPI) or the command line,
 // and the KEY=VALUE environment files tests and job scripts hand to preflight.
 #include <charconv>
-#include <fstream>
+#include <sstream>
 
+#include "hcp/checked.h"
+#include "hcp/file_input.h"
 #include "hcp/preflight.h"
 
 extern char** environ;
@@ -27,17 +29,34 @@ Error launch_error(const std::string& message) {
   return Error{message, Location{"<environment>", 0, 0}, ""};
 }
 
-/// A positive integer variable: nullopt when unset, an error when malformed.
-Result<std::optional<int64_t>> positive(const EnvMap& env, const std::string& name) {
-  auto it = env.find(name);
-  if (it == env.end() || it->second.empty()) return std::optional<int64_t>{};
+/// The launcher variables read as counts (nodes, ranks, GPUs).
+constexpr const char* kCountVariables[] = {"SLURM_NNODES",          "SLURM_GPUS_ON_NODE",
+                                           "SLURM_NTASKS_PER_NODE", "WORLD_SIZE",
+                                           "LOCAL_WORLD_SIZE",      "NNODES",
+                                           "OMPI_COMM_WORLD_SIZE",  "OMPI_COMM_WORLD_LOCAL_SIZE"};
+
+/// Parse a count variable's value: a positive integer no larger than kMaxWorldGpus; nullopt for
+/// an empty value; an error message (without the variable) otherwise.
+Result<std::optional<int64_t>> parse_count(const std::string& name, const std::string& raw) {
+  if (raw.empty()) return std::optional<int64_t>{};
   // Slurm writes repeated counts as "8(x4)"; the leading number is the per-node value.
-  std::string text = it->second.substr(0, it->second.find('('));
+  std::string text = raw.substr(0, raw.find('('));
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 1)
-    return launch_error(name + "='" + it->second + "' is not a positive integer");
+    return launch_error(name + "='" + raw + "' is not a positive integer");
+  if (value > kMaxWorldGpus) {
+    return launch_error(name + "='" + raw + "' is larger than " + std::to_string(kMaxWorldGpus) +
+                        " (the largest world hcp-plan accepts)");
+  }
   return std::optional<int64_t>(value);
+}
+
+/// A positive integer variable: nullopt when unset, an error when malformed.
+Result<std::optional<int64_t>> positive(const EnvMap& env, const std::string& name) {
+  auto it = env.find(name);
+  if (it == env.end()) return std::optional<int64_t>{};
+  return parse_count(name, it->second);
 }
 
 bool has(const EnvMap& env, const char* name) {
@@ -104,9 +123,14 @@ Status from_openmpi(const EnvMap& env, LaunchShape& shape) {
 }  // namespace
 
 Result<EnvMap> load_env_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{"cannot read environment file " + path, Location{path, 0, 0}, ""};
+  // The shared reader: directories, devices and oversized files are errors; a BOM is skipped.
+  Result<std::string> content = read_input_file(path, InputKind::kEnv);
+  if (!content) return content.error();
+  if (Status s = check_no_control_bytes(*content, path, "an environment file"); !s) {
+    return s.error();
+  }
   EnvMap env;
+  std::istringstream in(*content);
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -117,7 +141,16 @@ Result<EnvMap> load_env_file(const std::string& path) {
     size_t eq = text.find('=');
     if (eq == 0 || eq == std::string::npos)
       return Error{"expected KEY=VALUE, got '" + text + "'", Location{path, number, 1}, ""};
-    env[trim(text.substr(0, eq))] = unquote(trim(text.substr(eq + 1)));
+    std::string key = trim(text.substr(0, eq));
+    std::string value = unquote(trim(text.substr(eq + 1)));
+    // Launcher counts are checked here, where the file and line are known.
+    for (const char* count : kCountVariables) {
+      if (key != count) continue;
+      if (auto parsed = parse_count(key, value); !parsed) {
+        return Error{parsed.error().message, Location{path, number, static_cast<int>(eq) + 2}, key};
+      }
+    }
+    env[key] = value;
   }
   return env;
 }
@@ -146,6 +179,11 @@ Result<LaunchShape> launch_shape_from(const EnvMap& env, std::optional<int64_t> 
   if ((nodes_option && nodes_option < 1) || (gpus_per_node_option && gpus_per_node_option < 1))
     return Error{"--nodes and --gpus-per-node must be positive", Location{"<command line>", 0, 0},
                  ""};
+  if ((nodes_option && *nodes_option > kMaxWorldGpus) ||
+      (gpus_per_node_option && *gpus_per_node_option > kMaxWorldGpus)) {
+    return Error{"--nodes and --gpus-per-node must be at most " + std::to_string(kMaxWorldGpus),
+                 Location{"<command line>", 0, 0}, ""};
+  }
   bool from_options = (nodes_option && nodes_option != shape.nodes) ||
                       (gpus_per_node_option && gpus_per_node_option != shape.gpus_per_node);
   if (nodes_option) shape.nodes = nodes_option;
@@ -159,7 +197,18 @@ Result<LaunchShape> launch_shape_from(const EnvMap& env, std::optional<int64_t> 
     shape.nodes = 1;
     shape.notes.push_back("nodes defaulted to 1 (no launcher variable, no --nodes)");
   }
-  if (shape.gpus_per_node) shape.world_size = *shape.nodes * *shape.gpus_per_node;
+  if (shape.gpus_per_node) {
+    // Each count is at most kMaxWorldGpus, so the product cannot overflow; the world is bounded.
+    auto world = checked_mul(*shape.nodes, *shape.gpus_per_node);
+    if (!world || *world > kMaxWorldGpus) {
+      return Error{
+          "a world of " + std::to_string(*shape.nodes) + " nodes x " +
+              std::to_string(*shape.gpus_per_node) + " GPUs is larger than " +
+              std::to_string(kMaxWorldGpus) + " GPUs (the largest hcp-plan accepts)",
+          Location{shape.source == "command line" ? "<command line>" : "<environment>", 0, 0}, ""};
+    }
+    shape.world_size = *world;
+  }
   return shape;
 }
 

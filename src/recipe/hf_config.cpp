@@ -2,10 +2,11 @@
 // the per-family *_bridge.py extras that change what context parallelism can do).
 #include "hcp/hf_config.h"
 
-#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "hcp/file_input.h"
+#include "hcp/json_io.h"
 #include "hcp/schema.h"
 
 namespace hcp {
@@ -88,6 +89,12 @@ class HfReader {
       return Error{
           "HF config field '" + std::string(field) + "' must be an integer, got " + it->dump(),
           at(field), std::string(field)};
+    }
+    // 2^63 and above parse as unsigned; get<int64_t> would wrap them to negative numbers.
+    if (it->is_number_unsigned() &&
+        it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Error{"HF config field '" + std::string(field) + "' is out of range: " + it->dump(),
+                   at(field), std::string(field)};
     }
     return std::optional<int64_t>(it->get<int64_t>());
   }
@@ -200,12 +207,10 @@ Status default_seq_length(HfReader& hf, Recipe& recipe) {
 }  // namespace
 
 Status apply_hf_config_text(Recipe& recipe, std::string_view json_text, const std::string& path) {
-  json root;
-  try {
-    root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    return Error{std::string("malformed JSON in HF config: ") + e.what(), Location{path, 0, 0}, ""};
-  }
+  // Every nlohmann exception (syntax, numbers out of range such as 1e400) becomes an error here.
+  Result<json> parsed = parse_json_input(json_text, path, "JSON in HF config");
+  if (!parsed) return parsed.error();
+  json root = std::move(*parsed);
   if (!root.is_object()) {
     return Error{"HF config root must be a JSON object", Location{path, 1, 1}, ""};
   }
@@ -238,11 +243,9 @@ Status apply_hf_config_text(Recipe& recipe, std::string_view json_text, const st
 }
 
 Status apply_hf_config(Recipe& recipe, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot read HF config " + path, Location{path, 0, 0}, ""};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return apply_hf_config_text(recipe, text.str(), path);
+  Result<std::string> text = read_input_file(path, InputKind::kConfig);
+  if (!text) return text.error();
+  return apply_hf_config_text(recipe, *text, path);
 }
 
 }  // namespace hcp

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hcp/file_input.h"
 #include "hcp/schema.h"
 
 namespace hcp {
@@ -155,19 +156,41 @@ std::optional<double> parse_float(std::string_view text) {
 }
 
 /// Split list values written as "2 2", "[2 2]", "[2, 2]", "(4096, 0)" or separate tokens.
-std::vector<std::string> list_items(const std::vector<std::string>& values) {
+/// nullopt when the brackets do not balance or a comma has no item after it ("[2,", "[2,,2]"):
+/// such text is not a list, and reading "[2," as [2] would check a value the user did not write.
+std::optional<std::vector<std::string>> list_items(const std::vector<std::string>& values) {
   std::vector<std::string> items;
-  for (const std::string& value : values) {
-    std::string cleaned;
-    for (char c : value) {
-      bool separator = c == '[' || c == ']' || c == '(' || c == ')' || c == ',' || c == '\'' ||
-                       c == '"' || c == ' ' || c == '\t';
-      cleaned.push_back(separator ? ' ' : c);
+  std::string joined;
+  for (const std::string& value : values)
+    joined += (joined.empty() ? "" : " ") + value;
+  std::vector<char> open;
+  bool item_needed = false;  // After a comma, until the next item.
+  std::string current;
+  auto flush = [&]() {
+    if (!current.empty()) items.push_back(current);
+    if (!current.empty()) item_needed = false;
+    current.clear();
+  };
+  for (char c : joined) {
+    if (c == '[' || c == '(') {
+      flush();
+      open.push_back(c == '[' ? ']' : ')');
+    } else if (c == ']' || c == ')') {
+      flush();
+      if (open.empty() || open.back() != c || item_needed) return std::nullopt;
+      open.pop_back();
+    } else if (c == ',') {
+      flush();
+      if (item_needed || items.empty()) return std::nullopt;
+      item_needed = true;
+    } else if (c == ' ' || c == '\t' || c == '\'' || c == '"') {
+      flush();
+    } else {
+      current.push_back(c);
     }
-    std::istringstream in(cleaned);
-    for (std::string item; in >> item;)
-      items.push_back(item);
   }
+  flush();
+  if (!open.empty() || item_needed) return std::nullopt;
   return items;
 }
 
@@ -228,7 +251,12 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
     case FlagKind::kIntList:
     case FlagKind::kIntPair: {
       std::vector<Value> items;
-      for (const std::string& item : list_items(arg.values)) {
+      auto texts = list_items(arg.values);
+      if (!texts) {
+        return bad_value(arg, spec,
+                         spec.kind == FlagKind::kIntPair ? "two integers" : "a list of integers");
+      }
+      for (const std::string& item : *texts) {
         auto v = parse_int(item);
         if (!v) return bad_value(arg, spec, "a list of integers");
         items.push_back(Value::integer(*v, at));
@@ -241,7 +269,9 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
       return std::optional<Value>(Value::list(std::move(items), at));
     }
     case FlagKind::kStringList: {
-      std::vector<std::string> items = list_items(arg.values);
+      auto texts = list_items(arg.values);
+      if (!texts) return bad_value(arg, spec, "a list of values");
+      std::vector<std::string> items = std::move(*texts);
       if (items.empty()) return bad_value(arg, spec, "at least one value");
       if (items.size() == 1) return std::optional<Value>(Value::string(items[0], at));
       std::vector<Value> list;
@@ -340,12 +370,14 @@ Result<std::vector<MlmArgument>> group_tokens(const std::vector<std::pair<Token,
   return args;
 }
 
-std::string read_file(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream text;
-  if (ok) text << in.rdbuf();
-  return text.str();
+/// Read a Megatron-LM YAML or argument file with the shared reader (size limit, directories,
+/// BOM) and the same control-byte check as recipes.
+Result<std::string> read_mlm_file(const std::string& path, InputKind kind) {
+  Result<std::string> text = read_input_file(path, kind);
+  if (!text) return text.error();
+  const char* what = kind == InputKind::kArgs ? "a Megatron-LM argument file" : "a YAML file";
+  if (Status s = check_no_control_bytes(*text, path, what); !s) return s.error();
+  return text;
 }
 
 Location mark_location(const YAML::Mark& mark, const std::string& file) {
@@ -365,13 +397,33 @@ std::vector<std::string> yaml_values(const YAML::Node& node) {
   return values;
 }
 
+/// Most map entries collect_yaml_arguments visits for one section. yaml-cpp shares aliased nodes,
+/// so `<<` merge keys repeated at every level expand exponentially (a 1.4 KB file nested 9 deep
+/// never finished); real MODEL_ARGS maps have a few hundred entries.
+constexpr size_t kMaxYamlArgumentEntries = 100'000;
+
 /// Collect the `--flag: value` entries of one MODEL_ARGS map, following `<<` merge keys first.
-void collect_yaml_arguments(const YAML::Node& map, const std::string& file, int depth,
-                            std::vector<MlmArgument>& out) {
-  if (!map.IsMap() || depth > 8) return;
+/// `visited` counts map entries across the whole walk; an error when it passes the budget.
+Status collect_yaml_arguments(const YAML::Node& map, const std::string& file, int depth,
+                              std::vector<MlmArgument>& out, size_t& visited) {
+  if (!map.IsMap() || depth > 8) return Ok{};
+  visited += map.size();
+  if (visited > kMaxYamlArgumentEntries) {
+    return Error{"'<<' merge keys expand to more than " + std::to_string(kMaxYamlArgumentEntries) +
+                     " entries (a merge-key bomb?)",
+                 mark_location(map.Mark(), file), ""};
+  }
   for (const auto& entry : map) {
-    if (entry.first.IsScalar() && entry.first.Scalar() == "<<") {
-      collect_yaml_arguments(entry.second, file, depth + 1, out);
+    if (!entry.first.IsScalar() || entry.first.Scalar() != "<<") continue;
+    if (entry.second.IsSequence()) {
+      // `<<: [*a, *b]`: the first map wins a key both set, so it is collected last.
+      for (size_t i = entry.second.size(); i-- > 0;) {
+        if (Status s = collect_yaml_arguments(entry.second[i], file, depth + 1, out, visited); !s) {
+          return s;
+        }
+      }
+    } else if (Status s = collect_yaml_arguments(entry.second, file, depth + 1, out, visited); !s) {
+      return s;
     }
   }
   for (const auto& entry : map) {
@@ -385,6 +437,7 @@ void collect_yaml_arguments(const YAML::Node& map, const std::string& file, int 
     arg.values = yaml_values(entry.second);
     out.push_back(std::move(arg));
   }
+  return Ok{};
 }
 
 bool is_section_name(const std::string& key) {
@@ -414,12 +467,12 @@ std::string stem_of(const std::string& path) {
 }
 
 Result<YAML::Node> parse_yaml_file(const std::string& path) {
-  bool ok = false;
-  std::string text = read_file(path, ok);
-  if (!ok) return Error{"cannot read " + path, Location{path, 0, 0}, ""};
+  Result<std::string> text = read_mlm_file(path, InputKind::kRecipe);
+  if (!text) return text.error();
   try {
-    return YAML::Load(text);
+    return YAML::Load(*text);
   } catch (const YAML::Exception& e) {
+    if (e.mark.is_null()) return Error{"malformed YAML: " + e.msg, Location{path, 0, 0}, ""};
     return Error{"malformed YAML: " + e.msg, mark_location(e.mark, path), ""};
   }
 }
@@ -480,15 +533,15 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
     recipe.set(spec->key, std::move(**value));
   }
   apply_group_query_semantics(recipe);
+  if (Status st = check_parallel_product(recipe); !st) return st.error();
   return recipe;
 }
 
 bool is_mlm_test_config(const std::string& path) {
   try {
-    bool ok = false;
-    std::string text = read_file(path, ok);
-    if (!ok) return false;
-    YAML::Node root = YAML::Load(text);
+    Result<std::string> text = read_input_file(path, InputKind::kRecipe);
+    if (!text) return false;
+    YAML::Node root = YAML::Load(*text);
     return root.IsMap() && root["MODEL_ARGS"].IsDefined();
   } catch (const YAML::Exception&) {
     return false;
@@ -517,7 +570,10 @@ Result<MlmConfig> load_mlm_test_config(const std::string& path) {
                    mark_location(entry.second.Mark(), path), section};
     }
     std::vector<MlmArgument> args;
-    collect_yaml_arguments(entry.second, path, 0, args);
+    size_t visited = 0;
+    if (Status st = collect_yaml_arguments(entry.second, path, 0, args, visited); !st) {
+      return st.error();
+    }
     auto recipe = recipe_from_mlm_arguments(args, stem_of(path));
     if (!recipe) return recipe.error();
     recipe->path = path;
@@ -536,11 +592,9 @@ Result<MlmConfig> load_mlm_args(std::string_view spec) {
   int first_line = 0;
   if (!spec.empty() && spec[0] == '@') {
     std::string path(spec.substr(1));
-    bool ok = false;
-    text = read_file(path, ok);
-    if (!ok)
-      return Error{"cannot read Megatron-LM argument file " + path,
-                   Location{"<command line>", 0, 0}, ""};
+    Result<std::string> content = read_mlm_file(path, InputKind::kArgs);
+    if (!content) return content.error();
+    text = std::move(*content);
     origin = "@" + path;
     first_line = 1;
   }

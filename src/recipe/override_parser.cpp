@@ -134,6 +134,10 @@ bool lex_float(std::string_view t, double& out) {
   return true;
 }
 
+/// Deepest nesting of lists, dicts and function calls in one override value. The parser is
+/// recursive; real overrides nest two or three levels, and ~8,000 nested '[' overflowed the stack.
+constexpr int kMaxOverrideDepth = 64;
+
 class Parser {
  public:
   Parser(std::string_view text, int index) : t_(text), index_(index) {}
@@ -144,12 +148,24 @@ class Parser {
   std::string_view t_;
   size_t pos_ = 0;
   int index_;
+  int depth_ = 0;  ///< Nesting of parse_element calls.
+
+  /// Counts one level of parse_element recursion for as long as it lives.
+  struct DepthGuard {
+    int& depth;
+    explicit DepthGuard(int& d) : depth(++d) {}
+    ~DepthGuard() { --depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+  };
 
   Location here(size_t at) const {
     return Location{"<override " + std::to_string(index_) + ">", 1, static_cast<int>(at) + 1};
   }
   Error fail(const std::string& message, size_t at) const {
-    return Error{"bad override '" + std::string(t_) + "': " + message, here(at), ""};
+    // A long override (thousands of brackets) is shortened so the message stays readable.
+    std::string shown = t_.size() > 120 ? std::string(t_.substr(0, 100)) + "..." : std::string(t_);
+    return Error{"bad override '" + shown + "': " + message, here(at), ""};
   }
   bool at_end() const { return pos_ >= t_.size(); }
   char peek() const { return at_end() ? '\0' : t_[pos_]; }
@@ -430,6 +446,10 @@ Result<Value> Parser::parse_function(const std::string& name, size_t start) {
 }
 
 Result<Value> Parser::parse_element() {
+  DepthGuard guard(depth_);
+  if (depth_ > kMaxOverrideDepth) {
+    return fail("nested deeper than " + std::to_string(kMaxOverrideDepth) + " levels", pos_);
+  }
   char c = peek();
   if (c == '[') return parse_list();
   if (c == '{') return parse_dict();

@@ -339,7 +339,7 @@ Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
     if (o.kind == OverrideKind::kDelete || now == nullptr) continue;
     if (Status s = check_field_value(key, *now); !s) return s;
   }
-  return Ok{};
+  return check_parallel_product(recipe);
 }
 
 }  // namespace hcp

@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <string>
 
+#include "hcp/checked.h"
 #include "hcp/edit_distance.h"
+#include "hcp/recipe.h"
 #include "schema_fields.h"
 
 namespace hcp {
@@ -271,6 +275,46 @@ Status check_field_value(std::string_view dotted, const Value& value) {
   return Ok{};
 }
 
+Status check_parallel_product(const Recipe& recipe) {
+  auto size_of = [&](const char* key) {
+    auto v = recipe.get_int(key);
+    return v && *v > 0 ? *v : 1;  // Non-positive sizes are the field check's and CP002's.
+  };
+  int64_t tp = size_of("model.tensor_model_parallel_size");
+  int64_t pp = size_of("model.pipeline_model_parallel_size");
+  int64_t cp = size_of("model.context_parallel_size");
+  int64_t shards = 1;
+  // MCore main's GTP: the model-parallel size grows by num_weight_shards / TP (rules_topology).
+  if (auto s = recipe.get_int("model.tensor_parallel_num_weight_shards");
+      s && *s > tp && *s % tp == 0) {
+    shards = *s / tp;
+  }
+  // "WHAT = N is larger than 1048576 GPUs, ..." or "WHAT overflows a 64-bit integer; ...".
+  auto too_large = [](const std::string& what, std::optional<int64_t> product) {
+    return what +
+           (product ? " = " + std::to_string(*product) + " is larger than "
+                    : std::string(" overflows a 64-bit integer; at most ")) +
+           std::to_string(kMaxWorldGpus) + " GPUs, the largest world hcp-plan accepts";
+  };
+  auto dense = checked_product({tp, pp, cp, shards});
+  const char* blame =
+      shards > 1 ? "model.tensor_parallel_num_weight_shards" : "model.context_parallel_size";
+  if (!dense || *dense > kMaxWorldGpus) {
+    return Error{
+        too_large(shards > 1 ? "TP x PP x CP x weight shards / TP" : "TP x PP x CP", dense),
+        recipe.where(blame), blame};
+  }
+  int64_t ep = size_of("model.expert_model_parallel_size");
+  int64_t etp = size_of("model.expert_tensor_parallel_size");
+  auto expert = checked_product({ep, etp, pp});
+  if (!expert || *expert > kMaxWorldGpus) {
+    return Error{too_large("EP x ETP x PP", expert),
+                 recipe.where("model.expert_model_parallel_size"),
+                 "model.expert_model_parallel_size"};
+  }
+  return Ok{};
+}
+
 Status check_recipe_schema(const Recipe& recipe) {
   if (!recipe.root.is_map()) {
     return Error{"a recipe must be a map of sections", recipe.root.location(), ""};
@@ -286,7 +330,7 @@ Status check_recipe_schema(const Recipe& recipe) {
       if (Status s = check_field_value(key, value); !s) return s;
     }
   }
-  return Ok{};
+  return check_parallel_product(recipe);
 }
 
 }  // namespace hcp

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "hcp/file_input.h"
 #include "hcp/recipe.h"
 #include "hcp/schema.h"
 #include "normalize.h"
@@ -93,25 +94,10 @@ Result<Value> Converter::convert_scalar(const YAML::Node& node, const Location& 
   return yaml_detail::type_plain_scalar(node.Scalar(), here);
 }
 
-/// Return an error when the text holds bytes no YAML recipe has (NUL, other C0 controls).
+/// Return an error when the text holds bytes no YAML recipe has (NUL, other C0 controls, DEL);
+/// the same check as every other YAML loader.
 Status check_text(std::string_view text, const std::string& file) {
-  int line = 1;
-  int column = 1;
-  for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 && c != '\n' && c != '\r' && c != '\t') {
-      return Error{"binary data (byte 0x" + std::string(1, "0123456789abcdef"[byte >> 4]) +
-                       std::string(1, "0123456789abcdef"[byte & 15]) + "): not a YAML recipe",
-                   Location{file, line, column}, ""};
-    }
-    if (c == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return Ok{};
+  return check_no_control_bytes(text, file, "a YAML recipe");
 }
 
 /// Return the message of a yaml-cpp exception without its "yaml-cpp: error at ..." prefix.
@@ -147,26 +133,13 @@ const char* kind_of(const YAML::Node& node) {
 }
 
 Result<std::string> read_text_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return Error{"no such file", Location{path, 0, 0}, ""};
-  if (fs::is_directory(path, ec))
-    return Error{"is a directory, not a recipe file", Location{path, 0, 0}, ""};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno;
-    return Error{std::string("cannot read: ") + std::strerror(err ? err : EACCES),
-                 Location{path, 0, 0}, ""};
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Error{"read error", Location{path, 0, 0}, ""};
-  return buffer.str();
+  return read_input_file(path, InputKind::kRecipe);
 }
 
 }  // namespace
 
 Result<Recipe> load_recipe_text(std::string_view text, const std::string& name) {
+  text = strip_utf8_bom(text);
   if (Status s = check_text(text, name); !s) return s.error();
   Result<YAML::Node> parsed = parse_yaml(text, name);
   if (!parsed) return parsed.error();

@@ -1,6 +1,7 @@
 // JSON forms: validate's diagnostics contract (ARCHITECTURE.md §4), the catalog and one rule.
 #include <nlohmann/json.hpp>
 
+#include "hcp/json_io.h"
 #include "hcp/report.h"
 
 namespace hcp {
@@ -45,7 +46,7 @@ json example_json(const ExampleReport& example) {
 }
 
 std::string dump(const json& j) {
-  return j.dump(2) + "\n";
+  return json_dump(j, 2) + "\n";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "hcp/json_io.h"
 #include "hcp/plan_report.h"
 
 namespace hcp {
@@ -193,7 +194,7 @@ std::string format_plan_json(const PlanResult& plan, const PlanReportContext& c)
   }
   out["model"] = model_json(plan.model);
   out["hardware"] = hardware_json(plan.hardware);
-  return out.dump(2) + "\n";
+  return json_dump(out, 2) + "\n";
 }
 
 std::string format_compare_json(const std::vector<CompareEntry>& entries, const Hardware& hw,
@@ -213,7 +214,7 @@ std::string format_compare_json(const std::vector<CompareEntry>& entries, const 
   }
   out["options"] = std::move(options);
   out["hardware"] = hardware_json(hw);
-  return out.dump(2) + "\n";
+  return json_dump(out, 2) + "\n";
 }
 
 }  // namespace hcp

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "hcp/json_io.h"
 #include "hcp/report.h"
 
 namespace hcp {
@@ -108,7 +109,7 @@ std::string format_diagnostics_sarif(const std::vector<DiagnosticsReport>& repor
   json run{
       {"tool", {{"driver", driver}}}, {"results", results}, {"columnKind", "unicodeCodePoints"}};
   json log{{"$schema", kSchemaUri}, {"version", "2.1.0"}, {"runs", json::array({run})}};
-  return log.dump(2) + "\n";
+  return json_dump(log, 2) + "\n";
 }
 
 }  // namespace hcp

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "families.h"
+#include "hcp/checked.h"
 #include "hcp/rules.h"
 
 namespace hcp {
@@ -394,9 +395,9 @@ std::optional<int64_t> data_parallel_size(const Recipe& recipe, const Environmen
   if (!env.world_size) return std::nullopt;
   Parallelism p = parallelism_of(recipe);
   if (p.tp < 1 || p.pp < 1 || p.cp < 1) return std::nullopt;
-  int64_t model = p.tp * p.pp * p.cp;
-  if (*env.world_size % model != 0) return std::nullopt;
-  return *env.world_size / model;
+  auto model = checked_product({p.tp, p.pp, p.cp});
+  if (!model || *env.world_size % *model != 0) return std::nullopt;
+  return *env.world_size / *model;
 }
 
 std::optional<int64_t> sequence_length(const Recipe& recipe) {

@@ -1,7 +1,9 @@
 // Catalog §1: topology and process groups (CP001–CP007).
+#include <optional>
 #include <string>
 
 #include "families.h"
+#include "hcp/checked.h"
 
 namespace hcp::rules {
 namespace {
@@ -11,11 +13,14 @@ std::string str(int64_t v) {
 }
 
 /// TP*PP*CP, times the GTP weight-rematerialisation factor of MCore main when set.
-int64_t total_model_size(const Recipe& recipe, const Parallelism& p) {
-  int64_t size = p.tp * p.pp * p.cp;
+/// Checked: nullopt when the product overflows (the recipe loader bounds it; this never divides
+/// by a wrapped 0).
+std::optional<int64_t> total_model_size(const Recipe& recipe, const Parallelism& p) {
+  auto size = checked_product({p.tp, p.pp, p.cp});
+  if (!size) return std::nullopt;
   if (auto shards = recipe.get_int("model.tensor_parallel_num_weight_shards");
       shards && *shards > p.tp && p.tp > 0 && *shards % p.tp == 0) {
-    size *= *shards / p.tp;
+    size = checked_mul(*size, *shards / p.tp);
   }
   return size;
 }
@@ -24,7 +29,9 @@ void check_world_divisible(const RuleContext& ctx, Reporter& r) {
   Parallelism p = parallelism_of(ctx.recipe);
   if (p.tp < 1 || p.pp < 1 || p.cp < 1) return;  // CP002 and the loader report bad sizes.
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
-  int64_t model = total_model_size(ctx.recipe, p);
+  std::optional<int64_t> checked = total_model_size(ctx.recipe, p);
+  if (!checked || *checked < 1) return;  // The loader rejects sizes whose product overflows.
+  int64_t model = *checked;
   if (*ctx.env.world_size % model == 0) return;
   r.report("model.context_parallel_size",
            "world size (" + str(*ctx.env.world_size) +
