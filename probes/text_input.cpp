@@ -1,18 +1,12 @@
 // Reading capture files and rejecting binary junk with a one-line reason.
-#include <fstream>
-#include <sstream>
-
+#include "hcp/file_input.h"
 #include "topology_internal.h"
 
 namespace hcp::probe_detail {
 
 Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot read " + path, {}, {}};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{"cannot read " + path, {}, {}};
-  return ss.str();
+  // The shared reader: directories ("is a directory"), size limit, devices, BOM (file_input.h).
+  return read_input_file(path, InputKind::kCapture);
 }
 
 Status check_text(const std::string& text, const std::string& source, const std::string& what) {

@@ -18,7 +18,8 @@ Gpu make_pci_gpu(int index, const std::string& bus_id, int device_id);
 /// via_switch.
 void fill_switch_matrix(NvlinkInfo& nv);
 
-/// Read a whole file; an Error naming the path when it cannot be read.
+/// Read a capture file (read_input_file, InputKind::kCapture): an Error naming the path when it
+/// cannot be read, is a directory or is too large; a UTF-8 BOM is stripped.
 Result<std::string> read_text_file(const std::string& path);
 /// Return an error when `text` holds binary data (NUL or other control bytes), naming the offset.
 Status check_text(const std::string& text, const std::string& source, const std::string& what);

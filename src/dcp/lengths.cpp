@@ -11,6 +11,8 @@
 #include <sstream>
 #include <type_traits>
 
+#include "hcp/file_input.h"
+#include "hcp/json_io.h"
 #include "schedule_internal.h"
 
 namespace hcp::dcp {
@@ -37,15 +39,6 @@ Status check_length(int64_t value, size_t index, const std::string& name, int li
   return Ok{};
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot open '" + path + "': " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return make_error("cannot read '" + path + "'");
-  return ss.str();
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
     s.remove_prefix(1);
@@ -55,8 +48,9 @@ std::string_view trim(std::string_view s) {
 }
 
 Result<std::vector<int64_t>> parse_json_list(std::string_view text, const std::string& name) {
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return make_error(name + ": malformed JSON");
+  auto parsed = parse_json_input(text, name, "JSON lengths list");
+  if (!parsed) return parsed.error();
+  const nlohmann::json& doc = *parsed;
   if (!doc.is_array()) return make_error(name + ": expected a JSON list of integers");
   std::vector<int64_t> out;
   out.reserve(doc.size());
@@ -104,16 +98,17 @@ Result<std::vector<int64_t>> parse_lines(std::string_view text, const std::strin
 }  // namespace
 
 Result<std::vector<int64_t>> parse_lengths_text(std::string_view text, const std::string& name) {
+  text = strip_utf8_bom(text);  // as every loader: read_input_file strips it from files too
   std::string_view body = trim(text);
   auto parsed =
-      !body.empty() && body.front() == '[' ? parse_json_list(body, name) : parse_lines(text, name);
+      !body.empty() && body.front() == '[' ? parse_json_list(text, name) : parse_lines(text, name);
   if (!parsed.ok()) return parsed;
   if (parsed->empty()) return make_error(name + ": no sequence lengths in the input");
   return parsed;
 }
 
 Result<std::vector<int64_t>> read_lengths_file(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_input_file(path, InputKind::kLengths);
   if (!text.ok()) return text.error();
   return parse_lengths_text(*text, path);
 }
@@ -230,7 +225,7 @@ Result<std::vector<int64_t>> parse_idx_bytes(std::string_view bytes, const std::
 }
 
 Result<std::vector<int64_t>> read_idx_file(const std::string& path) {
-  auto bytes = read_file(path);
+  auto bytes = read_input_file(path, InputKind::kIndex);
   if (!bytes.ok()) return bytes.error();
   return parse_idx_bytes(*bytes, path);
 }

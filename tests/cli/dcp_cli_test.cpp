@@ -131,7 +131,7 @@ TEST(DcpCli, BadInputsExit2WithAReason) {
       {"--lengths tests/fixtures/dcp/lengths_negative.txt", "sample 1 has length -5"},
       {"--lengths tests/fixtures/dcp/lengths_zero.txt", "must be > 0"},
       {"--lengths tests/fixtures/dcp/lengths_empty.txt", "no sequence lengths"},
-      {"--lengths tests/fixtures/dcp/missing.txt", "cannot open"},
+      {"--lengths tests/fixtures/dcp/missing.txt", "no such file"},
       {"--synthetic uniform:1:2:3", "unknown distribution"},
       {"--synthetic lognormal:1024:1.5:10 --global-batch 20", "larger than"},
       {"", "exactly one of"},

@@ -171,5 +171,39 @@ TEST_F(MalformedProbeInputs, NvidiaSmiRejectionsNameTheLine) {
   });
 }
 
+// A directory given as a file is named as one by every capture and dcp loader (the captures said
+// "empty file", dcp "no sequence lengths").
+TEST_F(MalformedProbeInputs, DirectoryGivenAsAFileIsNamedAsOne) {
+  const std::string dir = directory();
+  const std::string knobs = " --dp 2 --cp 2 --max-seqlen-per-dp-cp-rank 2048";
+  expect_bad_input({
+      {"probe --hwloc-xml " + dir, dir, "is a directory"},
+      {"probe --nccl-topo " + dir, dir, "is a directory"},
+      {"probe --nvidia-smi-topo " + dir, dir, "is a directory"},
+      {"dcp --lengths " + dir + knobs, dir, "is a directory"},
+      {"dcp --idx " + dir + knobs, dir, "is a directory"},
+  });
+}
+
+// Captures with a UTF-8 BOM load like those without (the shared reader strips it).
+TEST_F(MalformedProbeInputs, CaptureWithBomLoads) {
+  const std::string bom = "\xEF\xBB\xBF";
+  auto smi = run_cli("probe --nvidia-smi-topo " + write("bom.txt", bom + smi_matrix("GPU7")));
+  EXPECT_EQ(smi.exit_code, 0) << smi.err;
+  auto nccl = run_cli("probe --nccl-topo " + write("bom.xml", bom + deep_nccl_topology(2)));
+  EXPECT_EQ(nccl.exit_code, 0) << nccl.err;
+}
+
+// Bytes that are not UTF-8 in a capture (a NIC name here) are written as U+FFFD in JSON; the
+// writer threw ("internal error", no file named) before.
+TEST_F(MalformedProbeInputs, InvalidUtf8InACaptureIsReplacedInJson) {
+  auto r = run_cli("probe --format json --nvidia-smi-topo " +
+                   write("latin1.txt",
+                         "\tGPU0\tGPU1\tNIC0\nGPU0\t X \tNV4\tPIX\nGPU1\tNV4\t X \tSYS\n"
+                         "NIC0\tPIX\tSYS\t X \n\nNIC Legend:\n\n  NIC0: mlx5_\xc5\n"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mlx5_\xEF\xBF\xBD"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace hcp

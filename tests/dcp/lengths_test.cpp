@@ -67,7 +67,37 @@ TEST(LengthsText, GarbageAndMalformedJsonRejected) {
 TEST(LengthsText, MissingFile) {
   auto r = read_lengths_file(fixture_path("no_such_file.txt"));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(error_of(r).find("cannot open"), std::string::npos);
+  EXPECT_NE(error_of(r).find("no such file"), std::string::npos);
+}
+
+// Through the shared reader: a directory is named as one (it was "no sequence lengths"), as for
+// .idx files.
+TEST(LengthsText, DirectoryIsRefused) {
+  auto r = read_lengths_file(fixture_path(""));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(error_of(r).find("is a directory"), std::string::npos) << error_of(r);
+  auto idx = read_idx_file(fixture_path(""));
+  ASSERT_FALSE(idx.ok());
+  EXPECT_NE(error_of(idx).find("is a directory"), std::string::npos) << error_of(idx);
+}
+
+// A UTF-8 BOM is skipped as by every other loader; JSON lists are read by the shared JSON
+// parser: errors carry line and column, and 1e400 is an error rather than an exception.
+TEST(LengthsText, BomAndJsonErrors) {
+  auto bom = parse_lengths_text(
+      "\xEF\xBB\xBF"
+      "1024\n2048\n",
+      "x");
+  ASSERT_TRUE(bom.ok()) << error_of(bom);
+  EXPECT_EQ(*bom, (std::vector<int64_t>{1024, 2048}));
+  auto json_bom = parse_lengths_text("\xEF\xBB\xBF[1024, 2048]", "x");
+  ASSERT_TRUE(json_bom.ok()) << error_of(json_bom);
+  auto syntax = parse_lengths_text("[1024,\n 2048,,]", "x.json");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(error_of(syntax).find("x.json:2:"), std::string::npos) << error_of(syntax);
+  auto huge = parse_lengths_text("[1e400]", "x.json");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(error_of(huge).find("x.json"), std::string::npos) << error_of(huge);
 }
 
 TEST(Idx, ReadsSequenceLengths) {
