@@ -2,6 +2,7 @@
 // Megatron-LM tests/functional_tests/test_cases/...) validates without errors under the MLM
 // framework at the world size its CI uses; mutations of them are rejected with the right IDs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -96,7 +97,8 @@ std::string mutate(const std::string& file,
     EXPECT_NE(at, std::string::npos) << from;
     if (at != std::string::npos) text.replace(at, from.size(), to);
   }
-  std::string path = ::testing::TempDir() + "/mutated_" + file;
+  // One file per test process: ctest -j runs these tests side by side on the same corpus files.
+  std::string path = ::testing::TempDir() + "/mutated_" + std::to_string(getpid()) + "_" + file;
   std::ofstream(path) << text;
   return path;
 }
