@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,12 @@ struct Recipe {
   std::string name;  ///< Display name (file stem, or the shipped recipe's name).
   Framework framework = Framework::kBridge;
   Value root = Value::map();  ///< Sections: model, train, dataset, dist, mixed_precision, ...
+  /// The `_target_` class of each dataclass map of a full dump, by dotted path ("model" ->
+  /// "megatron.bridge.models.gpt_provider.GPTModelProvider", "dataset.packed_sequence_specs" ->
+  /// ...). The schema checks each such map against that class's fields.
+  std::map<std::string, std::string> targets;
+  /// Warnings found while loading (unknown keys of a class the schema does not know).
+  std::vector<Diagnostic> load_notes;
 
   /// Return the value at a dotted key ("model.hierarchical_context_parallel_sizes"), or nullptr
   /// when absent. A null value is returned as a null Value, not nullptr.

@@ -2,10 +2,9 @@
 // mixed_precision, ddp, validation): every known field with its type and upstream default, and the
 // type checks the YAML loader, the override parser and the MLM/HF loaders share.
 //
-// Field names and types are read from Megatron-LM (ModelParallelConfig, TransformerConfig,
-// MLATransformerConfig, training/config/*, DistributedDataParallelConfig, dataset configs) at
-// 2a75ac12 and Megatron-Bridge (GPTModelProvider, HybridModelProvider, training/config.py,
-// mixed_precision.py, data/builders/*) at 067f987d.
+// Field names and types are generated from the dataclasses of every Megatron-Bridge model provider
+// and ConfigContainer section and the Megatron-LM classes they inherit, by
+// scripts/gen_bridge_schema.py (src/recipe/bridge_schema.inc records the commits).
 #pragma once
 
 #include <string>
@@ -40,8 +39,8 @@ struct FieldSpec {
   std::string_view default_value;  ///< Upstream default as Python source ("1", "None", "required").
 };
 
-/// Return true for the sections whose keys are checked (model, train, dataset, dist,
-/// mixed_precision, ddp, validation). Other sections (optimizer, logger, ...) accept any key.
+/// Return true for the sections whose keys are checked: every ConfigContainer section that is a
+/// dataclass (all but env_vars).
 bool is_modelled_section(std::string_view section);
 /// Return the modelled section names.
 const std::vector<std::string>& modelled_sections();
@@ -78,8 +77,12 @@ Status check_field_value(std::string_view dotted, const Value& value);
 Status check_parallel_product(const Recipe& recipe);
 
 /// Check every key and value of a whole recipe against the schema (unknown keys in modelled
-/// sections with did-you-mean, types, size bounds). Return the first error in document order.
-/// The MLM and HF loaders call this too, so every input is checked the same way.
-Status check_recipe_schema(const Recipe& recipe);
+/// sections with did-you-mean, types, size bounds). A section (or a map below a field) whose
+/// `_target_` (recipe.targets) names a known class is checked against that class's fields; an
+/// unknown class falls back to the section's fields and reports its unknown keys as warnings in
+/// recipe.load_notes. Values Bridge's construction accepts beyond their annotation (an int for a
+/// bool, an integral float for an int) are turned into the declared type. Return the first error
+/// in document order. The MLM and HF loaders call this too, so every input is checked alike.
+Status check_recipe_schema(Recipe& recipe);
 
 }  // namespace hcp

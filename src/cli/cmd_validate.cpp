@@ -95,7 +95,9 @@ Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts,
   for (const auto& [name, value] : subject.env_vars)
     env->process_env.emplace(name, value);
   if (py) apply_python_env(*py, *env);
-  std::vector<Diagnostic> ds = check_rules(subject.recipe, *env);
+  std::vector<Diagnostic> ds = subject.recipe.load_notes;  // Loader warnings first.
+  std::vector<Diagnostic> found = check_rules(subject.recipe, *env);
+  ds.insert(ds.end(), found.begin(), found.end());
   if (!subject.section.empty()) {
     for (Diagnostic& d : ds)
       d.message = subject.section + ": " + d.message;

@@ -130,6 +130,39 @@ const char* attn_backend_name(int64_t value) {
   }
 }
 
+void collect_targets(const Value& map, const std::string& path,
+                     std::map<std::string, std::string>& targets) {
+  if (!map.is_map()) return;
+  const Value* target = map.get("_target_");
+  if (!path.empty() && target != nullptr && target->is_string()) {
+    bool has_fields = false;
+    for (const auto& [key, child] : map.entries())
+      has_fields |= !is_metadata_key(key);
+    if (has_fields) targets[path] = target->as_string();
+  }
+  for (const auto& [key, child] : map.entries()) {
+    if (!is_metadata_key(key) && child.is_map())
+      collect_targets(child, path.empty() ? key : path + "." + key, targets);
+  }
+}
+
+void canonical_packing(Value& root) {
+  Value* dataset = root.is_map() ? root.get("dataset") : nullptr;
+  if (dataset == nullptr || !dataset->is_map()) return;
+  const Value* specs = dataset->get("packed_sequence_specs");
+  if (specs == nullptr || !specs->is_map()) return;
+  const Value* size = specs->get("packed_sequence_size");
+  if (size == nullptr || !size->is_int() || size->as_int() <= 0) return;
+  if (dataset->get("enable_offline_packing") != nullptr ||
+      dataset->get("offline_packing_specs") != nullptr) {
+    return;
+  }
+  Value copy = *specs;
+  Location at = size->location();
+  dataset->entries().emplace_back("enable_offline_packing", Value::boolean(true, at));
+  dataset->entries().emplace_back("offline_packing_specs", std::move(copy));
+}
+
 void normalize_tree(Value& root) {
   if (!root.is_map()) return;
   normalize_map(root, 0);

@@ -2,6 +2,7 @@
 #include "hcp/schema.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,17 +15,9 @@
 namespace hcp {
 namespace {
 
-using schema_detail::section_specs;
-using schema_detail::SectionSpec;
+using schema_detail::FieldSet;
 
 constexpr int64_t kSizeLimit = int64_t{1} << 31;
-
-const SectionSpec* find_section(std::string_view name) {
-  for (const SectionSpec& s : section_specs()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
 
 /// Split "a.b.c" into "a" and "b.c" (rest empty when there is no dot).
 std::pair<std::string_view, std::string_view> split_first(std::string_view dotted) {
@@ -47,13 +40,26 @@ std::string describe(const Value& v) {
   return std::string(Value::kind_name(v.kind())) + " " + text;
 }
 
-bool matches_type(const Value& v, FieldType type) {
+/// An integral float (500000.0) where a field declares int: Python's dataclasses keep it and
+/// Bridge writes rotary_base so (rope_theta_from_hf gives a float). Sizes stay strict: they
+/// reach range() and process-group arithmetic, which reject a float.
+bool integral_float(const Value& v) {
+  return v.is_float() && std::isfinite(v.as_double()) &&
+         std::trunc(v.as_double()) == v.as_double() && std::fabs(v.as_double()) < 9.0e15;
+}
+
+/// Return true when `v` is what Bridge's own construction accepts for the field. Dataclasses do
+/// not enforce annotations; the leniencies are the ones Bridge itself relies on: an int for a
+/// bool (only its truth is used: Bridge's recipes set train.manual_gc_eval to 100 and 5,
+/// recipes/gpt_oss/gpt_oss.py and the dryrun dumps of a9497c6) and an integral float for a
+/// non-size int. Strings, lists and maps for scalars remain wrong.
+bool matches_type(const Value& v, FieldType type, bool size = false) {
   if (v.is_null()) return true;
   switch (type) {
     case FieldType::kInt:
-      return v.is_int();
+      return v.is_int() || (!size && integral_float(v));
     case FieldType::kBool:
-      return v.is_bool();
+      return v.is_bool() || v.is_int();
     case FieldType::kFloat:
       return v.is_number();
     case FieldType::kString:
@@ -100,6 +106,28 @@ Status check_size(std::string_view dotted, const Value& v) {
   return check_one(v);
 }
 
+Status check_spec_value(std::string_view dotted, const FieldSpec* spec, const Value& value) {
+  if (spec == nullptr) return Ok{};
+  if (!matches_type(value, spec->type, spec->size)) {
+    return value_error(dotted, value,
+                       "wrong type for '" + std::string(dotted) + "': expected " +
+                           field_type_name(spec->type) + ", got " + describe(value));
+  }
+  if (spec->size) return check_size(dotted, value);
+  return Ok{};
+}
+
+/// Turn the values the leniency accepts into the declared type, as the rules read them: an int in
+/// a bool field becomes its truth, an integral float in an int field the int.
+void coerce(Value& v, const FieldSpec* spec) {
+  if (spec == nullptr) return;
+  if (spec->type == FieldType::kBool && v.is_int()) {
+    v = Value::boolean(v.as_int() != 0, v.location());
+  } else if (spec->type == FieldType::kInt && integral_float(v) && !spec->size) {
+    v = Value::integer(static_cast<int64_t>(v.as_double()), v.location());
+  }
+}
+
 Status check_section_value(std::string_view section, const Value& v) {
   if (v.is_null() || v.is_map()) return Ok{};
   if (section == "mixed_precision" && v.is_string()) return Ok{};  // A preset name.
@@ -111,8 +139,8 @@ Status check_section_value(std::string_view section, const Value& v) {
 
 /// Return the modelled section whose fields include `field`, for a key given without section.
 std::string section_holding(std::string_view field) {
-  for (const SectionSpec& s : section_specs()) {
-    if (find_field(s.name, field) != nullptr) return std::string(s.name);
+  for (const std::string& s : modelled_sections()) {
+    if (find_field(s, field) != nullptr) return s;
   }
   return {};
 }
@@ -140,17 +168,11 @@ const char* field_type_name(FieldType type) {
 }
 
 bool is_modelled_section(std::string_view section) {
-  return find_section(section) != nullptr;
+  return schema_detail::section_fields(section) != nullptr;
 }
 
 const std::vector<std::string>& modelled_sections() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const SectionSpec& s : section_specs())
-      out.emplace_back(s.name);
-    return out;
-  }();
-  return names;
+  return schema_detail::dataclass_sections();
 }
 
 const std::vector<std::string>& top_level_sections() {
@@ -183,22 +205,13 @@ const std::vector<std::string>& top_level_sections() {
 }
 
 const FieldSpec* find_field(std::string_view section, std::string_view field) {
-  const SectionSpec* s = find_section(section);
-  if (s == nullptr) return nullptr;
-  auto it =
-      std::lower_bound(s->fields.begin(), s->fields.end(), field,
-                       [](const FieldSpec& f, std::string_view name) { return f.name < name; });
-  if (it == s->fields.end() || it->name != field) return nullptr;
-  return &*it;
+  const FieldSet* s = schema_detail::section_fields(section);
+  return s == nullptr ? nullptr : s->find(field);
 }
 
 std::vector<std::string> field_names(std::string_view section) {
-  std::vector<std::string> out;
-  if (const SectionSpec* s = find_section(section)) {
-    for (const FieldSpec& f : s->fields)
-      out.emplace_back(f.name);
-  }
-  return out;
+  const FieldSet* s = schema_detail::section_fields(section);
+  return s == nullptr ? std::vector<std::string>{} : s->names();
 }
 
 std::string canonical_key(std::string_view dotted) {
@@ -264,16 +277,90 @@ Status check_field_value(std::string_view dotted, const Value& value) {
     return is_modelled_section(section) ? check_section_value(section, value) : Status(Ok{});
   }
   if (rest.find('.') != std::string_view::npos) return Ok{};  // Below a field: not modelled.
-  const FieldSpec* spec = find_field(section, rest);
-  if (spec == nullptr) return Ok{};
-  if (!matches_type(value, spec->type)) {
-    return value_error(dotted, value,
-                       "wrong type for '" + std::string(dotted) + "': expected " +
-                           field_type_name(spec->type) + ", got " + describe(value));
+  return check_spec_value(dotted, find_field(section, rest), value);
+}
+
+namespace {
+
+std::string short_class(std::string_view qualified) {
+  size_t dot = qualified.rfind('.');
+  return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
+}
+
+/// Check the fields of the map at `path` against `fields`; `target` is the class the dump names
+/// ("" when none). An unknown key is an error when the class is known (or none is named) and a
+/// warning naming the class when the schema does not know it. Maps below a field that name a
+/// known class of their own (dataset.packed_sequence_specs, model.teacher) are checked likewise.
+Status check_map(Recipe& recipe, const std::string& path, Value& map, const FieldSet& fields,
+                 const std::string& target, bool target_known) {
+  std::string section = path.substr(0, path.find('.'));
+  bool top = path.find('.') == std::string::npos;
+  for (auto& [field, value] : map.entries()) {
+    std::string key = path + "." + field;
+    const FieldSpec* spec = fields.find(field);
+    if (spec == nullptr) {
+      if (!target_known && !target.empty()) {
+        recipe.load_notes.push_back(
+            Diagnostic{"",
+                       Severity::kWarning,
+                       "unknown key '" + key + "' for " + short_class(target) + " (" + target +
+                           "), a class the schema (Megatron-Bridge " +
+                           std::string(schema_detail::schema_bridge_commit().substr(0, 8)) +
+                           ") does not know: not checked",
+                       key,
+                       value.location(),
+                       "regenerate the schema with scripts/gen_bridge_schema.py",
+                       {}});
+        continue;
+      }
+      std::string suggestion;
+      if (top) {
+        suggestion = suggest_key(key);
+      } else if (std::string close = closest_match(field, fields.names()); !close.empty()) {
+        suggestion = path + "." + close;
+      }
+      std::string what = target.empty() ? "" : " (" + short_class(target) + ")";
+      return Error{with_suggestion("unknown key '" + key + "'" + what, suggestion),
+                   value.location(), key};
+    }
+    FieldSpec located = *spec;
+    if (!top) located.size = false;
+    if (Status s = check_spec_value(key, &located, value); !s) return s;
+    coerce(value, &located);
+    if (!value.is_map()) continue;
+    auto nested = recipe.targets.find(key);
+    if (nested == recipe.targets.end()) continue;
+    if (const FieldSet* inner = schema_detail::class_fields(nested->second)) {
+      if (Status s = check_map(recipe, key, value, *inner, nested->second, true); !s) return s;
+    }
   }
-  if (spec->size) return check_size(dotted, value);
+  (void)section;
   return Ok{};
 }
+
+/// Return the fields of a section: its `_target_` class (with model.transformer's class for a
+/// builder-backed model config, whose fields the loader flattens), else the section's union.
+const FieldSet* fields_for(const Recipe& recipe, const std::string& section, std::string& target,
+                           bool& known, FieldSet& merged) {
+  auto it = recipe.targets.find(section);
+  target = it == recipe.targets.end() ? "" : it->second;
+  const FieldSet* own = target.empty() ? nullptr : schema_detail::class_fields(target);
+  known = own != nullptr;
+  if (own == nullptr) return schema_detail::section_fields(section);
+  auto inner = recipe.targets.find(section + ".transformer");
+  if (section != "model" || inner == recipe.targets.end()) return own;
+  const FieldSet* nested = schema_detail::class_fields(inner->second);
+  if (nested == nullptr) return schema_detail::section_fields(section);
+  merged.fields = own->fields;
+  for (const FieldSpec& f : nested->fields) {
+    if (merged.find(f.name) == nullptr) merged.fields.push_back(f);
+  }
+  std::sort(merged.fields.begin(), merged.fields.end(),
+            [](const FieldSpec& a, const FieldSpec& b) { return a.name < b.name; });
+  return &merged;
+}
+
+}  // namespace
 
 Status check_parallel_product(const Recipe& recipe) {
   auto size_of = [&](const char* key) {
@@ -315,20 +402,21 @@ Status check_parallel_product(const Recipe& recipe) {
   return Ok{};
 }
 
-Status check_recipe_schema(const Recipe& recipe) {
+Status check_recipe_schema(Recipe& recipe) {
   if (!recipe.root.is_map()) {
     return Error{"a recipe must be a map of sections", recipe.root.location(), ""};
   }
-  for (const auto& [section, body] : recipe.root.entries()) {
+  for (auto& [section, body] : recipe.root.entries()) {
     Location at = body.location().known() ? body.location() : recipe.where(section);
     if (Status s = check_key_known(section, at); !s) return s;
     if (Status s = check_field_value(section, body); !s) return s;
     if (!is_modelled_section(section) || !body.is_map()) continue;
-    for (const auto& [field, value] : body.entries()) {
-      std::string key = section + "." + field;
-      if (Status s = check_key_known(key, value.location()); !s) return s;
-      if (Status s = check_field_value(key, value); !s) return s;
-    }
+    std::string target;
+    bool known = false;
+    FieldSet merged;
+    const FieldSet* fields = fields_for(recipe, section, target, known, merged);
+    if (fields == nullptr) continue;
+    if (Status s = check_map(recipe, section, body, *fields, target, known); !s) return s;
   }
   return check_parallel_product(recipe);
 }

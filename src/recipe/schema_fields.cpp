@@ -1,632 +1,230 @@
-// The field tables of the modelled ConfigContainer sections. Names, types and defaults are facts
-// read from upstream dataclasses (see include/hcp/schema.h for the sources); one row per field:
-// name, type, size (must be in [1, 2^31)), upstream default.
+// The field sets of the ConfigContainer sections. Names, types and defaults come from the tables
+// scripts/gen_bridge_schema.py generates from Megatron-Bridge's and Megatron-LM's dataclasses
+// (bridge_schema.inc, commits recorded there); this file adds only what upstream's annotations
+// cannot say, each with its source.
 #include "schema_fields.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
 
 namespace hcp::schema_detail {
 namespace {
 
-constexpr FieldSpec kModelFields[] = {
-    {"account_for_embedding_in_pipeline_split", FieldType::kBool, false, "False"},
-    {"account_for_loss_in_pipeline_split", FieldType::kBool, false, "False"},
-    {"activation_func", FieldType::kAny, false, "F.gelu"},
-    {"activation_func_clamp_value", FieldType::kFloat, false, "None"},
-    {"activation_func_fp8_input_store", FieldType::kBool, false, "False"},
-    {"activation_offload_fraction", FieldType::kFloat, false, "1.0"},
-    {"add_bias_linear", FieldType::kBool, false, "True"},
-    {"add_qkv_bias", FieldType::kBool, false, "False"},
-    {"apply_query_key_layer_scaling", FieldType::kBool, false, "False"},
-    {"apply_residual_connection_post_layernorm", FieldType::kBool, false, "False"},
-    {"apply_rope_fusion", FieldType::kBool, false, "False"},
-    {"attention_backend", FieldType::kString, false, "AttnBackend.auto"},
-    {"attention_dropout", FieldType::kFloat, false, "0.1"},
-    {"attention_output_gate", FieldType::kBool, false, "False"},
-    {"attention_softmax_in_fp32", FieldType::kBool, false, "False"},
-    {"attn_mask_type", FieldType::kString, false, "None"},  // MCore dev branch
-    {"autocast_dtype", FieldType::kString, false, "None"},
-    {"barrier_with_L1_time", FieldType::kBool, false, "True"},
-    {"batch_invariant_mode", FieldType::kBool, false, "False"},
-    {"batch_p2p_comm", FieldType::kBool, false, "True"},
-    {"batch_p2p_sync", FieldType::kBool, false, "True"},
-    {"beta_fast", FieldType::kFloat, false, "32"},
-    {"beta_slow", FieldType::kFloat, false, "1"},
-    {"bf16", FieldType::kBool, false, "False"},
-    {"bias_activation_fusion", FieldType::kBool, false, "False"},
-    {"bias_dropout_fusion", FieldType::kBool, false, "False"},
-    {"cache_mla_latents", FieldType::kBool, false, "False"},
-    {"calculate_per_token_loss", FieldType::kBool, false, "False"},
-    {"clone_scatter_output_in_embedding", FieldType::kBool, false, "True"},
-    {"config_logger_dir", FieldType::kString, false, "''"},
-    {"context_parallel_size", FieldType::kInt, true, "1"},
-    {"cp_comm_type", FieldType::kStringList, false, "None"},
-    {"cp_partition_mode", FieldType::kString, false, "'zigzag'"},  // MCore dev branch
-    {"cpu_offloading", FieldType::kBool, false, "False"},
-    {"cpu_offloading_activations", FieldType::kBool, false, "True"},
-    {"cpu_offloading_double_buffering", FieldType::kBool, false, "False"},
-    {"cpu_offloading_num_layers", FieldType::kInt, false, "0"},
-    {"cpu_offloading_retain_pinned_cpu_buffers", FieldType::kBool, false, "False"},
-    {"cpu_offloading_weights", FieldType::kBool, false, "False"},
-    {"cross_entropy_fusion_impl", FieldType::kString, false, "'native'"},
-    {"cross_entropy_loss_fusion", FieldType::kBool, false, "True"},
-    {"cuda_graph_impl", FieldType::kString, false, "'none'"},
-    {"cuda_graph_modules", FieldType::kAny, false, "'full'"},
-    {"cuda_graph_retain_backward_graph", FieldType::kBool, false, "False"},
-    {"cuda_graph_scope", FieldType::kAny, false, "None"},
-    {"cuda_graph_use_single_mempool", FieldType::kBool, false, "True"},
-    {"cuda_graph_warmup_steps", FieldType::kInt, false, "3"},
-    {"deallocate_pipeline_outputs", FieldType::kBool, false, "True"},
-    {"defer_embedding_wgrad_compute", FieldType::kBool, false, "False"},
-    {"delay_offload_until_cuda_graph", FieldType::kBool, false, "False"},
-    {"delay_wgrad_compute", FieldType::kBool, false, "False"},
-    {"delta_offload_bytes_across_pp_ranks", FieldType::kInt, false, "0"},
-    {"dense_grouped_gemm", FieldType::kBool, false, "False"},
-    {"deterministic_mode", FieldType::kBool, false, "False"},
-    {"disable_bf16_reduced_precision_matmul", FieldType::kBool, false, "False"},
-    {"disable_parameter_transpose_cache", FieldType::kBool, false, "False"},
-    {"distribute_saved_activations", FieldType::kBool, false, "False"},
-    {"dsa_indexer_head_dim", FieldType::kInt, false, "None"},
-    {"dsa_indexer_k_norm_epsilon", FieldType::kFloat, false, "None"},
-    {"dsa_indexer_k_norm_fp32", FieldType::kBool, false, "False"},
-    {"dsa_indexer_loss_coeff", FieldType::kFloat, false, "None"},
-    {"dsa_indexer_n_heads", FieldType::kInt, false, "None"},
-    {"dsa_indexer_rope_interleaved", FieldType::kBool, false, "False"},
-    {"dsa_indexer_rotate_activation", FieldType::kBool, false, "True"},
-    {"dsa_indexer_scoring_relu", FieldType::kBool, false, "True"},
-    {"dsa_indexer_skip_topk_offset", FieldType::kInt, false, "0"},
-    {"dsa_indexer_topk", FieldType::kInt, false, "None"},
-    {"dsa_indexer_topk_freq", FieldType::kInt, false, "1"},
-    {"dsa_indexer_use_sparse_loss", FieldType::kBool, false, "False"},
-    {"dsa_kernel_backend", FieldType::kString, false, "'none'"},
-    {"dynamic_context_parallel", FieldType::kBool, false, "False"},  // MCore dev branch
-    {"embedding_init_method", FieldType::kAny, false, "None"},
-    {"embedding_init_method_std", FieldType::kFloat, false, "None"},
-    {"enable_autocast", FieldType::kBool, false, "False"},
-    {"enable_cuda_graph", FieldType::kBool, false, "False"},
-    {"ep_overlap_early_attn_memory_release", FieldType::kBool, false, "False"},
-    {"experimental_attention_variant", FieldType::kString, false, "None"},
-    {"experimental_attention_variant_loss_scale_func", FieldType::kAny, false, "None"},
-    {"expert_gtp_weight_remat_size", FieldType::kInt, false, "1"},
-    {"expert_model_parallel_size", FieldType::kInt, true, "1"},
-    {"expert_tensor_parallel_num_weight_shards", FieldType::kInt, false, "None"},
-    {"expert_tensor_parallel_size", FieldType::kInt, true, "None"},
-    {"external_cuda_graph", FieldType::kBool, false, "False"},
-    {"extra_checkpoint_metadata", FieldType::kAny, false, "None"},
-    {"ffn_hidden_size", FieldType::kInt, true, "None"},
-    {"finalize_model_grads_func", FieldType::kAny, false, "None"},
-    {"fine_grained_activation_offloading", FieldType::kBool, false, "False"},
-    {"fine_grained_offloading_max_inflight_offloads", FieldType::kInt, false, "None"},
-    {"first_last_layers_bf16", FieldType::kBool, false, "False"},
-    {"flash_attention_version", FieldType::kInt, false, "None"},
-    {"flash_decode", FieldType::kBool, false, "False"},
-    {"fp16", FieldType::kBool, false, "False"},
-    {"fp16_lm_cross_entropy", FieldType::kBool, false, "False"},
-    {"fp32_residual_connection", FieldType::kBool, false, "False"},
-    {"fp4", FieldType::kString, false, "None"},
-    {"fp4_param", FieldType::kBool, false, "False"},
-    {"fp4_quantizer_factory", FieldType::kString, false, "None"},
-    {"fp4_recipe", FieldType::kString, false, "'nvfp4'"},
-    {"fp8", FieldType::kString, false, "None"},
-    {"fp8_amax_compute_algo", FieldType::kString, false, "'most_recent'"},
-    {"fp8_amax_history_len", FieldType::kInt, false, "1"},
-    {"fp8_dot_product_attention", FieldType::kBool, false, "False"},
-    {"fp8_interval", FieldType::kInt, false, "1"},
-    {"fp8_margin", FieldType::kInt, false, "0"},
-    {"fp8_multi_head_attention", FieldType::kBool, false, "False"},
-    {"fp8_output_proj", FieldType::kBool, false, "False"},
-    {"fp8_param", FieldType::kBool, false, "False"},
-    {"fp8_quantizer_factory", FieldType::kString, false, "None"},
-    {"fp8_recipe", FieldType::kString, false, "'delayed'"},
-    {"fp8_wgrad", FieldType::kBool, false, "True"},
-    {"fused_residual_rmsnorm", FieldType::kBool, false, "False"},
-    {"fused_single_qkv_rope", FieldType::kBool, false, "False"},
-    {"gated_linear_unit", FieldType::kBool, false, "False"},
-    {"gdp_num_householder", FieldType::kInt, false, "3"},
-    {"glu_linear_offset", FieldType::kFloat, false, "0.0"},
-    {"grad_scale_func", FieldType::kAny, false, "None"},
-    {"grad_sync_func", FieldType::kAny, false, "None"},
-    {"gradient_accumulation_fusion", FieldType::kBool, false,
-     "fusions.can_enable_gradient_accumulation_fusi..."},
-    {"gtp_remat_opt_in_modules", FieldType::kStringList, false, "list()"},
-    {"gtp_weight_remat_size", FieldType::kInt, false, "1"},
-    {"hetereogenous_dist_checkpoint", FieldType::kBool, false, "False"},
-    {"heterogeneous_block_specs", FieldType::kBool, false, "False"},
-    {"hf_model_id", FieldType::kString, false, "None"},
-    {"hf_model_revision", FieldType::kString, false, "None"},
-    {"hidden_dropout", FieldType::kFloat, false, "0.1"},
-    {"hidden_size", FieldType::kInt, true, "0"},
-    {"hierarchical_context_parallel_sizes", FieldType::kIntList, true, "None"},
-    {"high_priority_a2a_comm_stream", FieldType::kBool, false, "False"},
-    {"hybrid_attention_ratio", FieldType::kFloat, false, "0.0"},
-    {"hybrid_context_parallel", FieldType::kBool, false, "False"},
-    {"hybrid_layer_pattern", FieldType::kString, false, "None"},
-    {"hybrid_mlp_ratio", FieldType::kFloat, false, "0.0"},
-    {"hybrid_override_pattern", FieldType::kString, false, "None"},
-    {"hybrid_stack_spec", FieldType::kAny, false, "None"},
-    {"inference_cuda_graph_scope", FieldType::kAny, false, "None"},
-    {"inference_disable_triton_nvls_kernels", FieldType::kBool, false, "False"},
-    {"inference_fuse_tp_communication", FieldType::kBool, false, "False"},
-    {"inference_grouped_gemm_backend", FieldType::kString, false, "'vllm'"},
-    {"inference_moe_disable_fused_quant_kernels", FieldType::kBool, false, "False"},
-    {"inference_moe_token_dispatcher_type", FieldType::kString, false, "'nvls'"},
-    {"inference_rng_tracker", FieldType::kBool, false, "False"},
-    {"inference_sampling_seed", FieldType::kInt, false, "42"},
-    {"init_method", FieldType::kAny, false, "None"},
-    {"init_method_std", FieldType::kFloat, false, "0.02"},
-    {"init_model_with_meta_device", FieldType::kBool, false, "False"},
-    {"interleaved_attn_pattern", FieldType::kAny, false, "(5, 1)"},
-    {"is_hybrid_model", FieldType::kBool, false, "False"},
-    {"is_vision_language", FieldType::kBool, false, "False"},
-    {"keep_mtp_spec_in_bf16", FieldType::kBool, false, "False"},
-    {"kitchen_attention_backend", FieldType::kString, false, "'sdpa'"},
-    {"kv_channels", FieldType::kInt, true, "None"},
-    {"kv_lora_rank", FieldType::kInt, false, "512"},
-    {"layernorm_epsilon", FieldType::kFloat, false, "1e-05"},
-    {"layernorm_zero_centered_gamma", FieldType::kBool, false, "False"},
-    {"linear_attention_freq", FieldType::kAny, false, "None"},
-    {"linear_conv_kernel_dim", FieldType::kInt, false, "4"},
-    {"linear_cp_mode", FieldType::kString, false, "None"},  // MCore dev branch
-    {"linear_key_head_dim", FieldType::kInt, false, "128"},
-    {"linear_num_key_heads", FieldType::kInt, false, "16"},
-    {"linear_num_value_heads", FieldType::kInt, false, "32"},
-    {"linear_value_head_dim", FieldType::kInt, false, "128"},
-    {"log_max_attention_logit", FieldType::kBool, false, "False"},
-    {"logit_dtype", FieldType::kString, false, "None"},
-    {"make_vocab_size_divisible_by", FieldType::kInt, false, "128"},
-    {"mamba_chunk_size", FieldType::kInt, false, "DEFAULT_MAMBA_CHUNK_SIZE"},
-    {"mamba_head_dim", FieldType::kInt, false, "64"},
-    {"mamba_num_groups", FieldType::kInt, false, "8"},
-    {"mamba_num_heads", FieldType::kInt, false, "None"},
-    {"mamba_state_dim", FieldType::kInt, false, "128"},
-    {"mamba_training_ssm_states_dtype", FieldType::kString, false, "None"},
-    {"masked_softmax_fusion", FieldType::kBool, false, "True"},
-    {"max_seqlen_per_dp_cp_rank", FieldType::kInt, true, "None"},
-    {"memory_efficient_layer_norm", FieldType::kBool, false, "False"},
-    {"microbatch_group_size_per_vp_stage", FieldType::kInt, false, "None"},
-    {"min_dynamic_context_parallel_size", FieldType::kInt, true, "1"},  // MCore dev branch
-    {"min_offloaded_tensor_size", FieldType::kInt, false, "1024 * 1024"},
-    {"mla_down_proj_fusion", FieldType::kBool, false, "False"},
-    {"mlp_chunks_for_prefill", FieldType::kInt, false, "1"},
-    {"mlp_chunks_for_training", FieldType::kInt, false, "1"},
-    {"moe_apply_probs_on_input", FieldType::kBool, false, "False"},
-    {"moe_aux_loss_coeff", FieldType::kAny, false, "0.0"},
-    {"moe_deepep_num_sms", FieldType::kInt, false, "None"},
-    {"moe_enable_deepep", FieldType::kBool, false, "False"},
-    {"moe_enable_routing_replay", FieldType::kBool, false, "False"},
-    {"moe_expert_capacity_factor", FieldType::kFloat, false, "None"},
-    {"moe_expert_rank_capacity_factor", FieldType::kFloat, false, "None"},
-    {"moe_ffn_hidden_size", FieldType::kInt, false, "None"},
-    {"moe_flex_dispatcher_backend", FieldType::kString, false, "'deepep'"},
-    {"moe_flex_dispatcher_num_sms", FieldType::kInt, false, "None"},
-    {"moe_grad_scale_func", FieldType::kAny, false, "None"},
-    {"moe_grouped_gemm", FieldType::kBool, false, "False"},
-    {"moe_hybridep_num_blocks_permute", FieldType::kInt, false, "None"},
-    {"moe_hybridep_num_blocks_unpermute", FieldType::kInt, false, "None"},
-    {"moe_hybridep_num_sms", FieldType::kInt, false, "None"},
-    {"moe_hybridep_num_sms_preprocessing", FieldType::kInt, false, "108"},
-    {"moe_hybridep_pad_uneven_dispatch_inputs", FieldType::kBool, false, "False"},
-    {"moe_input_jitter_eps", FieldType::kFloat, false, "None"},
-    {"moe_latent_size", FieldType::kInt, false, "None"},
-    {"moe_layer_freq", FieldType::kAny, false, "1"},
-    {"moe_layer_recompute", FieldType::kBool, false, "False"},
-    {"moe_mlp_glu_interleave_size", FieldType::kInt, false, "None"},
-    {"moe_ncclep_zero_copy", FieldType::kBool, false, "False"},
-    {"moe_pad_expert_input_to_capacity", FieldType::kBool, false, "False"},
-    {"moe_pad_experts_for_cuda_graph_inference", FieldType::kBool, false, "False"},
-    {"moe_paged_stash", FieldType::kBool, false, "False"},
-    {"moe_paged_stash_buffer_size_factor_cpu", FieldType::kFloat, false, "0.0"},
-    {"moe_paged_stash_buffer_size_factor_cuda", FieldType::kFloat, false, "1.1"},
-    {"moe_paged_stash_page_size", FieldType::kInt, false, "64"},
-    {"moe_per_layer_logging", FieldType::kBool, false, "False"},
-    {"moe_permute_fusion", FieldType::kBool, false, "False"},
-    {"moe_permute_fusion_into_hybridep", FieldType::kBool, false, "False"},
-    {"moe_router_bias_update_rate", FieldType::kFloat, false, "0.001"},
-    {"moe_router_dtype", FieldType::kString, false, "None"},
-    {"moe_router_enable_expert_bias", FieldType::kBool, false, "False"},
-    {"moe_router_force_biased", FieldType::kFloat, false, "None"},
-    {"moe_router_force_load_balancing", FieldType::kBool, false, "False"},
-    {"moe_router_fusion", FieldType::kBool, false, "False"},
-    {"moe_router_group_topk", FieldType::kInt, false, "None"},
-    {"moe_router_load_balancing_type", FieldType::kStringList, false, "'aux_loss'"},
-    {"moe_router_num_groups", FieldType::kInt, false, "None"},
-    {"moe_router_padding_for_fp8", FieldType::kBool, false, "False"},
-    {"moe_router_padding_for_quantization", FieldType::kBool, false, "False"},
-    {"moe_router_pre_softmax", FieldType::kBool, false, "False"},
-    {"moe_router_quantile_balancing_ema", FieldType::kFloat, false, "0.0"},
-    {"moe_router_score_function", FieldType::kString, false, "'softmax'"},
-    {"moe_router_topk", FieldType::kInt, true, "2"},
-    {"moe_router_topk_limited_devices", FieldType::kInt, false, "None"},
-    {"moe_router_topk_scaling_factor", FieldType::kFloat, false, "None"},
-    {"moe_shared_expert_gate", FieldType::kBool, false, "False"},
-    {"moe_shared_expert_glu_interleave_size", FieldType::kInt, false, "None"},
-    {"moe_shared_expert_intermediate_size", FieldType::kInt, false, "None"},
-    {"moe_shared_expert_overlap", FieldType::kBool, false, "False"},
-    {"moe_single_grouped_bias", FieldType::kBool, false, "False"},
-    {"moe_single_grouped_weight", FieldType::kBool, false, "False"},
-    {"moe_token_dispatcher_type", FieldType::kString, false, "'allgather'"},
-    {"moe_token_drop_policy", FieldType::kString, false, "'probs'"},
-    {"moe_token_dropping", FieldType::kBool, false, "False"},
-    {"moe_z_loss_coeff", FieldType::kFloat, false, "None"},
-    {"mrope_section", FieldType::kIntList, false, "None"},
-    {"mscale", FieldType::kFloat, false, "1.0"},
-    {"mscale_all_dim", FieldType::kFloat, false, "0.0"},
-    {"mtp_detach_heads", FieldType::kBool, false, "False"},
-    {"mtp_enabled", FieldType::kBool, false, "False"},
-    {"mtp_grad_scale_func", FieldType::kAny, false, "None"},
-    {"mtp_hybrid_override_pattern", FieldType::kString, false, "None"},
-    {"mtp_loss_scaling_factor", FieldType::kFloat, false, "0.1"},
-    {"mtp_num_layers", FieldType::kInt, false, "None"},
-    {"mtp_standalone", FieldType::kBool, false, "False"},
-    {"mtp_use_repeated_layer", FieldType::kBool, false, "False"},
-    {"multi_latent_attention", FieldType::kBool, false, "False"},
-    {"mup_attn_scale_power", FieldType::kFloat, false, "1.0"},
-    {"mup_base_head_dim", FieldType::kFloat, false, "None"},
-    {"mup_base_hidden_size", FieldType::kInt, false, "None"},
-    {"mup_embedding_mult", FieldType::kFloat, false, "1.0"},
-    {"mup_output_mult", FieldType::kFloat, false, "1.0"},
-    {"mup_width_mult", FieldType::kFloat, false, "1.0"},
-    {"nccl_all_reduce_for_prefill", FieldType::kBool, false, "False"},
-    {"no_rope_freq", FieldType::kAny, false, "None"},
-    {"no_sync_func", FieldType::kAny, false, "None"},
-    {"normalization", FieldType::kString, false, "'LayerNorm'"},
-    {"num_attention_heads", FieldType::kInt, true, "0"},
-    {"num_layers", FieldType::kInt, true, "0"},
-    {"num_layers_at_end_in_bf16", FieldType::kInt, false, "1"},
-    {"num_layers_at_start_in_bf16", FieldType::kInt, false, "1"},
-    {"num_layers_in_first_pipeline_stage", FieldType::kInt, false, "None"},
-    {"num_layers_in_last_pipeline_stage", FieldType::kInt, false, "None"},
-    {"num_microbatches_with_partial_activation_checkpoints", FieldType::kInt, false, "None"},
-    {"num_moe_experts", FieldType::kInt, true, "None"},
-    {"num_query_groups", FieldType::kInt, true, "None"},
-    {"offload_modules", FieldType::kStringList, false, "list()"},
-    {"original_max_position_embeddings", FieldType::kInt, false, "4096"},
-    {"output_layer_init_method", FieldType::kAny, false, "None"},
-    {"overlap_dispatch_backward_with_experts_wgrad", FieldType::kBool, false, "False"},
-    {"overlap_moe_expert_parallel_comm", FieldType::kBool, false, "False"},
-    {"overlap_p2p_comm", FieldType::kBool, false, "False"},
-    {"overlap_p2p_comm_warmup_flush", FieldType::kBool, false, "False"},
-    {"pad_packed_seq_alignment", FieldType::kAny, false, "None"},  // MCore dev branch
-    {"parallel_output", FieldType::kBool, false, "True"},
-    {"param_sync_func", FieldType::kAny, false, "None"},
-    {"params_dtype", FieldType::kString, false, "torch.float32"},
-    {"perform_initialization", FieldType::kBool, false, "True"},
-    {"persist_layer_norm", FieldType::kBool, false, "False"},
-    {"pipeline_dtype", FieldType::kString, false, "None"},
-    {"pipeline_model_parallel_comm_backend", FieldType::kString, false, "None"},
-    {"pipeline_model_parallel_layout", FieldType::kAny, false, "None"},
-    {"pipeline_model_parallel_size", FieldType::kInt, true, "1"},
-    {"position_embedding_type", FieldType::kString, false, "'learned_absolute'"},
-    {"post_wrap_hooks", FieldType::kAny, false, "list()"},
-    {"pre_wrap_hooks", FieldType::kAny, false, "list()"},
-    {"q_lora_rank", FieldType::kInt, false, "512"},
-    {"qk_clip", FieldType::kBool, false, "False"},
-    {"qk_clip_alpha", FieldType::kFloat, false, "0.5"},
-    {"qk_clip_threshold", FieldType::kFloat, false, "100"},
-    {"qk_head_dim", FieldType::kInt, false, "128"},
-    {"qk_l2_norm", FieldType::kBool, false, "False"},
-    {"qk_layernorm", FieldType::kBool, false, "False"},
-    {"qk_pos_emb_head_dim", FieldType::kInt, false, "64"},
-    {"quant_recipe", FieldType::kAny, false, "None"},
-    {"recompute_granularity", FieldType::kString, false, "None"},
-    {"recompute_method", FieldType::kString, false, "None"},
-    {"recompute_modules", FieldType::kStringList, false, "None"},
-    {"recompute_num_layers", FieldType::kInt, false, "None"},
-    {"restore_modelopt_state", FieldType::kBool, false, "False"},
-    {"rope_scaling", FieldType::kBool, false, "False"},
-    {"rope_scaling_factor", FieldType::kFloat, false, "1.0"},
-    {"rope_type", FieldType::kString, false, "'yarn'"},
-    {"rotary_base", FieldType::kInt, false, "10000"},
-    {"rotary_interleaved", FieldType::kBool, false, "False"},
-    {"rotary_percent", FieldType::kFloat, false, "1.0"},
-    {"rotary_scaling_factor", FieldType::kFloat, false, "None"},
-    {"scatter_embedding_sequence_parallel", FieldType::kBool, false, "True"},
-    {"seq_len_interpolation_factor", FieldType::kFloat, false, "None"},
-    {"seq_length", FieldType::kInt, true, "1024"},
-    {"sequence_packing_scheduler", FieldType::kString, false, "None"},  // MCore dev branch
-    {"sequence_parallel", FieldType::kBool, false, "False"},
-    {"share_embeddings_and_output_weights", FieldType::kBool, false, "True"},
-    {"should_pad_vocab", FieldType::kBool, false, "False"},
-    {"softmax_scale", FieldType::kFloat, false, "None"},
-    {"softmax_type", FieldType::kString, false, "'vanilla'"},
-    {"symmetric_ar_type", FieldType::kString, false, "None"},
-    {"tensor_model_parallel_size", FieldType::kInt, true, "1"},
-    {"tensor_parallel_num_weight_shards", FieldType::kInt, false, "None"},
-    {"test_mode", FieldType::kBool, false, "False"},
-    {"thd_max_packed_sequences", FieldType::kInt, false, "None"},    // MCore dev branch
-    {"thd_tail_padding_policy", FieldType::kString, false, "None"},  // MCore dev branch
-    {"timers", FieldType::kAny, false, "None"},
-    {"tp_comm_atomic_ag", FieldType::kBool, false, "False"},
-    {"tp_comm_atomic_rs", FieldType::kBool, false, "False"},
-    {"tp_comm_bootstrap_backend", FieldType::kString, false, "'nccl'"},
-    {"tp_comm_bulk_dgrad", FieldType::kBool, false, "True"},
-    {"tp_comm_bulk_wgrad", FieldType::kBool, false, "True"},
-    {"tp_comm_overlap", FieldType::kBool, false, "False"},
-    {"tp_comm_overlap_ag", FieldType::kBool, false, "True"},
-    {"tp_comm_overlap_cfg", FieldType::kAny, false, "None"},
-    {"tp_comm_overlap_disable_fc1", FieldType::kBool, false, "False"},
-    {"tp_comm_overlap_disable_qkv", FieldType::kBool, false, "False"},
-    {"tp_comm_overlap_rs", FieldType::kBool, false, "True"},
-    {"tp_comm_overlap_rs_dgrad", FieldType::kBool, false, "False"},
-    {"tp_comm_split_ag", FieldType::kBool, false, "True"},
-    {"tp_comm_split_rs", FieldType::kBool, false, "True"},
-    {"tp_only_amax_red", FieldType::kBool, false, "False"},
-    {"transformer_impl", FieldType::kString, false, "'transformer_engine'"},
-    {"transformer_layer_spec", FieldType::kAny, false, "default_layer_spec"},
-    {"use_arbitrary_attention_mask", FieldType::kBool, false, "None"},
-    {"use_cpu_initialization", FieldType::kBool, false, "False"},
-    {"use_fused_weighted_squared_relu", FieldType::kBool, false, "False"},
-    {"use_grouped_gemm_for_dense_mlp", FieldType::kBool, false, "False"},
-    {"use_grouped_gemm_for_shared_expert", FieldType::kBool, false, "False"},
-    {"use_inference_optimized_layers", FieldType::kBool, false, "False"},
-    {"use_kitchen", FieldType::kBool, false, "False"},
-    {"use_kitchen_attention", FieldType::kBool, false, "False"},
-    {"use_mamba_mem_eff_path", FieldType::kBool, false, "True"},
-    {"use_mup", FieldType::kBool, false, "False"},
-    {"use_ring_exchange_p2p", FieldType::kBool, false, "False"},
-    {"use_te_activation_func", FieldType::kBool, false, "False"},
-    {"use_te_rng_tracker", FieldType::kBool, false, "False"},
-    {"use_transformer_engine_full_layer_spec", FieldType::kBool, false, "False"},
-    {"use_transformer_engine_op_fuser", FieldType::kBool, false, "False"},
-    {"v_head_dim", FieldType::kInt, false, "128"},
-    {"variable_seq_lengths", FieldType::kBool, false, "False"},
-    {"virtual_pipeline_model_parallel_size", FieldType::kInt, true, "None"},
-    {"vocab_size", FieldType::kInt, true, "None"},
-    {"wgrad_deferral_limit", FieldType::kInt, false, "0"},
-    {"window_attn_skip_freq", FieldType::kAny, false, "None"},
-    {"window_size", FieldType::kIntList, false, "None"},
-    {"yarn_beta_fast", FieldType::kFloat, false, "None"},
-    {"yarn_beta_slow", FieldType::kFloat, false, "None"},
-    {"yarn_correction_range_round_to_int", FieldType::kBool, false, "None"},
-    {"yarn_mscale", FieldType::kFloat, false, "None"},
-    {"yarn_mscale_all_dim", FieldType::kFloat, false, "None"},
-    {"yarn_original_max_position_embeddings", FieldType::kInt, false, "None"},
-    {"yarn_rotary_scaling_factor", FieldType::kFloat, false, "None"},
+struct GenField {
+  std::string_view name;
+  FieldType type;
+  std::string_view default_value;
 };
-constexpr FieldSpec kTrainFields[] = {
-    {"check_optimizer_step_success", FieldType::kBool, false, "True"},
-    {"check_weight_hash_across_dp_replicas_interval", FieldType::kInt, false, "None"},
-    {"decrease_batch_size_if_needed", FieldType::kBool, false, "False"},
-    {"empty_unused_memory_level", FieldType::kInt, false, "0"},
-    {"eval_interval", FieldType::kInt, false, "None"},
-    {"eval_iters", FieldType::kInt, false, "None"},
-    {"exit_duration_in_mins", FieldType::kInt, false, "None"},
-    {"exit_interval", FieldType::kInt, false, "None"},
-    {"exit_signal", FieldType::kAny, false, "signal.SIGTERM"},
-    {"exit_signal_handler", FieldType::kBool, false, "False"},
-    {"exit_signal_handler_for_dataloader", FieldType::kBool, false, "False"},
-    {"exit_signal_handler_for_training", FieldType::kBool, false, "False"},
-    {"global_batch_size", FieldType::kInt, true, "None"},
-    {"gpu_sniff_test_interval", FieldType::kInt, false, "None"},
-    {"iterations_to_skip", FieldType::kIntList, false, "list()"},
-    {"manual_gc", FieldType::kBool, false, "False"},
-    {"manual_gc_eval", FieldType::kBool, false, "True"},
-    {"manual_gc_interval", FieldType::kInt, false, "0"},
-    {"micro_batch_size", FieldType::kInt, true, "None"},
-    {"num_epochs", FieldType::kFloat, false, "None"},
-    {"rampup_batch_size", FieldType::kIntList, false, "None"},
-    {"skip_sync_grad_norm_across_mp", FieldType::kBool, false, "False"},
-    {"skip_train", FieldType::kBool, false, "None"},
-    {"step_batch_size_schedule", FieldType::kString, false, "None"},
-    {"train_iters", FieldType::kInt, false, "None"},
-    {"train_samples", FieldType::kInt, false, "None"},
-    {"train_sync_interval", FieldType::kInt, false, "None"},
+struct GenClass {
+  std::string_view name;  ///< Qualified name, as a dump's `_target_` writes it.
+  uint16_t first_field;
+  uint16_t field_count;
+  uint16_t first_base;
+  uint16_t base_count;
 };
-constexpr FieldSpec kValidationFields[] = {
-    {"eval_global_batch_size", FieldType::kInt, true, "None"},
-    {"eval_interval", FieldType::kInt, false, "None"},
-    {"eval_iters", FieldType::kInt, false, "100"},
-    {"eval_micro_batch_size", FieldType::kInt, true, "None"},
-    {"full_validation", FieldType::kBool, false, "False"},
-    {"multiple_validation_sets", FieldType::kBool, false, "False"},
-    {"skip_train", FieldType::kBool, false, "False"},
-    {"start_eval_at_iter", FieldType::kInt, false, "None"},
-    {"test_mode", FieldType::kBool, false, "False"},
-    {"validation_set_names", FieldType::kStringList, false, "None"},
-};
-constexpr FieldSpec kDatasetFields[] = {
-    {"add_extra_token_to_sequence", FieldType::kBool, false, "True"},
-    {"allow_ambiguous_pad_tokens", FieldType::kBool, false, "False"},
-    {"blend", FieldType::kAny, false, "None"},
-    {"blend_per_split", FieldType::kAny, false, "None"},
-    {"blend_seed", FieldType::kInt, false, "1234"},
-    {"context_parallel_size", FieldType::kInt, true, "None"},
-    {"create_attention_mask", FieldType::kBool, false, "True"},
-    {"data_parallel_size", FieldType::kInt, false, "1"},
-    {"data_path", FieldType::kStringList, false, "None"},
-    {"data_sharding", FieldType::kBool, false, "True"},
-    {"dataloader_load", FieldType::kString, false, "None"},
-    {"dataloader_save", FieldType::kString, false, "None"},
-    {"dataloader_type", FieldType::kString, false, "None"},
-    {"dataset_kwargs", FieldType::kAny, false, "None"},
-    {"dataset_root", FieldType::kAny, false, "None"},
-    {"defer_in_batch_packing_to_step", FieldType::kBool, false, "False"},
-    {"defer_npy_index_mmap", FieldType::kBool, false, "False"},
-    {"do_test", FieldType::kBool, false, "True"},
-    {"do_validation", FieldType::kBool, false, "True"},
-    {"drop_last", FieldType::kBool, false, "True"},
-    {"drop_last_partial_validation_sequence", FieldType::kBool, false, "True"},
-    {"enable_in_batch_packing", FieldType::kBool, false, "False"},
-    {"enable_offline_packing", FieldType::kBool, false, "False"},
-    {"eod_mask_loss", FieldType::kBool, false, "None"},
-    {"fast_cache_load", FieldType::kBool, false, "False"},
-    {"full_validation", FieldType::kBool, false, "None"},
-    {"hf_dataset", FieldType::kAny, false, "None"},
-    {"hf_output_root", FieldType::kAny, false, "None"},
-    {"hf_processor_kwargs", FieldType::kAny, false, "None"},
-    {"hf_processor_path", FieldType::kString, false, "None"},
-    {"hf_rewrite", FieldType::kBool, false, "False"},
-    {"hf_test_dataset", FieldType::kAny, false, "None"},
-    {"hf_validation_dataset", FieldType::kAny, false, "None"},
-    {"hf_validation_proportion", FieldType::kFloat, false, "None"},
-    {"hybrid_context_parallel", FieldType::kBool, false, "False"},
-    {"image_size", FieldType::kIntList, false, "(256, 256)"},
-    {"in_batch_packing_pad_to_multiple_of", FieldType::kInt, false, "1"},
-    {"inter_document_masking", FieldType::kBool, false, "False"},
-    {"max_samples_per_sequence", FieldType::kInt, false, "None"},
-    {"max_train_samples", FieldType::kInt, false, "None"},
-    {"memmap_workers", FieldType::kInt, false, "1"},
-    {"micro_batch_size", FieldType::kInt, true, "required"},
-    {"mid_level_dataset_surplus", FieldType::kFloat, false, "0.005"},
-    {"mmap_bin_files", FieldType::kBool, false, "True"},
-    {"mock", FieldType::kBool, false, "False"},
-    {"multiple_validation_sets", FieldType::kBool, false, "None"},
-    {"num_base_examples", FieldType::kInt, false, "1000"},
-    {"num_dataset_builder_threads", FieldType::kInt, false, "1"},
-    {"num_images", FieldType::kInt, false, "1"},
-    {"num_val_workers", FieldType::kInt, false, "None"},
-    {"num_workers", FieldType::kInt, false, "2"},
-    {"object_storage_cache_path", FieldType::kString, false, "None"},
-    {"offline_packing_specs", FieldType::kAny, false, "None"},
-    {"packing_buffer_size", FieldType::kInt, false, "None"},
-    {"pad_to_max_length", FieldType::kBool, false, "False"},
-    {"pad_to_multiple_of", FieldType::kInt, false, "128"},
-    {"path", FieldType::kString, false, "None"},
-    {"path_to_cache", FieldType::kString, false, "None"},
-    {"per_dataset_sequences_path", FieldType::kString, false, "None"},
-    {"persistent_workers", FieldType::kBool, false, "True"},
-    {"pin_memory", FieldType::kBool, false, "True"},
-    {"preprocessing", FieldType::kAny, false, "None"},
-    {"prompt", FieldType::kString, false, "'Describe this image.'"},
-    {"random_seed", FieldType::kInt, false, "required"},
-    {"reset_attention_mask", FieldType::kBool, false, "None"},
-    {"reset_position_ids", FieldType::kBool, false, "None"},
-    {"seed", FieldType::kInt, false, "1234"},
-    {"seq_length", FieldType::kInt, true, "required"},
-    {"sequence_length", FieldType::kInt, true, "required"},
-    {"sequence_parallel_size", FieldType::kInt, false, "0"},
-    {"sequences_per_dataset", FieldType::kAny, false, "None"},
-    {"shuffle_buffer_size", FieldType::kInt, false, "100"},
-    {"skip_getting_attention_mask_from_dataset", FieldType::kBool, false, "True"},
-    {"source", FieldType::kAny, false, "required"},
-    {"source_weights", FieldType::kAny, false, "None"},
-    {"split", FieldType::kString, false, "None"},
-    {"split_matrix", FieldType::kAny, false, "None"},
-    {"task_encoder", FieldType::kAny, false, "required"},
-    {"test_source", FieldType::kAny, false, "None"},
-    {"token_dtype_code", FieldType::kInt, false, "None"},
-    {"tokenizer", FieldType::kAny, false, "None"},
-    {"trust_remote_code", FieldType::kBool, false, "None"},
-    {"validation_source", FieldType::kAny, false, "None"},
-};
-constexpr FieldSpec kDistFields[] = {
-    {"align_grad_reduce", FieldType::kBool, false, "True"},
-    {"disable_jit_fuser", FieldType::kBool, false, "False"},
-    {"distributed_backend", FieldType::kString, false, "'nccl'"},
-    {"distributed_timeout_minutes", FieldType::kInt, false, "10"},
-    {"distributed_timeout_seconds_after_init", FieldType::kInt, false, "None"},
-    {"enable_megatron_core_experimental", FieldType::kBool, false, "False"},
-    {"eval_context_parallel_size", FieldType::kInt, true, "None"},
-    {"external_gpu_device_mapping", FieldType::kBool, false, "False"},
-    {"flight_recorder_dump_on_timeout", FieldType::kBool, false, "True"},
-    {"flight_recorder_dump_path", FieldType::kString, false, "None"},
-    {"flight_recorder_extra_dump_on_exec", FieldType::kBool, false, "True"},
-    {"flight_recorder_include_only_active", FieldType::kBool, false, "True"},
-    {"flight_recorder_include_stack_trace", FieldType::kBool, false, "False"},
-    {"flight_recorder_trace_buffer_size", FieldType::kInt, false, "2000"},
-    {"high_priority_stream_groups", FieldType::kStringList, false, "list()"},
-    {"lazy_mpu_init", FieldType::kBool, false, "False"},
-    {"local_rank", FieldType::kInt, false, "lambda: int(os.getenv('LOCAL_RANK', '0'))()"},
-    {"nccl_communicator_config_path", FieldType::kString, false, "None"},
-    {"sharp_enabled_group", FieldType::kString, false, "None"},
-    {"use_decentralized_pg", FieldType::kBool, false, "False"},
-    {"use_gloo_process_groups", FieldType::kBool, false, "True"},
-    {"use_megatron_fsdp", FieldType::kBool, false, "False"},
-    {"use_sharp", FieldType::kBool, false, "False"},
-    {"use_torch_fsdp2", FieldType::kBool, false, "False"},
-    {"use_tp_pp_dp_mapping", FieldType::kBool, false, "False"},
-};
-constexpr FieldSpec kMixedPrecisionFields[] = {
-    {"autocast_dtype", FieldType::kString, false, "None"},
-    {"autocast_enabled", FieldType::kBool, false, "False"},
-    {"bf16", FieldType::kBool, false, "False"},
-    {"first_last_layers_bf16", FieldType::kBool, false, "False"},
-    {"fp16", FieldType::kBool, false, "False"},
-    {"fp32", FieldType::kBool, false, "False"},
-    {"fp4", FieldType::kString, false, "None"},
-    {"fp4_param", FieldType::kBool, false, "None"},
-    {"fp4_param_gather", FieldType::kBool, false, "False"},
-    {"fp4_recipe", FieldType::kString, false, "'nvfp4'"},
-    {"fp8", FieldType::kString, false, "None"},
-    {"fp8_amax_compute_algo", FieldType::kString, false, "'most_recent'"},
-    {"fp8_amax_history_len", FieldType::kInt, false, "1"},
-    {"fp8_dot_product_attention", FieldType::kBool, false, "False"},
-    {"fp8_margin", FieldType::kInt, false, "0"},
-    {"fp8_multi_head_attention", FieldType::kBool, false, "False"},
-    {"fp8_param", FieldType::kBool, false, "None"},
-    {"fp8_param_gather", FieldType::kBool, false, "False"},
-    {"fp8_recipe", FieldType::kString, false, "'tensorwise'"},
-    {"fp8_wgrad", FieldType::kBool, false, "True"},
-    {"grad_reduce_in_fp32", FieldType::kBool, false, "True"},
-    {"hysteresis", FieldType::kInt, false, "2"},
-    {"initial_loss_scale", FieldType::kFloat, false, "4294967296"},
-    {"loss_scale", FieldType::kFloat, false, "None"},
-    {"loss_scale_window", FieldType::kFloat, false, "1000"},
-    {"min_loss_scale", FieldType::kFloat, false, "1.0"},
-    {"num_layers_at_end_in_bf16", FieldType::kInt, false, "0"},
-    {"num_layers_at_start_in_bf16", FieldType::kInt, false, "0"},
-    {"params_dtype", FieldType::kString, false, "None"},
-    {"pipeline_dtype", FieldType::kString, false, "None"},
-    {"reuse_grad_buf_for_mxfp8_param_ag", FieldType::kBool, false, "False"},
-};
-constexpr FieldSpec kDdpFields[] = {
-    {"align_param_gather", FieldType::kBool, false, "False"},
-    {"average_in_collective", FieldType::kBool, false, "False"},
-    {"bucket_size", FieldType::kInt, false, "None"},
-    {"check_for_large_grads", FieldType::kBool, false, "False"},
-    {"check_for_nan_in_grad", FieldType::kBool, false, "False"},
-    {"data_parallel_sharding_strategy", FieldType::kString, false, "'no_shard'"},
-    {"delay_wgrad_compute", FieldType::kBool, false, "False"},
-    {"disable_symmetric_registration", FieldType::kBool, false, "False"},
-    {"fp4_param_gather", FieldType::kBool, false, "False"},
-    {"fp8_param_gather", FieldType::kBool, false, "False"},
-    {"fsdp_all_gather_in_start_param_sync", FieldType::kBool, false, "True"},
-    {"fsdp_db_use_persist_buf_on_alloc_fail", FieldType::kBool, false, "False"},
-    {"fsdp_double_buffer", FieldType::kBool, false, "False"},
-    {"fsdp_manual_registration", FieldType::kBool, false, "False"},
-    {"grad_reduce_in_fp32", FieldType::kBool, false, "False"},
-    {"gradient_reduce_div_fusion", FieldType::kBool, false, "True"},
-    {"keep_fp8_transpose_cache", FieldType::kBool, false, "False"},
-    {"megatron_fsdp_cuda_graph_mode", FieldType::kBool, false, "False"},
-    {"megatron_fsdp_enable_fine_grained_param_gather", FieldType::kBool, false, "False"},
-    {"megatron_fsdp_grad_comm_dtype", FieldType::kString, false, "None"},
-    {"megatron_fsdp_main_grads_dtype", FieldType::kString, false, "None"},
-    {"megatron_fsdp_main_params_dtype", FieldType::kString, false, "torch.float32"},
-    {"megatron_fsdp_max_pool_double_buffer", FieldType::kBool, false, "False"},
-    {"megatron_fsdp_use_decoupled_grad", FieldType::kBool, false, "False"},
-    {"megatron_fsdp_version", FieldType::kInt, false, "1"},
-    {"nccl_ub", FieldType::kBool, false, "False"},
-    {"num_buckets", FieldType::kInt, false, "None"},
-    {"num_distributed_optimizer_instances", FieldType::kInt, false, "1"},
-    {"outer_dp_sharding_strategy", FieldType::kString, false, "'no_shard'"},
-    {"overlap_grad_reduce", FieldType::kBool, false, "False"},
-    {"overlap_param_gather", FieldType::kBool, false, "False"},
-    {"pad_buckets_for_high_nccl_busbw", FieldType::kBool, false, "False"},
-    {"param_name_patterns_for_fp32_local_accumulation", FieldType::kAny, false, "()"},
-    {"reduce_scatter_with_fp32_accumulation", FieldType::kBool, false, "False"},
-    {"reuse_grad_buf_for_mxfp8_param_ag", FieldType::kBool, false, "False"},
-    {"suggested_communication_unit_size", FieldType::kInt, false, "None"},
-    {"use_custom_fsdp", FieldType::kBool, false, "False"},
-    {"use_distributed_optimizer", FieldType::kBool, false, "False"},
-    {"use_megatron_fsdp", FieldType::kBool, false, "False"},
+struct GenSection {
+  std::string_view name;
+  uint16_t first_class;  ///< Into kGenSectionClasses: the classes ConfigContainer declares.
+  uint16_t class_count;
+  uint16_t first_field;  ///< Into kGenSectionFields: the merged fields of all those classes,
+  uint16_t field_count;  ///< their subclasses and their bases.
 };
 
-template <size_t N>
-std::span<const FieldSpec> span_of(const FieldSpec (&table)[N]) {
-  return {table, N};
+#include "bridge_schema.inc"
+
+/// Fields that are sizes or dimensions: every integer must lie in [1, 2^31). hcp-plan's own
+/// bound (a zero or negative size makes Megatron divide by zero or build empty groups), not an
+/// annotation upstream writes.
+constexpr std::string_view kSizeFields[] = {
+    "model.context_parallel_size",
+    "model.expert_model_parallel_size",
+    "model.expert_tensor_parallel_size",
+    "model.ffn_hidden_size",
+    "model.hidden_size",
+    "model.hierarchical_context_parallel_sizes",
+    "model.kv_channels",
+    "model.max_seqlen_per_dp_cp_rank",
+    "model.min_dynamic_context_parallel_size",
+    "model.moe_router_topk",
+    "model.num_attention_heads",
+    "model.num_layers",
+    "model.num_moe_experts",
+    "model.num_query_groups",
+    "model.pipeline_model_parallel_size",
+    "model.seq_length",
+    "model.tensor_model_parallel_size",
+    "model.virtual_pipeline_model_parallel_size",
+    "model.vocab_size",
+    "train.global_batch_size",
+    "train.micro_batch_size",
+    "validation.eval_global_batch_size",
+    "validation.eval_micro_batch_size",
+    "dataset.context_parallel_size",
+    "dataset.micro_batch_size",
+    "dataset.seq_length",
+    "dataset.sequence_length",
+    "dist.eval_context_parallel_size",
+};
+
+/// Model fields of Megatron-LM's dev branch (d48bd6be, megatron/core/transformer/
+/// transformer_config.py and model_parallel_config.py) that Bridge's pinned MCore lacks; the
+/// rules read them, so recipes written for the dev branch may set them.
+constexpr GenField kMcoreDevModelFields[] = {
+    {"attn_mask_type", FieldType::kString, "None"},
+    {"cp_partition_mode", FieldType::kString, "'zigzag'"},
+    {"dynamic_context_parallel", FieldType::kBool, "False"},
+    {"linear_cp_mode", FieldType::kString, "None"},
+    {"min_dynamic_context_parallel_size", FieldType::kInt, "1"},
+    {"pad_packed_seq_alignment", FieldType::kAny, "None"},
+    {"sequence_packing_scheduler", FieldType::kString, "None"},
+    {"thd_max_packed_sequences", FieldType::kInt, "None"},
+    {"thd_tail_padding_policy", FieldType::kString, "None"},
+};
+
+bool is_size(std::string_view section, std::string_view field) {
+  for (std::string_view s : kSizeFields) {
+    if (s.size() == section.size() + 1 + field.size() && s.substr(0, section.size()) == section &&
+        s[section.size()] == '.' && s.substr(section.size() + 1) == field) {
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr size_t kClassCount = std::size(kGenClasses);
+
+int class_index(std::string_view name) {
+  for (size_t i = 0; i < kClassCount; ++i) {
+    if (kGenClasses[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Add the own fields of class `index` and of its bases (bases first; a subclass redeclaring a
+/// field replaces its type) to `fields`.
+void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int depth = 0) {
+  if (depth > 32) return;  // Generated bases form no cycle; guard anyway.
+  const GenClass& c = kGenClasses[index];
+  // Python's MRO puts the first base first: add the last base first so the first one wins.
+  for (uint16_t b = c.base_count; b-- > 0;) {
+    size_t base = kGenBases[c.first_base + b];
+    if (base != index) add_class(base, fields, depth + 1);
+  }
+  for (uint16_t f = 0; f < c.field_count; ++f) {
+    const GenField& g = kGenFields[c.first_field + f];
+    auto [it, inserted] =
+        fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+    if (!inserted) {
+      it->second.type = g.type;
+      it->second.default_value = g.default_value;
+    }
+  }
+}
+
+bool descends_from(size_t index, size_t ancestor, int depth = 0) {
+  if (index == ancestor) return true;
+  if (depth > 32) return false;
+  const GenClass& c = kGenClasses[index];
+  for (uint16_t b = 0; b < c.base_count; ++b) {
+    size_t base = kGenBases[c.first_base + b];
+    if (base != index && descends_from(base, ancestor, depth + 1)) return true;
+  }
+  return false;
+}
+
+FieldSet to_set(std::string_view section, const std::map<std::string_view, FieldSpec>& fields) {
+  FieldSet set;
+  set.fields.reserve(fields.size());
+  for (const auto& [name, spec] : fields) {
+    set.fields.push_back(spec);
+    set.fields.back().size = is_size(section, name);
+  }
+  return set;
+}
+
+std::string_view section_of_class(size_t index) {
+  for (const GenSection& s : kGenSections) {
+    for (uint16_t i = 0; i < s.class_count; ++i) {
+      if (descends_from(index, kGenSectionClasses[s.first_class + i])) return s.name;
+    }
+  }
+  return {};
+}
+
+std::mutex& cache_mutex() {
+  static std::mutex m;
+  return m;
 }
 
 }  // namespace
 
-const std::vector<SectionSpec>& section_specs() {
-  static const std::vector<SectionSpec> specs = {
-      {"model", span_of(kModelFields)},
-      {"train", span_of(kTrainFields)},
-      {"validation", span_of(kValidationFields)},
-      {"dataset", span_of(kDatasetFields)},
-      {"dist", span_of(kDistFields)},
-      {"mixed_precision", span_of(kMixedPrecisionFields)},
-      {"ddp", span_of(kDdpFields)},
-  };
-  return specs;
+const FieldSpec* FieldSet::find(std::string_view name) const {
+  auto it = std::lower_bound(fields.begin(), fields.end(), name,
+                             [](const FieldSpec& f, std::string_view n) { return f.name < n; });
+  return it != fields.end() && it->name == name ? &*it : nullptr;
+}
+
+std::vector<std::string> FieldSet::names() const {
+  std::vector<std::string> out;
+  out.reserve(fields.size());
+  for (const FieldSpec& f : fields)
+    out.emplace_back(f.name);
+  return out;
+}
+
+const FieldSet* class_fields(std::string_view qualified_name) {
+  static std::map<std::string, FieldSet, std::less<>> cache;
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  if (auto it = cache.find(qualified_name); it != cache.end()) return &it->second;
+  int index = class_index(qualified_name);
+  if (index < 0) return nullptr;
+  std::map<std::string_view, FieldSpec> fields;
+  add_class(static_cast<size_t>(index), fields);
+  std::string_view section = section_of_class(static_cast<size_t>(index));
+  if (section == "model") {
+    for (const GenField& g : kMcoreDevModelFields)
+      fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+  }
+  return &cache.emplace(std::string(qualified_name), to_set(section, fields)).first->second;
+}
+
+const FieldSet* section_fields(std::string_view section) {
+  static std::map<std::string, FieldSet, std::less<>> cache;
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  if (auto it = cache.find(section); it != cache.end()) return &it->second;
+  const GenSection* spec = nullptr;
+  for (const GenSection& s : kGenSections) {
+    if (s.name == section) spec = &s;
+  }
+  if (spec == nullptr || spec->class_count == 0) return nullptr;
+  std::map<std::string_view, FieldSpec> fields;
+  for (uint16_t f = 0; f < spec->field_count; ++f) {
+    const GenField& g = kGenSectionFields[spec->first_field + f];
+    fields.emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+  }
+  if (section == "model") {
+    for (const GenField& g : kMcoreDevModelFields)
+      fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+  }
+  return &cache.emplace(std::string(section), to_set(section, fields)).first->second;
+}
+
+const std::vector<std::string>& dataclass_sections() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const GenSection& s : kGenSections) {
+      if (s.class_count > 0) out.emplace_back(s.name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+std::string_view schema_bridge_commit() {
+  return kBridgeCommit;
 }
 
 }  // namespace hcp::schema_detail

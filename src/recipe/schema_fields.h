@@ -1,7 +1,9 @@
-// Internal: the per-section field tables behind include/hcp/schema.h.
+// Internal: the field sets behind include/hcp/schema.h, built from the generated tables in
+// bridge_schema.inc (scripts/gen_bridge_schema.py) plus the few hand-written facts in
+// schema_fields.cpp.
 #pragma once
 
-#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -9,13 +11,28 @@
 
 namespace hcp::schema_detail {
 
-/// The fields of one modelled section, sorted by name.
-struct SectionSpec {
-  std::string_view name;
-  std::span<const FieldSpec> fields;
+/// The fields of one or more dataclasses (their bases included), sorted by name.
+struct FieldSet {
+  std::vector<FieldSpec> fields;
+  /// Return the field spec, or nullptr when the set has no such field.
+  const FieldSpec* find(std::string_view name) const;
+  /// Return every field name.
+  std::vector<std::string> names() const;
 };
 
-/// Return every modelled section with its field table.
-const std::vector<SectionSpec>& section_specs();
+/// Return the fields of the dataclass a dump's `_target_` names (its bases included), or nullptr
+/// when the schema does not know the class.
+const FieldSet* class_fields(std::string_view qualified_name);
+
+/// Return the fields a section accepts when its `_target_` is not given or unknown: those of the
+/// classes ConfigContainer declares for it and of all their subclasses. nullptr when the
+/// section is no dataclass (env_vars) or unknown.
+const FieldSet* section_fields(std::string_view section);
+
+/// Return the ConfigContainer sections that are dataclasses (every one but env_vars).
+const std::vector<std::string>& dataclass_sections();
+
+/// Return the Megatron-Bridge commit the schema was generated from.
+std::string_view schema_bridge_commit();
 
 }  // namespace hcp::schema_detail

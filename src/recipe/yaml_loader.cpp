@@ -161,9 +161,11 @@ Result<Recipe> load_recipe_text(std::string_view text, const std::string& name) 
   recipe.path = name;
   recipe.name = std::filesystem::path(name).stem().string();
   recipe.root = std::move(*root);
+  recipe_detail::collect_targets(recipe.root, "", recipe.targets);
   recipe_detail::normalize_tree(recipe.root);
   if (Status s = resolve_interpolations(recipe); !s) return s.error();
   if (Status s = check_recipe_schema(recipe); !s) return s.error();
+  recipe_detail::canonical_packing(recipe.root);
   return recipe;
 }
 

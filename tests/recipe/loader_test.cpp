@@ -56,22 +56,22 @@ TEST(Loader, PartialTreeWithLocations) {
 
 TEST(Loader, ScalarsTypedLikeOmegaConf) {
   Recipe r = load_ok(
-      "optimizer:\n  lr: 1e-4\n  a: 1_000\n  b: .5\n  c: -.inf\n  d: 0x10\n  e: yes\n  f: ~\n"
+      "env_vars:\n  lr: 1e-4\n  a: 1_000\n  b: .5\n  c: -.inf\n  d: 0x10\n  e: yes\n  f: ~\n"
       "  g: '12'\n  h: 1.\n  i: \"true\"\n  j: 3.0e-4\n  k: 09\n  l: -7\n");
-  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.lr"), 1e-4);
-  EXPECT_TRUE(r.find("optimizer.lr")->is_float());
-  EXPECT_EQ(r.get_int("optimizer.a"), 1000);
-  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.b"), 0.5);
-  EXPECT_TRUE(std::isinf(*r.get_double("optimizer.c")));
-  EXPECT_EQ(r.get_int("optimizer.d"), 16);
-  EXPECT_EQ(r.get_bool("optimizer.e"), true);
-  EXPECT_TRUE(r.find("optimizer.f")->is_null());
-  EXPECT_EQ(r.get_string("optimizer.g"), "12");
-  EXPECT_TRUE(r.find("optimizer.h")->is_float());
-  EXPECT_EQ(r.get_string("optimizer.i"), "true");
-  EXPECT_DOUBLE_EQ(*r.get_double("optimizer.j"), 3e-4);
-  EXPECT_EQ(r.get_string("optimizer.k"), "09");
-  EXPECT_EQ(r.get_int("optimizer.l"), -7);
+  EXPECT_DOUBLE_EQ(*r.get_double("env_vars.lr"), 1e-4);
+  EXPECT_TRUE(r.find("env_vars.lr")->is_float());
+  EXPECT_EQ(r.get_int("env_vars.a"), 1000);
+  EXPECT_DOUBLE_EQ(*r.get_double("env_vars.b"), 0.5);
+  EXPECT_TRUE(std::isinf(*r.get_double("env_vars.c")));
+  EXPECT_EQ(r.get_int("env_vars.d"), 16);
+  EXPECT_EQ(r.get_bool("env_vars.e"), true);
+  EXPECT_TRUE(r.find("env_vars.f")->is_null());
+  EXPECT_EQ(r.get_string("env_vars.g"), "12");
+  EXPECT_TRUE(r.find("env_vars.h")->is_float());
+  EXPECT_EQ(r.get_string("env_vars.i"), "true");
+  EXPECT_DOUBLE_EQ(*r.get_double("env_vars.j"), 3e-4);
+  EXPECT_EQ(r.get_string("env_vars.k"), "09");
+  EXPECT_EQ(r.get_int("env_vars.l"), -7);
 }
 
 TEST(Loader, MixedPrecisionPresetStringIsKept) {
@@ -169,9 +169,120 @@ TEST(Loader, UnknownSectionSuggests) {
   EXPECT_EQ(e.location.line, 2);
 }
 
-TEST(Loader, UnmodelledSectionsAcceptAnyKey) {
-  Recipe r = load_ok("optimizer:\n  whatever_key: 3\nlogger:\n  x: [1, 2]\n");
-  EXPECT_EQ(r.get_int("optimizer.whatever_key"), 3);
+TEST(Loader, EveryDataclassSectionIsChecked) {
+  Error e = load_error("optimizer:\n  whatever_key: 3\n");
+  EXPECT_NE(e.message.find("unknown key 'optimizer.whatever_key'"), std::string::npos) << e.message;
+  // env_vars is a dict: any name goes.
+  Recipe r = load_ok("env_vars:\n  ANY_NAME: 3\noptimizer:\n  lr: 0.001\n");
+  EXPECT_EQ(r.get_int("env_vars.ANY_NAME"), 3);
+}
+
+// --- Full dumps: fields chosen by `_target_`, leniency as Python's dataclasses ---------------
+
+constexpr const char* kGpt = "megatron.bridge.models.gpt_provider.GPTModelProvider";
+
+std::string dump(const std::string& model_target, const std::string& model_fields,
+                 const std::string& rest = "") {
+  return "_target_: megatron.bridge.training.config.ConfigContainer\nmodel:\n  _target_: " +
+         model_target + "\n" + model_fields + rest;
+}
+
+TEST(Loader, FloatRotaryBaseAsBridgeWritesIt) {
+  // Bridge fills rotary_base from rope_theta (a float); GPTModelProvider annotates int.
+  Recipe r = load_ok(dump(kGpt, "  rotary_base: 500000.0\n"));
+  EXPECT_EQ(r.get_int("model.rotary_base"), 500000);
+  EXPECT_EQ(r.targets.at("model"), kGpt);
+  // A fraction or a string is still wrong for an int field.
+  EXPECT_NE(load_error(dump(kGpt, "  rotary_base: 1.5\n")).message.find("expected int"),
+            std::string::npos);
+  EXPECT_NE(load_error(dump(kGpt, "  rotary_base: abc\n")).message.find("expected int"),
+            std::string::npos);
+}
+
+TEST(Loader, IntForBoolIsItsTruth) {
+  // Bridge's gpt_oss recipes set train.manual_gc_eval: 100; only its truth is used.
+  Recipe r = load_ok("train:\n  manual_gc_eval: 100\n  manual_gc: 0\n");
+  EXPECT_EQ(r.get_bool("train.manual_gc_eval"), true);
+  EXPECT_EQ(r.get_bool("train.manual_gc"), false);
+  Error e = load_error("train:\n  manual_gc_eval: \"yes\"\n");
+  EXPECT_NE(e.message.find("expected bool, got string"), std::string::npos) << e.message;
+}
+
+TEST(Loader, SizesStayStrictIntegers) {
+  EXPECT_NE(load_error(dump(kGpt, "  context_parallel_size: 2.0\n")).message.find("expected int"),
+            std::string::npos);
+}
+
+TEST(Loader, TargetSelectsTheProvidersFields) {
+  constexpr const char* kVl =
+      "megatron.bridge.models.qwen_vl.qwen3_vl_provider.Qwen3VLModelProvider";
+  Recipe vl = load_ok(dump(kVl, "  use_hf_vision_model: true\n  freeze_language_model: false\n"));
+  EXPECT_EQ(vl.get_bool("model.use_hf_vision_model"), true);
+  // The plain GPT provider has no vision fields.
+  Error e = load_error(dump(kGpt, "  use_hf_vision_model: true\n"));
+  EXPECT_NE(e.message.find("unknown key 'model.use_hf_vision_model' (GPTModelProvider)"),
+            std::string::npos)
+      << e.message;
+  load_ok(dump("megatron.bridge.models.gemma.gemma2_provider.Gemma2ModelProvider",
+               "  attn_logit_softcapping: 50.0\n"));
+  load_ok(dump("megatron.bridge.models.distillation_provider.DistillationProvider",
+               "  teacher: null\n  kd_config: null\n"));
+}
+
+TEST(Loader, DatasetTargetSelectsFields) {
+  const std::string hf =
+      "dataset:\n  _target_: megatron.bridge.data.builders.hf_dataset.HFDatasetConfig\n"
+      "  dataset_name: squad\n  dataset_dict: null\n  process_example_fn: null\n"
+      "  seq_length: 4096\n";
+  Recipe r = load_ok(hf);
+  EXPECT_EQ(r.get_string("dataset.dataset_name"), "squad");
+  Error e = load_error(
+      "dataset:\n  _target_: megatron.bridge.training.config.GPTDatasetConfig\n"
+      "  dataset_name: squad\n");
+  EXPECT_NE(e.message.find("unknown key 'dataset.dataset_name' (GPTDatasetConfig)"),
+            std::string::npos)
+      << e.message;
+}
+
+TEST(Loader, NestedTargetIsChecked) {
+  const std::string head =
+      "dataset:\n  _target_: megatron.bridge.data.builders.hf_dataset.HFDatasetConfig\n"
+      "  seq_length: 4096\n  packed_sequence_specs:\n"
+      "    _target_: megatron.bridge.data.datasets.packed_sequence.PackedSequenceSpecs\n";
+  load_ok(head + "    packed_sequence_size: 4096\n    pad_seq_to_mult: 1\n");
+  Error e = load_error(head + "    packed_sequence_sise: 4096\n");
+  EXPECT_NE(e.message.find("did you mean 'dataset.packed_sequence_specs.packed_sequence_size'"),
+            std::string::npos)
+      << e.message;
+}
+
+TEST(Loader, LegacyPackedSequenceSpecsTurnOnOfflinePacking) {
+  const std::string text =
+      "dataset:\n  _target_: megatron.bridge.data.builders.hf_dataset.HFDatasetConfig\n"
+      "  seq_length: 4096\n  packed_sequence_specs:\n"
+      "    _target_: megatron.bridge.data.datasets.packed_sequence.PackedSequenceSpecs\n"
+      "    packed_sequence_size: 4096\n    pad_seq_to_mult: 4\n";
+  Recipe r = load_ok(text);
+  EXPECT_EQ(r.get_bool("dataset.enable_offline_packing"), true);
+  EXPECT_EQ(r.get_int("dataset.offline_packing_specs.pad_seq_to_mult"), 4);
+  // packed_sequence_size <= 0 means no packing (finetuning_dataset.py:91 @ a9497c6).
+  std::string off = text;
+  off.replace(off.find("size: 4096"), 10, "size: -1");
+  EXPECT_FALSE(load_ok(off).has("dataset.enable_offline_packing"));
+}
+
+TEST(Loader, UnknownProviderKeyIsAWarningNamingIt) {
+  Recipe r = load_ok(
+      dump("some.future.FancyModelProvider", "  fancy_new_field: 3\n  context_parallel_size: 2\n"));
+  ASSERT_EQ(r.load_notes.size(), 1u);
+  EXPECT_EQ(r.load_notes[0].severity, Severity::kWarning);
+  EXPECT_NE(r.load_notes[0].message.find("FancyModelProvider"), std::string::npos);
+  EXPECT_EQ(r.load_notes[0].key, "model.fancy_new_field");
+  // Known fields are still type-checked.
+  EXPECT_FALSE(
+      load_recipe_text(dump("some.future.FancyModelProvider", "  context_parallel_size: two\n"),
+                       "t.yaml")
+          .ok());
 }
 
 TEST(Loader, ZeroNegativeAndAbsurdSizesAreErrors) {

@@ -7,12 +7,29 @@ namespace hcp {
 namespace {
 
 TEST(Schema, KnowsTheModelledSections) {
-  for (const char* s :
-       {"model", "train", "dataset", "dist", "mixed_precision", "ddp", "validation"}) {
+  // Every ConfigContainer section that is a dataclass is generated (all but env_vars, a dict).
+  for (const char* s : {"model", "train", "dataset", "dist", "mixed_precision", "ddp", "validation",
+                        "optimizer", "logger", "checkpoint", "comm_overlap", "tokenizer"}) {
     EXPECT_TRUE(is_modelled_section(s)) << s;
   }
-  EXPECT_FALSE(is_modelled_section("optimizer"));
-  EXPECT_EQ(modelled_sections().size(), 7u);
+  EXPECT_FALSE(is_modelled_section("env_vars"));
+  EXPECT_EQ(modelled_sections().size(), top_level_sections().size() - 1);
+}
+
+TEST(Schema, GeneratedFromEveryProvider) {
+  // Provider fields beyond GPTModelProvider (issue 15): the section's fields are the union over
+  // every provider class when a recipe names none.
+  for (const char* f : {"use_hf_vision_model", "freeze_language_model", "teacher", "kd_config",
+                        "attn_logit_softcapping", "linear_num_key_heads", "q_lora_rank"}) {
+    EXPECT_NE(find_field("model", f), nullptr) << f;
+  }
+  // Dataset configs: GPT, SFT (today's and a9497c6's HFDatasetConfig), Energon, ...
+  for (const char* f : {"dataset_name", "dataset_dict", "process_example_fn",
+                        "packed_sequence_specs", "offline_packing_specs", "blend"}) {
+    EXPECT_NE(find_field("dataset", f), nullptr) << f;
+  }
+  EXPECT_NE(find_field("optimizer", "use_distributed_optimizer"), nullptr);
+  EXPECT_EQ(find_field("optimizer", "no_such_optimizer_field"), nullptr);
 }
 
 TEST(Schema, ModelSectionHasTheUpstreamFields) {
@@ -26,7 +43,7 @@ TEST(Schema, ModelSectionHasTheUpstreamFields) {
   EXPECT_EQ(find_field("model", "cp_comm_type")->type, FieldType::kStringList);
   EXPECT_EQ(find_field("model", "sequence_parallel")->type, FieldType::kBool);
   EXPECT_EQ(find_field("model", "hidden_dropout")->type, FieldType::kFloat);
-  EXPECT_EQ(find_field("model", "seq_length")->default_value, "1024");
+  EXPECT_TRUE(find_field("model", "seq_length")->size);
   EXPECT_EQ(find_field("model", "nonexistent_field"), nullptr);
   EXPECT_NE(find_field("dist", "use_decentralized_pg"), nullptr);
   EXPECT_NE(find_field("ddp", "average_in_collective"), nullptr);
@@ -63,13 +80,15 @@ TEST(Schema, Suggestions) {
   EXPECT_EQ(suggest_key("modle.num_layers"), "model.num_layers");
   EXPECT_EQ(suggest_key("use_decentralized_pg"), "dist.use_decentralized_pg");
   EXPECT_EQ(suggest_key("model.zzzzzzzzzzzzzzzz"), "");
-  EXPECT_EQ(suggest_key("optimizer.lrr"), "");  // Unmodelled sections are not suggested into.
+  EXPECT_EQ(suggest_key("optimizer.lrr"), "optimizer.lr");  // Every dataclass section is known.
+  EXPECT_EQ(suggest_key("env_vars.NCCL_ALGOO"), "");        // env_vars is a free dict.
 }
 
 TEST(Schema, KeyChecks) {
   Location at{"x.yaml", 3, 4};
   EXPECT_TRUE(check_key_known("model.context_parallel_size", at).ok());
-  EXPECT_TRUE(check_key_known("optimizer.anything", at).ok());
+  EXPECT_FALSE(check_key_known("optimizer.anything", at).ok());
+  EXPECT_TRUE(check_key_known("env_vars.ANYTHING", at).ok());
   EXPECT_TRUE(check_key_known("model.init_method.std", at).ok());
   Status bad = check_key_known("model.num_layer", at);
   ASSERT_FALSE(bad.ok());
@@ -90,7 +109,8 @@ TEST(Schema, ValueChecks) {
   EXPECT_TRUE(check_field_value("model.init_method", Value::map({}, at)).ok());
   EXPECT_TRUE(check_field_value("mixed_precision", Value::string("bf16_mixed", at)).ok());
   EXPECT_FALSE(check_field_value("model", Value::integer(1, at)).ok());
-  EXPECT_TRUE(check_field_value("optimizer.lr", Value::string("x", at)).ok());
+  EXPECT_FALSE(check_field_value("optimizer.lr", Value::string("x", at)).ok());
+  EXPECT_TRUE(check_field_value("env_vars.X", Value::string("x", at)).ok());
   Status s = check_field_value("model.num_layers", Value::integer(-2, at));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().location.column, 5);

@@ -1,0 +1,69 @@
+// The real-input corpus (tests/fixtures/real): configurations upstream ran or ships, each checked
+// through the binary with upstream's outcome asserted. Sources: tests/fixtures/real/*/SOURCES.md.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace hcp::testing {
+namespace {
+
+struct Dump {
+  std::string file;
+  int world_size = 0;
+};
+
+/// The dryrun dumps with the world size of the workload config each came from.
+std::vector<Dump> bridge_dumps() {
+  std::ifstream in(HCP_SOURCE_DIR "/tests/fixtures/real/bridge/world_sizes.tsv");
+  std::vector<Dump> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    Dump d;
+    fields >> d.file >> d.world_size;
+    out.push_back(d);
+  }
+  return out;
+}
+
+/// The one dump whose model.seq_length (16384) differs from dataset.seq_length (4096): Bridge's
+/// ConfigContainer.validate rejects it (config.py, CP042).
+constexpr const char* kMismatchedSeqLength = "llama3_8b_sft_gb200_fp8_mx_v1.yaml";
+
+TEST(RealCorpus, AllBridgeDryrunDumpsAreListed) {
+  EXPECT_EQ(bridge_dumps().size(), 32u);
+}
+
+TEST(RealCorpus, BridgeDryrunDumpsValidateAtTheirWorldSize) {
+  for (const Dump& d : bridge_dumps()) {
+    CliResult r = run_cli("validate tests/fixtures/real/bridge/" + d.file + " --world-size " +
+                          std::to_string(d.world_size));
+    if (d.file == kMismatchedSeqLength) {
+      EXPECT_EQ(r.exit_code, 1) << d.file << "\n" << r.out << r.err;
+      EXPECT_NE(r.out.find("[CP042]"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(": 1 error,"), std::string::npos) << r.out;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 0) << d.file << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find(": 0 errors, 0 warnings"), std::string::npos) << d.file << "\n" << r.out;
+  }
+}
+
+TEST(RealCorpus, PackedSftDumpIsSeenAsPacked) {
+  // llama3 70B SFT packs offline (packed_sequence_specs.packed_sequence_size 4096): at CP 2
+  // with the dump's pad_seq_to_mult 1, the THD padding rule must fire (CP043).
+  CliResult r = run_cli(
+      "validate tests/fixtures/real/bridge/llama3_70b_sft_gb200_fp8_mx_v1.yaml --world-size 64 "
+      "model.context_parallel_size=2");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[CP043]"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace hcp::testing
