@@ -34,6 +34,25 @@ void reclaim_override_from_recipe_slot(std::string& recipe, std::vector<std::str
   recipe.clear();
 }
 
+/// A Bridge recipe's env_vars: Bridge applies them as environment defaults before launch
+/// (os.environ.setdefault(name, str(value)), Megatron-Bridge 067f987d
+/// src/megatron/bridge/training/config.py:1984-1989), so they are the launch environment the
+/// environment rules (CP071, CP111, ...) check, unless --env gives a value (it wins, as the real
+/// environment does over setdefault). Values are written as Python's str() writes them.
+std::map<std::string, std::string> recipe_env_defaults(const Recipe& recipe) {
+  std::map<std::string, std::string> env;
+  const Value* vars = recipe.find("env_vars");
+  if (vars == nullptr || !vars->is_map()) return env;
+  for (const auto& [name, value] : vars->entries()) {
+    if (value.is_bool()) {
+      env[name] = value.as_bool() ? "True" : "False";
+    } else if (!value.is_null() && !value.is_map() && !value.is_list()) {
+      env[name] = value.str();
+    }
+  }
+  return env;
+}
+
 Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sources,
                                                         const std::vector<std::string>& overrides) {
   std::vector<RecipeSubject> subjects;
@@ -77,6 +96,10 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
       if (Status s = apply_hf_config(subject.recipe, sources.hf_config); !s) return s.error();
     }
     if (Status s = apply_overrides(subject.recipe, overrides); !s) return s.error();
+    if (subject.recipe.framework == Framework::kBridge) {
+      for (auto& [name, value] : recipe_env_defaults(subject.recipe))
+        subject.env_vars.emplace(name, value);
+    }
   }
   return subjects;
 }

@@ -150,6 +150,11 @@ Status apply_sliding_window(HfReader& hf, const std::string& model_type) {
   if (!window->has_value() || **window <= 0) return Ok{};
   bool qwen_style = model_type.rfind("qwen", 0) == 0;
   if (qwen_style && !hf.bool_field("use_sliding_window")) return Ok{};
+  // A window at or above the longest position never slides (Phi-3.5: 262144 over 131072
+  // positions; Phi-4: 16384 over 16384): transformers applies the window only to keys beyond it
+  // (modeling_flash_attention_utils.py, `kv_seq_len > sliding_window`), so it is full attention.
+  auto max_pos = hf.int_field("max_position_embeddings");
+  if (max_pos && max_pos->has_value() && **window >= **max_pos) return Ok{};
   Location at = hf.at("sliding_window");
   int64_t left = model_type == "gemma3" || model_type == "gemma3_text" ? **window : **window - 1;
   hf.set("model.window_size", Value::list({Value::integer(left, at), Value::integer(0, at)}, at));
@@ -176,6 +181,20 @@ void apply_family_extras(HfReader& hf, const std::string& model_type) {
   if (auto heads = hf.int_field("linear_num_key_heads"); heads && heads->has_value()) {
     hf.set("model.experimental_attention_variant",
            Value::string("gated_delta_net", hf.at("linear_num_key_heads")));
+  }
+  // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5 "glm_moe_dsa"): an indexer selects the top-k
+  // keys. Bridge maps it so (067f987d src/megatron/bridge/models/glm_moe_dsa/glm5_bridge.py:
+  // 131-136): experimental_attention_variant "dsa", dsa_indexer_{n_heads,topk,head_dim}.
+  if (auto topk = hf.int_field("index_topk"); topk && topk->has_value()) {
+    Location at = hf.at("index_topk");
+    hf.set("model.experimental_attention_variant", Value::string("dsa", at));
+    hf.set("model.dsa_indexer_topk", Value::integer(**topk, at));
+    if (auto heads = hf.int_field("index_n_heads"); heads && heads->has_value()) {
+      hf.set("model.dsa_indexer_n_heads", Value::integer(**heads, hf.at("index_n_heads")));
+    }
+    if (auto dim = hf.int_field("index_head_dim"); dim && dim->has_value()) {
+      hf.set("model.dsa_indexer_head_dim", Value::integer(**dim, hf.at("index_head_dim")));
+    }
   }
   if (auto dropout = hf.number_field("attention_dropout")) {
     hf.set("model.attention_dropout", Value::real(*dropout, hf.at("attention_dropout")));

@@ -321,6 +321,21 @@ Status sync_sequence_length(Recipe& recipe, const std::vector<Override>& overrid
 
 }  // namespace
 
+/// Bridge turns the distributed optimizer on in both ddp and optimizer when either sets it
+/// (Megatron-Bridge 067f987d src/megatron/bridge/training/config.py:2100-2123,
+/// _validate_and_sync_distributed_optimizer_settings, run by ConfigContainer.validate).
+void sync_distributed_optimizer(Recipe& recipe) {
+  if (recipe.framework != Framework::kBridge) return;
+  constexpr std::string_view kDdp = "ddp.use_distributed_optimizer";
+  constexpr std::string_view kOptimizer = "optimizer.use_distributed_optimizer";
+  bool ddp = recipe.bool_or(kDdp, false);
+  bool optimizer = recipe.bool_or(kOptimizer, false);
+  if (ddp == optimizer) return;
+  std::string_view on = ddp ? kDdp : kOptimizer;
+  std::string_view off = ddp ? kOptimizer : kDdp;
+  recipe.set(off, Value::boolean(true, recipe.where(on)));
+}
+
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   Result<std::vector<Override>> overrides = collect(args);
   if (!overrides) return overrides.error();
@@ -328,9 +343,11 @@ Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   for (const Override& o : *overrides) {
     if (Status s = applier.apply(o); !s) return s;
   }
+  sync_distributed_optimizer(recipe);
   if (overrides->empty()) return Ok{};
   if (Status s = resolve_interpolations(recipe); !s) return s;
   if (Status s = sync_sequence_length(recipe, *overrides); !s) return s;
+  sync_distributed_optimizer(recipe);
   // Check the keys the overrides touched once more, now that interpolations are resolved. The
   // rest of the recipe was checked by its loader (MLM and HF loaders map their own keys).
   for (const Override& o : *overrides) {

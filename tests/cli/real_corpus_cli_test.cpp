@@ -65,5 +65,26 @@ TEST(RealCorpus, PackedSftDumpIsSeenAsPacked) {
   EXPECT_NE(r.out.find("[CP043]"), std::string::npos) << r.out;
 }
 
+TEST(RealCorpus, PhiWindowsBeyondThePositionsRaiseNoCp064) {
+  for (const char* name : {"phi3_5_mini_instruct.json", "phi4_mini_instruct.json"}) {
+    CliResult r = run_cli(std::string("validate --hf-config tests/fixtures/real/hf/") + name +
+                          " --world-size 8 model.context_parallel_size=2");
+    EXPECT_EQ(r.out.find("CP064"), std::string::npos) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.exit_code, 2) << r.err;
+  }
+}
+
+TEST(RealCorpus, DsaHfConfigsNeedAllGatherUnderCp) {
+  // MCore's DSA needs cp_comm_type allgather (CP100); p2p is rejected, allgather is not.
+  for (const char* name : {"deepseek_v3_2.json", "glm5.json"}) {
+    std::string base = std::string("validate --hf-config tests/fixtures/real/hf/") + name +
+                       " --world-size 64 model.context_parallel_size=2 ";
+    CliResult p2p = run_cli(base + "model.cp_comm_type=p2p");
+    EXPECT_NE(p2p.out.find("[CP100]"), std::string::npos) << name << "\n" << p2p.out << p2p.err;
+    CliResult ag = run_cli(base + "model.cp_comm_type=allgather");
+    EXPECT_EQ(ag.out.find("[CP100]"), std::string::npos) << name << "\n" << ag.out;
+  }
+}
+
 }  // namespace
 }  // namespace hcp::testing

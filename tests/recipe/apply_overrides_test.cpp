@@ -289,3 +289,32 @@ TEST(ApplyOverrides, NoArgumentsChangesNothing) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(BridgeSync, DistributedOptimizerOnInBothWhenEitherSetsIt) {
+  // Bridge config.py:2100-2123 @ 067f987d.
+  Recipe r;
+  r.set("ddp.use_distributed_optimizer", Value::boolean(true));
+  r.set("optimizer.use_distributed_optimizer", Value::boolean(false));
+  ASSERT_TRUE(apply_overrides(r, {}).ok());
+  EXPECT_EQ(r.get_bool("optimizer.use_distributed_optimizer"), true);
+  Recipe o;
+  o.set("optimizer.use_distributed_optimizer", Value::boolean(true));
+  ASSERT_TRUE(apply_overrides(o, {"ddp.use_distributed_optimizer=false"}).ok());
+  EXPECT_EQ(o.get_bool("ddp.use_distributed_optimizer"), true);
+  Recipe neither;
+  neither.set("ddp.use_distributed_optimizer", Value::boolean(false));
+  ASSERT_TRUE(apply_overrides(neither, {}).ok());
+  EXPECT_FALSE(neither.has("optimizer.use_distributed_optimizer"));
+  // Megatron-LM has no such sync: its flag is one setting.
+  Recipe mlm;
+  mlm.framework = Framework::kMlm;
+  mlm.set("ddp.use_distributed_optimizer", Value::boolean(true));
+  ASSERT_TRUE(apply_overrides(mlm, {}).ok());
+  EXPECT_FALSE(mlm.has("optimizer.use_distributed_optimizer"));
+}
+
+}  // namespace
+}  // namespace hcp

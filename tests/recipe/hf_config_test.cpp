@@ -125,3 +125,37 @@ TEST(HfConfig, BadInputs) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+Recipe from_real(const std::string& name) {
+  Recipe r;
+  Status st = apply_hf_config(r, std::string(HCP_FIXTURES_DIR) + "/real/hf/" + name);
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().str());
+  return r;
+}
+
+TEST(HfConfigReal, WindowBeyondThePositionsNeverSlides) {
+  // Phi-3.5-mini and Phi-4-mini: sliding_window 262144 over 131072 positions.
+  for (const char* name : {"phi3_5_mini_instruct.json", "phi4_mini_instruct.json"}) {
+    Recipe r = from_real(name);
+    EXPECT_FALSE(r.has("model.window_size")) << name;
+    EXPECT_EQ(r.get_int("model.seq_length"), 131072) << name;
+  }
+}
+
+TEST(HfConfigReal, DsaConfigsAreRecognised) {
+  Recipe v32 = from_real("deepseek_v3_2.json");
+  EXPECT_EQ(v32.get_string("model.experimental_attention_variant"), "dsa");
+  EXPECT_EQ(v32.get_int("model.dsa_indexer_topk"), 2048);
+  EXPECT_EQ(v32.get_int("model.dsa_indexer_n_heads"), 64);
+  EXPECT_EQ(v32.get_int("model.dsa_indexer_head_dim"), 128);
+  EXPECT_EQ(v32.get_bool("model.multi_latent_attention"), true);
+  Recipe glm = from_real("glm5.json");
+  EXPECT_EQ(glm.get_string("model.experimental_attention_variant"), "dsa");
+  EXPECT_EQ(glm.get_int("model.dsa_indexer_n_heads"), 32);
+}
+
+}  // namespace
+}  // namespace hcp
