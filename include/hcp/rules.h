@@ -41,7 +41,7 @@ struct RuleContext {
 struct Rule;
 
 /// Inputs outside the recipe that some rules need and validate may not know.
-enum class Input { kWorldSize, kGpusPerNode, kTeVersion, kMcoreVersion, kLaunchEnv };
+enum class Input { kWorldSize, kGpusPerNode, kTeVersion, kMcoreVersion, kLaunchEnv, kGpuArch };
 
 /// Rules that could not use an unknown input: check_rules turns these into one info line per
 /// input ("TE version unknown (pass --te-version X.Y.Z): skipped CP018; assumed TE >= 2.15 for

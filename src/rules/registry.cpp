@@ -144,6 +144,8 @@ InputText input_text(Input input) {
     case Input::kLaunchEnv:
       return {"launch environment unknown",
               "pass --env NAME=VALUE for the job's environment variables"};
+    case Input::kGpuArch:
+      return {"GPU architecture unknown", "pass --gpu-sm N (90 for H100, 100 for B200)"};
   }
   return {"input unknown", ""};
 }

@@ -78,9 +78,40 @@ std::string backend(const Recipe& recipe) {
   return recipe.get_string(kBackendKey).value_or("auto");
 }
 
+/// The FP8 recipe MCore builds. A mixed_precision map overrides the model's fields, its own
+/// default "tensorwise" included (Megatron-Bridge 067f987d
+/// src/megatron/bridge/training/mixed_precision.py:50-52, 113-160); a preset name says its recipe;
+/// otherwise model.fp8_recipe with MCore's default "delayed" (Megatron-LM d98e8a64
+/// megatron/core/transformer/transformer_config.py:594-596).
+std::string fp8_recipe_of(const Recipe& recipe) {
+  const Value* mp = recipe.find("mixed_precision");
+  if (mp != nullptr && mp->is_map()) {
+    return recipe.get_string("mixed_precision.fp8_recipe").value_or("tensorwise");
+  }
+  if (mp != nullptr && mp->is_string()) {
+    const std::string& preset = mp->as_string();
+    if (preset.find("mxfp8") != std::string::npos) return "mxfp8";
+    if (preset.find("delayed") != std::string::npos) return "delayed";
+    if (preset.find("current_scaling") != std::string::npos) return "tensorwise";
+    if (preset.find("blockwise") != std::string::npos) return "blockwise";
+  }
+  return recipe.get_string("model.fp8_recipe").value_or("delayed");
+}
+
+/// The key to locate an FP8 recipe finding at.
+std::string fp8_recipe_key(const Recipe& recipe) {
+  return recipe.has("mixed_precision.fp8_recipe") ? "mixed_precision.fp8_recipe"
+                                                  : "model.fp8_recipe";
+}
+
+/// FP8 attention as TE sees it: `fp8 and recipe.fp8_dpa` (TransformerEngine d0067d0d
+/// .../dot_product_attention.py:2215). MCore builds CustomRecipe without fp8_dpa (Megatron-LM
+/// d98e8a64 megatron/core/fp8_utils.py:345-353, 789-791; TE's CustomRecipe.fp8_dpa defaults to
+/// False), so fp8_recipe=custom never runs FP8 attention.
 bool fp8_attention(const Recipe& recipe) {
-  return recipe.bool_or("mixed_precision.fp8_dot_product_attention", false) ||
-         recipe.bool_or("model.fp8_dot_product_attention", false);
+  bool requested = recipe.bool_or("mixed_precision.fp8_dot_product_attention", false) ||
+                   recipe.bool_or("model.fp8_dot_product_attention", false);
+  return requested && fp8_recipe_of(recipe) != "custom";
 }
 
 std::string fp8_attention_key(const Recipe& recipe) {
@@ -163,6 +194,18 @@ std::vector<std::string> swa_comm_types(const Recipe& recipe) {
   return out;
 }
 
+/// The distinct comm types as configured. MCore hands TE the configured type (Megatron-LM
+/// transformer_engine.py:2140-2153) and TE's backend filters read it (TransformerEngine d0067d0d
+/// .../dot_product_attention.py:2086, utils.py:1148, 1254); TE <= 2.18 also asserts THD and bias
+/// for a2a+p2p before it falls back for degenerate HCP sizes (v2.18 context_parallel.py:5017-5032).
+std::vector<std::string> configured_comm_types(const Recipe& recipe) {
+  std::vector<std::string> out;
+  for (const std::string& type : layer_comm_types(recipe)) {
+    if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
+  }
+  return out;
+}
+
 std::vector<std::string> distinct_comm_types(const Recipe& recipe) {
   std::vector<std::string> out;
   for (const std::string& layer_type : layer_comm_types(recipe)) {
@@ -218,8 +261,11 @@ BackendFilters backend_filters(const RuleContext& ctx, const Version& te) {
   if (v215 && fp8_attention(recipe) && uses_thd_input(recipe)) f.fused_off.push_back("FP8 + THD");
   if (v215 && fp8_attention(recipe) && attention_bias(recipe)) f.fused_off.push_back("FP8 + bias");
   bool swa_ring = false;
-  for (const std::string& t : swa_comm_types(recipe))
-    swa_ring = swa_ring || t == "p2p" || t == "a2a+p2p";
+  std::vector<std::string> types = layer_comm_types(recipe);
+  for (size_t i = 0; i < types.size(); ++i) {
+    bool ring = types[i] == "p2p" || types[i] == "a2a+p2p";  // configured type (utils.py:1264)
+    swa_ring = swa_ring || (ring && is_swa_layer(recipe, static_cast<int64_t>(i) + 1));
+  }
   if (v215 && swa_ring) f.fused_off.push_back("sliding window with p2p");
   if (!swa_comm_types(recipe).empty() &&
       recipe.get_double("model.attention_dropout").value_or(0) > 0) {
@@ -230,6 +276,23 @@ BackendFilters backend_filters(const RuleContext& ctx, const Version& te) {
 
 std::string joined(const std::vector<std::string>& v) {
   return join_names(v);
+}
+
+/// Report `what` as an error on a known GPU below sm100, as a warning naming the assumption and
+/// the --gpu-sm option when the GPU is unknown, and nothing on sm100 and newer.
+void report_below_sm100(const RuleContext& ctx, Reporter& r, const std::string& key,
+                        const std::string& what) {
+  if (!ctx.env.gpu_sm) {
+    r.assumed(Input::kGpuArch, "a GPU below sm100 (Hopper or older)");
+    r.report(key,
+             what +
+                 ": no attention backend is left on GPUs below sm100 (GPU unknown: assumed "
+                 "Hopper or older; pass --gpu-sm 100 for Blackwell)",
+             Severity::kWarning);
+    return;
+  }
+  if (*ctx.env.gpu_sm >= 100) return;
+  r.report(key, what + ": no attention backend is left on sm" + std::to_string(*ctx.env.gpu_sm));
 }
 
 // --- CP050 ---------------------------------------------------------------------------------
@@ -272,7 +335,7 @@ Rule cp050() {
 void check_thd_comm_types(const RuleContext& ctx, Reporter& r) {
   if (!te_attention_with_cp(ctx.recipe) || !uses_thd_input(ctx.recipe)) return;
   Version te = te_version_or_latest(ctx, r);
-  for (const std::string& type : distinct_comm_types(ctx.recipe)) {
+  for (const std::string& type : configured_comm_types(ctx.recipe)) {
     auto feature = te_thd_feature(type);
     if (!feature || te_supports(te, *feature)) continue;
     const TeFeatureInfo& info = te_feature_info(*feature);
@@ -384,17 +447,57 @@ Rule cp060() {
 
 // --- CP061 ---------------------------------------------------------------------------------
 
-void check_backend_choice(const RuleContext& ctx, Reporter& r) {
-  if (!te_attention_with_cp(ctx.recipe) || backend(ctx.recipe) == "local") return;
-  std::string choice = backend(ctx.recipe);
-  for (const auto& [var, expected] :
-       {std::pair<std::string, std::string>{"NVTE_FLASH_ATTN", "flash"},
-        {"NVTE_FUSED_ATTN", "fused"}}) {
-    if (choice == expected && env_is(ctx.env, var, "0")) {
-      r.report(kBackendKey, var + " set to 0, but expected 1 for attention backend type " + choice);
-      return;
-    }
+/// The value MCore's LanguageModule._set_attention_backend requires of NVTE_FLASH_ATTN,
+/// NVTE_FUSED_ATTN and NVTE_UNFUSED_ATTN for each attention_backend (Megatron-LM d98e8a64
+/// megatron/core/models/common/language_module/language_module.py:120-147; since core_v0.11.0).
+struct NvteExpectation {
+  const char* backend;
+  const char* flash;
+  const char* fused;
+  const char* unfused;
+};
+constexpr NvteExpectation kNvteExpected[] = {{"local", "0", "0", "0"},
+                                             {"flash", "1", "0", "0"},
+                                             {"fused", "0", "1", "0"},
+                                             {"unfused", "0", "0", "1"},
+                                             {"auto", "1", "1", "1"}};
+
+/// Report each NVTE_*_ATTN variable that is set and disagrees with attention_backend; return
+/// true when one did (MCore asserts at model construction, whatever CP is).
+bool report_nvte_mismatch(const RuleContext& ctx, Reporter& r, const std::string& choice) {
+  const NvteExpectation* expected = nullptr;
+  for (const NvteExpectation& e : kNvteExpected) {
+    if (choice == e.backend) expected = &e;
   }
+  if (expected == nullptr) return false;
+  bool any_set = false;
+  for (const char* var : {"NVTE_FLASH_ATTN", "NVTE_FUSED_ATTN", "NVTE_UNFUSED_ATTN"}) {
+    any_set = any_set || env_var(ctx.env, var).has_value();
+  }
+  if (!any_set || mcore_version_or_latest(ctx, r) < Version{0, 11, 0, ""}) return false;
+  bool mismatch = false;
+  for (const auto& [var, want] :
+       {std::pair<std::string, const char*>{"NVTE_FLASH_ATTN", expected->flash},
+        {"NVTE_FUSED_ATTN", expected->fused},
+        {"NVTE_UNFUSED_ATTN", expected->unfused}}) {
+    auto value = env_var(ctx.env, var);
+    if (!value || *value == want) continue;
+    mismatch = true;
+    r.report(kBackendKey,
+             var + " set to " + *value + ", but expected " + want + " for attention backend type " +
+                 choice + " (Megatron-Core asserts it when it builds the model)",
+             Severity::kError,
+             "unset NVTE_FLASH_ATTN, NVTE_FUSED_ATTN and NVTE_UNFUSED_ATTN and choose the backend "
+             "with attention_backend (flash/fused/unfused/auto/local)");
+  }
+  return mismatch;
+}
+
+void check_backend_choice(const RuleContext& ctx, Reporter& r) {
+  if (!uses_te_core_attention(ctx.recipe)) return;
+  std::string choice = backend(ctx.recipe);
+  if (report_nvte_mismatch(ctx, r, choice)) return;
+  if (!te_attention_with_cp(ctx.recipe) || choice == "local") return;
   Version te = te_version_or_latest(ctx, r);
   BackendFilters f = backend_filters(ctx, te);
   if (!f.flash_off.empty() && !f.fused_off.empty()) {
@@ -402,15 +505,6 @@ void check_backend_choice(const RuleContext& ctx, Reporter& r) {
              "No dot product attention backend is available under CP (Unfused is always off "
              "with CP): FlashAttention is off by " +
                  joined(f.flash_off) + "; FusedAttention is off by " + joined(f.fused_off));
-    return;
-  }
-  if (choice == "auto" && env_is(ctx.env, "NVTE_FLASH_ATTN", "0")) {
-    r.report(kBackendKey,
-             "NVTE_FLASH_ATTN=0 leaves only FusedAttention under CP; any FusedAttention filter "
-             "for these inputs leaves no backend (\"Context parallelism is only implemented with "
-             "Flash Attention and Fused Attention!\")",
-             Severity::kWarning,
-             "unset NVTE_FLASH_ATTN, or check with NVTE_DEBUG=1 NVTE_DEBUG_LEVEL=2");
   }
 }
 
@@ -422,14 +516,16 @@ Rule cp061() {
       .title = "attention backend choice leaves a CP-capable backend",
       .rationale =
           "Under CP only FlashAttention and FusedAttention run. attention_backend=unfused, "
-          "or a choice / NVTE_*_ATTN setting that removes one while a filter removes the "
-          "other, ends in 'No dot product attention backend is available'.",
+          "or a choice that removes one while a filter removes the other, ends in 'No dot "
+          "product attention backend is available'. MCore >= 0.11 also asserts that each "
+          "NVTE_FLASH_ATTN / NVTE_FUSED_ATTN / NVTE_UNFUSED_ATTN variable is unset or agrees "
+          "with attention_backend (auto wants 1, 1, 1; fused 0, 1, 0; flash 1, 0, 0).",
       .upstream =
-          "Megatron-LM megatron/core/models/common/language_module/language_module.py:"
-          "108-160; TransformerEngine .../utils.py:1169-1176, "
+          "Megatron-LM d98e8a64 megatron/core/models/common/language_module/language_module.py:"
+          "108-160 (core_v0.11.0 on); TransformerEngine .../utils.py:1169-1176, "
           ".../dot_product_attention.py:2160-2165",
       .fix = "use attention_backend=auto, or the backend that supports these inputs",
-      .enforced_by = {"te"},
+      .enforced_by = {"te", "mcore"},
       .bad_example = "++model.attention_backend=unfused",
       .good_example = "++model.attention_backend=fused",
       .example_args = "",
@@ -499,16 +595,31 @@ void check_fp8_attention(const RuleContext& ctx, Reporter& r) {
     r.report(key, "FP8 MLA attention under CP on TE " + te.str() +
                       " (2.5–2.14 disable FusedAttention for it): no backend is left");
   }
-  auto fp8_recipe = recipe.get_string("model.fp8_recipe");
-  if (fp8_recipe && *fp8_recipe == "mxfp8" && uses_thd_input(recipe)) {
+  std::string fp8_recipe = fp8_recipe_of(recipe);
+  if (fp8_recipe == "mxfp8" && uses_thd_input(recipe)) {
     r.report(key, "MXFP8 attention with THD input under CP: FusedAttention is disabled");
   }
-  if (fp8_recipe && *fp8_recipe == "custom" &&
-      te_supports(te, TeFeature::kCustomRecipeFp8Rejected)) {
-    r.report(key,
-             "CustomRecipe + Context Parallelism is not yet supported for FP8 "
-             "DotProductAttention (TE " +
-                 te.str() + ")");
+  // Flash is off for FP8 under CP (TE d0067d0d utils.py:1184-1188), so FusedAttention must stay.
+  // Float8CurrentScaling ("tensorwise") turns it off below sm100 (utils.py:686-689, TE >= 2.8).
+  if (fp8_recipe == "tensorwise" && te >= Version{2, 8, 0, ""}) {
+    report_below_sm100(ctx, r, fp8_recipe_key(recipe),
+                       "FP8 attention with the current-scaling recipe (tensorwise) under CP: "
+                       "FusedAttention is off below sm100 and FlashAttention is off for FP8");
+  }
+  // FP8 with a sliding window: FusedAttention needs sm100 and cuDNN >= 9.21 from TE 2.12
+  // (utils.py:1344-1352); before 2.12 it refuses FP8 sliding windows outright (v2.11 :876-881).
+  if (!swa_comm_types(recipe).empty()) {
+    if (te < Version{2, 12, 0, ""}) {
+      r.report("model.window_size", "FP8 attention with a sliding window under CP on TE " +
+                                        te.str() +
+                                        ": FusedAttention does not support it (TE >= 2.12 does "
+                                        "on sm100 with cuDNN >= 9.21) and FlashAttention is off "
+                                        "for FP8");
+    } else {
+      report_below_sm100(ctx, r, "model.window_size",
+                         "FP8 attention with a sliding window under CP: FusedAttention needs "
+                         "sm100 and cuDNN >= 9.21, and FlashAttention is off for FP8");
+    }
   }
 }
 
@@ -521,9 +632,15 @@ Rule cp063() {
       .rationale =
           "FlashAttention is off for FP8 under CP, so FusedAttention must accept the "
           "inputs: on TE >= 2.15 it refuses FP8 with THD or with a bias; on 2.5–2.14 "
-          "FP8 MLA; MXFP8 with THD; CustomRecipe is rejected from 2.16.",
-      .upstream = std::string_view("TransformerEngine .../utils.py:1182-1188, 1240-1251, 715-720; "
-                                   ".../backends.py:2226-2231; .../context_parallel.py:61-81"),
+          "FP8 MLA; MXFP8 with THD; current scaling (tensorwise) below sm100; a sliding "
+          "window below sm100 (any GPU before TE 2.12). The FP8 recipe is read from "
+          "mixed_precision (Bridge) or the model. fp8_recipe=custom runs no FP8 attention: "
+          "MCore builds CustomRecipe without fp8_dpa.",
+      .upstream = std::string_view(
+          "TransformerEngine d0067d0d .../utils.py:1182-1188, 1240-1251, 686-689, 1344-1352, "
+          ".../dot_product_attention.py:2215; .../backends.py:2226-2231; Megatron-LM d98e8a64 "
+          "megatron/core/fp8_utils.py:345-353, 789-791; Megatron-Bridge 067f987d "
+          "src/megatron/bridge/training/mixed_precision.py:50-52, 113-160"),
       .fix =
           "use attention_backend=auto/fused and BSHD input for FP8 attention under CP, or "
           "turn fp8_dot_product_attention off",
@@ -610,10 +727,14 @@ void check_softmax_sinks(const RuleContext& ctx, Reporter& r) {
              "Transformer-Engine v" + te.str() + " must be >= 2.8.0 to support softmax_type");
     return;
   }
-  for (const std::string& comm : distinct_comm_types(recipe)) {
+  for (const std::string& comm : configured_comm_types(recipe)) {
     if (comm == "a2a") continue;
+    std::string degenerate =
+        effective_comm(recipe, comm) == "a2a"
+            ? "; TE's backend filter reads the configured type, so HCP sizes [CP, 1] do not help"
+            : "";
     r.report(kCommKey, "Context parallelism only supports softmax_type='" + type +
-                           "' with cp_comm_type = 'a2a'! (got " + comm + ")");
+                           "' with cp_comm_type = 'a2a'! (got " + comm + degenerate + ")");
   }
   BackendFilters f = backend_filters(ctx, te);
   if (!f.fused_off.empty()) {
@@ -715,13 +836,16 @@ void check_attention_bias(const RuleContext& ctx, Reporter& r) {
              "Context parallelism only supports attention bias with FusedAttention backend "
              "and non-padding mask types!");
   }
-  for (const std::string& comm : distinct_comm_types(recipe)) {
+  for (const std::string& comm : configured_comm_types(recipe)) {
     if (comm == "a2a+p2p") {
       r.report(kCommKey,
                "post_scale_bias bias type is not supported with hierarchical CP "
-               "implementation yet!");
+               "implementation yet! (TE asserts it before falling back for degenerate HCP sizes)");
     } else if ((comm == "a2a" || comm == "all_gather") &&
-               te_supports(te, TeFeature::kFusedFiltersV215)) {
+               te_supports(te, TeFeature::kCommTypeArgument)) {
+      // all_gather (TE 1.10) and a2a (TE 1.11) assert attn_bias_type == "no_bias" from their
+      // first release: TE v1.11 transformer_engine/pytorch/attention.py:3041, 3522; v2.14
+      // .../context_parallel.py:2840, 3355. TE < 1.10 never sees cp_comm_type (CP019).
       r.report(kCommKey,
                "No support for cp_comm_type='" + comm + "' and attn_bias_type='post_scale_bias'.");
     }
@@ -736,11 +860,14 @@ Rule cp067() {
       .title = "attention bias under CP: p2p, FusedAttention, BSHD; never ALiBi",
       .rationale =
           "A core attention bias (T5 relative bias) is supported under CP only as "
-          "post_scale_bias on FusedAttention with non-padding masks and non-THD input; "
-          "a2a+p2p never, a2a/all_gather not from TE 2.15; ALiBi never.",
+          "post_scale_bias on FusedAttention with non-padding masks and non-THD input, "
+          "with p2p only: a2a+p2p never (even with degenerate HCP sizes), a2a and "
+          "all_gather on no TE release (they assert no_bias since 1.11 / 1.10); ALiBi never.",
       .upstream =
           "TransformerEngine .../context_parallel.py:5024-5026, 5046-5049, 3083-3085, "
-          "4229-4231; .../utils.py:1202-1258; .../backends.py:1098-1102, 2242-2247",
+          "4229-4231; .../utils.py:1202-1258; .../backends.py:1098-1102, 2242-2247; "
+          "v1.11 transformer_engine/pytorch/attention.py:3041, 3522; v2.14 "
+          ".../context_parallel.py:2840, 3355",
       .fix = "use rotary embeddings, or cp_comm_type=p2p with FusedAttention for relative bias",
       .enforced_by = {"te"},
       .bad_example = "++model.position_embedding_type=relative",
@@ -863,16 +990,52 @@ void check_deterministic(const RuleContext& ctx, Reporter& r) {
     r.skipped(Input::kLaunchEnv);
     return;
   }
+  // From core_v0.19.0 the MLM CLI validates the determinism variables and fills the unset ones
+  // (NCCL_ALGO=Ring, NVTE_ALLOW_NONDETERMINISTIC_ALGO=0) before the model is built; NCCL_ALGO
+  // tokens must be Ring, CollnetDirect, CollnetChain or ^NVLS (Tree is rejected). Megatron-LM
+  // d98e8a64 megatron/training/determinism.py:27-48, 66-117; arguments.py:1708-1711. Bridge and
+  // MLM core_v0.18 require NCCL_ALGO set to one of Tree, Ring, CollnetDirect, CollnetChain, ^NVLS
+  // (Bridge 067f987d config.py:1043-1063; core_v0.18.0 arguments.py:1534-1535).
+  bool mlm_fills = ctx.env.framework == Framework::kMlm &&
+                   mcore_version_or_latest(ctx, r) >= Version{0, 19, 0, ""};
   auto allow = env_var(ctx.env, "NVTE_ALLOW_NONDETERMINISTIC_ALGO");
-  if (!allow || *allow != "0") {
+  if ((allow && *allow != "0") || (!allow && !mlm_fills)) {
     r.report("model.deterministic_mode",
              "deterministic_mode is on and we are using DotProductAttention from Transformer "
              "Engine, but NVTE_ALLOW_NONDETERMINISTIC_ALGO is not 0 (it is " +
                  (allow ? "'" + *allow + "'" : std::string("unset")) + ")");
   }
+  auto algo = env_var(ctx.env, "NCCL_ALGO");
+  if (mlm_fills) {
+    if (!algo) return;  // filled with Ring
+    static const std::vector<std::string> kAccepted = {"Ring", "CollnetDirect", "CollnetChain",
+                                                       "^NVLS"};
+    std::string token;
+    std::vector<std::string> bad;
+    std::string tokens = *algo + ",";
+    bool any = false;
+    for (char c : tokens) {
+      if (c != ',') {
+        if (c != ' ') token += c;
+        continue;
+      }
+      if (token.empty()) continue;
+      any = true;
+      if (std::find(kAccepted.begin(), kAccepted.end(), token) == kAccepted.end()) {
+        bad.push_back(token);
+      }
+      token.clear();
+    }
+    if (any && bad.empty()) return;
+    r.report("model.deterministic_mode",
+             "NCCL_ALGO='" + *algo +
+                 "': under --deterministic-mode each token must be one of CollnetChain, "
+                 "CollnetDirect, Ring or ^NVLS (Tree is not bit-exact)",
+             Severity::kError, "export NCCL_ALGO=Ring, or leave it unset (MLM then sets Ring)");
+    return;
+  }
   static const std::vector<std::string> kAlgos = {"Tree", "Ring", "CollnetDirect", "CollnetChain",
                                                   "^NVLS"};
-  auto algo = env_var(ctx.env, "NCCL_ALGO");
   if (!algo || std::find(kAlgos.begin(), kAlgos.end(), *algo) == kAlgos.end()) {
     r.report("model.deterministic_mode",
              "deterministic_mode needs NCCL_ALGO set to one of Tree, Ring, CollnetDirect, "
@@ -890,14 +1053,17 @@ Rule cp071() {
       .title = "deterministic mode needs NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 and a fixed NCCL_ALGO",
       .rationale =
           "MCore asserts NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 for TE attention in "
-          "deterministic mode, Bridge requires NCCL_ALGO in Tree/Ring/CollnetDirect/"
-          "CollnetChain/^NVLS; under CP the determinism filters can leave no backend.",
+          "deterministic mode, Bridge (and the MLM CLI before core_v0.19) requires NCCL_ALGO "
+          "in Tree/Ring/CollnetDirect/CollnetChain/^NVLS. From core_v0.19 the MLM CLI fills "
+          "NCCL_ALGO=Ring and NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 when unset and rejects "
+          "Tree and nonzero NVTE_ALLOW_NONDETERMINISTIC_ALGO.",
       .upstream =
-          "Megatron-LM megatron/core/extensions/transformer_engine.py:2155-2162; "
-          "Megatron-Bridge src/megatron/bridge/training/config.py:1043-1063; "
-          "TransformerEngine .../utils.py:1504-1570",
+          "Megatron-LM d98e8a64 megatron/core/extensions/transformer_engine.py:2155-2162, "
+          "megatron/training/determinism.py:27-48, 66-117; core_v0.18.0 "
+          "megatron/training/arguments.py:1534-1535; Megatron-Bridge 067f987d "
+          "src/megatron/bridge/training/config.py:1043-1063",
       .fix = "export NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 NCCL_ALGO=Ring",
-      .enforced_by = {"mcore", "bridge"},
+      .enforced_by = {"mcore", "bridge", "mlm"},
       .bad_example = "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=1",
       .good_example =
           "++model.deterministic_mode=true --env NVTE_ALLOW_NONDETERMINISTIC_ALGO=0 "
@@ -907,11 +1073,207 @@ Rule cp071() {
   };
 }
 
+// --- CP072 ---------------------------------------------------------------------------------
+
+/// The key of a setting that needs FusedAttention under CP, or "" when none does: FP8 attention
+/// and softmax sinks (FlashAttention is off for both), an attention bias, attention_backend=fused,
+/// and THD input (CP pads between sequences, which turns FlashAttention 2 off; FA3 needs sm90).
+std::string fused_required_key(const Recipe& recipe) {
+  if (fp8_attention(recipe)) return fp8_attention_key(recipe);
+  if (sinks(recipe)) return "model.softmax_type";
+  if (attention_bias(recipe)) return "model.position_embedding_type";
+  if (backend(recipe) == "fused") return kBackendKey;
+  return thd_key(recipe);
+}
+
+void check_deterministic_backends(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  if (!te_attention_with_cp(recipe) || !recipe.bool_or("model.deterministic_mode", false)) return;
+  Version te = te_version_or_latest(ctx, r);
+  // TE >= 2.12 turns FusedAttention off for sink attention when deterministic (TransformerEngine
+  // d0067d0d .../utils.py:1535-1547); FlashAttention never supports sinks and Unfused is off
+  // under CP (utils.py:1122-1123, 1169-1172).
+  if (sinks(recipe) && te >= Version{2, 12, 0, ""}) {
+    r.report("model.softmax_type",
+             "deterministic_mode disables FusedAttention for softmax_type='" +
+                 *recipe.get_string("model.softmax_type") +
+                 "' (sink attention needs NVTE_ALLOW_NONDETERMINISTIC_ALGO=1); FlashAttention "
+                 "does not support sinks and Unfused is off under CP: no attention backend is "
+                 "available");
+    return;
+  }
+  // Deterministic fp16/bf16 training turns FusedAttention off below sm90 (utils.py:1556-1567;
+  // FP8 likewise, utils.py:1548-1553).
+  std::string needs = fused_required_key(recipe);
+  if (needs.empty()) return;
+  if (!ctx.env.gpu_sm) return r.assumed(Input::kGpuArch, "sm90 or newer");
+  if (*ctx.env.gpu_sm >= 90) return;
+  r.report(needs, "deterministic training on sm" + std::to_string(*ctx.env.gpu_sm) +
+                      " disables FusedAttention, but " + needs +
+                      " needs it under CP (FlashAttention cannot serve it): no attention "
+                      "backend is available");
+}
+
+Rule cp072() {
+  return {
+      .id = "CP072",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "deterministic mode under CP leaves an attention backend",
+      .rationale =
+          "TE's determinism filters remove FusedAttention for softmax sinks (TE >= 2.12) and "
+          "for fp16/bf16 or FP8 training below sm90; FlashAttention cannot run sinks, FP8, a "
+          "bias or padded THD, and Unfused is off under CP, so nothing is left.",
+      .upstream =
+          "TransformerEngine d0067d0d transformer_engine/pytorch/attention/"
+          "dot_product_attention/utils.py:1535-1567, 1122-1123, 1169-1172",
+      .fix = "turn deterministic_mode off for these layers, use vanilla softmax, or run on sm90+",
+      .enforced_by = {"te"},
+      .bad_example =
+          "++model.deterministic_mode=true ++model.softmax_type=learnable "
+          "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null",
+      .good_example =
+          "++model.deterministic_mode=true ++model.softmax_type=vanilla "
+          "model.cp_comm_type=a2a model.hierarchical_context_parallel_sizes=null",
+      .example_args = "--te-version 2.18.0",
+      .check = check_deterministic_backends,
+  };
+}
+
+// --- CP073 ---------------------------------------------------------------------------------
+
+void check_qk_clip(const RuleContext& ctx, Reporter& r) {
+  const Recipe& recipe = ctx.recipe;
+  std::string key;
+  for (const char* k : {"model.qk_clip", "model.log_max_attention_logit"}) {
+    if (key.empty() && recipe.bool_or(k, false)) key = k;
+  }
+  if (key.empty() || !uses_te_core_attention(recipe)) return;
+  Version te = te_version_or_latest(ctx, r);
+  // MCore asks TE for the max attention logit (Megatron-LM d98e8a64
+  // megatron/core/extensions/transformer_engine.py:2219-2225) and asserts TE >= 2.9.
+  if (te < Version{2, 9, 0, ""}) {
+    r.report(key, "qk-clip is only supported in TE 2.9.0 and later (found TE " + te.str() + ")");
+    return;
+  }
+  // TE: return_max_logit turns FlashAttention off, and every backend with FP8 attention
+  // (TransformerEngine d0067d0d .../utils.py:756-766); TE 2.9-2.10 also turn FusedAttention off
+  // for THD (v2.10 utils.py:534-542).
+  if (fp8_attention(recipe)) {
+    r.report(key, key.substr(6) +
+                      " makes TE return the max attention logit, which disables every attention "
+                      "backend with FP8 attention");
+    return;
+  }
+  if (backend(recipe) == "flash") {
+    r.report(key, key.substr(6) +
+                      " makes TE return the max attention logit, which FlashAttention cannot: "
+                      "attention_backend=flash leaves no backend");
+    return;
+  }
+  if (!te_attention_with_cp(recipe)) return;
+  BackendFilters f = backend_filters(ctx, te);
+  if (uses_thd_input(recipe) && te < Version{2, 11, 0, ""}) {
+    f.fused_off.push_back("THD input on TE " + te.str());
+  }
+  if (f.fused_off.empty()) return;
+  r.report(key, key.substr(6) +
+                    " turns FlashAttention off (max_logit) and Unfused is off under CP, so only "
+                    "FusedAttention could run, but it is off by " +
+                    joined(f.fused_off) + ": no attention backend is available");
+}
+
+Rule cp073() {
+  return {
+      .id = "CP073",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "qk_clip / log_max_attention_logit need TE >= 2.9 and FusedAttention under CP",
+      .rationale =
+          "MCore asks TE for the max attention logit and asserts TE >= 2.9. TE then turns "
+          "FlashAttention off, and every backend when attention runs in FP8; under CP "
+          "(Unfused off) FusedAttention must accept the inputs.",
+      .upstream =
+          "Megatron-LM d98e8a64 megatron/core/extensions/transformer_engine.py:2219-2225; "
+          "TransformerEngine d0067d0d .../dot_product_attention/utils.py:756-766",
+      .fix = "upgrade TE to >= 2.9, keep attention in bf16, and use attention_backend=auto",
+      .enforced_by = {"mcore", "te"},
+      .bad_example = "++model.qk_clip=true ++model.attention_backend=flash",
+      .good_example = "++model.qk_clip=true ++model.attention_backend=auto",
+      .example_args = "--te-version 2.18.0",
+      .check = check_qk_clip,
+  };
+}
+
+// --- CP074 ---------------------------------------------------------------------------------
+
+/// The activation precision of attention: "half" (fp16/bf16), "fp32", or "" when unknown. A
+/// mixed_precision map sets model.bf16/fp16 (Bridge mixed_precision.py:40-42, 113-160); a
+/// preset names its dtype; otherwise the model's bf16/fp16 flags and params_dtype.
+std::string activation_precision(const Recipe& recipe, std::string& key) {
+  auto is_half = [](const std::string& dtype) {
+    return dtype.find("bfloat16") != std::string::npos ||
+           dtype.find("float16") != std::string::npos || dtype == "bf16" || dtype == "fp16";
+  };
+  const Value* mp = recipe.find("mixed_precision");
+  if (mp != nullptr && mp->is_string()) {
+    const std::string& preset = mp->as_string();
+    key = "mixed_precision";
+    if (preset.find("bf16") != std::string::npos || preset.find("fp16") != std::string::npos) {
+      return "half";
+    }
+    return "";
+  }
+  std::string section = (mp != nullptr && mp->is_map()) ? "mixed_precision." : "model.";
+  key = section + "bf16";
+  if (recipe.bool_or(section + "bf16", false) || recipe.bool_or(section + "fp16", false)) {
+    return "half";
+  }
+  if (recipe.bool_or(section + "autocast_enabled", false)) return "";
+  if (auto dtype = recipe.get_string(section + "params_dtype"))
+    return is_half(*dtype) ? "half" : "";
+  if (section == "mixed_precision.") return "fp32";
+  bool flags_known = recipe.has("model.bf16") && recipe.has("model.fp16");
+  return flags_known ? "fp32" : "";
+}
+
+void check_fp32_attention(const RuleContext& ctx, Reporter& r) {
+  if (!te_attention_with_cp(ctx.recipe) || fp8_attention(ctx.recipe)) return;
+  std::string key;
+  if (activation_precision(ctx.recipe, key) != "fp32") return;
+  r.report(key,
+           "attention runs in fp32 (neither bf16 nor fp16 is on): FlashAttention and "
+           "FusedAttention need fp16/bf16 and UnfusedDotProductAttention is off under CP, so no "
+           "attention backend is available");
+}
+
+Rule cp074() {
+  return {
+      .id = "CP074",
+      .severity = Severity::kError,
+      .family = "backend",
+      .title = "CP needs fp16 or bf16 attention",
+      .rationale =
+          "FlashAttention and FusedAttention accept only fp16/bf16 (or FP8) inputs, and "
+          "UnfusedDotProductAttention, the only fp32 backend, does not support context "
+          "parallelism.",
+      .upstream =
+          "TransformerEngine d0067d0d transformer_engine/pytorch/attention/"
+          "dot_product_attention/utils.py:598-640, 1169-1172",
+      .fix = "train in bf16 (mixed_precision: bf16_mixed) or use CP=1",
+      .enforced_by = {"te"},
+      .bad_example = "mixed_precision=null ++model.bf16=false ++model.fp16=false",
+      .good_example = "mixed_precision=null ++model.bf16=true ++model.fp16=false",
+      .example_args = "",
+      .check = check_fp32_attention,
+  };
+}
+
 }  // namespace
 
 void add_backend_rules(std::vector<Rule>& out) {
   for (Rule (*rule)() : {cp050, cp051, cp052, cp060, cp061, cp062, cp063, cp064, cp065, cp066,
-                         cp067, cp068, cp069, cp070, cp071})
+                         cp067, cp068, cp069, cp070, cp071, cp072, cp073, cp074})
     out.push_back(rule());
 }
 

@@ -85,9 +85,20 @@ void check_restrictions(const RuleContext& ctx, Reporter& r, const std::string& 
     report_cli_restriction(ctx, r, "model.pipeline_model_parallel_size",
                            what + " not supported with pipeline parallelism");
   }
-  if (cuda_graphs(recipe)) {
-    report_cli_restriction(ctx, r, "model.cuda_graph_impl",
+  // The CLI's assert reads args.enable_cuda_graph (Megatron-LM d98e8a64
+  // megatron/training/arguments.py:1446; dev d48bd6be :1541-1544), which only the deprecated
+  // --enable-cuda-graph sets; validate_args deletes that attribute after turning it into
+  // --cuda-graph-impl=local (main :611-624), so the flag ends in an AttributeError there and
+  // --cuda-graph-impl alone passes the check.
+  if (recipe.bool_or("model.enable_cuda_graph", false)) {
+    report_cli_restriction(ctx, r, "model.enable_cuda_graph",
                            what + " not supported with CUDA Graph");
+  } else if (cuda_graphs(recipe)) {
+    r.report("model.cuda_graph_impl",
+             what +
+                 " with CUDA graphs: the Megatron-LM CLI means to reject it, but its check reads "
+                 "the deprecated --enable-cuda-graph, so cuda_graph_impl alone is not stopped",
+             Severity::kWarning);
   }
   if (megatron_fsdp(recipe)) {
     report_cli_restriction(ctx, r, "dist.use_megatron_fsdp",
@@ -118,8 +129,9 @@ Rule cp080() {
       .rationale =
           "The MLM CLI rejects hybrid CP with PP>1, CUDA graphs, Megatron FSDP, a "
           "non-single dataloader, or without per-token loss. Bridge and MCore check none "
-          "of it (and the CUDA-graph assert reads a deleted attribute).",
-      .upstream = "Megatron-LM megatron/training/arguments.py:1444-1449, 611-631",
+          "of it. The CUDA-graph assert reads args.enable_cuda_graph, so only the deprecated "
+          "--enable-cuda-graph is rejected; --cuda-graph-impl alone gets a warning.",
+      .upstream = "Megatron-LM d98e8a64 megatron/training/arguments.py:1444-1449, 611-631",
       .fix =
           "hybrid CP with PP=1, no CUDA graphs, no Megatron FSDP, dataloader_type=single, "
           "calculate_per_token_loss=true",

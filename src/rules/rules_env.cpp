@@ -57,10 +57,14 @@ Rule cp110() {
 void check_device_connections(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
   Parallelism p = parallelism_of(recipe);
-  bool fsdp = megatron_fsdp(recipe) || torch_fsdp2(recipe);
+  bool mfsdp = megatron_fsdp(recipe);
+  bool fsdp = mfsdp || torch_fsdp2(recipe);
+  // The MLM CLI requires CUDA_DEVICE_MAX_CONNECTIONS=1 for TP/CP only when
+  // get_device_arch_version() < 10: the requirement is gone from Blackwell on (Megatron-LM
+  // d98e8a64 megatron/training/arguments.py:1453-1479).
+  bool blackwell = ctx.env.gpu_sm && *ctx.env.gpu_sm >= 100;
   bool needs_one = (p.tp > 1 || p.cp > 1) && !fsdp &&
-                   !recipe.bool_or("model.overlap_moe_expert_parallel_comm", false) &&
-                   !(ctx.env.gpu_sm && *ctx.env.gpu_sm >= 100);
+                   !recipe.bool_or("model.overlap_moe_expert_parallel_comm", false) && !blackwell;
   if (!needs_one && !fsdp) return;
   if (ctx.env.process_env.empty()) {
     r.skipped(Input::kLaunchEnv);
@@ -69,10 +73,16 @@ void check_device_connections(const RuleContext& ctx, Reporter& r) {
   auto value = env_var(ctx.env, "CUDA_DEVICE_MAX_CONNECTIONS");
   std::string shown = value ? "'" + *value + "'" : std::string("unset");
   if (needs_one && (!value || *value != "1")) {
+    std::string gpu =
+        ctx.env.gpu_sm
+            ? " on sm" + std::to_string(*ctx.env.gpu_sm)
+            : "; GPU unknown: assumed one before Blackwell (pass --gpu-sm 100 for Blackwell, "
+              "where the requirement does not exist)";
+    if (!ctx.env.gpu_sm) r.assumed(Input::kGpuArch, "a GPU before Blackwell (sm < 100)");
     std::string message =
         "Using tensor model parallelism or context parallelism require setting the environment "
         "variable CUDA_DEVICE_MAX_CONNECTIONS to 1 (it is " +
-        shown + ")";
+        shown + ")" + gpu;
     if (ctx.env.framework == Framework::kMlm) {
       r.report("model.context_parallel_size", message);
     } else {
@@ -83,11 +93,16 @@ void check_device_connections(const RuleContext& ctx, Reporter& r) {
                Severity::kWarning);
     }
   }
+  // FSDP asserts the opposite: Bridge for Megatron FSDP (Megatron-Bridge 067f987d
+  // src/megatron/bridge/training/config.py:1110-1112), the MLM CLI for torch FSDP2 and Megatron
+  // FSDP (arguments.py:1048-1049, 1166-1167). Bridge has no such check for torch FSDP2.
   if (fsdp && value && *value == "1") {
-    r.report(megatron_fsdp(recipe) ? "dist.use_megatron_fsdp" : "dist.use_torch_fsdp2",
-             "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, but it is 1 (TP/CP prefer "
-             "1: the settings conflict)",
-             Severity::kWarning, "unset CUDA_DEVICE_MAX_CONNECTIONS for FSDP");
+    bool asserted = mfsdp || ctx.env.framework == Framework::kMlm;
+    r.report(mfsdp ? "dist.use_megatron_fsdp" : "dist.use_torch_fsdp2",
+             "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, but it is 1" +
+                 std::string(asserted ? "" : " (Bridge does not check it for torch FSDP2)"),
+             asserted ? Severity::kError : Severity::kWarning,
+             "unset CUDA_DEVICE_MAX_CONNECTIONS for FSDP");
   }
 }
 
@@ -99,13 +114,14 @@ Rule cp111() {
       .title = "CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP (not with FSDP)",
       .rationale =
           "Below sm100 the MLM CLI asserts CUDA_DEVICE_MAX_CONNECTIONS=1 for TP/CP so "
-          "communication kernels are scheduled in order; FSDP asserts the opposite. "
-          "Bridge checks neither.",
+          "communication kernels are scheduled in order (Blackwell does not need it; an "
+          "unknown GPU is assumed older and the message says so); FSDP asserts the "
+          "opposite, an error with Megatron FSDP (Bridge and MLM) and torch FSDP2 (MLM).",
       .upstream =
-          "Megatron-LM megatron/training/arguments.py:1453-1479, 1048-1049, 1166-1167; "
-          "Megatron-Bridge src/megatron/bridge/training/config.py:1110-1112",
+          "Megatron-LM d98e8a64 megatron/training/arguments.py:1453-1479, 1048-1049, "
+          "1166-1167; Megatron-Bridge 067f987d src/megatron/bridge/training/config.py:1110-1112",
       .fix = "export CUDA_DEVICE_MAX_CONNECTIONS=1",
-      .enforced_by = {"mlm"},
+      .enforced_by = {"mlm", "bridge"},
       .bad_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=8",
       .good_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=1",
       .example_args = "--framework mlm",

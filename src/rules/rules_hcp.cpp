@@ -37,6 +37,9 @@ bool uses_hcp_comm(const Recipe& recipe) {
 
 void check_comm_values(const RuleContext& ctx, Reporter& r) {
   Parallelism p = parallelism_of(ctx.recipe);
+  // MCore hands cp_comm_type to TE only when CP > 1 (Megatron-LM d98e8a64
+  // megatron/core/extensions/transformer_engine.py:2129-2153); at CP=1 nothing reads it (CP022).
+  if (p.cp <= 1) return;
   const auto& known = known_comm_types();
   // DSA attention (CP100) has its own CP path that accepts "allgather"; CP100 checks it there.
   const bool dsa = ctx.recipe.get_string("model.experimental_attention_variant") == "dsa";
@@ -59,12 +62,14 @@ Rule cp010() {
       .family = "hcp",
       .title = "cp_comm_type values are p2p, all_gather, a2a or a2a+p2p",
       .rationale =
-          "TE dispatches on the string at the first forward pass and raises for anything "
-          "else; neither MCore nor Bridge checks the value set at config time. The MLM "
-          "help text spells it 'allgather', which TE rejects for standard attention.",
+          "With CP > 1, TE dispatches on the string at the first forward pass and raises "
+          "for anything else; neither MCore nor Bridge checks the value set at config time, "
+          "and at CP=1 MCore never passes it to TE. The MLM help text spells it "
+          "'allgather', which TE rejects for standard attention.",
       .upstream =
           "TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/"
-          "context_parallel.py:5139; Megatron-LM megatron/training/arguments.py:3221-3226",
+          "context_parallel.py:5139; Megatron-LM megatron/training/arguments.py:3221-3226, "
+          "megatron/core/extensions/transformer_engine.py:2129-2153 (d98e8a64)",
       .fix = "use one of p2p, all_gather, a2a, a2a+p2p",
       .enforced_by = {"te"},
       .bad_example = "model.cp_comm_type=allgather",
@@ -304,8 +309,22 @@ Rule cp017() {
 void check_hcp_te_version(const RuleContext& ctx, Reporter& r) {
   if (parallelism_of(ctx.recipe).cp <= 1 || !uses_hcp_comm(ctx.recipe)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
-  if (te_supports(*ctx.env.te_version, TeFeature::kCpA2aP2p)) return;
-  r.report(kCommKey, "Transformer-Engine v" + ctx.env.te_version->str() +
+  const Version& te = *ctx.env.te_version;
+  if (te_supports(te, TeFeature::kCpA2aP2p)) return;
+  if (!te_supports(te, TeFeature::kCpP2p)) return;  // CP019: no CP at all before TE 1.0
+  // MCore's assert sits inside is_te_min_version("1.10.0") (Megatron-LM d98e8a64
+  // megatron/core/extensions/transformer_engine.py:2140-2148): below TE 1.10 cp_comm_type never
+  // reaches TE and every layer silently runs p2p.
+  if (!te_supports(te, TeFeature::kCommTypeArgument)) {
+    r.report(kCommKey,
+             "Transformer-Engine v" + te.str() +
+                 " is older than 1.10: MCore never passes cp_comm_type to TE, so a2a+p2p "
+                 "silently runs as p2p over all " +
+                 std::to_string(parallelism_of(ctx.recipe).cp) + " CP ranks",
+             Severity::kWarning, "upgrade Transformer Engine to >= 1.12.0 for a2a+p2p");
+    return;
+  }
+  r.report(kCommKey, "Transformer-Engine v" + te.str() +
                          " must be >= 1.12.0 to support hierarchical cp communication (a2a+p2p)");
 }
 
@@ -317,8 +336,9 @@ Rule cp018() {
       .title = "a2a+p2p needs Transformer Engine >= 1.12",
       .rationale =
           "Hierarchical CP first appears in TE v1.12; MCore asserts the version when it "
-          "builds TEDotProductAttention with a2a+p2p.",
-      .upstream = "Megatron-LM megatron/core/extensions/transformer_engine.py:2143-2147",
+          "builds TEDotProductAttention with a2a+p2p on TE 1.10-1.11. Below TE 1.10 MCore "
+          "does not pass cp_comm_type at all and the layers silently run p2p (a warning).",
+      .upstream = "Megatron-LM d98e8a64 megatron/core/extensions/transformer_engine.py:2140-2148",
       .fix = "upgrade Transformer Engine to >= 1.12.0, or use cp_comm_type p2p",
       .enforced_by = {"mcore"},
       .bad_example = "--te-version 1.11.0",
@@ -353,7 +373,7 @@ void check_comm_te_minimums(const RuleContext& ctx, Reporter& r) {
     return;
   }
   if (!te_supports(te, TeFeature::kCommTypeArgument)) {
-    if (non_default || uses("a2a+p2p")) {
+    if (non_default) {  // a2a+p2p below TE 1.10 is CP018's
       r.report(kCommKey,
                "Transformer-Engine " + te.str() +
                    " is older than 1.10: MCore never passes cp_comm_type to TE, so every layer "

@@ -371,10 +371,46 @@ Rule cp049() {
   };
 }
 
+// --- CP053 ---------------------------------------------------------------------------------
+
+void check_max_position_embeddings(const RuleContext& ctx, Reporter& r) {
+  // Megatron-LM d98e8a64 megatron/training/arguments.py:1353-1356 (validate_args, MLM CLI only).
+  if (ctx.env.framework != Framework::kMlm) return;
+  auto max_pos = ctx.recipe.get_int("model.max_position_embeddings");
+  auto seq = sequence_length(ctx.recipe);
+  if (!max_pos || !seq || *max_pos >= *seq) return;
+  r.report("model.max_position_embeddings", "max_position_embeddings (" + str(*max_pos) +
+                                                ") must be greater than or equal to seq_length (" +
+                                                str(*seq) + ").");
+}
+
+Rule cp053() {
+  return {
+      .id = "CP053",
+      .severity = Severity::kError,
+      .family = "sequence",
+      .title = "Megatron-LM: seq_length at most max_position_embeddings",
+      .rationale =
+          "The Megatron-LM CLI asserts --max-position-embeddings >= --seq-length; "
+          "long-context CP runs that raise only --seq-length stop there.",
+      .upstream = "Megatron-LM d98e8a64 megatron/training/arguments.py:1353-1356",
+      .fix = "raise --max-position-embeddings to at least --seq-length",
+      .enforced_by = {"mlm"},
+      .bad_example = "++model.max_position_embeddings=65536",
+      .good_example = "",
+      .example_args = "--framework mlm",
+      .check = check_max_position_embeddings,
+      // --max-position-embeddings is an MLM argument (hcp-plan validate --framework mlm on
+      // Megatron-LM arguments); the Bridge example recipe has no such field.
+      .loader_rejects_bad_example = true,
+  };
+}
+
 }  // namespace
 
 void add_sequence_rules(std::vector<Rule>& out) {
-  for (Rule (*rule)() : {cp040, cp041, cp042, cp043, cp044, cp045, cp046, cp047, cp048, cp049})
+  for (Rule (*rule)() :
+       {cp040, cp041, cp042, cp043, cp044, cp045, cp046, cp047, cp048, cp049, cp053})
     out.push_back(rule());
 }
 

@@ -252,24 +252,94 @@ Rule cp006() {
   };
 }
 
+/// Return true when the dataset is one whose collate pads to the CP/SP multiple that Bridge
+/// checks against seq_length: DirectHFSFT, Energon or MockVLMSFT (Megatron-Bridge 067f987d
+/// src/megatron/bridge/training/config.py:1361-1371).
+bool collate_padded_dataset(const Recipe& recipe) {
+  for (const char* key :
+       {"dataset._target_", "dataset.dataset_type", "dataset.type", "dataset.target"}) {
+    if (auto type = recipe.get_string(key)) {
+      for (const char* kind :
+           {"DirectHFSFTDatasetConfig", "EnergonDatasetConfig", "MockVLMSFTDatasetConfig"}) {
+        if (type->find(kind) != std::string::npos) return true;
+      }
+    }
+  }
+  return false;
+}
+
+int64_t gcd(int64_t a, int64_t b) {
+  while (b != 0) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/// Bridge's SFT collate padding multiple over the train and eval CP sizes (config.py:1354-1360):
+/// lcm of 2*CP (CP > 1) and TP*CP (sequence parallel with TP > 1) for each CP size.
+int64_t collate_padding_multiple(const Recipe& recipe, const Parallelism& p,
+                                 std::optional<int64_t> eval_cp) {
+  int64_t multiple = 1;
+  bool sp = recipe.bool_or("model.sequence_parallel", false) && p.tp > 1;
+  for (int64_t cp : {p.cp, eval_cp.value_or(p.cp)}) {
+    for (int64_t m : {cp > 1 ? 2 * cp : 1, sp ? cp * p.tp : 1}) {
+      if (m > 0) multiple = multiple / gcd(multiple, m) * m;
+    }
+  }
+  return multiple;
+}
+
 void check_eval_cp(const RuleContext& ctx, Reporter& r) {
   const char* key = "dist.eval_context_parallel_size";
   auto eval_cp = ctx.recipe.get_int(key);
-  if (!eval_cp || *eval_cp < 1) return;
-  if (!ctx.recipe.bool_or("dist.use_decentralized_pg", false)) {
+  if (eval_cp && *eval_cp < 1) return;
+  Parallelism p = parallelism_of(ctx.recipe);
+  if (p.tp < 1 || p.pp < 1 || p.cp < 1) return;
+  if (eval_cp && !ctx.recipe.bool_or("dist.use_decentralized_pg", false)) {
     r.report(key,
              "dist.eval_context_parallel_size is documented to require use_decentralized_pg=True, "
              "but nothing enforces it",
              Severity::kWarning, "set dist.use_decentralized_pg=true");
   }
-  Parallelism p = parallelism_of(ctx.recipe);
-  if (p.tp < 1 || p.pp < 1) return;
+  if (ctx.env.framework != Framework::kBridge) return;
+  // The SFT collate pads to a multiple that includes the eval CP size (config.py:1354-1373).
+  auto dataset_seq = ctx.recipe.get_int("dataset.seq_length");
+  if (eval_cp && dataset_seq && collate_padded_dataset(ctx.recipe)) {
+    int64_t multiple = collate_padding_multiple(ctx.recipe, p, eval_cp);
+    if (*dataset_seq % multiple != 0) {
+      r.report("dataset.seq_length",
+               "dataset.seq_length (" + str(*dataset_seq) +
+                   ") must be divisible by the CP/SP collate padding multiple (" + str(multiple) +
+                   "), which counts eval_context_parallel_size=" + str(*eval_cp));
+    }
+  }
+  bool explicit_eval_batch = ctx.recipe.has("validation.eval_global_batch_size") ||
+                             ctx.recipe.has("validation.eval_micro_batch_size");
+  if (!eval_cp && !explicit_eval_batch) return;  // same as training: CP003
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
-  int64_t eval_model = p.tp * p.pp * *eval_cp;
-  if (*ctx.env.world_size % eval_model == 0) return;
-  r.report(key, "world size (" + str(*ctx.env.world_size) +
-                    ") is not divisible by eval model parallel size (TP*PP*eval CP = " +
-                    str(eval_model) + ")");
+  int64_t eval_model = p.tp * p.pp * eval_cp.value_or(p.cp);
+  if (*ctx.env.world_size % eval_model != 0) {
+    if (!eval_cp) return;  // CP001
+    r.report(key, "world size (" + str(*ctx.env.world_size) +
+                      ") is not divisible by eval model parallel size (TP*PP*eval CP = " +
+                      str(eval_model) + ")");
+    return;
+  }
+  // Eval batch divisibility with the eval layout's DP (config.py:1454-1479).
+  int64_t eval_dp = *ctx.env.world_size / eval_model;
+  auto gbs = ctx.recipe.get_int("validation.eval_global_batch_size");
+  if (!gbs) gbs = ctx.recipe.get_int("train.global_batch_size");
+  auto mbs = ctx.recipe.get_int("validation.eval_micro_batch_size");
+  if (!mbs) mbs = ctx.recipe.get_int("train.micro_batch_size");
+  if (!gbs || !mbs || *mbs < 1 || *gbs % (*mbs * eval_dp) == 0) return;
+  const char* at = ctx.recipe.has("validation.eval_global_batch_size")
+                       ? "validation.eval_global_batch_size"
+                       : (eval_cp ? key : "train.global_batch_size");
+  r.report(at, "eval_global_batch_size (" + str(*gbs) +
+                   ") must be divisible by eval_micro_batch_size * eval_data_parallel_size (" +
+                   str(*mbs) + " * " + str(eval_dp) + " = " + str(*mbs * eval_dp) + ")");
 }
 
 Rule cp007() {
@@ -277,14 +347,16 @@ Rule cp007() {
       .id = "CP007",
       .severity = Severity::kError,
       .family = "topology",
-      .title = "eval-time CP fits the world (Bridge)",
+      .title = "eval-time CP fits the world and the eval batch (Bridge)",
       .rationale =
           "dist.eval_context_parallel_size builds a second grid for validation: the world "
-          "must divide by TP*PP*eval CP. Its docstring requires use_decentralized_pg=True, "
-          "which nothing checks (warning).",
+          "must divide by TP*PP*eval CP, the eval global batch by eval micro batch x eval "
+          "DP, and for DirectHFSFT/Energon/MockVLMSFT datasets seq_length by the collate "
+          "padding multiple of both CP sizes. Its docstring requires use_decentralized_pg="
+          "True, which nothing checks (warning).",
       .upstream =
-          "Megatron-Bridge src/megatron/bridge/training/config.py:164-169, 1354-1361, "
-          "1457-1479",
+          "Megatron-Bridge 067f987d src/megatron/bridge/training/config.py:164-169, "
+          "1354-1373, 1454-1479",
       .fix = "choose an eval CP whose TP*PP*CP divides the world size",
       .enforced_by = {"bridge"},
       .bad_example = "++dist.eval_context_parallel_size=3",

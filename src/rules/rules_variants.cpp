@@ -62,16 +62,44 @@ Rule cp100() {
 
 // --- CP101 ---------------------------------------------------------------------------------
 
+/// True when experimental_attention_variant selects the gated delta net layer: "gdn" or "gdn2" on
+/// main (Megatron-LM d98e8a64 experimental_attention_variant_module_specs.py:61-64, where
+/// "gated_delta_net" is the deprecated alias of "gdn"), "gated_delta_net" on dev d48bd6be and on
+/// core_v0.17/0.18. Upstream checks the linear_* head counts only then (main
+/// transformer_config.py:1470-1509, dev :1648-1711): every full to_yaml dump carries the field
+/// defaults (linear_num_key_heads=16) whatever the model.
+bool is_gdn_variant(const Recipe& recipe) {
+  auto variant = recipe.get_string("model.experimental_attention_variant");
+  return variant && (*variant == "gdn" || *variant == "gdn2" || *variant == "gated_delta_net");
+}
+
 void check_linear_attention(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
+  if (!is_gdn_variant(recipe)) return;
   Parallelism p = parallelism_of(recipe);
   std::string mode = recipe.get_string("model.linear_cp_mode").value_or("");
-  // Main divides by TP*CP; dev divides by TP for the default chunkwise mode.
+  // Main divides by TP*CP; dev divides by TP for the default chunkwise mode. MCore <= 0.17 has no
+  // GDN context parallelism at all (core_v0.17.0 megatron/core/ssm/gated_delta_net.py:36-37:
+  // "TODO: Implement GatedDeltaNetContextParallel") and divides by TP only
+  // (core_v0.17.0 transformer_config.py:1067-1100); CP arrived in core_v0.18.0.
+  bool no_gdn_cp = false;
+  if (p.cp > 1) {
+    Version mcore = mcore_version_or_latest(ctx, r);
+    no_gdn_cp = mcore < Version{0, 18, 0, ""};
+    if (no_gdn_cp) {
+      r.report("model.context_parallel_size",
+               "Gated DeltaNet has no context-parallel implementation on Megatron-Core " +
+                   mcore.str() + " (GDN CP arrived in 0.18); context_parallel_size=" + str(p.cp) +
+                   " would run each CP rank's GDN layers on its own sequence chunk",
+               Severity::kError, "upgrade Megatron-Core to >= 0.18.0, or use CP=1 for GDN");
+    }
+  }
   bool chunkwise = mode == "chunkwise";
-  int64_t divisor = chunkwise ? p.tp : p.tp * p.cp;
-  std::string divisor_text = chunkwise ? "tensor_model_parallel_size=" + str(p.tp)
-                                       : "(tensor_model_parallel_size=" + str(p.tp) +
-                                             " * context_parallel_size=" + str(p.cp) + ")";
+  bool tp_only = chunkwise || no_gdn_cp;
+  int64_t divisor = tp_only ? p.tp : p.tp * p.cp;
+  std::string divisor_text = tp_only ? "tensor_model_parallel_size=" + str(p.tp)
+                                     : "(tensor_model_parallel_size=" + str(p.tp) +
+                                           " * context_parallel_size=" + str(p.cp) + ")";
   for (const char* key : {"model.linear_num_key_heads", "model.linear_num_value_heads"}) {
     auto heads = recipe.get_int(key);
     if (!heads || divisor < 1 || *heads % divisor == 0) continue;
@@ -91,16 +119,25 @@ Rule cp101() {
       .family = "variants",
       .title = "Gated DeltaNet heads divisible by TP x CP",
       .rationale =
-          "Linear attention splits its key and value heads over TP*CP ranks (on dev, "
-          "over TP only for the default chunkwise mode).",
+          "When experimental_attention_variant selects Gated DeltaNet (gdn, gdn2 or "
+          "gated_delta_net), linear attention splits its key and value heads over TP*CP "
+          "ranks (on dev, over TP only for the default chunkwise mode). MCore <= 0.17 has "
+          "no GDN context parallelism. Other models ignore the linear_* fields, which "
+          "full to_yaml dumps carry with their defaults.",
       .upstream =
-          "Megatron-LM megatron/core/transformer/transformer_config.py:1471-1509; dev "
-          ":1680-1711",
+          "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:1470-1509, "
+          "megatron/core/models/gpt/experimental_attention_variant_module_specs.py:61-64; "
+          "dev d48bd6be transformer_config.py:1648-1711; core_v0.17.0 "
+          "megatron/core/ssm/gated_delta_net.py:36-37",
       .fix = "pick TP*CP dividing linear_num_key_heads and linear_num_value_heads",
       .enforced_by = {"mcore"},
-      .bad_example = "++model.linear_num_key_heads=8 ++model.linear_num_value_heads=16",
-      .good_example = "++model.linear_num_key_heads=16 ++model.linear_num_value_heads=32",
-      .example_args = "",
+      .bad_example =
+          "++model.experimental_attention_variant=gdn ++model.linear_num_key_heads=8 "
+          "++model.linear_num_value_heads=16",
+      .good_example =
+          "++model.experimental_attention_variant=gdn ++model.linear_num_key_heads=16 "
+          "++model.linear_num_value_heads=32",
+      .example_args = "--mcore-version 0.19.0",
       .check = check_linear_attention,
   };
 }
@@ -171,6 +208,9 @@ Rule cp102() {
 void check_batch_invariant(const RuleContext& ctx, Reporter& r) {
   if (!ctx.recipe.bool_or("model.batch_invariant_mode", false)) return;
   if (parallelism_of(ctx.recipe).cp <= 1) return;
+  // The CP check arrived in core_v0.19.0 (transformer_config.py:2888-2892); core_v0.18.0 only
+  // requires attention_backend=flash (transformer_config.py:2563-2566).
+  if (mcore_version_or_latest(ctx, r) < Version{0, 19, 0, ""}) return;
   r.report("model.batch_invariant_mode",
            "Batch invariant mode does not support context "
            "parallelism");
@@ -182,8 +222,12 @@ Rule cp103() {
       .severity = Severity::kError,
       .family = "variants",
       .title = "batch-invariant mode without CP",
-      .rationale = "MCore rejects batch_invariant_mode with context parallelism.",
-      .upstream = "Megatron-LM megatron/core/transformer/transformer_config.py:3228-3232",
+      .rationale =
+          "MCore >= 0.19 rejects batch_invariant_mode with context parallelism "
+          "(0.18 only requires attention_backend=flash).",
+      .upstream =
+          "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3200-3232; "
+          "core_v0.19.0 transformer_config.py:2888-2892; core_v0.18.0 :2563-2566",
       .fix = "turn batch_invariant_mode off or use CP=1",
       .enforced_by = {"mcore"},
       .bad_example = "++model.batch_invariant_mode=true",

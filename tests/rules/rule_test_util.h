@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,6 +183,11 @@ struct RuleCase {
   Mutator bad;
   Mutator good;
 };
+
+/// Print a case as its rule ID in test failure messages.
+inline void PrintTo(const RuleCase& c, std::ostream* os) {
+  *os << c.id;
+}
 
 class RuleCaseTest : public ::testing::TestWithParam<RuleCase> {};
 

@@ -150,6 +150,22 @@ TEST(DynamicRules, HybridRestrictionsAreWarningsUnderBridge) {
   EXPECT_EQ(it->severity, Severity::kWarning);
 }
 
+// Issue #15 finding 10: the CLI's CUDA-graph assert reads args.enable_cuda_graph.
+TEST(DynamicRules, HybridCudaGraphClauseReadsEnableCudaGraphUnderMlm) {
+  auto with = [](const char* key, Value v) {
+    return run([=](Recipe& r, Environment& e) {
+      e.framework = Framework::kMlm;
+      r.set("model.hybrid_context_parallel", B(true));
+      r.set(key, v);
+    });
+  };
+  auto impl = with("model.cuda_graph_impl", S("transformer_engine"));
+  EXPECT_EQ(severity_of(impl, "CP080"), Severity::kWarning) << dump(impl);
+  auto enable = with("model.enable_cuda_graph", B(true));
+  EXPECT_EQ(severity_of(enable, "CP080"), Severity::kError) << dump(enable);
+  EXPECT_TRUE(says(enable, "CP080", "not supported with CUDA Graph"));
+}
+
 TEST(DynamicRules, NonPowerOfTwoDomainWarns) {
   auto ds = run([](Recipe& r, Environment& e) {
     r.set("model.hybrid_context_parallel", B(true));

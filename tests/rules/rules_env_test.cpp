@@ -48,14 +48,46 @@ TEST(EnvRules, EveryRuleHasACase) {
   expect_family_covered("env", env_cases());
 }
 
-TEST(EnvRules, FsdpWithOneConnectionWarns) {
-  auto ds = run([](Recipe& r, Environment& e) {
+// Issue #15 finding 9: Bridge (Megatron FSDP) and MLM (both FSDPs) assert it.
+TEST(EnvRules, FsdpWithOneConnectionIsAnError) {
+  auto mfsdp = run([](Recipe& r, Environment& e) {
     r.set("dist.use_megatron_fsdp", B(true));
     e.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
   });
-  auto it = std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id == "CP111"; });
-  ASSERT_NE(it, ds.end());
-  EXPECT_EQ(it->severity, Severity::kWarning);
+  EXPECT_EQ(severity_of(mfsdp, "CP111"), Severity::kError) << dump(mfsdp);
+  auto torch_mlm = run([](Recipe& r, Environment& e) {
+    r.set("dist.use_torch_fsdp2", B(true));
+    e.framework = Framework::kMlm;
+    e.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  });
+  EXPECT_EQ(severity_of(torch_mlm, "CP111"), Severity::kError) << dump(torch_mlm);
+  auto torch_bridge = run([](Recipe& r, Environment& e) {
+    r.set("dist.use_torch_fsdp2", B(true));
+    e.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  });
+  EXPECT_EQ(severity_of(torch_bridge, "CP111"), Severity::kWarning) << dump(torch_bridge);
+  auto unset = run([](Recipe& r, Environment& e) {
+    r.set("dist.use_megatron_fsdp", B(true));
+    e.process_env = {{"NCCL_DEBUG", "INFO"}};
+  });
+  EXPECT_FALSE(has_id(unset, "CP111"));
+}
+
+// Issue #15 (Blackwell): without --gpu-sm the message names the assumed GPU and the flag.
+TEST(EnvRules, UnknownGpuIsAssumedPreBlackwellAndSaysSo) {
+  auto ds = run([](Recipe&, Environment& e) {
+    e.framework = Framework::kMlm;
+    e.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "8"}};
+  });
+  EXPECT_TRUE(says(ds, "CP111", "assumed one before Blackwell")) << dump(ds);
+  EXPECT_TRUE(says(ds, "CP111", "--gpu-sm 100")) << dump(ds);
+  auto hopper = run([](Recipe&, Environment& e) {
+    e.framework = Framework::kMlm;
+    e.gpu_sm = 90;
+    e.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "8"}};
+  });
+  EXPECT_TRUE(says(hopper, "CP111", "on sm90")) << dump(hopper);
+  EXPECT_FALSE(says(hopper, "CP111", "--gpu-sm")) << dump(hopper);
 }
 
 TEST(EnvRules, DeviceConnectionsIsWarningUnderBridge) {

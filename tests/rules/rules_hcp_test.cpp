@@ -82,6 +82,29 @@ TEST(HcpRules, CP018VersionBoundary) {
   EXPECT_FALSE(fires(llama_cp16(), env, "CP018"));
 }
 
+// Issue #15 finding 6: MCore's TE >= 1.12 assert sits inside is_te_min_version("1.10.0").
+TEST(HcpRules, CP018BelowTe110IsAWarning) {
+  Environment env = llama_env();
+  env.te_version = Version{1, 9, 0, ""};
+  auto f = findings(llama_cp16(), env, "CP018");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].message.find("silently runs as p2p"), std::string::npos) << f[0].message;
+  EXPECT_FALSE(fires(llama_cp16(), env, "CP019"));  // one finding, one place
+  env.te_version = Version{1, 10, 0, ""};
+  EXPECT_EQ(findings(llama_cp16(), env, "CP018").at(0).severity, Severity::kError);
+}
+
+// Issue #15 finding 7: cp_comm_type reaches TE only when CP > 1.
+TEST(HcpRules, CP010NotCheckedAtCp1) {
+  Recipe r = llama_cp16();
+  r.set("model.cp_comm_type", Value::string("allgather"));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  EXPECT_TRUE(fires(r, llama_env(), "CP010"));
+  r.set("model.context_parallel_size", Value::integer(1));
+  EXPECT_FALSE(fires(r, llama_env(), "CP010"));
+}
+
 TEST(HcpRules, CP019OldTeSilentlyRunsP2p) {
   Recipe r = llama_cp16();
   r.set("model.cp_comm_type", Value::string("all_gather"));

@@ -79,5 +79,21 @@ TEST(SequenceRules, PackedRulesNeedVersionsOrSayTheySkipped) {
   EXPECT_TRUE(fires(r, env, "CP049"));
 }
 
+// Issue #15: Megatron-LM asserts max_position_embeddings >= seq_length.
+TEST(SequenceRules, CP053SeqLengthAboveMaxPositionsUnderMlm) {
+  Recipe r = llama_cp16();
+  r.set("model.max_position_embeddings", Value::integer(65536));
+  Environment env = llama_env();
+  EXPECT_FALSE(fires(r, env, "CP053"));  // Bridge: no such check
+  env.framework = Framework::kMlm;
+  auto f = findings(r, env, "CP053");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("(65536) must be greater than or equal to seq_length (131072)"),
+            std::string::npos)
+      << f[0].message;
+  r.set("model.max_position_embeddings", Value::integer(131072));
+  EXPECT_FALSE(fires(r, env, "CP053"));
+}
+
 }  // namespace
 }  // namespace hcp::test

@@ -64,5 +64,34 @@ TEST(TopologyRules, CP006IsAnErrorInBridgeAndAnInfoInMlm) {
   EXPECT_FALSE(fires(r, env, "CP006"));
 }
 
+// Issue #15 finding 16: Bridge's eval batch divisibility and SFT collate multiple with eval CP.
+TEST(TopologyRules, CP007EvalBatchAndCollatePaddingWithEvalCp) {
+  auto eval = [](int64_t eval_cp, int64_t eval_gbs) {
+    return run([=](Recipe& r, Environment& e) {
+      r.set("dist.eval_context_parallel_size", I(eval_cp));
+      r.set("dist.use_decentralized_pg", B(true));
+      r.set("validation.eval_global_batch_size", I(eval_gbs));
+      e.world_size = 16;  // TP2: eval CP 2 -> eval DP 4
+    });
+  };
+  auto bad = eval(2, 6);
+  EXPECT_TRUE(says(bad, "CP007", "eval_global_batch_size (6)")) << dump(bad);
+  EXPECT_FALSE(has_id(eval(2, 8), "CP007")) << dump(eval(2, 8));
+  auto sft = [](int64_t seq) {
+    return run([=](Recipe& r, Environment&) {
+      r.set("dist.eval_context_parallel_size", I(8));
+      r.set("dist.use_decentralized_pg", B(true));
+      r.set("dataset._target_",
+            S("megatron.bridge.data.builders.hf_dataset.DirectHFSFTDatasetConfig"));
+      r.set("dataset.seq_length", I(seq));
+      r.set("model.seq_length", I(seq));
+    });
+  };
+  // CP4 and eval CP8 with SP on TP2: lcm(8, 16, 8, 16) = 16.
+  auto odd = sft(8200);
+  EXPECT_TRUE(says(odd, "CP007", "collate padding multiple (16)")) << dump(odd);
+  EXPECT_FALSE(has_id(sft(8192), "CP007")) << dump(sft(8192));
+}
+
 }  // namespace
 }  // namespace hcp::test
