@@ -62,8 +62,10 @@ struct LayoutError {
   std::string exception;  ///< Upstream exception class ("RuntimeError", "AssertionError").
   std::string message;    ///< Upstream's message (verbatim where upstream has one).
   std::string key;        ///< Config key it is about, e.g. "model.context_parallel_size".
+  /// The rule's own text (hcp::size_rules, the same as validate prints); empty without a rule.
+  std::string rule_message = {};
 
-  /// Return "[CP001] message" (or just the message when there is no rule ID).
+  /// Return "[CP001] rule message" (the upstream message when there is no rule text).
   std::string str() const;
 };
 

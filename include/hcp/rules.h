@@ -139,6 +139,44 @@ Status split_example(std::string_view text, std::vector<std::string>& overrides,
 /// example_args. Return an error when the recipe cannot be found or an override is rejected.
 Result<ExampleRun> run_rule_example(const Rule& rule, bool failing);
 
+/// A finding of a layout rule computed from plain sizes.
+struct SizeFinding {
+  std::string_view id;  ///< "CP013"
+  std::string message;  ///< The rule's text.
+  std::string key;      ///< The recipe key it is about.
+};
+
+/// The layout rules on plain sizes: the one place the conditions and texts of CP001, CP002,
+/// CP004, CP005, CP013, CP020, CP081 and CP090 are computed. Their registry rules call these
+/// with a recipe's sizes, and the process-group builder (layout/resolve.cpp, `hcp-plan groups`)
+/// with a GroupConfig. Each returns the finding, or nullopt when the sizes pass.
+namespace size_rules {
+/// CP002: context_parallel_size >= 1.
+std::optional<SizeFinding> context_parallel_positive(int64_t cp);
+/// CP001: the world divides by TP*PP*CP (times MCore main's GTP rematerialisation factor).
+std::optional<SizeFinding> world_divisible(int64_t world, int64_t tp, int64_t pp, int64_t cp,
+                                           int64_t gtp_factor);
+/// CP005: the world divides by ETP*EP*PP (times the expert GTP factor).
+std::optional<SizeFinding> expert_world_divisible(int64_t world, int64_t etp, int64_t ep,
+                                                  int64_t pp, int64_t egtp_factor);
+/// CP005: without pp-last ordering and with PP > 1, the dense group TP*CP (x GTP) and the expert
+/// group ETP*EP (x expert GTP) must be equal, i.e. both DPs must be.
+std::optional<SizeFinding> rank_ordering_same_dp(bool pp_last, int64_t pp, int64_t dense_group,
+                                                 int64_t expert_group);
+/// CP004: num_distributed_optimizer_instances divides DP*CP.
+std::optional<SizeFinding> distopt_instances_divide(int64_t dp_cp, int64_t instances);
+/// CP013: the product of the HCP sizes equals CP (levels below 1 are CP002's).
+std::optional<SizeFinding> hcp_product(const std::vector<int64_t>& hcp, int64_t cp);
+/// CP081: hybrid / dynamic CP needs an even DP*CP.
+std::optional<SizeFinding> dynamic_domain_even(bool hybrid, int64_t dp_cp);
+/// CP090: min_dynamic_context_parallel_size >= 1.
+std::optional<SizeFinding> min_dynamic_size_positive(int64_t min);
+/// CP020: the a2a level of HCP (TP*HCP[0] consecutive ranks) fits in and divides the NVLink
+/// domain (`nvlink_domain`) or node.
+std::optional<SizeFinding> a2a_level_in_domain(int64_t tp, int64_t hcp0, int64_t domain,
+                                               bool nvlink_domain);
+}  // namespace size_rules
+
 /// Counts of a diagnostic list.
 struct Summary {
   int errors = 0;

@@ -14,6 +14,7 @@
 #include "hcp/json_io.h"
 #include "hcp/layout.h"
 #include "hcp/recipe.h"
+#include "hcp/rules.h"
 #include "output.h"
 
 namespace hcp::cli {
@@ -230,9 +231,18 @@ std::vector<KindRow> rows_of(const RankGroups& g, const NodeShape& shape, bool a
   return rows;
 }
 
-/// CP020 as placement sees it: the a2a level (HCP level 0) leaves the NVLink domain.
-std::optional<std::string> a2a_warning(const RankGroups& g, const NodeShape& shape) {
+/// The a2a level (HCP level 0) leaves the NVLink domain: CP020 in the rule's words
+/// (hcp::size_rules) for the standard orders, where it spans TP*HCP[0] consecutive ranks; for
+/// other orders the placement of the built groups says it, without the rule's ID.
+std::optional<std::pair<std::string, std::string>> a2a_warning(const RankGroups& g,
+                                                               const NodeShape& shape) {
   if (g.hcp.size() < 2) return std::nullopt;
+  if (g.config.order.rfind("tp-cp-", 0) == 0) {
+    auto f =
+        size_rules::a2a_level_in_domain(g.config.tp, g.config.hcp[0], shape.nvlink_domain, true);
+    if (!f) return std::nullopt;
+    return std::pair<std::string, std::string>{std::string(f->id), f->message};
+  }
   GroupPlacement a2a = place(g.hcp[0], shape);
   if (a2a.intra_domain()) return std::nullopt;
   std::ostringstream msg;
@@ -241,7 +251,7 @@ std::optional<std::string> a2a_warning(const RankGroups& g, const NodeShape& sha
       << " consecutive ranks) leaves the NVLink domain of " << shape.nvlink_domain
       << " GPUs: " << a2a.cross_domain_groups << " of " << a2a.num_groups
       << " a2a groups span up to " << a2a.max_domains_spanned << " domains";
-  return msg.str();
+  return std::pair<std::string, std::string>{"", msg.str()};
 }
 
 std::string layout_line(const RankGroups& g) {
@@ -399,7 +409,8 @@ int report_invalid(const Subject& s, const LayoutError& e, const OutputOptions& 
         {"error",
          {{"id", e.rule_id},
           {"severity", "error"},
-          {"message", e.message},
+          {"message", e.rule_message.empty() ? e.message : e.rule_message},
+          {"upstream_message", e.message},
           {"key", e.key},
           {"location", {{"file", where.file}, {"line", where.line}, {"column", where.column}}},
           {"upstream_exception", e.exception}}}};
@@ -424,7 +435,7 @@ int run_groups(const CLI::App& sub, const GroupsOptions& o,
     return kExitFindings;
   }
   std::vector<std::pair<std::string, std::string>> warnings;
-  if (auto w = a2a_warning(*groups, s.shape)) warnings.emplace_back("CP020", *w);
+  if (auto w = a2a_warning(*groups, s.shape)) warnings.push_back(*w);
   for (const std::string& w : groups->warnings)
     warnings.emplace_back("", w);
   std::string text = o.output.format == "json" ? format_json(s, *groups, warnings)

@@ -13,7 +13,8 @@ using layout::RankGrid;
 using layout::ResolvedLayout;
 
 std::string LayoutError::str() const {
-  return rule_id.empty() ? message : "[" + rule_id + "] " + message;
+  if (rule_id.empty()) return message;
+  return "[" + rule_id + "] " + (rule_message.empty() ? message : rule_message);
 }
 
 std::vector<std::vector<int>> GroupSet::lists() const {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "hcp/rules.h"
+
 namespace hcp::layout {
 
 namespace {
@@ -44,6 +46,15 @@ LayoutError rejected(std::string rule, std::string exception, std::string messag
           std::move(key)};
 }
 
+/// Upstream's rejection of a layout rule's finding: the rule's text (hcp::size_rules, shared with
+/// validate) with upstream's exception and verbatim message.
+LayoutError rejected(const SizeFinding& f, std::string exception, std::string upstream_message) {
+  LayoutError e =
+      rejected(std::string(f.id), std::move(exception), std::move(upstream_message), f.key);
+  e.rule_message = f.message;
+  return e;
+}
+
 std::optional<LayoutError> check_size(const char* what, int64_t v, const char* key) {
   if (v < 1 || v > kMaxWorld) {
     return bad_input(std::string(what) + " must be between 1 and " + std::to_string(kMaxWorld) +
@@ -60,10 +71,10 @@ std::optional<LayoutError> check_inputs(const GroupConfig& c) {
                          std::to_string(c.world_size),
                      "world_size");
   }
-  if (c.cp < 1) {
-    return rejected("CP002", "ValueError",
-                    "context_parallel_size must be a positive integer, got " + std::to_string(c.cp),
-                    "model.context_parallel_size");
+  if (auto f = size_rules::context_parallel_positive(c.cp)) {
+    return rejected(
+        *f, "ValueError",
+        "context_parallel_size must be a positive integer, got " + std::to_string(c.cp));
   }
   const std::pair<const char*, std::pair<int64_t, const char*>> sizes[] = {
       {"tensor_model_parallel_size", {c.tp, "model.tensor_model_parallel_size"}},
@@ -90,11 +101,8 @@ std::optional<LayoutError> check_inputs(const GroupConfig& c) {
       return e;
     }
   }
-  if (c.min_dynamic_context_parallel_size < 1) {
-    return rejected("CP090", "ValueError",
-                    "min_dynamic_context_parallel_size must be >= 1, got " +
-                        std::to_string(c.min_dynamic_context_parallel_size),
-                    "model.min_dynamic_context_parallel_size");
+  if (auto f = size_rules::min_dynamic_size_positive(c.min_dynamic_context_parallel_size)) {
+    return rejected(*f, "ValueError", f->message);
   }
   if (c.rank_offset < 0 || c.rank_offset > std::numeric_limits<int>::max() - c.world_size) {
     return bad_input("rank offset out of range: " + std::to_string(c.rank_offset), "rank_offset");
@@ -132,11 +140,10 @@ std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& c) {
                     "ddp.num_distributed_optimizer_instances");
   }
   Wide model_size = wide_product({c.tp, c.pp, c.cp, c.gtp_remat});
-  if (static_cast<Wide>(W) % model_size != 0) {
+  if (auto f = size_rules::world_divisible(W, c.tp, c.pp, c.cp, c.gtp_remat)) {
     return rejected(
-        "CP001", "RuntimeError",
-        "world_size (" + std::to_string(W) + ") is not divisible by " + wide_str(model_size),
-        "model.context_parallel_size");
+        *f, "RuntimeError",
+        "world_size (" + std::to_string(W) + ") is not divisible by " + wide_str(model_size));
   }
   r.dp = W / static_cast<int64_t>(model_size);
   if (c.vpp && c.pp <= 1) {
@@ -151,12 +158,11 @@ std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& c) {
   r.decoder = std::get<RankGrid>(std::move(decoder));
 
   Wide etmp = wide_product({r.etp, c.ep, c.pp, c.egtp_remat});
-  if (static_cast<Wide>(W) % etmp != 0) {
-    return rejected("CP005", "RuntimeError",
+  if (auto f = size_rules::expert_world_divisible(W, r.etp, c.ep, c.pp, c.egtp_remat)) {
+    return rejected(*f, "RuntimeError",
                     "world_size (" + std::to_string(W) +
                         ") is not divisible by expert_tensor_model_pipeline_parallel size (" +
-                        wide_str(etmp) + ")",
-                    "model.expert_model_parallel_size");
+                        wide_str(etmp) + ")");
   }
   r.expert_dp = W / static_cast<int64_t>(etmp);
   AxisSizes exp{r.etp, c.pp, r.expert_dp, c.ep, 1, c.egtp_remat};
@@ -165,11 +171,12 @@ std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& c) {
   r.expert = std::get<RankGrid>(std::move(expert));
 
   bool pp_last = c.order.ends_with("pp");  // upstream: order.endswith("pp"), case-sensitive
-  if (!(pp_last || c.pp == 1 || r.expert_dp == r.dp)) {
-    return rejected("CP005", "AssertionError",
+  // dp == expert_dp exactly when the dense and expert groups (both dividing W) are equal.
+  if (auto f = size_rules::rank_ordering_same_dp(pp_last, c.pp, c.tp * c.cp * c.gtp_remat,
+                                                 r.etp * c.ep * c.egtp_remat)) {
+    return rejected(*f, "AssertionError",
                     "When not using pp-last rank ordering, the data parallel size of the attention "
-                    "and moe layers must be the same",
-                    "dist.use_tp_pp_dp_mapping");
+                    "and moe layers must be the same");
   }
   std::vector<bool> dec_pp = r.decoder.mask("pp");
   std::vector<bool> exp_pp = r.expert.mask("pp");
@@ -181,28 +188,21 @@ std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& c) {
                     "Expert part",
                     "dist.use_tp_pp_dp_mapping");
   }
-  if ((r.dp * c.cp) % ndo != 0) {
-    return rejected("CP004", "AssertionError",
-                    "Data parallel size should be divisible by partial DistOpt shard factor",
-                    "ddp.num_distributed_optimizer_instances");
+  if (auto f = size_rules::distopt_instances_divide(r.dp * c.cp, ndo)) {
+    return rejected(*f, "AssertionError",
+                    "Data parallel size should be divisible by partial DistOpt shard factor");
   }
-  if ((c.hybrid_context_parallel || c.dynamic_context_parallel) && (r.dp * c.cp) % 2 != 0) {
+  if (c.hybrid_context_parallel || c.dynamic_context_parallel) {
     bool hybrid = c.hybrid_context_parallel;
-    return rejected("CP081", "AssertionError",
-                    std::string(hybrid ? "Hybrid" : "Dynamic") +
-                        " context parallel requires an even number of ranks",
-                    hybrid ? "model.hybrid_context_parallel" : "model.dynamic_context_parallel");
-  }
-  if (!c.hcp.empty()) {
-    Wide prod = 1;
-    for (int64_t h : c.hcp)
-      prod *= static_cast<Wide>(h);
-    if (prod != static_cast<Wide>(c.cp)) {
-      return rejected("CP013", "AssertionError",
-                      "np.prod(hierarchical_context_parallel_sizes) == context_parallel_size "
-                      "failed",
-                      "model.hierarchical_context_parallel_sizes");
+    if (auto f = size_rules::dynamic_domain_even(hybrid, r.dp * c.cp)) {
+      return rejected(*f, "AssertionError",
+                      std::string(hybrid ? "Hybrid" : "Dynamic") +
+                          " context parallel requires an even number of ranks");
     }
+  }
+  if (auto f = size_rules::hcp_product(c.hcp, c.cp)) {
+    return rejected(*f, "AssertionError",
+                    "np.prod(hierarchical_context_parallel_sizes) == context_parallel_size failed");
   }
   if (r.expert_dp % ndo != 0) {
     return rejected("", "AssertionError",

@@ -174,12 +174,8 @@ void check_domain_shape(const RuleContext& ctx, Reporter& r) {
   if (!uses_dynamic_cp(ctx.recipe)) return;
   auto ranks = dp_cp_ranks(ctx, r);
   if (!ranks) return;
-  std::string name = hybrid(ctx.recipe) ? "Hybrid" : "Dynamic";
-  if (*ranks % 2 != 0) {
-    r.report(flag_key(ctx.recipe), name +
-                                       " context parallel requires an even number of ranks "
-                                       "(DP*CP = " +
-                                       std::to_string(*ranks) + ")");
+  if (auto f = size_rules::dynamic_domain_even(hybrid(ctx.recipe), *ranks)) {
+    r.report(f->key, f->message);
   } else if (!is_power_of_two(*ranks)) {
     r.report(flag_key(ctx.recipe),
              "DP*CP = " + std::to_string(*ranks) +
@@ -512,8 +508,8 @@ void check_min_dynamic_size(const RuleContext& ctx, Reporter& r) {
   const char* key = "model.min_dynamic_context_parallel_size";
   auto min = ctx.recipe.get_int(key);
   if (!min || !dynamic(ctx.recipe)) return;
-  if (*min < 1) {
-    r.report(key, "min_dynamic_context_parallel_size must be >= 1, got " + std::to_string(*min));
+  if (auto f = size_rules::min_dynamic_size_positive(*min)) {
+    r.report(f->key, f->message);
     return;
   }
   if (!is_power_of_two(*min)) {

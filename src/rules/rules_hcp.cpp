@@ -22,15 +22,6 @@ std::string list_str(const std::vector<int64_t>& v) {
   return text + "]";
 }
 
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) {
-    if (x < 1 || p > (int64_t{1} << 40)) return -1;
-    p *= x;
-  }
-  return p;
-}
-
 bool uses_hcp_comm(const Recipe& recipe) {
   return uses_comm_type(recipe, "a2a+p2p");
 }
@@ -152,12 +143,9 @@ Rule cp012() {
 void check_hcp_product(const RuleContext& ctx, Reporter& r) {
   auto hcp = ctx.recipe.get_int_list(kHcpKey);
   if (!hcp || hcp->empty()) return;
-  int64_t prod = product(*hcp);
-  if (prod < 0) return;  // CP002 reports levels < 1.
-  int64_t cp = parallelism_of(ctx.recipe).cp;
-  if (prod == cp) return;
-  r.report(kHcpKey, "Product of hierarchical_context_parallel_sizes " + list_str(*hcp) + " (=" +
-                        str(prod) + ") must equal context_parallel_size (=" + str(cp) + ").");
+  if (auto f = size_rules::hcp_product(*hcp, parallelism_of(ctx.recipe).cp)) {
+    r.report(f->key, f->message);
+  }
 }
 
 Rule cp013() {
@@ -425,16 +413,10 @@ void check_a2a_level_in_node(const RuleContext& ctx, Reporter& r) {
   std::optional<int64_t> domain =
       ctx.env.nvlink_domain ? ctx.env.nvlink_domain : ctx.env.gpus_per_node;
   if (!domain) return r.skipped(Input::kGpusPerNode);
-  const char* unit = ctx.env.nvlink_domain ? "NVLink domain" : "node";
-  int64_t span = p.tp * (*hcp)[0];
-  if (span <= *domain && *domain % span == 0) return;
-  std::string why =
-      span > *domain ? " is larger than the " + std::string(unit) + " (" + str(*domain) + " GPUs)"
-                     : " does not divide the " + std::string(unit) + " size " + str(*domain) +
-                           ", so some groups straddle two";
-  r.report(kHcpKey, "the a2a level of hierarchical CP spans TP*HCP[0] = " + str(p.tp) + "*" +
-                        str((*hcp)[0]) + " = " + str(span) + " consecutive ranks, which" + why +
-                        "; the all-to-all then runs over the network");
+  if (auto f = size_rules::a2a_level_in_domain(p.tp, (*hcp)[0], *domain,
+                                               ctx.env.nvlink_domain.has_value())) {
+    r.report(f->key, f->message);
+  }
 }
 
 Rule cp020() {

@@ -31,12 +31,10 @@ void check_world_divisible(const RuleContext& ctx, Reporter& r) {
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
   std::optional<int64_t> checked = total_model_size(ctx.recipe, p);
   if (!checked || *checked < 1) return;  // The loader rejects sizes whose product overflows.
-  int64_t model = *checked;
-  if (*ctx.env.world_size % model == 0) return;
-  r.report("model.context_parallel_size",
-           "world size (" + str(*ctx.env.world_size) +
-               ") is not divisible by total_model_size (TP=" + str(p.tp) + " * PP=" + str(p.pp) +
-               " * CP=" + str(p.cp) + " = " + str(model) + ")");
+  int64_t factor = *checked / (p.tp * p.pp * p.cp);
+  if (auto f = size_rules::world_divisible(*ctx.env.world_size, p.tp, p.pp, p.cp, factor)) {
+    r.report(f->key, f->message);
+  }
 }
 
 Rule cp001() {
@@ -67,9 +65,8 @@ void check_cp_positive(const RuleContext& ctx, Reporter& r) {
   if (const Value* cp = ctx.recipe.find(key); cp != nullptr && !cp->is_null()) {
     if (!cp->is_int()) {
       r.report(key, "context_parallel_size must be a positive integer, got " + cp->str());
-    } else if (cp->as_int() < 1) {
-      r.report(key, "context_parallel_size must be >= 1, got " + str(cp->as_int()) +
-                        " (CP=0 divides by zero when the data-parallel size is computed)");
+    } else if (auto f = size_rules::context_parallel_positive(cp->as_int())) {
+      r.report(f->key, f->message);
     }
   }
   const char* hcp_key = "model.hierarchical_context_parallel_sizes";
@@ -146,11 +143,11 @@ void check_distopt_instances(const RuleContext& ctx, Reporter& r) {
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
   auto dp = data_parallel_size(ctx.recipe, ctx.env);
   if (!dp) return;
-  int64_t dp_cp = *dp * parallelism_of(ctx.recipe).cp;
-  if (dp_cp % instances == 0) return;
-  r.report(key, "Data parallel size should be divisible by partial DistOpt shard factor: DP*CP = " +
-                    str(dp_cp) +
-                    " is not divisible by num_distributed_optimizer_instances = " + str(instances));
+  (void)key;
+  if (auto f =
+          size_rules::distopt_instances_divide(*dp * parallelism_of(ctx.recipe).cp, instances)) {
+    r.report(f->key, f->message);
+  }
 }
 
 Rule cp004() {
@@ -175,24 +172,16 @@ Rule cp004() {
 void check_expert_grid(const RuleContext& ctx, Reporter& r) {
   Parallelism p = parallelism_of(ctx.recipe);
   if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1 || p.etp < 1) return;
-  if (ctx.recipe.bool_or("dist.use_tp_pp_dp_mapping", false) && p.pp > 1 &&
-      p.tp * p.cp != p.etp * p.ep) {
-    r.report(
-        "dist.use_tp_pp_dp_mapping",
-        "When not using pp-last rank ordering, the data parallel size of the attention and moe "
-        "layers must be the same: TP*CP = " +
-            str(p.tp * p.cp) + " but ETP*EP = " + str(p.etp * p.ep),
-        Severity::kError, "set dist.use_tp_pp_dp_mapping=false or make TP*CP equal ETP*EP");
+  bool pp_last = !ctx.recipe.bool_or("dist.use_tp_pp_dp_mapping", false);
+  if (auto f = size_rules::rank_ordering_same_dp(pp_last, p.pp, p.tp * p.cp, p.etp * p.ep)) {
+    r.report(f->key, f->message, Severity::kError,
+             "set dist.use_tp_pp_dp_mapping=false or make TP*CP equal ETP*EP");
   }
   if (p.ep == 1 && p.etp == p.tp) return;  // Implied by CP001 for dense models.
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
-  int64_t expert = p.etp * p.ep * p.pp;
-  if (*ctx.env.world_size % expert == 0) return;
-  r.report(
-      "model.expert_model_parallel_size",
-      "world_size (" + str(*ctx.env.world_size) +
-          ") is not divisible by expert_tensor_model_pipeline_parallel size (ETP=" + str(p.etp) +
-          " * EP=" + str(p.ep) + " * PP=" + str(p.pp) + " = " + str(expert) + ")");
+  if (auto f = size_rules::expert_world_divisible(*ctx.env.world_size, p.etp, p.ep, p.pp, 1)) {
+    r.report(f->key, f->message);
+  }
 }
 
 Rule cp005() {

@@ -108,10 +108,27 @@ TEST(GroupsCli, A2aLevelLeavingNvlinkWarnsCp020UnlessTheDomainHoldsIt) {
   EXPECT_NE(pcie.out.find("[CP020]"), std::string::npos) << pcie.out;
 }
 
+// Issue #15: a layout rule says in `groups` what it says in `validate` (one text per rule ID).
+TEST(GroupsCli, RejectedLayoutsUseTheRuleText) {
+  auto r = run_cli("groups --hcp 8x3 --world-size 24");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("[CP013] Product of hierarchical_context_parallel_sizes [8, 3] (=24) must "
+                       "equal context_parallel_size (=1)."),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("np.prod"), std::string::npos) << r.err;
+  auto j = run_cli("groups --hcp 8x3 --world-size 24 --format json");
+  json doc = parse_json(j.out);
+  EXPECT_NE(doc["error"]["message"].get<std::string>().find("Product of"), std::string::npos);
+  EXPECT_NE(doc["error"]["upstream_message"].get<std::string>().find("np.prod"), std::string::npos);
+}
+
 TEST(GroupsCli, RejectedLayoutsExitOneWithTheRuleId) {
   auto r = run_cli("groups --cp 3 --world-size 32");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("[CP001] world_size (32) is not divisible by 3"), std::string::npos)
+  EXPECT_NE(r.err.find("[CP001] world size (32) is not divisible by total_model_size (TP=1 * "
+                       "PP=1 * CP=3 = 3)"),
+            std::string::npos)
       << r.err;
   auto j = run_cli("groups --cp 16 --hcp 4,2 --world-size 32 --format json");
   EXPECT_EQ(j.exit_code, 1);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hcp/layout.h"
+#include "hcp/rules.h"
 
 namespace hcp {
 namespace {
@@ -129,6 +130,40 @@ TEST(Groups, RejectedLayoutsCarryTheirRuleId) {
     EXPECT_EQ(built.error().message, problem->str());
     EXPECT_EQ(built.error().key, problem->key);
   }
+}
+
+// Issue #15: one text per rule ID. The layout check and the registry rule that validate runs say
+// the same thing for the same sizes.
+TEST(Groups, RejectedLayoutsSayWhatTheRegistryRuleSays) {
+  GroupConfig c = cfg(32, 1, 16);
+  c.hcp = {4, 2};
+  auto problem = check_group_config(c);
+  ASSERT_TRUE(problem.has_value());
+  Recipe r;
+  r.path = "mem.yaml";
+  r.set("model.context_parallel_size", Value::integer(16));
+  r.set("model.hierarchical_context_parallel_sizes",
+        Value::list({Value::integer(4), Value::integer(2)}));
+  Environment env;
+  env.world_size = 32;
+  std::string from_registry;
+  for (const Diagnostic& d : check_rules(r, env)) {
+    if (d.id == "CP013") from_registry = d.message;
+  }
+  ASSERT_FALSE(from_registry.empty());
+  EXPECT_EQ(problem->rule_message, from_registry);
+  EXPECT_EQ(problem->str(), "[CP013] " + from_registry);
+
+  auto world = check_group_config(cfg(32, 1, 3));
+  ASSERT_TRUE(world.has_value());
+  Recipe w;
+  w.path = "mem.yaml";
+  w.set("model.context_parallel_size", Value::integer(3));
+  std::string cp001;
+  for (const Diagnostic& d : check_rules(w, env)) {
+    if (d.id == "CP001") cp001 = d.message;
+  }
+  EXPECT_EQ(world->rule_message, cp001);
 }
 
 TEST(Groups, MalformedInputsAreBadInputNotCrashes) {
