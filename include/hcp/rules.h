@@ -100,6 +100,10 @@ struct Rule {
   /// True when the loader itself rejects the failing example (exit 2) and the rule guards
   /// recipes built in memory (planner candidates, MLM arguments).
   bool loader_rejects_bad_example = false;
+  /// For the rules that read a node or a launch instead of a recipe (PF*, TOPO*): the command
+  /// that computes them ("preflight", "probe"). Their check is null, check_rules() skips them,
+  /// and bad_example / good_example describe the example inputs in words.
+  std::string_view runs_in = {};
 };
 
 /// Return every rule, ordered by ID.
@@ -171,10 +175,12 @@ std::optional<SizeFinding> hcp_product(const std::vector<int64_t>& hcp, int64_t 
 std::optional<SizeFinding> dynamic_domain_even(bool hybrid, int64_t dp_cp);
 /// CP090: min_dynamic_context_parallel_size >= 1.
 std::optional<SizeFinding> min_dynamic_size_positive(int64_t min);
-/// CP020: the a2a level of HCP (TP*HCP[0] consecutive ranks) fits in and divides the NVLink
-/// domain (`nvlink_domain`) or node.
+/// CP020: the a2a level of HCP (blocks of TP*HCP[0] consecutive ranks) stays inside the NVLink
+/// domain (`nvlink_domain`) or node: no block crosses a domain boundary when the world size is
+/// known, else the span divides the domain.
 std::optional<SizeFinding> a2a_level_in_domain(int64_t tp, int64_t hcp0, int64_t domain,
-                                               bool nvlink_domain);
+                                               bool nvlink_domain,
+                                               std::optional<int64_t> world = std::nullopt);
 }  // namespace size_rules
 
 /// Counts of a diagnostic list.

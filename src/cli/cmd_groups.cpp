@@ -238,8 +238,8 @@ std::optional<std::pair<std::string, std::string>> a2a_warning(const RankGroups&
                                                                const NodeShape& shape) {
   if (g.hcp.size() < 2) return std::nullopt;
   if (g.config.order.rfind("tp-cp-", 0) == 0) {
-    auto f =
-        size_rules::a2a_level_in_domain(g.config.tp, g.config.hcp[0], shape.nvlink_domain, true);
+    auto f = size_rules::a2a_level_in_domain(g.config.tp, g.config.hcp[0], shape.nvlink_domain,
+                                             true, g.config.world_size);
     if (!f) return std::nullopt;
     return std::pair<std::string, std::string>{std::string(f->id), f->message};
   }

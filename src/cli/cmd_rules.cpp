@@ -64,9 +64,20 @@ std::string example_command(const Rule& rule, bool failing) {
   return command;
 }
 
-/// Run one example and keep the rule's own findings.
+/// Run one example and keep the rule's own findings. Preflight and probe rules read a node and a
+/// launch, not a recipe: their examples are described, not run.
 ExampleReport run_example(const Rule& rule, bool failing) {
   ExampleReport report;
+  if (rule.check == nullptr) {
+    report.command = "hcp-plan " + std::string(rule.runs_in) +
+                     "   # on: " + std::string(failing ? rule.bad_example : rule.good_example);
+    report.error = std::string("described, not run: ") + std::string(rule.id) +
+                   (failing ? " reports on these inputs" : " stays quiet on these inputs") +
+                   " (explain runs recipe rules only; run hcp-plan " + std::string(rule.runs_in) +
+                   " on such a node)";
+    report.fired = failing;
+    return report;
+  }
   report.command = example_command(rule, failing);
   auto run = run_rule_example(rule, failing);
   if (!run) {

@@ -33,6 +33,10 @@ void add_dynamic_rules(std::vector<Rule>& out);
 void add_variant_rules(std::vector<Rule>& out);
 /// §8 Bridge-specific and environment rules (CP110–CP114), rules_env.cpp.
 void add_env_rules(std::vector<Rule>& out);
+/// Preflight's node and cluster checks (PF101–PF305), catalog entries only (rules_launch.cpp).
+void add_preflight_rules(std::vector<Rule>& out);
+/// The probe's topology findings (TOPO001–TOPO005), catalog entries only (rules_launch.cpp).
+void add_probe_rules(std::vector<Rule>& out);
 
 // --- Derived quantities (rules.md §0.3) ---------------------------------------------------------
 

@@ -55,6 +55,8 @@ std::vector<Rule> build_registry() {
   rules::add_dynamic_rules(rules);
   rules::add_variant_rules(rules);
   rules::add_env_rules(rules);
+  rules::add_preflight_rules(rules);
+  rules::add_probe_rules(rules);
   std::stable_sort(rules.begin(), rules.end(),
                    [](const Rule& a, const Rule& b) { return a.id < b.id; });
   return rules;
@@ -92,6 +94,7 @@ std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env
   MissingInputs missing;
   RuleContext ctx{recipe, env};
   for (const Rule& rule : rule_registry()) {
+    if (rule.check == nullptr) continue;  // PF* / TOPO*: computed by preflight and probe
     Reporter reporter(rule, recipe, out, &missing);
     rule.check(ctx, reporter);
   }

@@ -413,8 +413,8 @@ void check_a2a_level_in_node(const RuleContext& ctx, Reporter& r) {
   std::optional<int64_t> domain =
       ctx.env.nvlink_domain ? ctx.env.nvlink_domain : ctx.env.gpus_per_node;
   if (!domain) return r.skipped(Input::kGpusPerNode);
-  if (auto f = size_rules::a2a_level_in_domain(p.tp, (*hcp)[0], *domain,
-                                               ctx.env.nvlink_domain.has_value())) {
+  if (auto f = size_rules::a2a_level_in_domain(
+          p.tp, (*hcp)[0], *domain, ctx.env.nvlink_domain.has_value(), ctx.env.world_size)) {
     r.report(f->key, f->message);
   }
 }

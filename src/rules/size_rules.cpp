@@ -2,6 +2,7 @@
 // one place their conditions and texts are computed. The registry rules call them with a
 // recipe's sizes; the process-group builder (layout/resolve.cpp, `hcp-plan groups`) calls them
 // with a GroupConfig, so both say the same thing.
+#include <algorithm>
 #include <string>
 
 #include "hcp/rules.h"
@@ -117,9 +118,19 @@ std::optional<SizeFinding> min_dynamic_size_positive(int64_t min) {
 }
 
 std::optional<SizeFinding> a2a_level_in_domain(int64_t tp, int64_t hcp0, int64_t domain,
-                                               bool nvlink_domain) {
+                                               bool nvlink_domain, std::optional<int64_t> world) {
   int64_t span = tp * hcp0;
   if (domain < 1 || span < 1 || (span <= domain && domain % span == 0)) return std::nullopt;
+  if (span <= domain && world) {
+    // The a2a groups are the blocks [k*span, (k+1)*span); with the world known, only a block
+    // that actually crosses a domain boundary counts (64 ranks in a 72-GPU NVL72 domain do not).
+    // k*span mod domain repeats with a period of at most `domain` blocks.
+    int64_t blocks = std::min(*world / span, domain);
+    bool straddles = false;
+    for (int64_t k = 0; k < blocks && !straddles; ++k)
+      straddles = (k * span) % domain + span > domain;
+    if (!straddles) return std::nullopt;
+  }
   std::string unit = nvlink_domain ? "NVLink domain" : "node";
   std::string why = span > domain ? " is larger than the " + unit + " (" + str(domain) + " GPUs)"
                                   : " does not divide the " + unit + " size " + str(domain) +

@@ -230,6 +230,23 @@ TEST(ExplainCli, Json) {
   EXPECT_EQ(j["examples"]["failing"]["diagnostics"][0]["id"], "CP012");
 }
 
+// Issue #15: preflight and probe IDs are in the catalog; explain describes their example inputs.
+TEST(ExplainCli, PreflightAndProbeRulesAreInTheCatalog) {
+  CliResult list = run_cli("rules --family preflight");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("PF201"), std::string::npos) << list.out;
+  EXPECT_NE(run_cli("rules --family probe").out.find("TOPO002"), std::string::npos);
+  CliResult r = run_cli("explain PF201");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part :
+       {"PF201: the node shows the GPUs the launch asks for", "Family:      preflight",
+        "Failing example:\n  $ hcp-plan preflight   # on: --gpus-per-node 8", "described, not run",
+        "Passing example:"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << "missing '" << part << "' in\n" << r.out;
+  }
+  EXPECT_EQ(run_cli("explain topo001").exit_code, 0);
+}
+
 TEST(ExplainCli, UnknownIdSuggestsTheClosest) {
   CliResult r = run_cli("explain CP0133");
   EXPECT_EQ(r.exit_code, 2);

@@ -133,6 +133,19 @@ TEST(HcpRules, CP020UsesTheNvlinkDomainWhenKnown) {
   EXPECT_TRUE(fires(r, env, "CP020"));
 }
 
+// The world size decides whether a non-dividing a2a block actually crosses a domain boundary.
+TEST(HcpRules, CP020CountsOnlyBlocksThatCrossADomain) {
+  Recipe r = llama_cp16();
+  r.set("model.tensor_model_parallel_size", Value::integer(2));  // span TP*HCP[0] = 16
+  r.set("train.global_batch_size", Value::integer(2));
+  Environment env = llama_env();
+  env.nvlink_domain = 72;
+  env.world_size = 64;  // blocks 0-15 .. 48-63, all inside the first 72
+  EXPECT_FALSE(fires(r, env, "CP020"));
+  env.world_size = 160;  // block 64-79 crosses 72
+  EXPECT_TRUE(fires(r, env, "CP020"));
+}
+
 TEST(HcpRules, CP020StraddlingNodes) {
   Recipe r = llama_cp16();
   r.set("model.context_parallel_size", Value::integer(12));
