@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "hcp/gpu_specs.h"
 #include "topology_internal.h"
 
 namespace hcp {
@@ -417,6 +418,17 @@ ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::st
     p.gpu_sm = first->sm;
     p.gpu_memory_gib = first->memory_gib;
     p.pcie_gbps_per_gpu = first->pcie_gbps;
+    // Figures the probe cannot measure come from the GPU spec table by device name.
+    if (const GpuSpec* spec = find_gpu_spec(first->name)) {
+      std::string from = std::string("GPU spec table ") + spec->key + ": " + spec->source;
+      p.bf16_dense_tflops = spec->bf16_tflops;
+      p.sources["bf16_dense_tflops"] = from;
+      if (p.gpu_sm <= 0) p.gpu_sm = spec->sm;
+      if (p.gpu_memory_gib <= 0) {
+        p.gpu_memory_gib = spec->memory_gib;
+        p.sources["gpu_memory_gib"] = from;
+      }
+    }
   }
   // The slowest GPU decides what a collective can use.
   double min_gbps = 0;

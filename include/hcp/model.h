@@ -65,9 +65,9 @@ struct ModelDims {
 
   /// Return the number of sliding-window layers (0 when the model has none).
   int64_t windowed_layers() const;
-  /// Return the parameter count of one transformer layer (dense or MoE, all experts).
+  /// Return the mean parameter count per layer (all layers incl. MTP blocks / num_layers).
   double layer_params() const;
-  /// Return the parameters one token activates in one layer (MoE: top-k experts + shared).
+  /// Return the mean parameters one token activates per layer (MoE: top-k experts + shared).
   double layer_active_params() const;
   /// Return the embedding (+ output layer when untied) parameter count.
   double embedding_params() const;
@@ -186,6 +186,7 @@ struct TrainingSetup {
   /// Selective recompute modules (recompute_modules: core_attn, mlp, moe_act, layernorm, ...).
   std::vector<std::string> recompute_modules;
   int64_t recompute_layers = 0;           ///< recompute_num_layers (full, per stage; 0: all).
+  int64_t activation_offload_layers = 0;  ///< cpu_offloading_num_layers (activations on host)
   bool optimizer_cpu_offload = false;     ///< optimizer_cpu_offload
   double optimizer_offload_fraction = 1;  ///< optimizer_offload_fraction
   bool fsdp = false;                      ///< Megatron-FSDP (use_megatron_fsdp): shards all states.

@@ -22,17 +22,17 @@ namespace hcp {
 /// x 2 bytes).
 struct GenerationConstants {
   // GEMM rate per precision: achieved / dense peak of that precision (gpu_specs.h).
-  double gemm_eff_bf16 = 0.70;
-  double gemm_eff_fp8_tensor = 0.55;  ///< FP8 delayed or current per-tensor scaling.
-  double gemm_eff_fp8_block = 0.45;   ///< FP8 block (sub-channel) scaling.
-  double gemm_eff_mxfp8 = 0.55;
-  double gemm_eff_nvfp4 = 0.40;
+  double gemm_eff_bf16 = 0.294;
+  double gemm_eff_fp8_tensor = 0.561;  ///< FP8 delayed or current per-tensor scaling.
+  double gemm_eff_fp8_block = 0.45;    ///< FP8 block (sub-channel) scaling.
+  double gemm_eff_mxfp8 = 0.396;
+  double gemm_eff_nvfp4 = 0.336;
   /// Rows (tokens) of one GEMM at which it runs at half its large-GEMM rate: grouped expert GEMMs
   /// with few tokens per expert.
-  double gemm_half_tokens = 256;
+  double gemm_half_tokens = 154;
   // Attention kernels: achieved / dense BF16 peak for long chunks, forward and backward.
-  double attn_fwd_eff = 0.545;
-  double attn_bwd_eff = 0.47;
+  double attn_fwd_eff = 0.234;
+  double attn_bwd_eff = 0.564;
   double attn_half_tokens = 230;  ///< Query chunk at which attention runs at half rate.
   double attn_fp8_eff = 0.45;     ///< FP8 attention forward / FP8 peak.
   double attn_call_s = 20e-6;     ///< Fixed cost per attention kernel call (launch, setup).
@@ -40,21 +40,22 @@ struct GenerationConstants {
   double ring_overlap = 1.0;      ///< Share of a ring step's transfer attention can hide.
   // Memory-bound work.
   double hbm_eff = 0.75;             ///< Achieved / peak HBM bandwidth for elementwise kernels.
-  double elementwise_passes = 40;    ///< Norms, residuals, activations, RoPE per token per layer.
-  double moe_permute_passes = 12;    ///< Router, permute and unpermute per routed token.
-  double layer_overhead_s = 150e-6;  ///< Host and launch cost per layer per micro-batch (fwd+bwd).
-  double cuda_graph_overhead = 0.3;  ///< Share of layer_overhead_s left with CUDA graphs.
+  double elementwise_passes = 97;    ///< Norms, residuals, activations, RoPE per token per layer.
+  double moe_permute_passes = 17.3;  ///< Router, permute and unpermute per routed token.
+  double moe_dropless_imbalance = 1.15;  ///< Dropless: busiest expert's load / mean load.
+  double layer_overhead_s = 52.5e-6;  ///< Host and launch cost per layer per micro-batch (fwd+bwd).
+  double cuda_graph_overhead = 0.3;   ///< Share of layer_overhead_s left with CUDA graphs.
   // Links: NCCL bus bandwidth / link rate.
   double nvlink_eff = 0.82;
   double nic_eff = 0.96;
-  double a2a_nvlink_eff = 0.82;  ///< All-to-all (CP a2a, EP dispatch/combine) inside a domain.
+  double a2a_nvlink_eff = 0.95;  ///< All-to-all (CP a2a, EP dispatch/combine) inside a domain.
   double a2a_nic_eff = 0.80;     ///< All-to-all across domains.
   double pcie_a2a_eff = 0.35;    ///< All-to-all over PCIe (no NVLink): share of the PCIe rate.
   double nvlink_latency_s = 5e-6;
   double nic_latency_s = 15e-6;
   double tp_overlap = 0.8;  ///< Share of TP collectives hidden by tp_comm_overlap.
   // Hybrid layers.
-  double mamba_eff = 0.25;  ///< Mamba-2 SSD scan / gated delta net kernels: achieved / BF16 peak.
+  double mamba_eff = 0.05;  ///< Mamba-2 SSD scan / gated delta net kernels: achieved / BF16 peak.
   // Memory not available to tensors.
   double reserved_gib = 2.0;
   double reserved_fraction = 0.05;

@@ -1,6 +1,7 @@
 // The GPU specification table (include/hcp/gpu_specs.h). Peaks are the datasheets' dense figures
 // (the datasheets print sparse figures with an asterisk; dense = sparse / 2). Memory is the
-// datasheet's capacity taken as GiB (nvidia-smi reports 79.6-80 GiB for "80GB" parts).
+// datasheet's capacity taken as GiB (nvidia-smi reports 79.6-80 GiB for "80GB" parts), except
+// B300 / GB300 whose 288 GB are given as 268 GiB as the shipped dgx-b300 / gb300-nvl72 profiles do.
 #include "hcp/gpu_specs.h"
 
 #include <algorithm>
@@ -47,14 +48,14 @@ const std::vector<GpuSpec>& gpu_spec_table() {
   // Order matters for matching: longer, more specific keys first (find_gpu_spec takes the first
   // key contained in the normalised device name).
   static const std::vector<GpuSpec> table = {
-      {"GB300", G::kBlackwellUltra, 103, 288, 2500, 5000, 15000, 8000, 900, 72,
+      {"GB300", G::kBlackwellUltra, 103, 268, 2500, 5000, 15000, 8000, 900, 72,
        "NVIDIA GB300 NVL72 datasheet: per 72 GPUs 360 PF BF16 / 720 PF FP8 sparse, 1080 PF FP4 "
        "dense, 20 TB HBM3e at 576 TB/s (up to 288 GB per GPU), NVLink5 130 TB/s (900 GB/s per GPU "
        "per direction)"},
       {"GB200", G::kBlackwell, 100, 186, 2500, 5000, 10000, 8000, 900, 72,
        "NVIDIA GB200 NVL72 datasheet: per 72 GPUs 360 PF FP16/BF16, 720 PF FP8, 1440 PF FP4 "
        "(sparse), 13.4 TB HBM3e at 576 TB/s, NVLink5 130 TB/s"},
-      {"B300", G::kBlackwellUltra, 103, 288, 2250, 4500, 13500, 8000, 900, 8,
+      {"B300", G::kBlackwellUltra, 103, 268, 2250, 4500, 13500, 8000, 900, 8,
        "NVIDIA HGX B300 datasheet: per 8 GPUs 36 PF FP16/BF16 and 72 PF FP8 (sparse), 108 PF FP4 "
        "dense, 2.3 TB HBM3e (288 GB per GPU), NVLink5 1.8 TB/s per GPU (bidirectional)"},
       {"B200", G::kBlackwell, 100, 180, 2250, 4500, 9000, 7700, 900, 8,

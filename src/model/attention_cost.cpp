@@ -19,7 +19,10 @@ double attention_flops_fwd(const ModelDims& m, const LayoutChoice& l, bool windo
     area = s * w - w * w / 2;
   }
   double heads = static_cast<double>(m.heads) / l.tp;
-  return 4.0 * m.micro_batch * area * heads * m.head_dim / l.cp;
+  // Q·K^T over the q/k head dim plus P·V over the v head dim (equal unless MLA).
+  double qk = m.mla ? static_cast<double>(m.qk_head_dim + m.qk_pos_dim) : m.head_dim;
+  double v = m.mla ? static_cast<double>(m.v_head_dim) : m.head_dim;
+  return 2.0 * m.micro_batch * area * heads * (qk + v) / l.cp;
 }
 
 /// Query tokens of one attention kernel call for the comm type (planner_anchors.md §1.3).
@@ -36,6 +39,23 @@ double kernel_tokens(const ModelDims& m, const LayoutChoice& l, CommType type) {
       return s / static_cast<double>(l.cp);
   }
   return s;
+}
+
+/// Attention kernel calls per layer and pass: one per ring step, two for all_gather's two local
+/// query chunks, one for a2a (planner_anchors.md §1.3).
+double kernel_calls(const LayoutChoice& l, CommType type) {
+  if (l.cp <= 1) return 1;
+  switch (type) {
+    case CommType::kA2a:
+      return 1;
+    case CommType::kA2aP2p:
+      return static_cast<double>(l.hcp_p2p);
+    case CommType::kP2p:
+      return static_cast<double>(l.cp);
+    case CommType::kAllGather:
+      return 2;
+  }
+  return 1;
 }
 
 double seconds(double bytes, double gbs) {
@@ -62,10 +82,22 @@ void add_ring(AttentionCost& c, const CpVolume& v, const Hardware& hw, bool insi
   double bwd_step = c.compute_bwd / group;
   double bwd_transfer =
       seconds(static_cast<double>(v.ring_backward_bytes) / v.ring_steps, gbs) + latency;
-  c.ring_exposed_fwd = v.ring_steps * std::max(0.0, c.step_transfer - c.step_compute);
-  c.ring_exposed_bwd = v.ring_steps * std::max(0.0, bwd_transfer - bwd_step);
-  c.ring_hidden =
-      v.ring_steps * (c.step_transfer + bwd_transfer) - c.ring_exposed_fwd - c.ring_exposed_bwd;
+  // Attention hides at most ring_overlap of a step's transfer; each step also pays a fixed
+  // ring_step_s (stream synchronisation and send/recv launches).
+  double share = std::clamp(hw.k.ring_overlap, 0.0, 1.0);
+  auto hidden = [&](double transfer, double compute) {
+    return std::min(share * transfer, compute);
+  };
+  double steps = static_cast<double>(v.ring_steps);
+  double hidden_fwd = steps * hidden(c.step_transfer, c.step_compute);
+  double hidden_bwd = steps * hidden(bwd_transfer, bwd_step);
+  c.ring_exposed_fwd = steps * c.step_transfer - hidden_fwd;
+  c.ring_exposed_bwd = steps * bwd_transfer - hidden_bwd;
+  // The fixed per-step cost belongs to the attention kernels' time (it runs on the compute
+  // stream between steps), so the ring's exposed term stays the transfer nothing hid.
+  c.compute_fwd += steps * hw.k.ring_step_s;
+  c.compute_bwd += steps * hw.k.ring_step_s;
+  c.ring_hidden = hidden_fwd + hidden_bwd;
 }
 
 void add_allgather(AttentionCost& c, const CpVolume& v, const Hardware& hw, bool inside) {
@@ -99,12 +131,22 @@ double buffer_bytes(const CpVolume& v, CommType type) {
 
 Result<AttentionCost> attention_cost(const ModelDims& model, const LayoutChoice& layout,
                                      const Hardware& hw, const LinkPlacement& placement,
-                                     CommType type, bool windowed) {
+                                     CommType type, bool windowed, bool fp8) {
   AttentionCost c;
   double flops = attention_flops_fwd(model, layout, windowed);
   double rate = hw.attn_flops(kernel_tokens(model, layout, type));
-  c.compute_fwd = rate > 0 ? flops / rate : 0;
-  c.compute_bwd = 2.5 * c.compute_fwd;  // flash backward: five GEMMs against two
+  // Backward runs at attn_bwd_eff / attn_fwd_eff of the forward rate (a calibration that
+  // measures the forward rate keeps the ratio).
+  double bwd_ratio = hw.k.attn_fwd_eff > 0 ? hw.k.attn_bwd_eff / hw.k.attn_fwd_eff : 1;
+  if (fp8 && hw.fp8_tflops > 0 && hw.attn_efficiency > 0) {
+    // FP8 attention (fp8_dot_product_attention): cuDNN's FP8 kernels at attn_fp8_eff of the
+    // FP8 peak instead of attn_fwd_eff of the BF16 peak.
+    rate *= hw.fp8_tflops * hw.k.attn_fp8_eff / (hw.peak_tflops * hw.attn_efficiency);
+  }
+  double calls = kernel_calls(layout, type);
+  c.compute_fwd = (rate > 0 ? flops / rate : 0) + calls * hw.k.attn_call_s;
+  // flash backward: five GEMMs against two (2.5x the forward FLOPs)
+  c.compute_bwd = (rate > 0 ? 2.5 * flops / (rate * bwd_ratio) : 0) + calls * hw.k.attn_call_s;
   if (layout.cp <= 1) return c;
 
   CpVolumeInput in;

@@ -27,9 +27,9 @@ struct AttentionCost {
   double exposed_bwd() const { return a2a_bwd + allgather_bwd + ring_exposed_bwd; }
 };
 
-/// Cost of one layer that uses `type` (windowed: a sliding-window layer).
+/// Cost of one layer that uses `type` (windowed: a sliding-window layer; fp8: FP8 attention).
 Result<AttentionCost> attention_cost(const ModelDims& model, const LayoutChoice& layout,
                                      const Hardware& hw, const LinkPlacement& placement,
-                                     CommType type, bool windowed);
+                                     CommType type, bool windowed, bool fp8 = false);
 
 }  // namespace hcp::model_detail

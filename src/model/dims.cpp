@@ -4,6 +4,7 @@
 
 #include "hcp/checked.h"
 #include "hcp/model.h"
+#include "layers.h"
 
 namespace hcp {
 
@@ -11,34 +12,14 @@ int64_t ModelDims::windowed_layers() const {
   return static_cast<int64_t>(std::count(windowed.begin(), windowed.end(), true));
 }
 
-namespace {
-
-double mlp_params(double hidden, double ffn, bool gated) {
-  return (gated ? 3.0 : 2.0) * hidden * ffn;
-}
-
-double attention_params(const ModelDims& m) {
-  double q = static_cast<double>(m.heads) * m.head_dim;
-  double kv = static_cast<double>(m.kv_heads) * m.head_dim;
-  return m.hidden * (q + 2 * kv) + q * m.hidden;
-}
-
-}  // namespace
-
 double ModelDims::layer_params() const {
-  double norms = 2.0 * hidden;
-  if (num_experts <= 0) return attention_params(*this) + mlp_params(hidden, ffn, gated_mlp) + norms;
-  double experts = num_experts * mlp_params(hidden, moe_ffn, gated_mlp);
-  double shared = mlp_params(hidden, moe_shared_ffn, gated_mlp);
-  double router = static_cast<double>(hidden) * num_experts;
-  return attention_params(*this) + experts + shared + router + norms;
+  return model_detail::layer_mix(*this).layer_params() /
+         static_cast<double>(std::max<int64_t>(num_layers, 1));
 }
 
 double ModelDims::layer_active_params() const {
-  if (num_experts <= 0) return layer_params();
-  double active = std::max<int64_t>(moe_topk, 1) * mlp_params(hidden, moe_ffn, gated_mlp);
-  double shared = mlp_params(hidden, moe_shared_ffn, gated_mlp);
-  return attention_params(*this) + active + shared + static_cast<double>(hidden) * num_experts;
+  return model_detail::layer_mix(*this).active_params() /
+         static_cast<double>(std::max<int64_t>(num_layers, 1));
 }
 
 double ModelDims::embedding_params() const {
@@ -231,6 +212,9 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
       s.recompute = Recompute::kSelective;
   }
   s.recompute_layers = recipe.int_or("model.recompute_num_layers", 0);
+  if (recipe.bool_or("model.cpu_offloading", false) ||
+      recipe.has("model.cpu_offloading_num_layers"))
+    s.activation_offload_layers = recipe.int_or("model.cpu_offloading_num_layers", 0);
   s.optimizer_cpu_offload = recipe.bool_or("optimizer.optimizer_cpu_offload", false);
   s.optimizer_offload_fraction =
       recipe.get_double("optimizer.optimizer_offload_fraction").value_or(1.0);

@@ -1,22 +1,28 @@
 // estimate(): step time and memory per GPU of one layout, term by term.
 //
-// Time per micro-batch on one pipeline stage = (GEMMs + attention + recompute + exposed TP and CP
-// communication of all layers) / pp; per step: m micro-batches, the 1F1B bubble (pp-1)/vpp
-// micro-batch times, pipeline send/recv, and the part of the DP gradient reduce-scatter /
+// Time per micro-batch on one pipeline stage = (GEMMs at the precision's rate + attention +
+// Mamba scans + memory-bound kernels + MoE router/permute and EP dispatch/combine + recompute +
+// exposed TP and CP communication + launch overhead of all layers) / pp; per step: m
+// micro-batches, the interleaved 1F1B bubble (pp-1)/vpp micro-batch times, pipeline send/recv
+// (vpp per micro-batch and direction), and the part of the DP gradient reduce-scatter /
 // parameter all-gather that the last (first) micro-batch's backward (forward) cannot hide.
+// Every rate and overhead is a named constant of Hardware::k (model_constants.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "attention_cost.h"
 #include "hcp/model.h"
+#include "layers.h"
 
 namespace hcp {
 
 namespace {
 
 using model_detail::AttentionCost;
+using model_detail::LayerMix;
 
 Error model_error(std::string message) {
   Error e;
@@ -31,6 +37,13 @@ constexpr double kBf16 = 2;
 struct MicroBatchWork {
   double gemm_fwd = 0;
   double gemm_bwd = 0;
+  double mlp_fwd = 0;      ///< Dense MLP GEMMs, forward (selective recompute of "mlp").
+  double expert_fwd = 0;   ///< Routed expert GEMMs, forward (recompute of "moe").
+  double up_proj_fwd = 0;  ///< MLA up-projections, forward (recompute of "mla_up_proj").
+  double elementwise = 0;  ///< Memory-bound kernels, fwd + bwd.
+  double permute = 0;      ///< MoE router, permute, unpermute, fwd + bwd.
+  double ep_a2a = 0;       ///< EP dispatch + combine, fwd + bwd.
+  double overhead = 0;     ///< Launch / host cost.
   double attn_fwd = 0;
   double attn_bwd = 0;
   double tp_comm = 0;  ///< Exposed TP/SP collectives, fwd + bwd.
@@ -69,38 +82,140 @@ double tp_comm_seconds(const ModelDims& m, const LayoutChoice& l, const Hardware
   return 2 * (bytes / (gbs * 1e9) + 4 * hw.link_latency(inside));
 }
 
+/// GEMM FLOP/s of the linear layers at the run's precision: the precision's dense peak
+/// (gpu_specs.h) times its named efficiency. Devices without the precision's tensor-core path run
+/// the next wider one (no FP4 -> FP8, no FP8 -> BF16); MXFP8 needs Blackwell (else FP8 block
+/// scaling).
+double gemm_rate(const Hardware& hw, Precision p) {
+  double bf16 = hw.gemm_flops();
+  const GenerationConstants& k = hw.k;
+  bool blackwell =
+      hw.generation == GpuGeneration::kBlackwell || hw.generation == GpuGeneration::kBlackwellUltra;
+  if (p == Precision::kNvfp4 && hw.fp4_tflops > 0) return hw.fp4_tflops * 1e12 * k.gemm_eff_nvfp4;
+  if (p == Precision::kNvfp4) p = Precision::kFp8Current;
+  if (hw.fp8_tflops <= 0) return bf16;
+  double fp8 = hw.fp8_tflops * 1e12;
+  switch (p) {
+    case Precision::kBf16:
+      return bf16;
+    case Precision::kFp8Delayed:
+    case Precision::kFp8Current:
+      return fp8 * k.gemm_eff_fp8_tensor;
+    case Precision::kFp8Block:
+      return fp8 * k.gemm_eff_fp8_block;
+    case Precision::kMxfp8:
+      return fp8 * (blackwell ? k.gemm_eff_mxfp8 : k.gemm_eff_fp8_block);
+    case Precision::kNvfp4:
+      break;
+  }
+  return fp8 * k.gemm_eff_fp8_tensor;
+}
+
+double hbm_seconds(double bytes, const Hardware& hw) {
+  double rate = hw.hbm_gbs * 1e9 * hw.k.hbm_eff;
+  return rate > 0 ? bytes / rate : 0;
+}
+
+/// Share of the EP all-to-all peers outside the NVLink domain: Megatron's expert grid
+/// (tp-ep-dp-pp with etp in tp's place) puts an EP group on etp*ep consecutive ranks.
+double ep_offdomain_fraction(const LayoutChoice& l, const Hardware& hw) {
+  double span = static_cast<double>(l.expert_tp() * l.ep);
+  double domain = static_cast<double>(std::max(1, hw.nvlink_domain));
+  if (span <= domain) return 0;
+  return 1.0 - domain / span;
+}
+
+/// Busiest expert's load over the mean: dropless runs pay the routing imbalance; a capacity
+/// factor caps it (moe_expert_capacity_factor, tokens beyond it are dropped).
+double moe_load_factor(const ModelDims& m, const Hardware& hw) {
+  double imbalance = std::max(1.0, hw.k.moe_dropless_imbalance);
+  if (m.moe_capacity_factor > 0) return std::min(imbalance, std::max(1.0, m.moe_capacity_factor));
+  return imbalance;
+}
+
 Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& l,
                                         const Hardware& hw, const TrainingSetup& setup,
-                                        const LinkPlacement& placement) {
+                                        const LinkPlacement& placement, const LayerMix& x) {
   MicroBatchWork w;
+  const GenerationConstants& k = hw.k;
   double tokens = tokens_per_gpu(m, l);
-  double layers = static_cast<double>(m.num_layers);
-  double gemm_layer = 2.0 * tokens * m.layer_active_params() / l.tp / hw.gemm_flops();
-  double logits = 2.0 * tokens * static_cast<double>(m.hidden) * m.vocab / l.tp / hw.gemm_flops();
-  w.gemm_fwd = layers * gemm_layer + logits;
+  double tp = static_cast<double>(l.tp);
+  double h = static_cast<double>(m.hidden);
+  double rate = gemm_rate(hw, setup.precision);
+  // Linear layers other than the routed experts (attention projections, dense MLPs, Mamba
+  // projections, shared experts, routers), split over TP.
+  double dense_params = x.attention * x.attention_params + x.mlp * x.mlp_params +
+                        (x.mamba + x.gdn) * x.mamba_params + x.moe * x.moe_other_params;
+  double dense = 2.0 * tokens * dense_params / tp / rate;
+  w.mlp_fwd = 2.0 * tokens * x.mlp * x.mlp_params / tp / rate;
+  if (m.mla) {
+    double n = static_cast<double>(m.heads);
+    double up =
+        static_cast<double>(m.kv_lora_rank) * n *
+            static_cast<double>(m.qk_head_dim + m.v_head_dim) +
+        static_cast<double>(m.q_lora_rank) * n * static_cast<double>(m.qk_head_dim + m.qk_pos_dim);
+    w.up_proj_fwd = 2.0 * tokens * x.attention * up / tp / rate;
+  }
+  // Routed experts: grouped GEMMs whose rate falls with the tokens each local expert gets
+  // (gemm_half_tokens), times the busiest expert's load.
+  double experts = 0;
+  if (x.moe > 0 && m.num_experts > 0) {
+    double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
+    double per_expert = tokens * topk * static_cast<double>(l.ep) *
+                        static_cast<double>(l.expert_tp()) /
+                        (tp * static_cast<double>(m.num_experts));
+    double eff = per_expert / (per_expert + std::max(0.0, k.gemm_half_tokens));
+    double load = moe_load_factor(m, hw);
+    double active = x.moe_active_params - x.moe_other_params;
+    experts = 2.0 * tokens * x.moe * active / tp / (rate * eff) * load;
+    w.expert_fwd = experts;
+    // Router, permute and unpermute: memory-bound passes over every routed token copy.
+    w.permute = x.moe * hbm_seconds(k.moe_permute_passes * tokens / tp * topk * h * kBf16, hw);
+    if (l.ep > 1) {
+      // Dispatch and combine, forward and backward: each token copy leaves its GPU unless its
+      // expert is local ((ep-1)/ep of them), on the link the EP group uses.
+      double bytes = tokens / tp * topk * h * kBf16 * (l.ep - 1.0) / l.ep;
+      double off = ep_offdomain_fraction(l, hw);
+      double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * 1e9);
+      double inter = off > 0 ? bytes * off / (hw.a2a_gbs(false) * 1e9) : 0;
+      double one = std::max(intra, inter) + hw.link_latency(off == 0);
+      w.ep_a2a = x.moe * 4 * one * load;
+    }
+  }
+  double logits =
+      2.0 * tokens * h * static_cast<double>(m.vocab) * (1 + x.mtp) / tp / hw.gemm_flops();
+  double mamba = 0;
+  if (x.mamba + x.gdn > 0 && k.mamba_eff > 0) {
+    mamba = tokens * (x.mamba + x.gdn) * x.mamba_scan_flops / tp /
+            (hw.peak_tflops * 1e12 * k.mamba_eff);
+  }
+  w.gemm_fwd = dense + experts + logits + mamba;
   w.gemm_bwd = 2 * w.gemm_fwd;
+  w.elementwise = x.blocks * hbm_seconds(k.elementwise_passes * tokens / tp * h * kBf16, hw);
+  double graphs = setup.cuda_graphs ? k.cuda_graph_overhead : 1.0;
+  w.overhead = (x.blocks + x.mtp) * k.layer_overhead_s * graphs;
 
-  double windowed = static_cast<double>(m.windowed_layers());
-  double full = layers - windowed;
+  double full = x.attention - x.windowed;
   if (full > 0) {
-    auto c = model_detail::attention_cost(m, l, hw, placement, l.comm, false);
+    auto c = model_detail::attention_cost(m, l, hw, placement, l.comm, false, setup.fp8_attention);
     if (!c) return c.error();
     add_attention(w, *c, full);
     w.step_compute = c->step_compute;
     w.step_transfer = c->step_transfer;
     w.ring_steps = c->ring_steps;
   }
-  if (windowed > 0) {
+  if (x.windowed > 0) {
     CommType type = l.windowed_comm.value_or(l.comm);
-    auto c = model_detail::attention_cost(m, l, hw, placement, type, true);
+    auto c = model_detail::attention_cost(m, l, hw, placement, type, true, setup.fp8_attention);
     if (!c) return c.error();
-    add_attention(w, *c, windowed);
+    add_attention(w, *c, x.windowed);
   }
-  double tp = tp_comm_seconds(m, l, hw, placement.tp_inside_domain);
+  double tpc = tp_comm_seconds(m, l, hw, placement.tp_inside_domain);
+  double per_layer_gemm = x.blocks > 0 ? (dense + experts) / x.blocks : 0;
   if (setup.tp_comm_overlap) {
-    w.tp_comm = layers * std::max(0.0, tp - 3 * gemm_layer);
+    w.tp_comm = x.blocks * std::max((1 - k.tp_overlap) * tpc, tpc - 3 * per_layer_gemm);
   } else {
-    w.tp_comm = layers * tp;
+    w.tp_comm = x.blocks * tpc;
   }
   return w;
 }
@@ -112,38 +227,71 @@ struct StageParams {
   double total() const { return dense + experts; }
 };
 
-StageParams stage_params(const ModelDims& m, const LayoutChoice& l) {
-  double layers_per_stage = std::ceil(static_cast<double>(m.num_layers) / l.pp);
-  double layer = m.layer_params();
-  double expert = 0;
-  if (m.num_experts > 0) {
-    expert = m.num_experts * (m.gated_mlp ? 3.0 : 2.0) * m.hidden * m.moe_ffn;
-  }
+StageParams stage_params(const ModelDims& m, const LayoutChoice& l, const LayerMix& x) {
+  double blocks = std::max(1.0, x.blocks);
+  double stage_share = std::ceil(blocks / l.pp) / blocks;
+  double expert = x.expert_params();
+  double layers = x.layer_params() - expert;
   double embedding = static_cast<double>(m.hidden) * m.vocab;
   if (!m.tied_embeddings && l.pp == 1) embedding *= 2;
   StageParams p;
-  p.dense = ((layer - expert) * layers_per_stage + embedding) / l.tp;
-  p.experts = expert * layers_per_stage / (l.expert_tp() * std::max<int64_t>(l.ep, 1));
+  p.dense = (layers * stage_share + embedding) / l.tp;
+  p.experts = expert * stage_share / (l.expert_tp() * std::max<int64_t>(l.ep, 1));
   return p;
 }
 
-/// Bytes per token per layer kept for backward without recompute, bf16, flash attention:
-/// LN inputs and GEMM inputs 8h, Q and O 4*q_dim, K and V 4*kv_dim, FC1 output and activation
-/// 6*ffn (SwiGLU) or 4*ffn; all divided by TP with sequence parallelism (planner_anchors.md §1.4:
-/// 34h for Llama-3-8B).
-double activation_bytes_per_token_layer(const ModelDims& m, const LayoutChoice& l) {
-  double q_dim = static_cast<double>(m.heads) * m.head_dim;
-  double kv_dim = static_cast<double>(m.kv_heads) * m.head_dim;
+bool has_module(const TrainingSetup& s, std::string_view name) {
+  return std::find(s.recompute_modules.begin(), s.recompute_modules.end(), name) !=
+         s.recompute_modules.end();
+}
+
+/// Bytes per token kept for backward, averaged over the layers, bf16, flash attention, divided
+/// by TP with sequence parallelism (planner_anchors.md §1.4: 34h per Llama-3-8B layer).
+/// Attention: LN and QKV inputs 4h, Q and O 4*q_dim, K and V 4*kv_dim (MLA: the up-projected
+/// per-head K and V). Dense MLP: LN and FC1 inputs 4h, FC1 output and activation 6*ffn (SwiGLU)
+/// or 4*ffn. MoE: 4h, per routed copy the permuted input 2h and FC1 output and activation, plus
+/// the shared expert. Mamba-2: 4h, the in_proj output and the scan output. Selective recompute
+/// modules drop what they recompute (layernorm, mlp, moe, moe_act, mla_up_proj).
+double activation_bytes_per_token(const ModelDims& m, const LayoutChoice& l, const LayerMix& x,
+                                  const TrainingSetup& s) {
+  bool selective = s.recompute == Recompute::kSelective;
+  auto on = [&](const char* module) { return selective && has_module(s, module); };
+  double h = static_cast<double>(m.hidden);
+  // GEMM inputs are saved as the GEMM consumes them: FP8 (1 byte) under the FP8 and FP4
+  // recipes (TE keeps the quantised input for the weight gradient), else BF16.
+  double g = s.precision == Precision::kBf16 ? 2.0 : 1.0;
+  double norm = on("layernorm") ? 2 * h : 4 * h;  // two LN inputs (attention, MLP), bf16
+  double q_dim = static_cast<double>(m.heads) * x.qk_dim;
+  double kv_dim = m.mla ? static_cast<double>(m.heads) * (x.qk_dim + x.v_dim) / 2
+                        : static_cast<double>(m.kv_heads) * m.head_dim;
+  double o_dim = static_cast<double>(m.heads) * x.v_dim;
+  // QKV input, Q K V, attention output (O-projection input) and its softmax output.
+  double attn =
+      norm / 2 + g * h + g * o_dim + (on("mla_up_proj") ? 0 : 2 * q_dim + 4 * kv_dim) + 2 * o_dim;
+  double act = m.gated_mlp ? 4.0 : 2.0;  // FC1 output (both halves under SwiGLU)
   double ffn = static_cast<double>(m.ffn);
-  if (m.num_experts > 0) ffn = static_cast<double>(m.moe_ffn) * m.moe_topk + m.moe_shared_ffn;
-  double mlp = (m.gated_mlp ? 6.0 : 4.0) * ffn;
-  return (8.0 * m.hidden + 4 * q_dim + 4 * kv_dim + mlp) / l.tp;
+  double mlp = norm / 2 + g * h + (on("mlp") ? 0 : act * ffn + g * ffn);
+  double moe = norm / 2 + g * h;
+  if (!on("moe")) {
+    double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
+    double moe_ffn = static_cast<double>(m.moe_ffn);
+    double act_out = on("moe_act") ? 0 : g * moe_ffn;
+    moe += topk * (g * h + act * moe_ffn + act_out) +
+           (act + g) * static_cast<double>(m.moe_shared_ffn);
+  }
+  double mamba = 0;
+  if (m.mamba_heads > 0) {
+    double d_inner = static_cast<double>(m.mamba_heads * m.mamba_head_dim);
+    mamba = norm / 2 + 2 * (2 * d_inner + 2.0 * m.mamba_groups * m.mamba_state_dim) + 4 * d_inner;
+  }
+  double total = x.attention * attn + x.mlp * mlp + x.moe * moe + (x.mamba + x.gdn) * mamba;
+  return total / std::max(1.0, x.blocks) / l.tp;
 }
 
 /// Layers' worth of activations the first stage holds: L/pp layers for min(pp, m) micro-batches
 /// in flight (1F1B), times Megatron's interleaving factor 1 + (pp-1)/(pp*vpp).
-double layers_in_flight(const ModelDims& m, const LayoutChoice& l, int64_t micro_batches) {
-  double per_stage = std::ceil(static_cast<double>(m.num_layers) / l.pp);
+double layers_in_flight(const LayerMix& x, const LayoutChoice& l, int64_t micro_batches) {
+  double per_stage = std::ceil(std::max(1.0, x.blocks) / l.pp);
   if (l.pp == 1) return per_stage;
   double in_flight = static_cast<double>(std::min(l.pp, micro_batches));
   double interleave = l.vpp > 1 ? 1.0 + (l.pp - 1.0) / (l.pp * l.vpp) : 1.0;
@@ -152,26 +300,47 @@ double layers_in_flight(const ModelDims& m, const LayoutChoice& l, int64_t micro
 
 MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardware& hw,
                           const TrainingSetup& setup, const MicroBatchWork& w,
-                          int64_t micro_batches) {
+                          int64_t micro_batches, const LayerMix& x) {
   MemoryBreakdown mem;
-  StageParams params = stage_params(m, l);
-  mem.weights = kBf16 * params.total();
-  mem.gradients = (setup.grad_reduce_in_fp32 ? 4.0 : 2.0) * params.total();
-  if (setup.distributed_optimizer) {
+  StageParams params = stage_params(m, l, x);
+  double dense_shards = static_cast<double>(l.dp * l.cp);
+  // expert DP = world / (etp * ep * pp) = tp * cp * dp / (etp * ep)
+  double expert_shards =
+      std::max(1.0, static_cast<double>(l.tp) * dense_shards /
+                        static_cast<double>(l.expert_tp() * std::max<int64_t>(l.ep, 1)));
+  double sharded = params.dense / dense_shards + params.experts / expert_shards;
+  double grad_bytes = setup.grad_reduce_in_fp32 ? 4.0 : 2.0;
+  if (setup.fsdp) {
+    // Megatron-FSDP (optim_grads_params): weights, gradients and optimizer state sharded over
+    // the DP x CP group (experts over the expert DP group); one layer's weights are gathered
+    // at a time.
+    double layer_unsharded = params.total() / std::max(1.0, std::ceil(x.blocks / l.pp));
+    mem.weights = kBf16 * (sharded + 2 * layer_unsharded);
+    mem.gradients = grad_bytes * sharded;
+  } else {
+    mem.weights = kBf16 * params.total();
+    mem.gradients = grad_bytes * params.total();
+  }
+  if (setup.distributed_optimizer || setup.fsdp) {
     // fp32 master weights + Adam m and v, sharded over the DP x CP group (dense) and the expert
     // DP group (experts): param_and_grad_buffer.py / optimizer.py, not data_parallel_size alone.
-    double dense_shards = static_cast<double>(l.dp * l.cp);
-    // expert DP = world / (etp * ep * pp) = tp * cp * dp / (etp * ep)
-    double expert_shards =
-        std::max(1.0, static_cast<double>(l.tp) * dense_shards /
-                          static_cast<double>(l.expert_tp() * std::max<int64_t>(l.ep, 1)));
-    mem.optimizer = 12.0 * (params.dense / dense_shards + params.experts / expert_shards);
+    mem.optimizer = 12.0 * sharded;
   } else {
     mem.optimizer = 12.0 * params.total();
   }
+  if (setup.optimizer_cpu_offload) {
+    // optimizer_cpu_offload keeps optimizer_offload_fraction of the state on the host.
+    mem.optimizer *= 1.0 - std::clamp(setup.optimizer_offload_fraction, 0.0, 1.0);
+  }
   double tokens = tokens_per_gpu(m, l);
-  double per_layer = activation_bytes_per_token_layer(m, l) * tokens;
-  double in_flight = layers_in_flight(m, l, micro_batches);
+  double per_layer = activation_bytes_per_token(m, l, x, setup) * tokens;
+  double in_flight = layers_in_flight(x, l, micro_batches);
+  if (setup.activation_offload_layers > 0) {
+    // cpu_offloading_num_layers: that many layers' activations wait on the host.
+    double per_stage = std::ceil(std::max(1.0, x.blocks) / l.pp);
+    double kept = std::max(1.0, per_stage - static_cast<double>(setup.activation_offload_layers));
+    in_flight *= kept / per_stage;
+  }
   switch (setup.recompute) {
     case Recompute::kNone:
     case Recompute::kSelective:  // core_attn recompute: flash attention stores no scores anyway
@@ -182,7 +351,9 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
       break;
   }
   mem.cp_buffers = w.cp_buffers;
-  mem.logits = 6.0 * tokens * m.vocab / l.tp;  // bf16 logits + fp32 copy for the loss
+  // bf16 logits and their gradient: Bridge fuses the cross entropy (cross_entropy_loss_fusion,
+  // src/megatron/bridge/models/gpt_provider.py:205 @067f987), no fp32 copy of the logits.
+  mem.logits = 4.0 * tokens * m.vocab / l.tp;
   mem.reserved = hw.reserved_gib * kGiB;
   mem.total = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.cp_buffers +
               mem.logits + mem.reserved;
@@ -192,10 +363,11 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
 /// Gradient reduce-scatter + parameter all-gather (distributed optimizer) or all-reduce over the
 /// DP x CP group; exposed beyond what the last backward / first forward hides.
 double dp_exposed_seconds(const ModelDims& m, const LayoutChoice& l, const Hardware& hw,
-                          const TrainingSetup& setup, bool inside, double fwd_mb, double bwd_mb) {
+                          const TrainingSetup& setup, bool inside, double fwd_mb, double bwd_mb,
+                          const LayerMix& x) {
   double n = static_cast<double>(l.dp * l.cp);
   if (n <= 1) return 0;
-  double params = stage_params(m, l).total();
+  double params = stage_params(m, l, x).total();
   double grad_bytes = setup.grad_reduce_in_fp32 ? 4.0 : 2.0;
   double share = (n - 1) / n;
   double gbs = hw.link_gbs(inside);
@@ -236,7 +408,8 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
   auto placement = place_links(l, hw.gpus_per_node, hw.nvlink_domain);
   if (!placement) return placement.error();
   e.placement = *placement;
-  auto work = micro_batch_work(model, l, hw, setup, e.placement);
+  LayerMix x = model_detail::layer_mix(model);
+  auto work = micro_batch_work(model, l, hw, setup, e.placement, x);
   if (!work) return work.error();
   const MicroBatchWork& w = *work;
 
@@ -245,34 +418,53 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
   TimeBreakdown& t = e.time;
   t.gemm_s = m * (w.gemm_fwd + w.gemm_bwd) / pp;
   t.attention_s = m * (w.attn_fwd + w.attn_bwd) / pp;
+  t.elementwise_s = m * w.elementwise / pp;
+  t.moe_permute_s = m * w.permute / pp;
+  t.ep_a2a_s = m * w.ep_a2a / pp;
+  t.overhead_s = m * w.overhead / pp;
   double recompute = 0;
-  if (setup.recompute == Recompute::kFull) recompute = w.gemm_fwd + w.attn_fwd + w.cp_exposed_fwd;
-  if (setup.recompute == Recompute::kSelective) recompute = w.attn_fwd;
+  if (setup.recompute == Recompute::kFull) {
+    recompute = w.gemm_fwd + w.attn_fwd + w.cp_exposed_fwd + w.elementwise / 3 + w.permute / 3 +
+                w.ep_a2a / 2;
+  }
+  if (setup.recompute == Recompute::kSelective) {
+    // Megatron's default module is core_attn (recompute_modules unset).
+    auto on = [&](const char* module) { return has_module(setup, module); };
+    if (setup.recompute_modules.empty() || on("core_attn")) recompute += w.attn_fwd;
+    if (on("mlp")) recompute += w.mlp_fwd;
+    if (on("moe")) recompute += w.expert_fwd + w.permute / 3;
+    if (on("mla_up_proj")) recompute += w.up_proj_fwd;
+    if (on("layernorm")) recompute += w.elementwise * 0.05;
+    if (on("moe_act")) recompute += w.elementwise * 0.05;
+  }
   t.recompute_s = m * recompute / pp;
   t.tp_comm_s = m * w.tp_comm / pp;
   t.cp_a2a_s = m * w.cp_a2a / pp;
   t.cp_allgather_s = m * w.cp_allgather / pp;
   t.cp_ring_exposed_s = m * w.cp_ring_exposed / pp;
   t.cp_ring_hidden_s = m * w.cp_ring_hidden / pp;
-  double micro_batch_s = (t.gemm_s + t.attention_s + t.recompute_s + t.tp_comm_s + t.cp_a2a_s +
-                          t.cp_allgather_s + t.cp_ring_exposed_s) /
-                         m;
+  double micro_batch_s =
+      (t.gemm_s + t.attention_s + t.recompute_s + t.tp_comm_s + t.cp_a2a_s + t.cp_allgather_s +
+       t.cp_ring_exposed_s + t.elementwise_s + t.moe_permute_s + t.ep_a2a_s + t.overhead_s) /
+      m;
   t.pp_bubble_s = (pp - 1) / static_cast<double>(std::max<int64_t>(l.vpp, 1)) * micro_batch_s;
   if (l.pp > 1) {
     double bytes = tokens_per_gpu(model, l) * model.hidden * kBf16 / l.tp;
     bool inside = e.placement.pp_inside_domain;
-    t.pp_comm_s = m * 2 * (bytes / (hw.link_gbs(inside) * 1e9) + hw.link_latency(inside));
+    // Each virtual stage boundary sends the activations forward and the gradients back.
+    double sends = 2.0 * static_cast<double>(std::max<int64_t>(l.vpp, 1));
+    t.pp_comm_s = m * sends * (bytes / (hw.link_gbs(inside) * 1e9) + hw.link_latency(inside));
   }
   double fwd_mb = (w.gemm_fwd + w.attn_fwd) / pp;
   double bwd_mb = (w.gemm_bwd + w.attn_bwd) / pp;
   t.dp_comm_s =
-      dp_exposed_seconds(model, l, hw, setup, e.placement.dp_inside_domain, fwd_mb, bwd_mb);
+      dp_exposed_seconds(model, l, hw, setup, e.placement.dp_inside_domain, fwd_mb, bwd_mb, x);
   t.step_s = m * micro_batch_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s;
   t.ring_step_compute_s = w.step_compute;
   t.ring_step_transfer_s = w.step_transfer;
   t.ring_steps = w.ring_steps;
 
-  e.memory = memory_of(model, l, hw, setup, w, e.micro_batches);
+  e.memory = memory_of(model, l, hw, setup, w, e.micro_batches, x);
   e.memory_limit_gib = setup.memory_limit_gib > 0 ? setup.memory_limit_gib : hw.memory_gib;
   e.fits_memory = e.memory_gib() <= e.memory_limit_gib;
   double tokens = static_cast<double>(e.global_batch) * static_cast<double>(model.seq_length);

@@ -58,11 +58,12 @@ struct Segment {
 
 std::vector<Segment> step_segments(const TimeBreakdown& t) {
   return {
-      {"seg-compute", "compute", t.gemm_s + t.attention_s + t.recompute_s},
+      {"seg-compute", "compute",
+       t.gemm_s + t.attention_s + t.recompute_s + t.elementwise_s + t.moe_permute_s + t.overhead_s},
       {"seg-cp-comm", "exposed CP comm", t.cp_a2a_s + t.cp_allgather_s + t.cp_ring_exposed_s},
       {"seg-tp-comm", "TP comm", t.tp_comm_s},
       {"seg-bubble", "pipeline bubble", t.pp_bubble_s},
-      {"seg-other", "DP + PP transfers", t.dp_comm_s + t.pp_comm_s},
+      {"seg-other", "DP, PP and EP transfers", t.dp_comm_s + t.pp_comm_s + t.ep_a2a_s},
   };
 }
 
