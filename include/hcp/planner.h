@@ -153,6 +153,9 @@ struct PlanInputs {
   std::string te_version;                  ///< --te-version X.Y.Z
   int64_t max_pp = 1;                      ///< --max-pp
   bool show_rejected = false;              ///< --show-rejected
+  /// A recipe the caller loaded (Megatron-LM config, --mlm-args, --hf-config), overrides
+  /// applied: used instead of `recipe` and `overrides` when set.
+  std::optional<Recipe> loaded;
 };
 
 /// A checked plan request plus what the reports name.

@@ -106,6 +106,10 @@ Result<Override> parse_override(std::string_view text, int index = 1);
 /// Afterwards model.seq_length := dataset.seq_length (run_recipe.py's sync step).
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args);
 
+/// Return the run_recipe.py shorthand flags apply_overrides accepts ("-cp",
+/// "--context_parallel_size", ...), so the CLI can tell them from mistyped options.
+std::vector<std::string> override_flag_names();
+
 /// Resolve OmegaConf interpolations "${a.b}" in string values against the recipe (a whole-value
 /// interpolation takes the referenced value and type; embedded ones are substituted as text).
 /// Errors: a reference to a missing key, or a cycle.

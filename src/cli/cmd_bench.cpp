@@ -10,6 +10,7 @@
 #include <string>
 
 #include "command.h"
+#include "common_options.h"
 #include "hcp/calibration.h"
 #include "hcp/json_io.h"
 #include "hcp/layout_option.h"
@@ -22,7 +23,7 @@ namespace {
 
 struct BenchArgs {
   OutputOptions out;
-  std::string recipe;
+  RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
   std::vector<std::string> overrides;
   std::string option;
   std::string dtype = "bf16";
@@ -80,11 +81,9 @@ Result<CpVolumeInput> layout_of(const Recipe& recipe, const LayoutOption& option
 }
 
 Result<GpuBenchRequest> plan_request(const BenchArgs& args, std::string& option_text) {
-  auto path = resolve_recipe_path(args.recipe);
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
-  if (!recipe) return recipe.error();
-  if (auto st = apply_overrides(*recipe, args.overrides); !st) return st.error();
+  auto subject = load_one_recipe_subject(args.sources, args.overrides);
+  if (!subject) return subject.error();
+  const Recipe* recipe = &subject->recipe;
   auto option = parse_layout_option(args.option);
   if (!option) return option.error();
   option_text = option->str();
@@ -185,8 +184,9 @@ const CommandRegistration kBench{
     "Measure a layout option's attention and NCCL traffic on this GPU node (writes calibration)",
     [](CLI::App& sub) -> std::function<int()> {
       auto args = std::make_shared<BenchArgs>();
-      sub.add_option("recipe", args->recipe, "Recipe file or shipped recipe name")->required();
-      sub.add_option("overrides", args->overrides, "Hydra-style overrides (key=value)");
+      add_recipe_sources(sub, args->sources,
+                         "Recipe path, shipped recipe name, Megatron-LM model_config.yaml or -");
+      sub.footer("Arguments after RECIPE that are not options are overrides (k=v, -cp 4, ...).");
       sub.add_option("--option", args->option,
                      "Layout to measure, e.g. \"tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2\"")
           ->required();
@@ -204,7 +204,10 @@ const CommandRegistration kBench{
                    "Print what would be measured and exit (needs no GPU)");
       sub.add_option("--save", args->save, "Calibration file to write")->capture_default_str();
       add_output_options(sub, args->out);
-      return [args] { return run_bench(*args); };
+      return [args, &sub] {
+        args->overrides = sub.remaining(false);
+        return run_bench(*args);
+      };
     }};
 
 }  // namespace

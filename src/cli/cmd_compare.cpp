@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "common_options.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
 #include "output.h"
@@ -15,16 +16,24 @@ namespace {
 
 struct CompareCliOptions {
   PlanInputs inputs;
+  RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
   std::vector<std::string> options;
   OutputOptions output;
 };
 
 int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
-  opts.inputs.overrides = std::move(overrides);
   if (opts.options.empty()) {
     print_error("compare needs at least one --option \"tp=..,cp=..,cp_comm_type=..\"");
     return kExitBadInput;
   }
+  auto subject = load_one_recipe_subject(opts.sources, overrides);
+  if (!subject) {
+    print_error(subject.error().str());
+    return kExitBadInput;
+  }
+  opts.inputs.recipe = opts.sources.recipe;
+  opts.inputs.loaded = std::move(subject->recipe);
+  opts.inputs.overrides = std::move(overrides);
   auto prepared = prepare_plan(opts.inputs);
   if (!prepared) {
     print_error(prepared.error().str());
@@ -65,13 +74,13 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
 std::function<int()> setup_compare(CLI::App& sub) {
   auto opts = std::make_shared<CompareCliOptions>();
   PlanInputs& in = opts->inputs;
-  sub.add_option("recipe", in.recipe, "Recipe path or shipped recipe name")->required();
-  sub.allow_extras();
+  add_recipe_sources(sub, opts->sources,
+                     "Recipe path, shipped recipe name, Megatron-LM model_config.yaml or -");
   sub.footer(
       "Each --option sets tp, cp, pp, ep, dp, cp_comm_type and hcp=AxP on top of the recipe. "
       "Exit 1 when a rule rejects one of the options.");
-  sub.add_option("--option", opts->options, "A layout, e.g. \"tp=2,cp=4,cp_comm_type=a2a\"")
-      ->take_all();
+  sub.add_option("--option", opts->options,
+                 "A layout, e.g. \"tp=2,cp=4,cp_comm_type=a2a\" (repeat for more)");
   sub.add_option("--nodes", in.nodes, "Number of nodes");
   sub.add_option("--gpus-per-node", in.gpus_per_node, "GPUs per node (default: the cluster's)");
   sub.add_option("--cluster", in.cluster, "Cluster profile name or file (default dgx-h100)");

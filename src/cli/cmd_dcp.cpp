@@ -9,6 +9,7 @@
 
 #include "command.h"
 #include "hcp/checked.h"
+#include "common_options.h"
 #include "hcp/dcp.h"
 #include "hcp/recipe.h"
 #include "output.h"
@@ -17,7 +18,7 @@ namespace hcp::cli {
 namespace {
 
 struct DcpOptions {
-  std::string recipe;
+  RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config (all optional).
   std::string lengths_file;
   std::string idx_file;
   std::string synthetic;
@@ -56,12 +57,9 @@ Result<std::vector<int64_t>> read_input(const DcpOptions& o) {
 }
 
 Result<Recipe> load_recipe(const DcpOptions& o, const std::vector<std::string>& overrides) {
-  auto path = resolve_recipe_path(o.recipe);
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
-  if (!recipe) return recipe.error();
-  if (Status s = apply_overrides(*recipe, overrides); !s) return s.error();
-  return recipe;
+  auto subject = load_one_recipe_subject(o.sources, overrides);
+  if (!subject) return subject.error();
+  return std::move(subject->recipe);
 }
 
 /// Fill knobs and time-model sizes the recipe holds (flags given on the command line win).
@@ -133,6 +131,10 @@ Status apply_flags(const DcpOptions& o, dcp::SimulationInput& in) {
   if (o.hidden) in.time.hidden = *o.hidden;
   if (o.ffn_hidden) in.time.ffn_hidden = *o.ffn_hidden;
   if (o.kv_hidden) in.time.kv_hidden = *o.kv_hidden;
+  // As --help says: without a recipe (or --kv-hidden) the KV width follows --hidden (MHA).
+  const RecipeSources& src = o.sources;
+  const bool recipe = !src.recipe.empty() || !src.mlm_args.empty() || !src.hf_config.empty();
+  if (o.hidden && !o.kv_hidden && !recipe) in.time.kv_hidden = *o.hidden;
   if (o.tp) in.time.tp = *o.tp;
   if (o.gpus_per_node) in.time.gpus_per_node = *o.gpus_per_node;
   if (o.tflops) in.time.tflops = *o.tflops;
@@ -163,7 +165,7 @@ Status default_max_seqlen(dcp::SimulationInput& in) {
 Result<dcp::SimulationInput> build_input(const DcpOptions& o,
                                          const std::vector<std::string>& overrides) {
   dcp::SimulationInput in;
-  if (!o.recipe.empty()) {
+  if (!o.sources.recipe.empty() || !o.sources.mlm_args.empty() || !o.sources.hf_config.empty()) {
     auto recipe = load_recipe(o, overrides);
     if (!recipe) return recipe.error();
     if (Status s = apply_recipe(o, *recipe, in); !s) return s.error();
@@ -222,12 +224,12 @@ void add_knob_options(CLI::App& sub, DcpOptions& o) {
 }
 
 void add_time_model_options(CLI::App& sub, DcpOptions& o) {
-  sub.add_option("--layers", o.layers, "Time model: transformer layers (default 12)");
-  sub.add_option("--hidden", o.hidden, "Time model: hidden size (default 2048)");
-  sub.add_option("--ffn-hidden", o.ffn_hidden, "Time model: MLP size (default 8192)");
+  sub.add_option("--layers", o.layers, "Time model: transformer layers (default: the recipe's, else 12)");
+  sub.add_option("--hidden", o.hidden, "Time model: hidden size (default: the recipe's, else 2048)");
+  sub.add_option("--ffn-hidden", o.ffn_hidden, "Time model: MLP size (default: the recipe's, else 8192)");
   sub.add_option("--kv-hidden", o.kv_hidden,
-                 "Time model: query groups x kv channels (default: hidden)");
-  sub.add_option("--tp", o.tp, "Time model: tensor-parallel size (default 1)");
+                 "Time model: query groups x kv channels (default: the recipe's, else --hidden)");
+  sub.add_option("--tp", o.tp, "Time model: tensor-parallel size (default: the recipe's, else 1)");
   sub.add_flag("--gated-linear-unit", o.gated, "Time model: SwiGLU MLP (three h x ffn matrices)");
   sub.add_option("--tflops", o.tflops, "Time model: sustained TFLOP/s per GPU (default 400)");
   sub.add_option("--gpus-per-node", o.gpus_per_node,
@@ -236,8 +238,9 @@ void add_time_model_options(CLI::App& sub, DcpOptions& o) {
 
 std::function<int()> setup_dcp(CLI::App& sub) {
   auto opts = std::make_shared<DcpOptions>();
-  sub.add_option("recipe", opts->recipe, "Optional recipe path or shipped recipe name");
-  sub.allow_extras();
+  add_recipe_sources(sub, opts->sources,
+                     "Optional recipe path, shipped recipe name, Megatron-LM model_config.yaml "
+                     "or -");
   sub.footer(
       "Examples:\n"
       "  hcp-plan dcp --lengths lens.txt --dp 8 --cp 4 --max-seqlen-per-dp-cp-rank 2048\n"

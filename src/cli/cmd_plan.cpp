@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "command.h"
+#include "common_options.h"
 #include "hcp/html_report.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
@@ -16,6 +17,7 @@ namespace {
 
 struct PlanCliOptions {
   PlanInputs inputs;
+  RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
   size_t top = 8;
   std::optional<size_t> confirm;
   std::string html;  ///< --html FILE: also write the self-contained HTML report.
@@ -59,6 +61,13 @@ Result<std::string> confirm_top(const PlanResult& result, const PlanRequest& req
 }
 
 int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
+  auto subject = load_one_recipe_subject(opts.sources, overrides);
+  if (!subject) {
+    print_error(subject.error().str());
+    return kExitBadInput;
+  }
+  opts.inputs.recipe = opts.sources.recipe;
+  opts.inputs.loaded = std::move(subject->recipe);
   opts.inputs.overrides = std::move(overrides);
   if (!opts.inputs.nodes) {
     print_error("plan needs --nodes N (and --gpus-per-node G, default: the cluster's)");
@@ -103,8 +112,8 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
 std::function<int()> setup_plan(CLI::App& sub) {
   auto opts = std::make_shared<PlanCliOptions>();
   PlanInputs& in = opts->inputs;
-  sub.add_option("recipe", in.recipe, "Recipe path or shipped recipe name")->required();
-  sub.allow_extras();
+  add_recipe_sources(sub, opts->sources,
+                     "Recipe path, shipped recipe name, Megatron-LM model_config.yaml or -");
   sub.footer(
       "Arguments after RECIPE that are not options are overrides (k=v, +k=v, ~k, -cp 4, ...). "
       "Every candidate layout goes through the same rules as `validate`.");

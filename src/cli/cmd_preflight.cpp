@@ -20,10 +20,9 @@ namespace hcp::cli {
 namespace {
 
 struct PreflightOptions {
-  std::string recipe;
-  std::string mlm_args;       ///< --mlm-args "--flag v ..." or @FILE instead of RECIPE.
-  int64_t nodes = 0;          ///< 0 = not given.
-  int64_t gpus_per_node = 0;  ///< 0 = not given.
+  RecipeSources sources;                           ///< RECIPE, --mlm-args, --hf-config.
+  int64_t nodes = 0;                               ///< 0 = not given.
+  int64_t gpus_per_node = 0;                       ///< 0 = not given.
   std::map<std::string, std::string> env_options;  ///< --te-version, --mcore-version, ...
   std::string env_file;
   std::vector<std::string> env_assignments;  ///< --env NAME=VALUE
@@ -43,19 +42,9 @@ struct PreflightOptions {
 /// The one launch to check: a Bridge recipe or a Megatron-LM argument list with one section.
 Result<RecipeSubject> load_subject(const PreflightOptions& o,
                                    const std::vector<std::string>& overrides) {
-  if (o.recipe.empty() && o.mlm_args.empty())
+  if (o.sources.recipe.empty() && o.sources.mlm_args.empty() && o.sources.hf_config.empty())
     return Error{"give the RECIPE to check (or --mlm-args)", Location{"<command line>", 0, 0}, ""};
-  auto subjects = load_recipe_subjects(RecipeSources{o.recipe, o.mlm_args, ""}, overrides);
-  if (!subjects) return subjects.error();
-  if (subjects->size() > 1) {
-    std::string names;
-    for (const RecipeSubject& s : *subjects)
-      names += (names.empty() ? "" : ", ") + s.section;
-    return Error{"the config has " + std::to_string(subjects->size()) + " argument sections (" +
-                     names + "); preflight checks one launch: pass its arguments with --mlm-args",
-                 Location{o.recipe, 0, 0}, ""};
-  }
-  return std::move(subjects->front());
+  return load_one_recipe_subject(o.sources, overrides);
 }
 
 /// The variables the job runs with: --env-file instead of this process's, then the MLM config's
@@ -235,7 +224,6 @@ int run_cluster_preflight(const PreflightOptions& o, const NodePreflight& mine) 
 }
 
 int run_preflight_command(PreflightOptions o, std::vector<std::string> overrides) {
-  if (!o.mlm_args.empty()) reclaim_override_from_recipe_slot(o.recipe, overrides);
   bool cluster = o.mpi || launched_under_mpi();
   if (cluster && !mpi_available()) {
     if (o.mpi) {
@@ -249,11 +237,9 @@ int run_preflight_command(PreflightOptions o, std::vector<std::string> overrides
 }
 
 void add_options(CLI::App& sub, PreflightOptions& o) {
-  sub.add_option("recipe", o.recipe,
-                 "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS)");
-  sub.add_option("--mlm-args", o.mlm_args,
-                 "Megatron-LM arguments to check instead of RECIPE: \"--flag v ...\" or @FILE");
-  sub.allow_extras();
+  add_recipe_sources(
+      sub, o.sources,
+      "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS)");
   sub.footer("Arguments after RECIPE that are not options are overrides (k=v, -cp 4, ...).");
   sub.add_option("--nodes", o.nodes, "Nodes of the launch (when no launcher variable says)")
       ->check(CLI::PositiveNumber);

@@ -1,8 +1,12 @@
 // Helpers shared by several subcommands.
 #include "common_options.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
+#include "hcp/edit_distance.h"
 #include "hcp/hf_config.h"
 #include "hcp/mlm_args.h"
 
@@ -25,13 +29,108 @@ std::string expand_rank(std::string path) {
   return path;
 }
 
-void reclaim_override_from_recipe_slot(std::string& recipe, std::vector<std::string>& overrides) {
-  bool value_of_a_flag =
-      !overrides.empty() && !overrides.front().empty() && overrides.front().front() == '-';
-  if (recipe.empty() || (recipe.find('=') == std::string::npos && !value_of_a_flag)) return;
-  // The slot holds the first bare token: the value of a leading shorthand flag, or an override.
-  overrides.insert(overrides.begin() + (value_of_a_flag ? 1 : 0), recipe);
-  recipe.clear();
+namespace {
+
+/// True when `arg` is a (possibly negative) decimal number: "4", "-1", "0.5", "1e-4".
+bool is_number(const std::string& arg) {
+  if (arg.empty()) return false;
+  char* end = nullptr;
+  std::strtod(arg.c_str(), &end);
+  return end == arg.c_str() + arg.size() && !std::isalpha(static_cast<unsigned char>(arg[0]));
+}
+
+}  // namespace
+
+bool looks_like_override(const std::string& arg) {
+  if (arg.empty()) return true;
+  if (arg.find('=') != std::string::npos) return true;
+  if (arg.front() == '~' || arg.front() == '+') return true;
+  return is_number(arg);
+}
+
+CLI::Option* add_recipe_argument(CLI::App& sub, std::string& recipe, const std::string& help) {
+  sub.allow_extras();
+  sub.validate_positionals();
+  return sub.add_option("recipe", recipe, help)
+      ->check(CLI::Validator(
+          [](std::string& arg) -> std::string {
+            return looks_like_override(arg) ? "an override, not a recipe" : "";
+          },
+          "", "RECIPE"))
+      ->type_name("RECIPE");
+}
+
+void one_value_per_option(CLI::App& sub) {
+  for (CLI::Option* opt : sub.get_options()) {
+    if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  }
+}
+
+std::optional<std::string> unknown_option_message(const CLI::App& sub,
+                                                  const std::vector<std::string>& extras) {
+  const std::vector<std::string> flags = override_flag_names();
+  std::vector<std::string> candidates = flags;
+  for (const CLI::Option* opt : sub.get_options()) {
+    for (const std::string& n : opt->get_lnames())
+      candidates.push_back("--" + n);
+    for (const std::string& n : opt->get_snames())
+      candidates.push_back("-" + n);
+  }
+  for (const std::string& arg : extras) {
+    if (arg.size() < 2 || arg.front() != '-' || is_number(arg)) continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
+    std::string message = "unknown option '" + name + "' for '" + sub.get_name() + "'";
+    std::string near = closest_match(name, candidates);
+    if (!near.empty()) message += " (did you mean '" + near + "'?)";
+    return message;
+  }
+  return std::nullopt;
+}
+
+void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string& recipe_help) {
+  add_recipe_argument(sub, sources.recipe, recipe_help);
+  sub.add_option("--mlm-args", sources.mlm_args,
+                 "Megatron-LM arguments instead of RECIPE: \"--flag v ...\" or @FILE");
+  sub.add_option("--hf-config", sources.hf_config,
+                 "Hugging Face config.json whose model dims fill the recipe (alone: the model)");
+}
+
+namespace {
+
+/// Standard input, read once: a second "-" (or a second command in the same process) gets the
+/// same text instead of an empty pipe.
+Result<std::string> stdin_text() {
+  static std::optional<std::string> text;
+  if (!text) {
+    std::string all;
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0)
+      all.append(buffer, n);
+    text = std::move(all);
+  }
+  if (text->empty())
+    return Error{"RECIPE '-': standard input is empty", Location{"<stdin>", 0, 0}, ""};
+  return *text;
+}
+
+}  // namespace
+
+Result<RecipeSubject> load_one_recipe_subject(const RecipeSources& sources,
+                                              const std::vector<std::string>& overrides) {
+  auto subjects = load_recipe_subjects(sources, overrides);
+  if (!subjects) return subjects.error();
+  if (subjects->size() > 1) {
+    std::string names;
+    for (const RecipeSubject& s : *subjects)
+      names += (names.empty() ? "" : ", ") + s.section;
+    return Error{"the config has " + std::to_string(subjects->size()) + " argument sections (" +
+                     names +
+                     "); this command checks one launch: pass its arguments with --mlm-args",
+                 Location{sources.recipe, 0, 0}, ""};
+  }
+  return std::move(subjects->front());
 }
 
 /// A Bridge recipe's env_vars: Bridge applies them as environment defaults before launch
@@ -62,9 +161,19 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
     if (mlm_source)
       return Error{"give either RECIPE or --mlm-args, not both", Location{"<command line>", 0, 0},
                    ""};
-    auto path = resolve_recipe_path(sources.recipe);
+    if (sources.recipe == "-") {
+      auto text = stdin_text();
+      if (!text) return text.error();
+      auto recipe = load_recipe_text(*text, "<stdin>");
+      if (!recipe) return recipe.error();
+      subjects.push_back({std::move(*recipe), "", std::nullopt, {}});
+    }
+    auto path = sources.recipe == "-" ? Result<std::string>(std::string())
+                                      : resolve_recipe_path(sources.recipe);
     if (!path) return path.error();
-    if (is_mlm_test_config(*path)) {
+    if (sources.recipe == "-") {
+      // Loaded above.
+    } else if (is_mlm_test_config(*path)) {
       mlm_source = "@" + *path;
     } else {
       auto recipe = load_recipe_file(*path);

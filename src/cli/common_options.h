@@ -1,6 +1,7 @@
 // Helpers shared by several subcommands: reading topology captures given on the command line.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -31,16 +32,40 @@ struct RecipeSubject {
   std::map<std::string, std::string> env_vars;  ///< ENV_VARS of a functional-test config.
 };
 
-/// With --mlm-args or --hf-config and no RECIPE, the first override lands in the RECIPE slot
-/// (CLI11 fills the positional with the first bare token): move it back to the overrides, in
-/// command-line order ("-cp 4" gives "-cp" to the overrides and "4" to the slot).
-void reclaim_override_from_recipe_slot(std::string& recipe, std::vector<std::string>& overrides);
+/// Add the RECIPE positional to `sub` (and allow the overrides after it). The slot takes the first
+/// argument that is neither an override (k=v, +k=v, ~k) nor a number (the value of a shorthand
+/// flag such as "-cp 4"); those stay in the overrides in command-line order, so overrides and
+/// options may come before or after RECIPE with the same result.
+CLI::Option* add_recipe_argument(CLI::App& sub, std::string& recipe, const std::string& help);
 
-/// Load RECIPE (Bridge YAML, or a Megatron-LM functional-test config detected by its MODEL_ARGS
+/// True when `arg` is an override or a flag's number rather than a recipe.
+bool looks_like_override(const std::string& arg);
+
+/// Make every option of `sub` take one value per occurrence: a repeatable option is repeated
+/// ("--env A=1 --env B=2"); what follows its value is an override or the next option.
+void one_value_per_option(CLI::App& sub);
+
+/// For the arguments CLI11 left over (overrides): the message for the first one that looks like
+/// an option but is neither an option of `sub` nor a run_recipe.py shorthand flag, with a
+/// did-you-mean; nullopt when there is none.
+std::optional<std::string> unknown_option_message(const CLI::App& sub,
+                                                  const std::vector<std::string>& extras);
+
+/// Add RECIPE (optional here; a command that needs one says so when loading), --mlm-args and
+/// --hf-config to `sub`: every command that reads a recipe accepts the same three inputs.
+void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string& recipe_help);
+
+/// Load RECIPE ("-" reads standard input, once per process: a Bridge recipe named "<stdin>"),
+/// (Bridge YAML, or a Megatron-LM functional-test config detected by its MODEL_ARGS
 /// key) or --mlm-args, fill model dims from --hf-config, then apply the overrides (shorthand
 /// flags included) in command-line order. Error (bad input) when nothing or both are given.
 Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sources,
                                                         const std::vector<std::string>& overrides);
+
+/// As load_recipe_subjects, for commands that look at one launch: a functional-test config with
+/// several argument sections is an error that names them (pass one with --mlm-args).
+Result<RecipeSubject> load_one_recipe_subject(const RecipeSources& sources,
+                                              const std::vector<std::string>& overrides);
 
 /// Load and merge topology captures (hwloc XML, NCCL topology XML, `nvidia-smi topo -m` text),
 /// in that order. A path may hold "{rank}", replaced by the MPI launcher's rank of this process

@@ -1,10 +1,13 @@
 // hcp-plan: validator and planner for context parallelism in Megatron / Transformer Engine.
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <map>
 #include <string>
 
 #include "command.h"
+#include "common_options.h"
+#include "hcp/edit_distance.h"
 #include "output.h"
 
 #ifndef HCP_VERSION
@@ -50,12 +53,26 @@ int run(int argc, char** argv) {
   for (auto& command : command_list()) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     runners[sub] = command.setup(*sub);
+    one_value_per_option(*sub);
   }
 
   // --version alone is allowed without a subcommand.
   if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
     std::cout << version_text();
     return kExitOk;
+  }
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto& command : command_list())
+      names.push_back(command.name);
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string message = std::string("unknown command '") + argv[1] + "'";
+      std::string near = closest_match(argv[1], names);
+      if (!near.empty()) message += " (did you mean '" + near + "'?)";
+      print_error(message);
+      std::cerr << "Run 'hcp-plan --help' for the commands.\n";
+      return kExitBadInput;
+    }
   }
   try {
     app.parse(argc, argv);
@@ -69,7 +86,13 @@ int run(int argc, char** argv) {
     return kExitBadInput;
   }
   for (auto& [sub, runner] : runners) {
-    if (sub->parsed()) return runner();
+    if (!sub->parsed()) continue;
+    if (auto unknown = unknown_option_message(*sub, sub->remaining(false))) {
+      print_error(*unknown);
+      std::cerr << "Run 'hcp-plan " << sub->get_name() << " --help' for its options.\n";
+      return kExitBadInput;
+    }
+    return runner();
   }
   return kExitBadInput;
 }

@@ -1,11 +1,15 @@
 // Calibration JSON: load and save (schema in include/hcp/calibration.h).
 #include "hcp/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <type_traits>
+#include <vector>
 
+#include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
 #include "hcp/json_io.h"
 
@@ -45,6 +49,19 @@ class Reader {
   }
 
   std::string path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + key; }
+
+  /// A key the schema does not have is an error (a misspelt key would otherwise be ignored and
+  /// its figure silently left at the default), with a did-you-mean over `known`.
+  void reject_unknown(const json& obj, const std::vector<std::string>& known,
+                      const std::string& within = "") {
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      std::string message = "unknown key";
+      std::string near = closest_match(key, known);
+      if (!near.empty()) message += " (did you mean '" + near + "'?)";
+      return fail(path(within + key), message);
+    }
+  }
 
   void read_string(const json& obj, const std::string& key, std::string& out) {
     if (!obj.contains(key)) return;
@@ -93,6 +110,10 @@ class Reader {
 
 void read_summary(Reader& r, const json& obj, CalibrationSummary& s) {
   if (!obj.is_object()) return r.fail("summary", "expected an object");
+  r.reject_unknown(obj,
+                   {"attention_tflops", "intra_node_a2a_gbps", "intra_node_p2p_gbps",
+                    "inter_node_a2a_gbps", "inter_node_p2p_gbps"},
+                   "summary.");
   r.read_optional(obj, "attention_tflops", s.attention_tflops, true);
   r.read_optional(obj, "intra_node_a2a_gbps", s.intra_node_a2a_gbps, true);
   r.read_optional(obj, "intra_node_p2p_gbps", s.intra_node_p2p_gbps, true);
@@ -101,6 +122,8 @@ void read_summary(Reader& r, const json& obj, CalibrationSummary& s) {
 }
 
 void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
+  r.reject_unknown(obj, {"dtype", "head_dim", "causal", "batch", "heads", "kv_heads", "seq_q",
+                         "seq_kv", "time_ms", "tflops", "max_abs_error"});
   r.read_string(obj, "dtype", m.dtype);
   if (m.dtype != "bf16" && m.dtype != "fp16") r.fail(r.path("dtype"), "expected bf16 or fp16");
   r.read_int(obj, "head_dim", m.head_dim, true);
@@ -116,6 +139,7 @@ void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
 }
 
 void read_collective(Reader& r, const json& obj, CollectiveMeasurement& m) {
+  r.reject_unknown(obj, {"op", "scope", "ranks", "bytes", "time_us", "algbw_gbps", "busbw_gbps"});
   r.read_string(obj, "op", m.op);
   if (m.op != "alltoall" && m.op != "sendrecv")
     r.fail(r.path("op"), "expected alltoall or sendrecv");
@@ -157,6 +181,8 @@ Result<Calibration> from_json(const json& root, const std::string& name) {
   }
   Calibration c;
   Reader r(name, "");
+  r.reject_unknown(root, {"schema_version", "source", "device", "gpus", "nccl_version", "option",
+                          "summary", "attention", "collectives"});
   int64_t version = 0;
   r.read_int(root, "schema_version", version);
   if (!r.error() && version != kCalibrationSchemaVersion) {

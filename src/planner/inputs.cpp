@@ -96,11 +96,14 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
     return input_error("--gpus-per-node must be at most " + std::to_string(kMaxWorldGpus),
                        "gpus-per-node");
   }
-  auto path = resolve_recipe_path(in.recipe);
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
-  if (!recipe) return recipe.error();
-  if (Status s = apply_overrides(*recipe, in.overrides); !s) return s.error();
+  Result<Recipe> recipe = in.loaded ? Result<Recipe>(*in.loaded) : Result<Recipe>(Recipe{});
+  if (!in.loaded) {
+    auto path = resolve_recipe_path(in.recipe);
+    if (!path) return path.error();
+    recipe = load_recipe_file(*path);
+    if (!recipe) return recipe.error();
+    if (Status s = apply_overrides(*recipe, in.overrides); !s) return s.error();
+  }
   auto dims = model_dims_of(*recipe);
   if (!dims) return dims.error();
   auto profile = cluster_of(in);

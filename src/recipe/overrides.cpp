@@ -336,6 +336,15 @@ void sync_distributed_optimizer(Recipe& recipe) {
   recipe.set(off, Value::boolean(true, recipe.where(on)));
 }
 
+std::vector<std::string> override_flag_names() {
+  std::vector<std::string> names;
+  for (const Flag& f : kFlags) {
+    if (!f.short_name.empty()) names.emplace_back(f.short_name);
+    names.emplace_back(f.long_name);
+  }
+  return names;
+}
+
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   Result<std::vector<Override>> overrides = collect(args);
   if (!overrides) return overrides.error();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <regex>
 #include <sstream>
 
 #include "families.h"
@@ -204,8 +205,12 @@ Result<int64_t> parse_positive(std::string_view name, std::string_view text) {
 }
 
 Result<Version> parse_version_option(std::string_view name, std::string_view text) {
+  // X, X.Y or X.Y.Z (optional "v"), then only a PEP 440 pre/dev/post or local suffix: "1.x" or
+  // "2.18.0abc!" are typos, not versions with a suffix.
+  static const std::regex kVersion(
+      R"((core_)?v?[0-9]+(\.[0-9]+){0,2}([.-]?(dev|rc|a|b|post)[0-9]*)*(\+[A-Za-z0-9.]+)?)");
   std::optional<Version> v = Version::parse(text);
-  if (!v) {
+  if (!v || !std::regex_match(std::string(text), kVersion)) {
     return Error{
         "--" + std::string(name) + " expects a version X.Y.Z, got '" + std::string(text) + "'",
         Location{"<command line>", 0, 0}, std::string(name)};

@@ -105,6 +105,30 @@ TEST(Calibration, MalformedJsonIsLocated) {
   EXPECT_EQ(c.error().location.line, 3);
 }
 
+TEST(Calibration, MisspeltKeyIsAnErrorWithADidYouMean) {
+  auto top = parse_calibration("{\"schema_version\": 1, \"sumary\": {}}", "x.json");
+  ASSERT_FALSE(top);
+  EXPECT_NE(top.error().message.find("'sumary': unknown key (did you mean 'summary'?)"),
+            std::string::npos)
+      << top.error().message;
+  auto nested = parse_calibration(
+      "{\"schema_version\": 1, \"summary\": {\"attention_tflop\": 400}}", "x.json");
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message.find("'summary.attention_tflop'"), std::string::npos)
+      << nested.error().message;
+  auto item = parse_calibration(
+      "{\"schema_version\": 1, \"collectives\": [{\"op\": \"sendrecv\", \"scope\": "
+      "\"intra_node\", \"ranks\": 2, \"bytes\": 8, \"algbw_gbs\": 1}]}",
+      "x.json");
+  ASSERT_FALSE(item);
+  EXPECT_NE(item.error().message.find("did you mean 'algbw_gbps'"), std::string::npos)
+      << item.error().message;
+  // What the writer writes reads back.
+  auto good = load_calibration(kFixtures + "h100_node.json");
+  ASSERT_TRUE(good) << good.error().str();
+  EXPECT_TRUE(parse_calibration(calibration_to_json(*good), "round.json"));
+}
+
 TEST(Calibration, MissingFileIsAnError) {
   auto c = load_calibration(kFixtures + "does_not_exist.json");
   ASSERT_FALSE(c);
