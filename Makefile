@@ -27,8 +27,9 @@ DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nl
 # `cpack -G DEB` (make package, and the package test) needs dpkg-dev (dpkg-shlibdeps) and file.
 # Only `make test` installs Debian's chromium, for the HTML report test. It is optional: where apt
 # has none for this architecture (or cannot install it) the browser test reports itself skipped.
+# pre-commit (optional as well) runs the repository's hook in the pre-commit test.
 PACKAGE_TOOLS := dpkg-dev file
-TEST_OPTIONAL_PACKAGES := chromium
+TEST_OPTIONAL_PACKAGES := chromium pre-commit
 
 .PHONY: all deps test-deps package-deps configure build run test package test-sanitize clean format \
   fuzz-deps fuzz fuzz-smoke fuzz-long

@@ -7,7 +7,7 @@ _hcp_plan() {
     cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; cword=$COMP_CWORD
     words=("${COMP_WORDS[@]}")
   fi
-  local commands="validate groups plan compare accuracy probe bench dcp simulate preflight check-log rules explain"
+  local commands="validate groups plan compare accuracy probe bench dcp simulate preflight check-log rules explain recipes"
   if [ "$cword" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -15,9 +15,11 @@ _hcp_plan() {
   case "$prev" in
     --format) COMPREPLY=($(compgen -W "text json sarif junit github gcc" -- "$cur")); return ;;
     --framework) COMPREPLY=($(compgen -W "bridge mlm" -- "$cur")); return ;;
+    --fail-on) COMPREPLY=($(compgen -W "error warning" -- "$cur")); return ;;
+    --ignore) COMPREPLY=($(compgen -W "$(hcp-plan rules --format json 2>/dev/null | grep -o 'CP[0-9]*' | sort -u)" -- "$cur")); return ;;
     --recompute) COMPREPLY=($(compgen -W "none selective full" -- "$cur")); return ;;
     --cluster) COMPREPLY=($(compgen -W "dgx-a100 dgx-h100 dgx-h200 dgx-b200 dgx-b300 gb200-nvl72 gb300-nvl72 pcie-8gpu" -- "$cur")); return ;;
-    -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html|--corpus|--constants|--write|--save-calibration)
+    -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html|--corpus|--constants|--write|--save-calibration|--config)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [ "${words[1]}" = "explain" ]; then
@@ -29,7 +31,10 @@ _hcp_plan() {
     opts=$(hcp-plan "${words[1]}" --help 2>/dev/null | grep -o -- '--[a-z0-9-]*' | sort -u)
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   else
-    COMPREPLY=($(compgen -f -X '!*.@(yaml|yml|json|txt|log|gz)' -- "$cur") $(compgen -d -- "$cur"))
+    local names
+    names=$(hcp-plan recipes --format json 2>/dev/null | grep -o '"name": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/')
+    COMPREPLY=($(compgen -f -X '!*.@(yaml|yml|json|txt|log|gz)' -- "$cur") $(compgen -d -- "$cur")
+               $(compgen -W "$names" -- "$cur"))
   fi
 }
 complete -F _hcp_plan hcp-plan

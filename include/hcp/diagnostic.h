@@ -32,7 +32,7 @@ struct Diagnostic {
   std::string message;
   std::string key;  ///< Config key the finding is about, e.g. "model.context_parallel_size".
   Location location;
-  std::string fix;                      ///< One-line fix hint; may be empty.
+  std::string fix;                       ///< One-line fix hint; may be empty.
   std::vector<std::string> enforced_by;  ///< Frameworks that reject it upstream.
 };
 
@@ -41,6 +41,9 @@ struct Error {
   std::string message;
   Location location;
   std::string key;
+  /// Further errors of the same input found in the same pass (every unknown key of a recipe
+  /// file, not only the first); each has no `more` of its own.
+  std::vector<Error> more{};
 
   /// Return "file:line:col: message" (or just the message when unlocated).
   std::string str() const;
@@ -50,7 +53,7 @@ struct Error {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }

@@ -15,7 +15,18 @@ struct DiagnosticsReport {
   std::string recipe;     ///< The recipe path as given (or its name).
   std::string framework;  ///< "bridge" or "mlm": whose semantics the rules applied.
   std::vector<Diagnostic> diagnostics;
+  /// False when the recipe failed to load: its diagnostics are then the load errors.
+  bool loaded = true;
+  /// Why the file was not checked (a YAML file that is no recipe); empty when it was.
+  std::string skipped{};
 };
+
+/// Version of validate's JSON shape: 2 = one object for one or many recipes, with "recipes".
+inline constexpr int kDiagnosticsJsonSchemaVersion = 2;
+
+/// The diagnostics of a load error: the error and every further one it carries (`more`), as
+/// errors without a rule ID, located where the loader found them.
+std::vector<Diagnostic> load_error_diagnostics(const Error& error);
 
 /// Return the diagnostics in compiler form, one per finding:
 ///   recipes/x.yaml:12:5: error: [CP013] message
@@ -28,6 +39,11 @@ std::string format_diagnostics_text(const DiagnosticsReport& report);
 /// "severity", "message", "key", "location":{"file","line","column"}, "fix", "enforced_by"}],
 /// "summary":{"errors","warnings","infos"}}, pretty-printed with a trailing newline.
 std::string format_diagnostics_json(const DiagnosticsReport& report);
+/// The same contract for any number of recipes, one shape: {"schema_version": 2, "recipe" and
+/// "framework" of the first recipe, "diagnostics" of all recipes, "summary" over all,
+/// "recipes": [{"recipe", "framework", "loaded", "skipped" (when skipped), "diagnostics",
+/// "summary"}]}.
+std::string format_diagnostics_json(const std::vector<DiagnosticsReport>& reports);
 
 /// CI formats of one or more validate reports (one per recipe). They only format.
 ///

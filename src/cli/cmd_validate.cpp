@@ -1,13 +1,18 @@
 // hcp-plan validate RECIPE [OVERRIDE...]: load, apply overrides, run every rule, report.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/project_config.h"
 #include "hcp/python_env.h"
 #include "hcp/recipe.h"
 #include "hcp/report.h"
@@ -22,15 +27,47 @@ namespace hcp::cli {
 namespace {
 
 struct ValidateOptions {
-  std::string recipe;
+  RecipeSources sources;                           ///< RECIPE, --mlm-args, --hf-config.
   std::map<std::string, std::string> env_options;  ///< Long name -> value, as given.
   std::vector<std::string> launch_env;             ///< --env NAME=VALUE, in order.
-  std::string mlm_args;                            ///< --mlm-args "--flag v ..." or @FILE.
-  std::string hf_config;                           ///< --hf-config config.json.
   std::string python;  ///< --python PATH (or python3 with --detect-env).
   bool strict = false;
+  std::string fail_on;              ///< --fail-on error|warning ("" = config, else --strict's).
+  std::vector<std::string> ignore;  ///< --ignore ID (repeatable).
+  bool quiet = false;               ///< --quiet: no info lines.
+  std::string config;               ///< --config FILE instead of the .hcp-plan.yaml found.
+  bool no_config = false;           ///< --no-config
   OutputOptions output;
 };
+
+/// The project config (if any) and the settings it gives the recipe being checked.
+struct ProjectContext {
+  std::optional<ProjectConfig> config;
+  ProjectSettings settings;  ///< For the current recipe.
+};
+
+/// The config's options for this recipe under the command line's: the command line wins, and a
+/// command-line shape (world size, nodes, GPUs per node) replaces the config's whole shape.
+void merge_project_options(ValidateOptions& opts, const ProjectSettings& settings) {
+  auto shape = [](const std::string& name) {
+    return name == "world-size" || name == "nodes" || name == "gpus-per-node";
+  };
+  bool shape_given = std::any_of(opts.env_options.begin(), opts.env_options.end(),
+                                 [&](const auto& kv) { return shape(kv.first); });
+  for (const auto& [name, value] : settings.options) {
+    if (shape_given && shape(name)) continue;
+    opts.env_options.emplace(name, value);
+  }
+}
+
+/// The file's inline `# hcp-plan: disable=` comments ("" and "-" have none to read here).
+InlineSuppressions inline_suppressions_of(const std::string& path) {
+  if (path.empty() || path == "-") return {};
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return scan_suppressions(text.str());
+}
 
 /// Add the environment options (--world-size, --te-version, ...) as plain strings; their values
 /// are checked by set_environment_option so every command reports them the same way.
@@ -113,12 +150,22 @@ struct RecipeOutcome {
 
 /// Load and check the recipe in opts.recipe (or --mlm-args / --hf-config) with the overrides.
 RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::string>& overrides,
-                           const std::optional<PythonEnvironment>& py) {
-  auto subjects =
-      load_recipe_subjects(RecipeSources{opts.recipe, opts.mlm_args, opts.hf_config}, overrides);
+                           const std::optional<PythonEnvironment>& py,
+                           const ProjectContext& project) {
+  auto subjects = load_recipe_subjects(opts.sources, overrides);
   if (!subjects) {
-    print_error(subjects.error().str());
-    return {kExitBadInput, std::nullopt};
+    // A recipe that does not load is a finding of every report format, located where the
+    // loader stopped; text prints it (and every further error) on stderr.
+    const Error& e = subjects.error();
+    print_error(e.str());
+    for (const Error& more : e.more)
+      print_error(more.str());
+    DiagnosticsReport failed;
+    failed.recipe = opts.sources.recipe.empty() ? "<command line>" : opts.sources.recipe;
+    failed.framework = "bridge";
+    failed.loaded = false;
+    failed.diagnostics = load_error_diagnostics(e);
+    return {kExitBadInput, std::move(failed)};
   }
   const Recipe& first = subjects->front().recipe;
   DiagnosticsReport report;
@@ -135,8 +182,19 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
     }
     report.diagnostics.insert(report.diagnostics.end(), ds->begin(), ds->end());
   }
+  std::vector<std::string> ignore = opts.ignore;
+  ignore.insert(ignore.end(), project.settings.ignore.begin(), project.settings.ignore.end());
+  drop_suppressed(report.diagnostics, ignore, inline_suppressions_of(first.path), first.path);
+  std::string fail_on = opts.fail_on;
+  if (fail_on.empty() && project.config && project.config->fail_on)
+    fail_on = *project.config->fail_on;
+  if (fail_on.empty()) fail_on = opts.strict ? "warning" : "error";
   Summary s = summarize(report.diagnostics);
-  bool failed = s.errors > 0 || (opts.strict && s.warnings > 0);
+  bool failed = s.errors > 0 || (fail_on == "warning" && s.warnings > 0);
+  if (opts.quiet) {
+    std::erase_if(report.diagnostics,
+                  [](const Diagnostic& d) { return d.severity == Severity::kInfo; });
+  }
   return {failed ? kExitFindings : kExitOk, std::move(report)};
 }
 
@@ -149,7 +207,10 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 /// leading '-' or '~' or '+') and is a .yaml/.yml/.json path or a shipped recipe name.
 bool names_recipe(const std::string& arg) {
   if (arg.empty() || arg.find('=') != std::string::npos) return false;
+  if (arg == "-") return true;  // Standard input (read once; a second "-" gets the same text).
   if (arg.front() == '-' || arg.front() == '~' || arg.front() == '+') return false;
+  std::error_code ec;
+  if (std::filesystem::is_directory(arg, ec)) return true;
   if (ends_with(arg, ".yaml") || ends_with(arg, ".yml") || ends_with(arg, ".json")) return true;
   for (const std::string& name : shipped_recipe_names()) {
     if (name == arg) return true;
@@ -172,36 +233,74 @@ std::vector<std::string> take_extra_recipes(std::vector<std::string>& overrides)
   return recipes;
 }
 
-/// Format the reports; JSON keeps the single-recipe object and becomes an array for several.
+/// Format the reports; JSON is one object for one or many recipes.
 std::string format_reports(const std::string& format,
                            const std::vector<DiagnosticsReport>& reports) {
   if (format == "sarif") return format_diagnostics_sarif(reports, HCP_VERSION);
   if (format == "junit") return format_diagnostics_junit(reports);
   if (format == "github") return format_diagnostics_github(reports);
   if (format == "gcc") return format_diagnostics_gcc(reports);
-  if (format == "json") {
-    if (reports.size() == 1) return format_diagnostics_json(reports.front());
-    std::string text = "[\n";
-    for (size_t i = 0; i < reports.size(); ++i) {
-      std::string one = format_diagnostics_json(reports[i]);
-      one.pop_back();  // the trailing newline
-      text += one + (i + 1 < reports.size() ? ",\n" : "\n");
-    }
-    return text + "]\n";
-  }
+  if (format == "json") return format_diagnostics_json(reports);
   std::string text;
-  for (const DiagnosticsReport& report : reports)
+  for (const DiagnosticsReport& report : reports) {
+    if (!report.loaded) continue;  // Its errors went to stderr.
     text += format_diagnostics_text(report);
+  }
   return text;
 }
 
+/// A directory stands for every .yaml/.yml file in it (sorted, not recursive).
+std::vector<std::string> expand_directories(const std::vector<std::string>& recipes) {
+  std::vector<std::string> out;
+  for (const std::string& recipe : recipes) {
+    std::error_code ec;
+    if (recipe.empty() || !std::filesystem::is_directory(recipe, ec)) {
+      out.push_back(recipe);
+      continue;
+    }
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(recipe, ec)) {
+      const std::string ext = entry.path().extension().string();
+      if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml"))
+        files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    out.insert(out.end(), files.begin(), files.end());
+  }
+  return out;
+}
+
+/// --config FILE, else the .hcp-plan.yaml found upward from the working directory.
+Result<std::optional<ProjectConfig>> project_config_of(const ValidateOptions& opts) {
+  if (opts.no_config) return std::optional<ProjectConfig>{};
+  std::optional<std::string> path =
+      opts.config.empty() ? find_project_config(".") : std::optional<std::string>(opts.config);
+  if (!path) return std::optional<ProjectConfig>{};
+  auto config = load_project_config(*path);
+  if (!config) return config.error();
+  return std::optional<ProjectConfig>(std::move(*config));
+}
+
+/// What a YAML file is when it is recognisably no recipe (pre-commit config, workflow, ...).
+std::optional<std::string> skipped_kind(const std::string& recipe) {
+  if (recipe.empty() || recipe == "-" || !std::filesystem::is_regular_file(recipe)) return {};
+  std::ifstream in(recipe, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return non_recipe_yaml_kind(text.str(), recipe);
+}
+
 int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
-  if (!opts.mlm_args.empty() || !opts.hf_config.empty())
-    reclaim_override_from_recipe_slot(opts.recipe, overrides);
-  std::vector<std::string> recipes{opts.recipe};
-  if (!opts.recipe.empty()) {
+  std::vector<std::string> recipes{opts.sources.recipe};
+  if (!opts.sources.recipe.empty()) {
     std::vector<std::string> more = take_extra_recipes(overrides);
     recipes.insert(recipes.end(), more.begin(), more.end());
+  }
+  recipes = expand_directories(recipes);
+  auto config = project_config_of(opts);
+  if (!config) {
+    print_error(config.error().str());
+    return kExitBadInput;
   }
   auto py = detect_python(opts);
   if (!py) {
@@ -211,9 +310,25 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
   int worst = kExitOk;
   std::vector<DiagnosticsReport> reports;
   for (const std::string& recipe : recipes) {
+    if (auto kind = skipped_kind(recipe)) {
+      std::cerr << "hcp-plan: note: " << recipe << ": skipped, not a recipe (" << *kind << ")\n";
+      DiagnosticsReport skipped;
+      skipped.recipe = recipe;
+      skipped.skipped = *kind;
+      if (opts.output.format == "json") reports.push_back(std::move(skipped));
+      continue;
+    }
     ValidateOptions one = opts;
-    one.recipe = recipe;
-    RecipeOutcome outcome = validate_one(one, overrides, *py);
+    one.sources.recipe = recipe;
+    ProjectContext project;
+    project.config = *config;
+    if (project.config) {
+      auto path = recipe.empty() || recipe == "-" ? Result<std::string>(recipe)
+                                                  : resolve_recipe_path(recipe);
+      project.settings = settings_for(*project.config, path ? *path : recipe);
+      merge_project_options(one, project.settings);
+    }
+    RecipeOutcome outcome = validate_one(one, overrides, *py, project);
     worst = std::max(worst, outcome.exit_code);
     if (outcome.report) reports.push_back(std::move(*outcome.report));
   }
@@ -224,23 +339,31 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
 
 std::function<int()> setup_validate(CLI::App& sub) {
   auto opts = std::make_shared<ValidateOptions>();
-  sub.add_option("recipe", opts->recipe,
-                 "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS); "
-                 "more recipes may follow");
-  sub.allow_extras();
+  add_recipe_sources(
+      sub, opts->sources,
+      "Recipe path, shipped recipe name, directory, Megatron-LM model_config.yaml (MODEL_ARGS) "
+      "or - (standard input); more recipes may follow");
   sub.footer(
       "Further .yaml/.yml/.json paths or shipped recipe names are validated too (exit = worst). "
       "Every other argument after RECIPE that is not an option is an override in Hydra grammar "
       "(k=v, "
       "+k=v, ++k=v, ~k) or a run_recipe.py shorthand flag (-tp 2 -cp 4 -sl 131072 ...).");
   add_environment_options(sub, *opts);
-  sub.add_flag("--strict", opts->strict, "Fail (exit 1) on warnings as well as errors");
+  sub.add_flag("--strict", opts->strict,
+               "Fail (exit 1) on warnings as well as errors (same as --fail-on warning)");
+  sub.add_option("--fail-on", opts->fail_on,
+                 "Lowest severity that fails (exit 1): error (default) or warning")
+      ->check(CLI::IsMember({"error", "warning"}));
+  sub.add_option("--ignore", opts->ignore, "Drop the findings of rule ID (repeatable)")
+      ->type_name("ID");
+  sub.add_flag("--quiet,-q", opts->quiet, "Leave info findings out of the report");
+  auto* config = sub.add_option("--config", opts->config,
+                                "Project config to use instead of the .hcp-plan.yaml found "
+                                "upward from the working directory")
+                     ->type_name("FILE");
+  sub.add_flag("--no-config", opts->no_config, "Use no project config")->excludes(config);
   sub.add_option("--env", opts->launch_env,
                  "Launch environment variable NAME=VALUE of the job (repeatable)");
-  sub.add_option("--mlm-args", opts->mlm_args,
-                 "Megatron-LM arguments to validate instead of RECIPE: \"--flag v ...\" or @FILE");
-  sub.add_option("--hf-config", opts->hf_config,
-                 "Hugging Face config.json whose model dims fill the recipe (alone: the model)");
   auto* python = sub.add_option("--python", opts->python,
                                 "Read TE/MCore/Bridge/torch/NCCL versions from this interpreter");
   sub.add_flag_callback(

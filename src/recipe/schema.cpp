@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <iterator>
+#include <vector>
 
 #include "hcp/checked.h"
 #include "hcp/edit_distance.h"
@@ -406,17 +408,29 @@ Status check_recipe_schema(Recipe& recipe) {
   if (!recipe.root.is_map()) {
     return Error{"a recipe must be a map of sections", recipe.root.location(), ""};
   }
+  // Every problem of the file, not only the first: the first is the error, the rest its `more`.
+  std::vector<Error> found;
+  auto note = [&found](const Status& s) {
+    if (!s) found.push_back(s.error());
+    return s.ok();
+  };
   for (auto& [section, body] : recipe.root.entries()) {
     Location at = body.location().known() ? body.location() : recipe.where(section);
-    if (Status s = check_key_known(section, at); !s) return s;
-    if (Status s = check_field_value(section, body); !s) return s;
+    if (!note(check_key_known(section, at))) continue;
+    note(check_field_value(section, body));
     if (!is_modelled_section(section) || !body.is_map()) continue;
     std::string target;
     bool known = false;
     FieldSet merged;
     const FieldSet* fields = fields_for(recipe, section, target, known, merged);
     if (fields == nullptr) continue;
-    if (Status s = check_map(recipe, section, body, *fields, target, known); !s) return s;
+    note(check_map(recipe, section, body, *fields, target, known));
+  }
+  if (!found.empty()) {
+    Error first = std::move(found.front());
+    first.more.assign(std::make_move_iterator(found.begin() + 1),
+                      std::make_move_iterator(found.end()));
+    return first;
   }
   return check_parallel_product(recipe);
 }

@@ -51,12 +51,49 @@ std::string dump(const json& j) {
 
 }  // namespace
 
+std::vector<Diagnostic> load_error_diagnostics(const Error& error) {
+  std::vector<Diagnostic> out;
+  auto add = [&out](const Error& e) {
+    Diagnostic d;
+    d.severity = Severity::kError;
+    d.message = e.message;
+    d.key = e.key;
+    d.location = e.location;
+    out.push_back(std::move(d));
+  };
+  add(error);
+  for (const Error& e : error.more)
+    add(e);
+  return out;
+}
+
 std::string format_diagnostics_json(const DiagnosticsReport& report) {
-  Summary s = summarize(report.diagnostics);
-  json j{{"recipe", report.recipe},
-         {"framework", report.framework},
-         {"diagnostics", diagnostics_json(report.diagnostics)},
-         {"summary", {{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos}}}};
+  return format_diagnostics_json(std::vector<DiagnosticsReport>{report});
+}
+
+std::string format_diagnostics_json(const std::vector<DiagnosticsReport>& reports) {
+  auto summary_json = [](const std::vector<Diagnostic>& ds) {
+    Summary s = summarize(ds);
+    return json{{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos}};
+  };
+  std::vector<Diagnostic> all;
+  json recipes = json::array();
+  for (const DiagnosticsReport& report : reports) {
+    all.insert(all.end(), report.diagnostics.begin(), report.diagnostics.end());
+    json one{{"recipe", report.recipe},
+             {"framework", report.framework},
+             {"loaded", report.loaded},
+             {"diagnostics", diagnostics_json(report.diagnostics)},
+             {"summary", summary_json(report.diagnostics)}};
+    if (!report.skipped.empty()) one["skipped"] = report.skipped;
+    recipes.push_back(std::move(one));
+  }
+  json j{{"schema_version", kDiagnosticsJsonSchemaVersion},
+         {"recipe", reports.empty() ? "" : reports.front().recipe},
+         {"framework", reports.empty() ? "" : reports.front().framework},
+         {"diagnostics", diagnostics_json(all)},
+         {"summary", summary_json(all)},
+         {"recipes", std::move(recipes)}};
   return dump(j);
 }
 

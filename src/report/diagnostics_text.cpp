@@ -18,9 +18,14 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return text;
 }
 
-/// Write one diagnostic: the located line, then indented fix and note lines.
-void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent) {
-  out << indent << d.location.str() << ": " << severity_name(d.severity) << ": ";
+/// Write one diagnostic: the located line, then indented fix and note lines. A finding about the
+/// command line or about nothing in particular names `recipe` instead, so the lines of several
+/// recipes can be told apart.
+void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent,
+                      const std::string& recipe = "") {
+  const bool unplaced = !d.location.known() || d.location.file == "<command line>";
+  const std::string where = unplaced && !recipe.empty() ? recipe : d.location.str();
+  out << indent << where << ": " << severity_name(d.severity) << ": ";
   if (!d.id.empty()) out << "[" << d.id << "] ";
   out << d.message << "\n";
   if (!d.fix.empty()) out << indent << "    fix: " << d.fix << "\n";
@@ -60,7 +65,7 @@ void write_example(std::ostream& out, const char* heading, const ExampleReport& 
 std::string format_diagnostics_text(const DiagnosticsReport& report) {
   std::ostringstream out;
   for (const Diagnostic& d : report.diagnostics)
-    write_diagnostic(out, d, "");
+    write_diagnostic(out, d, "", report.recipe);
   out << report.recipe << ": " << summary_line(report.diagnostics) << "\n";
   return out.str();
 }

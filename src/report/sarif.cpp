@@ -12,6 +12,7 @@ namespace {
 
 using nlohmann::json;
 
+constexpr const char* kLoadErrorRuleId = "hcp-plan";
 constexpr const char* kSchemaUri = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// SARIF levels (3.27.10): error, warning, note.
@@ -74,7 +75,9 @@ json result_json(const Diagnostic& d, const std::string& recipe) {
   std::string text = d.message;
   if (!d.fix.empty()) text += " Fix: " + d.fix;
   json result{{"level", sarif_level(d.severity)}, {"message", {{"text", text}}}};
-  if (!d.id.empty()) {
+  if (d.id.empty()) {
+    result["ruleId"] = kLoadErrorRuleId;  // Loader and environment findings have no catalog rule.
+  } else {
     result["ruleId"] = d.id;
     const Rule* rule = find_rule(d.id);
     if (rule != nullptr) {

@@ -79,15 +79,17 @@ TEST(FormatsCli, OverridesApplyToEveryRecipe) {
   EXPECT_EQ(r.out.find(kBad + ":25:"), std::string::npos) << r.out;
 }
 
-TEST(FormatsCli, ShippedNamesAndJsonArray) {
+TEST(FormatsCli, ShippedNamesAndJsonRecipes) {
   CliResult r = run_cli("validate llama3_8b_128k " + kBad + kCluster + " --format json");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   json j = json::parse(r.out);
-  ASSERT_TRUE(j.is_array()) << r.out;
-  ASSERT_EQ(j.size(), 2u);
-  EXPECT_EQ(j[0]["summary"]["errors"], 0);
-  EXPECT_EQ(j[1]["recipe"], kBad);
-  EXPECT_GE(j[1]["summary"]["errors"].get<int>(), 1);
+  ASSERT_TRUE(j.is_object()) << r.out;  // One shape for one or many recipes (schema_version 2).
+  const json& recipes = j["recipes"];
+  ASSERT_EQ(recipes.size(), 2u);
+  EXPECT_EQ(recipes[0]["summary"]["errors"], 0);
+  EXPECT_EQ(recipes[1]["recipe"], kBad);
+  EXPECT_GE(recipes[1]["summary"]["errors"].get<int>(), 1);
+  EXPECT_EQ(j["summary"]["errors"], recipes[1]["summary"]["errors"]);
 }
 
 TEST(FormatsCli, MissingRecipeIsBadInputButOthersAreReported) {

@@ -1,0 +1,79 @@
+// CI across a repository of recipes: the project config file `.hcp-plan.yaml` (found upward
+// from the working directory, as clang-tidy finds `.clang-tidy`), per-glob defaults, and the
+// suppressions (`--ignore`, config `ignore:`, `# hcp-plan: disable=ID` comments in a recipe).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hcp/diagnostic.h"
+
+namespace hcp {
+
+/// The name of the project config file.
+inline constexpr const char* kProjectConfigName = ".hcp-plan.yaml";
+
+/// What the config says for one recipe (or for every recipe, at its top level).
+struct ProjectSettings {
+  /// Environment options by their command-line name ("world-size", "nodes", "gpus-per-node",
+  /// "nvlink-domain", "te-version", "mcore-version", "framework", "gpu-sm") -> value as text.
+  std::map<std::string, std::string> options;
+  std::vector<std::string> ignore;  ///< Rule IDs to drop.
+};
+
+/// A loaded `.hcp-plan.yaml`.
+struct ProjectConfig {
+  std::string path;  ///< The file.
+  std::string dir;   ///< Its directory: globs are relative to it.
+  ProjectSettings defaults;
+  /// `files:` entries in file order: glob -> settings; later matches win key by key.
+  std::vector<std::pair<std::string, ProjectSettings>> files;
+  std::optional<std::string> fail_on;  ///< "error" or "warning".
+};
+
+/// Parse the config text. Keys (top level and per glob under `files:`): world_size, nodes,
+/// gpus_per_node, nvlink_domain, te_version, mcore_version, framework, gpu_sm, ignore (list of
+/// rule IDs); top level only: fail_on (error|warning), files (map glob -> settings). An unknown
+/// key, a bad value type or malformed YAML is an error with file:line:col and a did-you-mean.
+Result<ProjectConfig> parse_project_config(std::string_view text, const std::string& path);
+
+/// Read and parse `path`.
+Result<ProjectConfig> load_project_config(const std::string& path);
+
+/// Look for `.hcp-plan.yaml` in `start_dir` and its parents; nullopt when there is none.
+std::optional<std::string> find_project_config(const std::string& start_dir);
+
+/// The settings for `recipe_path`: the top level, then every `files:` glob that matches the
+/// path relative to the config's directory (or, for a glob without '/', the file name), in
+/// order. A layer that sets any of world_size / nodes / gpus_per_node replaces all three of the
+/// layers below it (a per-file shape is one shape). Ignored IDs accumulate.
+ProjectSettings settings_for(const ProjectConfig& config, const std::string& recipe_path);
+
+/// Rule IDs disabled by `# hcp-plan: disable=ID[,ID...]` comments in a recipe's text.
+struct InlineSuppressions {
+  std::set<std::string> whole_file;              ///< In the leading comment block.
+  std::map<int, std::set<std::string>> by_line;  ///< 1-based line -> IDs on that line.
+};
+
+/// Scan a recipe's text for suppression comments. A comment in the leading comment block (before
+/// the first YAML content) applies to the whole file; one on a line with content applies to the
+/// findings located on that line.
+InlineSuppressions scan_suppressions(std::string_view text);
+
+/// Remove the diagnostics whose rule ID is in `ignore`, or disabled inline for the line they
+/// are located on in `file` (whose comments `inline_ids` holds). Return how many were removed.
+size_t drop_suppressed(std::vector<Diagnostic>& diagnostics, const std::vector<std::string>& ignore,
+                       const InlineSuppressions& inline_ids, const std::string& file);
+
+/// When a YAML file is recognisably something else than a recipe (a pre-commit config or hook
+/// list, a GitHub workflow or other file under .github/, a Compose file, a Kubernetes manifest,
+/// clang-format / clang-tidy settings, this tool's own project config), return what it is, for a
+/// "skipped" note; nullopt for anything that may be a recipe (the loader then reports it). A
+/// file with a top-level recipe section (model, train, ...) or MODEL_ARGS is never skipped.
+std::optional<std::string> non_recipe_yaml_kind(std::string_view text, const std::string& path);
+
+}  // namespace hcp

@@ -1,0 +1,150 @@
+// .hcp-plan.yaml parsing, per-glob settings, inline suppressions and non-recipe YAML detection.
+#include "hcp/project_config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace hcp {
+namespace {
+
+const char* kConfig =
+    "world_size: 32\n"
+    "te_version: 2.18.0\n"
+    "ignore: [CP064]\n"
+    "fail_on: warning\n"
+    "files:\n"
+    "  \"recipes/llama31_*.yaml\":\n"
+    "    nodes: 16\n"
+    "    gpus_per_node: 8\n"
+    "  \"*405b*\":\n"
+    "    nodes: 64\n"
+    "    ignore: CP041\n";
+
+TEST(ProjectConfig, ParsesDefaultsGlobsAndThreshold) {
+  auto c = parse_project_config(kConfig, "/repo/.hcp-plan.yaml");
+  ASSERT_TRUE(c) << c.error().str();
+  EXPECT_EQ(c->dir, "/repo");
+  EXPECT_EQ(c->defaults.options.at("world-size"), "32");
+  EXPECT_EQ(c->defaults.options.at("te-version"), "2.18.0");
+  EXPECT_EQ(c->defaults.ignore, std::vector<std::string>{"CP064"});
+  EXPECT_EQ(c->fail_on, "warning");
+  ASSERT_EQ(c->files.size(), 2u);
+  EXPECT_EQ(c->files[0].first, "recipes/llama31_*.yaml");
+}
+
+TEST(ProjectConfig, GlobLayersReplaceTheShapeAndAddIgnores) {
+  auto c = parse_project_config(kConfig, "/repo/.hcp-plan.yaml");
+  ASSERT_TRUE(c);
+  ProjectSettings plain = settings_for(*c, "/repo/recipes/llama3_8b_128k.yaml");
+  EXPECT_EQ(plain.options.at("world-size"), "32");
+  EXPECT_EQ(plain.options.count("nodes"), 0u);
+
+  ProjectSettings big = settings_for(*c, "/repo/recipes/llama31_70b_128k.yaml");
+  EXPECT_EQ(big.options.count("world-size"), 0u);  // Replaced by the glob's nodes x GPUs.
+  EXPECT_EQ(big.options.at("nodes"), "16");
+  EXPECT_EQ(big.options.at("gpus-per-node"), "8");
+  EXPECT_EQ(big.options.at("te-version"), "2.18.0");
+
+  // Both globs match; the later one wins key by key and its ignores add up.
+  ProjectSettings huge = settings_for(*c, "/repo/recipes/llama31_405b_128k.yaml");
+  EXPECT_EQ(huge.options.at("nodes"), "64");
+  EXPECT_EQ(huge.options.count("gpus-per-node"), 0u);
+  EXPECT_EQ(huge.ignore, (std::vector<std::string>{"CP064", "CP041"}));
+}
+
+TEST(ProjectConfig, UnknownKeyIsAnErrorWithItsLineAndADidYouMean) {
+  auto c = parse_project_config("world_size: 8\nte_verison: 2.18.0\n", "cfg/.hcp-plan.yaml");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().location.line, 2);
+  EXPECT_NE(c.error().message.find("did you mean 'te_version'"), std::string::npos)
+      << c.error().message;
+  auto glob = parse_project_config("files:\n  '*':\n    fail_on: error\n", "x");
+  EXPECT_FALSE(glob);  // fail_on is top level only.
+  EXPECT_FALSE(parse_project_config("fail_on: info\n", "x"));
+  EXPECT_FALSE(parse_project_config("world_size: [1\n", "x"));
+  EXPECT_FALSE(parse_project_config("ignore: {a: 1}\n", "x"));
+}
+
+TEST(ProjectConfig, EmptyFileIsAnEmptyConfig) {
+  auto c = parse_project_config("", "x/.hcp-plan.yaml");
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->defaults.options.empty());
+  EXPECT_FALSE(c->fail_on);
+}
+
+TEST(ProjectConfig, FoundUpwardFromTheStartDirectory) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("hcp_cfg_" + std::to_string(getpid()));
+  fs::create_directories(root / "a" / "b");
+  EXPECT_FALSE(find_project_config((root / "a" / "b").string()).has_value() &&
+               find_project_config((root / "a" / "b").string())->find(root.string()) == 0);
+  std::ofstream(root / kProjectConfigName) << "world_size: 8\n";
+  auto found = find_project_config((root / "a" / "b").string());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found, (root / kProjectConfigName).string());
+  fs::remove_all(root);
+}
+
+TEST(Suppressions, LeadingCommentDisablesForTheWholeFileTrailingForItsLine) {
+  InlineSuppressions s = scan_suppressions(
+      "# hcp-plan: disable=CP064\n"
+      "---\n"
+      "model:\n"
+      "  context_parallel_size: 2  # hcp-plan: disable=CP013,CP020\n"
+      "  # hcp-plan: disable=CP099\n");
+  EXPECT_EQ(s.whole_file, (std::set<std::string>{"CP064"}));
+  EXPECT_EQ(s.by_line.at(4), (std::set<std::string>{"CP013", "CP020"}));
+  EXPECT_EQ(s.by_line.at(5), (std::set<std::string>{"CP099"}));  // After content: its line only.
+  EXPECT_TRUE(scan_suppressions("model: {}  # disable=CP064\n").by_line.empty());
+}
+
+Diagnostic finding(const std::string& id, const std::string& file, int line) {
+  Diagnostic d;
+  d.id = id;
+  d.location = Location{file, line, 1};
+  return d;
+}
+
+TEST(Suppressions, DropOnlyWhatIsSuppressed) {
+  InlineSuppressions s;
+  s.whole_file = {"CP064"};
+  s.by_line[4] = {"CP013"};
+  std::vector<Diagnostic> ds = {finding("CP064", "r.yaml", 9), finding("CP013", "r.yaml", 4),
+                                finding("CP013", "r.yaml", 5), finding("CP013", "<override 1>", 4),
+                                finding("CP020", "r.yaml", 1), finding("", "r.yaml", 4),
+                                finding("CP041", "r.yaml", 2)};
+  EXPECT_EQ(drop_suppressed(ds, {"CP041"}, s, "r.yaml"), 3u);
+  ASSERT_EQ(ds.size(), 4u);
+  EXPECT_EQ(ds[0].location.line, 5);
+  EXPECT_EQ(ds[1].location.file, "<override 1>");
+  EXPECT_EQ(ds[2].id, "CP020");
+  EXPECT_EQ(ds[3].id, "");  // Load errors are never suppressed.
+}
+
+TEST(NonRecipeYaml, RecognisesCommonRepositoryFiles) {
+  EXPECT_EQ(non_recipe_yaml_kind("repos:\n  - repo: x\n", "a/.pre-commit-config.yaml"),
+            "a pre-commit config");
+  EXPECT_EQ(non_recipe_yaml_kind("repos: []\n", "ci/hooks.yaml"), "a pre-commit config");
+  EXPECT_EQ(non_recipe_yaml_kind("- id: x\n", ".pre-commit-hooks.yaml"), "a pre-commit hook list");
+  EXPECT_EQ(non_recipe_yaml_kind("name: CI\non: [push]\njobs: {}\n", "w.yml"),
+            "a GitHub Actions workflow");
+  EXPECT_EQ(non_recipe_yaml_kind("version: 2\nupdates: []\n", ".github/dependabot.yml"),
+            "a file under .github/");
+  EXPECT_EQ(non_recipe_yaml_kind("apiVersion: v1\nkind: Pod\n", "pod.yaml"),
+            "a Kubernetes manifest");
+  EXPECT_EQ(non_recipe_yaml_kind("world_size: 8\n", "x/.hcp-plan.yaml"),
+            "the hcp-plan project config");
+}
+
+TEST(NonRecipeYaml, RecipesAndTyposAreNeverSkipped) {
+  EXPECT_FALSE(non_recipe_yaml_kind("model:\n  tensor_model_parallel_size: 2\n", "r.yaml"));
+  EXPECT_FALSE(non_recipe_yaml_kind("modle:\n  tensor_model_parallel_size: 2\n", "r.yaml"));
+  EXPECT_FALSE(non_recipe_yaml_kind("MODEL_ARGS:\n  --num-layers: 2\n", "c.yaml"));
+  EXPECT_FALSE(non_recipe_yaml_kind("model: {}\njobs: {}\non: push\n", "r.yaml"));
+  EXPECT_FALSE(non_recipe_yaml_kind("model: [1\n", "r.yaml"));
+}
+
+}  // namespace
+}  // namespace hcp
