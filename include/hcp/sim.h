@@ -102,7 +102,16 @@ struct CpSimOptions {
   bool local_only = false;        ///< CP communication off: each rank attends only its own chunks.
   int64_t bytes_per_element = 2;  ///< Wire element size for the byte counts (bf16 = 2).
   int64_t tile = 64;              ///< Keys per online-softmax tile.
+  /// Told how far the run is: (0, 3) before the reference pass, (1, 3) before the blocked
+  /// single-device pass, (2, 3) before the CP pass, (3, 3) at the end. May be empty.
+  std::function<void(int done, int total)> progress{};
 };
+
+/// Multiply-adds simulate_cp_attention does for `shape`: three attention passes (reference,
+/// blocked, CP), each S x keys x heads x head_dim twice (scores, then the weighted sum of V),
+/// with keys = S, or (S + 1) / 2 on average under the causal mask. Lets a caller estimate the
+/// run time before it starts.
+double simulation_multiply_adds(const AttentionShape& shape);
 
 /// What the simulation found.
 struct CpSimResult {

@@ -2,17 +2,18 @@
 // on nodes and NVLink domains.
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "command.h"
+#include "common_options.h"
 #include "hcp/cluster.h"
 #include "hcp/edit_distance.h"
 #include "hcp/json_io.h"
 #include "hcp/layout.h"
+#include "hcp/layout_report.h"
 #include "hcp/recipe.h"
 #include "hcp/rules.h"
 #include "output.h"
@@ -20,10 +21,8 @@
 namespace hcp::cli {
 namespace {
 
-using ordered_json = nlohmann::ordered_json;
-
 struct GroupsOptions {
-  std::string recipe;
+  RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config (all optional).
   int64_t world_size = 0;
   int64_t nodes = 0;
   int64_t gpus_per_node = 8;
@@ -57,15 +56,6 @@ struct Subject {
 
 bool given(const CLI::App& sub, const char* name) {
   return sub.count(name) > 0;
-}
-
-Result<Recipe> load_recipe(const std::string& name, const std::vector<std::string>& overrides) {
-  auto path = resolve_recipe_path(name);
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
-  if (!recipe) return recipe.error();
-  if (Status s = apply_overrides(*recipe, overrides); !s) return s.error();
-  return recipe;
 }
 
 /// Apply --tp, --cp, ... on top of the recipe (or the defaults); explicit flags win.
@@ -167,10 +157,11 @@ std::variant<Subject, Failure> make_subject(const CLI::App& sub, const GroupsOpt
       return Failure{kExitBadInput, message};
     }
   }
-  if (!o.recipe.empty()) {
-    auto recipe = load_recipe(o.recipe, overrides);
-    if (!recipe) return Failure{kExitBadInput, recipe.error().str()};
-    s.recipe = std::move(*recipe);
+  const RecipeSources& in = o.sources;
+  if (!in.recipe.empty() || !in.mlm_args.empty() || !in.hf_config.empty()) {
+    auto subject = load_one_recipe_subject(in, overrides);
+    if (!subject) return Failure{kExitBadInput, subject.error().str()};
+    s.recipe = std::move(subject->recipe);
     s.config = group_config_of(*s.recipe, 1);
   } else if (!overrides.empty()) {
     return Failure{kExitBadInput, "unexpected argument '" + overrides.front() +
@@ -317,104 +308,11 @@ std::string format_text(const Subject& s, const RankGroups& g, const GroupsOptio
   return out.str();
 }
 
-/// JSON with one line per group kind (and per placement entry), so large layouts stay readable
-/// with line tools: objects and lists of lists at the top level are split one entry per line.
-std::string dump_by_kind(const ordered_json& doc) {
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [key, value] : doc.items()) {
-    out += first ? "\n" : ",\n";
-    first = false;
-    out += " " + json_dump(ordered_json(key)) + ": ";
-    const bool split =
-        !value.empty() && (value.is_object() || (value.is_array() && value.front().is_array()));
-    if (!split) {
-      out += json_dump(value);
-      continue;
-    }
-    out += value.is_object() ? "{" : "[";
-    bool first_item = true;
-    for (const auto& [k, v] : value.items()) {
-      out += first_item ? "\n  " : ",\n  ";
-      first_item = false;
-      if (value.is_object()) out += json_dump(ordered_json(k)) + ": ";
-      out += json_dump(v);
-    }
-    out += value.is_object() ? "\n }" : "\n ]";
-  }
-  return out + "\n}\n";
-}
-
-ordered_json placement_json(const GroupPlacement& p) {
-  return {{"group_size", p.group_size},
-          {"num_groups", p.num_groups},
-          {"cross_node_groups", p.cross_node_groups},
-          {"max_nodes_spanned", p.max_nodes_spanned},
-          {"cross_domain_groups", p.cross_domain_groups},
-          {"max_domains_spanned", p.max_domains_spanned}};
-}
-
-std::string format_json(const Subject& s, const RankGroups& g,
-                        const std::vector<std::pair<std::string, std::string>>& warnings) {
-  ordered_json doc;
-  doc["valid"] = true;
-  doc["world_size"] = g.config.world_size;
-  doc["order"] = g.config.order;
-  doc["tp"] = g.config.tp;
-  doc["cp"] = g.config.cp;
-  doc["pp"] = g.config.pp;
-  doc["dp"] = g.dp;
-  doc["ep"] = g.config.ep;
-  doc["etp"] = g.etp;
-  doc["expert_dp"] = g.expert_dp;
-  doc["hierarchical_context_parallel_sizes"] = g.config.hcp;
-  doc["gpus_per_node"] = s.shape.gpus_per_node;
-  doc["nvlink_domain"] = s.shape.nvlink_domain;
-  if (!s.cluster.empty()) doc["cluster"] = s.cluster;
-  ordered_json groups = ordered_json::object();
-  ordered_json placement = ordered_json::object();
-  for (const NamedGroups& k : g.kinds) {
-    groups[k.name] = k.groups.lists();
-    placement[k.name] = placement_json(place(k.groups, s.shape));
-  }
-  ordered_json hcp = ordered_json::array();
-  for (size_t i = 0; i < g.hcp.size(); ++i) {
-    hcp.push_back(g.hcp[i].lists());
-    placement["hcp_L" + std::to_string(i)] = placement_json(place(g.hcp[i], s.shape));
-  }
-  doc["groups"] = std::move(groups);
-  doc["hcp"] = std::move(hcp);
-  for (const auto& [key, sets] :
-       {std::pair{"hybrid_dp_cp", &g.hybrid_dp_cp}, std::pair{"dynamic_dp_cp", &g.dynamic_dp_cp}}) {
-    if (sets->empty()) continue;
-    ordered_json bysize = ordered_json::object();
-    for (const auto& [size, lists] : *sets)
-      bysize[std::to_string(size)] = lists;
-    doc[key] = std::move(bysize);
-  }
-  doc["placement"] = std::move(placement);
-  ordered_json w = ordered_json::array();
-  for (const auto& [id, message] : warnings)
-    w.push_back({{"id", id}, {"message", message}});
-  doc["warnings"] = std::move(w);
-  return dump_by_kind(doc);
-}
-
 int report_invalid(const Subject& s, const LayoutError& e, const OutputOptions& output) {
   Location where = location_of(s, e.key);
   const bool bad_input = e.kind == LayoutError::Kind::kBadInput;
   if (output.format == "json") {
-    ordered_json doc = {
-        {"valid", false},
-        {"error",
-         {{"id", e.rule_id},
-          {"severity", "error"},
-          {"message", e.rule_message.empty() ? e.message : e.rule_message},
-          {"upstream_message", e.message},
-          {"key", e.key},
-          {"location", {{"file", where.file}, {"line", where.line}, {"column", where.column}}},
-          {"upstream_exception", e.exception}}}};
-    if (!emit(output, json_dump(doc, 1) + "\n")) return kExitBadInput;
+    if (!emit(output, format_groups_invalid_json(e, where))) return kExitBadInput;
   }
   print_error(where.str() + ": " + e.str());
   return bad_input ? kExitBadInput : kExitFindings;
@@ -438,15 +336,17 @@ int run_groups(const CLI::App& sub, const GroupsOptions& o,
   if (auto w = a2a_warning(*groups, s.shape)) warnings.push_back(*w);
   for (const std::string& w : groups->warnings)
     warnings.emplace_back("", w);
-  std::string text = o.output.format == "json" ? format_json(s, *groups, warnings)
-                                               : format_text(s, *groups, o, warnings);
+  std::string text = o.output.format == "json"
+                         ? format_groups_json(*groups, s.shape, s.cluster, warnings)
+                         : format_text(s, *groups, o, warnings);
   return emit(o.output, text) ? kExitOk : kExitBadInput;
 }
 
 std::function<int()> setup_groups(CLI::App& sub) {
   auto o = std::make_shared<GroupsOptions>();
-  sub.add_option("recipe", o->recipe, "Recipe path or shipped recipe name (optional)");
-  sub.allow_extras();
+  add_recipe_sources(sub, o->sources,
+                     "Recipe path, shipped recipe name, Megatron-LM model_config.yaml or - "
+                     "(optional)");
   sub.add_option("--world-size", o->world_size, "Total number of GPUs (N)");
   sub.add_option("--nodes", o->nodes, "Number of nodes (world size = nodes x GPUs per node)");
   sub.add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default 8 or the cluster's)");

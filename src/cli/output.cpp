@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+
+#include "hcp/text_util.h"
 
 namespace hcp::cli {
 
@@ -14,9 +17,14 @@ void add_output_options(CLI::App& sub, OutputOptions& out,
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   sub.add_option("-o,--output", out.path, "Write the report to FILE instead of stdout");
+  if (std::find(formats.begin(), formats.end(), "text") == formats.end()) return;
+  out.width = kTextWidth;
+  sub.add_flag_callback(
+      "--wide", [&out]() { out.width = 0; }, "Text: do not wrap lines to 100 columns");
 }
 
-bool emit(const OutputOptions& out, const std::string& text) {
+bool emit(const OutputOptions& out, const std::string& raw) {
+  const std::string text = out.format == "text" && out.width > 0 ? wrap_text(raw, out.width) : raw;
   if (out.path.empty() || out.path == "-") {
     std::cout << text;
     std::cout.flush();

@@ -10,14 +10,18 @@ namespace hcp::cli {
 struct OutputOptions {
   std::string format = "text";
   std::string path;  ///< -o FILE; empty means stdout.
+  /// Text output is wrapped to this many columns (0: not at all; --wide sets 0). Only
+  /// add_output_options turns it on, so other files written with emit() stay as they are.
+  size_t width = 0;
 };
 
-/// Add --format (restricted to `formats`, first is the default) and -o/--output to `sub`.
+/// Add --format (restricted to `formats`, first is the default), -o/--output and, when "text" is
+/// one of the formats, --wide (text is wrapped to 100 columns unless it is given) to `sub`.
 void add_output_options(CLI::App& sub, OutputOptions& out,
                         const std::vector<std::string>& formats = {"text", "json"});
 
-/// Write `text` to the output file or stdout. Return false (and print a one-line error on stderr)
-/// when the file cannot be written.
+/// Write `text` to the output file or stdout (wrapped to out.width when the format is text). Return
+/// false (and print a one-line error on stderr) when the file cannot be written.
 bool emit(const OutputOptions& out, const std::string& text);
 
 /// Print a one-line error "hcp-plan: error: ..." on stderr.

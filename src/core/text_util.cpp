@@ -1,5 +1,6 @@
 #include "hcp/text_util.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hcp {
@@ -42,6 +43,83 @@ std::string xml_escape(const std::string& text) {
           out += c;
         }
     }
+  }
+  return out;
+}
+
+namespace {
+
+/// Display columns of UTF-8 text (one per code point; continuation bytes do not count).
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s)
+    n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+/// Where continuation lines of `line` start (see wrap_text).
+size_t hanging_indent(const std::string& line, size_t width) {
+  const size_t lead = line.find_first_not_of(' ');
+  size_t column = std::string::npos;
+  for (size_t i = lead; i + 2 < line.size(); ++i) {
+    if (line[i] == ' ' && line[i + 1] == ' ') {
+      size_t next = line.find_first_not_of(' ', i);
+      if (next == std::string::npos) break;
+      column = next;
+      i = next;
+    }
+  }
+  if (column != std::string::npos && width > 30 && columns(line.substr(0, column)) < width - 30)
+    return columns(line.substr(0, column));
+  return std::min(lead == std::string::npos ? 0 : lead, width / 2) + 4;
+}
+
+void wrap_line(const std::string& line, size_t width, std::string& out) {
+  if (columns(line) <= width) {
+    out += line;
+    return;
+  }
+  const size_t indent = hanging_indent(line, width);
+  std::string rest = line;
+  while (columns(rest) > width) {
+    // The last space at or before the width (outside the leading indentation).
+    size_t lead = rest.find_first_not_of(' ');
+    size_t cut = std::string::npos;
+    size_t col = 0;
+    for (size_t i = 0; i < rest.size() && col <= width; ++i) {
+      if ((static_cast<unsigned char>(rest[i]) & 0xC0) == 0x80) continue;
+      if (rest[i] == ' ' && i > lead) cut = i;
+      ++col;
+    }
+    if (cut == std::string::npos) {
+      cut = rest.find(' ', lead == std::string::npos ? 0 : lead);  // A long word stays whole.
+      if (cut == std::string::npos) break;
+    }
+    size_t end = rest.find_last_not_of(' ', cut);
+    out += rest.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
+    size_t next = rest.find_first_not_of(' ', cut);
+    if (next == std::string::npos) {
+      rest.clear();
+      break;
+    }
+    rest = std::string(indent, ' ') + rest.substr(next);
+  }
+  out += rest;
+}
+
+}  // namespace
+
+std::string wrap_text(const std::string& text, size_t width) {
+  if (width == 0) return text;
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    wrap_line(text.substr(start, end == std::string::npos ? std::string::npos : end - start), width,
+              out);
+    if (end == std::string::npos) break;
+    out += "\n";
+    start = end + 1;
   }
   return out;
 }

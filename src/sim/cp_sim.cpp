@@ -298,12 +298,18 @@ Result<CpSimResult> simulate_cp_attention(const CpSimOptions& o) {
   auto volume = cp_volume(volume_input(o));
   if (!volume) return volume.error();
 
+  auto progress = [&o](int done) {
+    if (o.progress) o.progress(done, 3);
+  };
   const AttentionInputs inputs = random_attention_inputs(o.shape, o.seed);
+  progress(0);
   const Tensor reference = reference_attention(inputs, o.shape.causal);
   CpSimResult result;
   result.formula = *volume;
+  progress(1);
   result.blocked_max_abs_error =
       max_abs_difference(blocked_attention(inputs, o.shape.causal, o.tile), reference);
+  progress(2);
 
   std::vector<RankData> ranks = distribute(inputs, o.cp);
   Network net(o.cp);
@@ -325,7 +331,15 @@ Result<CpSimResult> simulate_cp_attention(const CpSimOptions& o) {
                                  result.a2a_bytes_per_rank[r] == volume->a2a_forward_bytes &&
                                  result.ring_bytes_per_rank[r] == volume->ring_forward_bytes;
   }
+  progress(3);
   return result;
+}
+
+double simulation_multiply_adds(const AttentionShape& shape) {
+  const double s = static_cast<double>(shape.seq_length);
+  const double keys = shape.causal ? (s + 1) / 2 : s;
+  return 3.0 * 2.0 * s * keys * static_cast<double>(shape.heads) *
+         static_cast<double>(shape.head_dim);
 }
 
 }  // namespace hcp

@@ -168,5 +168,24 @@ TEST(RandomInputs, AreReproducible) {
   EXPECT_NE(a.q.data, c.q.data);
 }
 
+TEST(CpSimWork, MultiplyAddsGrowWithTheSquareOfTheLengthAndHalveWhenCausal) {
+  AttentionShape full{1024, 8, 8, 64, false};
+  AttentionShape twice{2048, 8, 8, 64, false};
+  AttentionShape causal{1024, 8, 8, 64, true};
+  EXPECT_DOUBLE_EQ(simulation_multiply_adds(full), 3.0 * 2 * 1024 * 1024 * 8 * 64);
+  EXPECT_DOUBLE_EQ(simulation_multiply_adds(twice), 4 * simulation_multiply_adds(full));
+  EXPECT_DOUBLE_EQ(simulation_multiply_adds(causal), 3.0 * 2 * 1024 * 512.5 * 8 * 64);
+}
+
+TEST(CpSimWork, ProgressIsToldBeforeEachPassAndAtTheEnd) {
+  CpSimOptions o;
+  o.shape = {64, 2, 2, 8, true};
+  o.cp = 2;
+  std::vector<std::pair<int, int>> calls;
+  o.progress = [&calls](int done, int total) { calls.emplace_back(done, total); };
+  ASSERT_TRUE(simulate_cp_attention(o));
+  EXPECT_EQ(calls, (std::vector<std::pair<int, int>>{{0, 3}, {1, 3}, {2, 3}, {3, 3}}));
+}
+
 }  // namespace
 }  // namespace hcp

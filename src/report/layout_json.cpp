@@ -1,0 +1,150 @@
+// JSON forms of `groups` and `simulate` (see layout_report.h).
+#include <nlohmann/json.hpp>
+
+#include "hcp/cp_volume.h"
+#include "hcp/json_io.h"
+#include "hcp/layout_report.h"
+
+namespace hcp {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+/// JSON with one line per group kind (and per placement entry), so large layouts stay readable
+/// with line tools: objects and lists of lists at the top level are split one entry per line.
+std::string dump_by_kind(const ordered_json& doc) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, value] : doc.items()) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += " " + json_dump(ordered_json(key)) + ": ";
+    const bool split =
+        !value.empty() && (value.is_object() || (value.is_array() && value.front().is_array()));
+    if (!split) {
+      out += json_dump(value);
+      continue;
+    }
+    out += value.is_object() ? "{" : "[";
+    bool first_item = true;
+    for (const auto& [k, v] : value.items()) {
+      out += first_item ? "\n  " : ",\n  ";
+      first_item = false;
+      if (value.is_object()) out += json_dump(ordered_json(k)) + ": ";
+      out += json_dump(v);
+    }
+    out += value.is_object() ? "\n }" : "\n ]";
+  }
+  return out + "\n}\n";
+}
+
+ordered_json placement_json(const GroupPlacement& p) {
+  return {{"group_size", p.group_size},
+          {"num_groups", p.num_groups},
+          {"cross_node_groups", p.cross_node_groups},
+          {"max_nodes_spanned", p.max_nodes_spanned},
+          {"cross_domain_groups", p.cross_domain_groups},
+          {"max_domains_spanned", p.max_domains_spanned}};
+}
+
+ordered_json per_rank(const std::vector<int64_t>& values) {
+  ordered_json j = ordered_json::object();
+  for (size_t r = 0; r < values.size(); ++r)
+    j[std::to_string(r)] = values[r];
+  return j;
+}
+
+}  // namespace
+
+std::string format_groups_json(const RankGroups& g, const NodeShape& shape,
+                               const std::string& cluster,
+                               const std::vector<GroupsWarning>& warnings) {
+  ordered_json doc;
+  doc["valid"] = true;
+  doc["world_size"] = g.config.world_size;
+  doc["order"] = g.config.order;
+  doc["tp"] = g.config.tp;
+  doc["cp"] = g.config.cp;
+  doc["pp"] = g.config.pp;
+  doc["dp"] = g.dp;
+  doc["ep"] = g.config.ep;
+  doc["etp"] = g.etp;
+  doc["expert_dp"] = g.expert_dp;
+  doc["hierarchical_context_parallel_sizes"] = g.config.hcp;
+  doc["gpus_per_node"] = shape.gpus_per_node;
+  doc["nvlink_domain"] = shape.nvlink_domain;
+  if (!cluster.empty()) doc["cluster"] = cluster;
+  ordered_json groups = ordered_json::object();
+  ordered_json placement = ordered_json::object();
+  for (const NamedGroups& k : g.kinds) {
+    groups[k.name] = k.groups.lists();
+    placement[k.name] = placement_json(place(k.groups, shape));
+  }
+  ordered_json hcp = ordered_json::array();
+  for (size_t i = 0; i < g.hcp.size(); ++i) {
+    hcp.push_back(g.hcp[i].lists());
+    placement["hcp_L" + std::to_string(i)] = placement_json(place(g.hcp[i], shape));
+  }
+  doc["groups"] = std::move(groups);
+  doc["hcp"] = std::move(hcp);
+  for (const auto& [key, sets] :
+       {std::pair{"hybrid_dp_cp", &g.hybrid_dp_cp}, std::pair{"dynamic_dp_cp", &g.dynamic_dp_cp}}) {
+    if (sets->empty()) continue;
+    ordered_json bysize = ordered_json::object();
+    for (const auto& [size, lists] : *sets)
+      bysize[std::to_string(size)] = lists;
+    doc[key] = std::move(bysize);
+  }
+  doc["placement"] = std::move(placement);
+  ordered_json w = ordered_json::array();
+  for (const auto& [id, message] : warnings)
+    w.push_back({{"id", id}, {"message", message}});
+  doc["warnings"] = std::move(w);
+  return dump_by_kind(doc);
+}
+
+std::string format_groups_invalid_json(const LayoutError& e, const Location& where) {
+  ordered_json doc = {
+      {"valid", false},
+      {"error",
+       {{"id", e.rule_id},
+        {"severity", "error"},
+        {"message", e.rule_message.empty() ? e.message : e.rule_message},
+        {"upstream_message", e.message},
+        {"key", e.key},
+        {"location", {{"file", where.file}, {"line", where.line}, {"column", where.column}}},
+        {"upstream_exception", e.exception}}}};
+  return json_dump(doc, 1) + "\n";
+}
+
+std::string format_simulate_json(const CpSimResult& r, const CpSimOptions& o, double tolerance,
+                                 bool passed) {
+  ordered_json j;
+  j["max_abs_error"] = r.max_abs_error;
+  j["comm_bytes_per_rank"] = per_rank(r.comm_bytes_per_rank);
+  j["a2a_bytes_per_rank"] = per_rank(r.a2a_bytes_per_rank);
+  j["ring_bytes_per_rank"] = per_rank(r.ring_bytes_per_rank);
+  j["formula_bytes_per_rank"] = {{"a2a", r.formula.a2a_forward_bytes},
+                                 {"ring", r.formula.ring_forward_bytes},
+                                 {"total", r.formula.forward_bytes()}};
+  j["bytes_match_formula"] = r.bytes_match_formula;
+  j["tolerance"] = tolerance;
+  j["passed"] = passed;
+  j["blocked_max_abs_error"] = r.blocked_max_abs_error;
+  j["local_only"] = o.local_only;
+  j["seq_length"] = o.shape.seq_length;
+  j["heads"] = o.shape.heads;
+  j["kv_heads"] = o.shape.kv_heads;
+  j["head_dim"] = o.shape.head_dim;
+  j["causal"] = o.shape.causal;
+  j["cp"] = o.cp;
+  j["cp_comm_type"] = cp_comm_type_name(o.comm_type);
+  j["hierarchical_context_parallel_sizes"] = o.hcp;
+  j["seed"] = o.seed;
+  j["bytes_per_element"] = o.bytes_per_element;
+  j["rank_chunks"] = r.rank_chunks;
+  j["hcp_groups"] = r.hcp_groups;
+  return json_dump(j, 2) + "\n";
+}
+
+}  // namespace hcp

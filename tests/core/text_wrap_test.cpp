@@ -1,0 +1,57 @@
+// wrap_text: text reports fit 100 columns (issue 16, point 10).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "hcp/text_util.h"
+
+namespace hcp {
+namespace {
+
+size_t longest_line(const std::string& text) {
+  std::istringstream in(text);
+  size_t longest = 0;
+  for (std::string line; std::getline(in, line);)
+    longest = std::max(longest, line.size());
+  return longest;
+}
+
+TEST(WrapText, ShortLinesAreUntouchedAndZeroWidthTurnsWrappingOff) {
+  EXPECT_EQ(wrap_text("a b\n\nc\n", 10), "a b\n\nc\n");
+  std::string long_line(150, 'x');
+  long_line[70] = ' ';
+  EXPECT_EQ(wrap_text(long_line, 0), long_line);
+}
+
+TEST(WrapText, ProseGetsAHangingIndent) {
+  std::string text = "  - " + std::string(60, 'a') + " " + std::string(30, 'b') + " " +
+                     std::string(30, 'c') + "\n";
+  std::string wrapped = wrap_text(text, 100);
+  EXPECT_LE(longest_line(wrapped), 100u) << wrapped;
+  EXPECT_EQ(wrapped, "  - " + std::string(60, 'a') + " " + std::string(30, 'b') + "\n      " +
+                         std::string(30, 'c') + "\n");
+}
+
+TEST(WrapText, TableRowsContinueUnderTheirLastColumn) {
+  std::string row =
+      "TP1 CP16 a2a DP2   [CP032]  " + std::string(50, 'm') + " " + std::string(40, 'n') + "\n";
+  std::string wrapped = wrap_text(row, 100);
+  const size_t column = row.find("mmm");
+  EXPECT_EQ(wrapped, row.substr(0, column + 50) + "\n" + std::string(column, ' ') +
+                         std::string(40, 'n') + "\n");
+}
+
+TEST(WrapText, AWordLongerThanTheWidthStaysWhole) {
+  std::string word(120, 'w');
+  EXPECT_EQ(wrap_text("ab " + word + " cd", 100), "ab\n    " + word + "\n    cd");
+}
+
+TEST(WrapText, CountsCodePointsNotBytes) {
+  std::string row;
+  for (int i = 0; i < 45; ++i)
+    row += "× ";  // 2 bytes + space = 2 columns each: 90 columns, 135 bytes.
+  EXPECT_EQ(wrap_text(row, 100), row);
+}
+
+}  // namespace
+}  // namespace hcp
