@@ -80,7 +80,7 @@ std::optional<std::string> unknown_option_message(const CLI::App& sub,
     if (arg.size() < 2 || arg.front() != '-' || is_number(arg)) continue;
     const std::string name = arg.substr(0, arg.find('='));
     if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
-    std::string message = "unknown option '" + name + "' for '" + sub.get_name() + "'";
+    std::string message = "unknown option '" + name + "'";
     std::string near = closest_match(name, candidates);
     if (!near.empty()) message += " (did you mean '" + near + "'?)";
     return message;
@@ -170,7 +170,18 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
     }
     auto path = sources.recipe == "-" ? Result<std::string>(std::string())
                                       : resolve_recipe_path(sources.recipe);
-    if (!path) return path.error();
+    if (!path) {
+      // "llama3_8b" for "llama3_8b_128k": a shipped name it starts is the likely meaning.
+      Error e = path.error();
+      if (e.message.find("did you mean") == std::string::npos) {
+        for (const std::string& name : shipped_recipe_names()) {
+          if (name.rfind(sources.recipe, 0) != 0) continue;
+          e.message += " (did you mean '" + name + "'?)";
+          break;
+        }
+      }
+      return e;
+    }
     if (sources.recipe == "-") {
       // Loaded above.
     } else if (is_mlm_test_config(*path)) {

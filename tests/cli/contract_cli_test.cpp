@@ -88,14 +88,18 @@ TEST(ContractCli, PreflightOverrideBeforeOrAfterEnvGivesTheSameVerdict) {
 
 TEST(ContractCli, CompareOptionTakesOneLayoutPerFlag) {
   const std::string cluster = " --nodes 4 --gpus-per-node 8 --format json";
-  CliResult a =
-      run_cli("compare llama3_8b_128k --option tp=1,cp=16 -sl 65536 --option tp=2,cp=8" + cluster);
-  CliResult b =
-      run_cli("compare --option tp=1,cp=16 --option tp=2,cp=8 -sl 65536 llama3_8b_128k" + cluster);
+  CliResult a = run_cli(
+      "compare llama3_8b_128k --option tp=1,cp=16 -sl 65536 --option tp=2,cp=8,cp_comm_type=p2p" +
+      cluster);
+  CliResult b = run_cli(
+      "compare --option tp=1,cp=16 --option tp=2,cp=8,cp_comm_type=p2p -sl 65536 llama3_8b_128k" +
+      cluster);
   EXPECT_EQ(a.exit_code, b.exit_code) << a.err << b.err;
   EXPECT_EQ(a.out, b.out);
   ASSERT_FALSE(a.out.empty()) << a.err;
-  EXPECT_NE(a.out.find("65536"), std::string::npos) << "-sl was not applied";
+  CliResult no_sl = run_cli(
+      "compare llama3_8b_128k --option tp=1,cp=16 --option tp=2,cp=8,cp_comm_type=p2p" + cluster);
+  EXPECT_NE(no_sl.out, a.out) << "-sl between the --option flags was not applied";
 }
 
 TEST(ContractCli, GroupsFlagsAndOverridesInAnyOrder) {
@@ -190,8 +194,9 @@ TEST(ContractCli, BadOverrideIsALoadDiagnostic) {
 }
 
 TEST(ContractCli, JsonHasOneShapeForOneOrManyRecipes) {
-  CliResult one = run_cli("validate llama3_8b_128k" + kShape + " --format json");
-  CliResult two = run_cli("validate llama3_8b_128k qwen3_8b_32k" + kShape + " --format json");
+  CliResult one = run_cli("validate recipes/llama3_8b_128k.yaml" + kShape + " --format json");
+  CliResult two = run_cli("validate recipes/llama3_8b_128k.yaml recipes/qwen3_8b_32k.yaml" +
+                          kShape + " --format json");
   json a = json::parse(one.out);
   json b = json::parse(two.out);
   for (const json* j : {&a, &b}) {
@@ -218,8 +223,8 @@ TEST(ContractCli, MlmConfigWorksInPlanGroupsCompareDcp) {
   CliResult compare =
       run_cli("compare " + kMlm + " --option tp=2,cp=2 --nodes 1 --gpus-per-node 8");
   EXPECT_NE(compare.exit_code, 2) << compare.err;
-  CliResult dcp =
-      run_cli("dcp " + kMlm + " --synthetic lognormal:512:1.0:64 --world-size 8 --format json");
+  CliResult dcp = run_cli("dcp " + kMlm +
+                          " --synthetic lognormal:256:0.5:64:1024 --world-size 8 --format json");
   EXPECT_EQ(dcp.exit_code, 0) << dcp.err;
 }
 

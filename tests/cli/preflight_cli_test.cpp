@@ -17,7 +17,7 @@ const std::string kFix = "tests/fixtures/preflight/";
 std::string args(const std::string& env, const std::string& topo, const std::string& python,
                  const std::string& extra = "") {
   return "preflight llama3_8b_128k --env-file " + kFix + env + " --nvidia-smi-topo " + kFix + topo +
-         " --python " + kFix + python + " " + extra;
+         " --python " + kFix + python + " --wide " + extra;
 }
 
 TEST(PreflightCli, HealthyDgxNodeIsGo) {

@@ -17,8 +17,8 @@ const std::string kFix = "tests/fixtures/preflight/";
 /// preflight of llama3_8b_128k on a recorded 4 x 8 Slurm job, DGX H100 capture, given sysfs tree.
 std::string preflight_args(const std::string& tree, const std::string& extra = "") {
   return "preflight llama3_8b_128k --env-file " + kFix + "slurm_4x8.env --nvidia-smi-topo " + kFix +
-         "dgx_h100_healthy.txt --python " + kFix + "python_good --sysfs-root " + kFix + tree + " " +
-         extra;
+         "dgx_h100_healthy.txt --python " + kFix + "python_good --sysfs-root " + kFix + tree +
+         " --wide " + extra;
 }
 
 TEST(PreflightNicCli, AllPortsDownIsNoGoNamingTheNics) {

@@ -39,7 +39,7 @@ TEST(ValidateCli, ShippedRecipeByName) {
 
 TEST(ValidateCli, ErrorInCompilerFormWithFixAndOverrideLocation) {
   CliResult r = run_cli("validate " + kDefault +
-                        " model.hierarchical_context_parallel_sizes=[4,2]" + kCluster);
+                        " model.hierarchical_context_parallel_sizes=[4,2] --wide" + kCluster);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   std::regex line(
       R"(<override 1>:1:\d+: error: \[CP013\] Product of hierarchical_context_parallel_sizes \[4, 2\] \(=8\) must equal context_parallel_size \(=16\)\.)");

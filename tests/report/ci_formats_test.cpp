@@ -131,7 +131,7 @@ TEST(SarifFormat, OneResultPerDiagnosticWithLocation) {
   EXPECT_EQ(physical["region"]["startLine"], 12);
   EXPECT_EQ(physical["region"]["startColumn"], 5);
   EXPECT_EQ(results[1]["level"], "warning");
-  EXPECT_FALSE(results[1].contains("ruleId"));
+  EXPECT_EQ(results[1]["ruleId"], "hcp-plan");  // No catalog rule: code scanning needs an ID.
   EXPECT_FALSE(results[1]["locations"][0]["physicalLocation"]["region"].contains("startColumn"));
   // An override is no file: the result points at the recipe without a region.
   EXPECT_EQ(results[2]["level"], "note");
