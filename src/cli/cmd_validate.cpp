@@ -265,6 +265,8 @@ std::vector<std::string> expand_directories(const std::vector<std::string>& reci
         files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());
+    // A directory without recipes is bad input: the loader names it ("is a directory").
+    if (files.empty()) files.push_back(recipe);
     out.insert(out.end(), files.begin(), files.end());
   }
   return out;

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
-#include <iterator>
 #include <vector>
 
 #include "hcp/checked.h"
@@ -297,6 +297,15 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
                  const std::string& target, bool target_known) {
   std::string section = path.substr(0, path.find('.'));
   bool top = path.find('.') == std::string::npos;
+  std::vector<Error> found;  // every problem of the map, not only the first
+  auto note = [&found](const Status& s) {
+    if (s) return true;
+    found.push_back(s.error());
+    found.back().more.clear();
+    for (const Error& more : s.error().more)
+      found.push_back(more);
+    return false;
+  };
   for (auto& [field, value] : map.entries()) {
     std::string key = path + "." + field;
     const FieldSpec* spec = fields.find(field);
@@ -322,22 +331,27 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
         suggestion = path + "." + close;
       }
       std::string what = target.empty() ? "" : " (" + short_class(target) + ")";
-      return Error{with_suggestion("unknown key '" + key + "'" + what, suggestion),
-                   value.location(), key};
+      note(Error{with_suggestion("unknown key '" + key + "'" + what, suggestion), value.location(),
+                 key});
+      continue;
     }
     FieldSpec located = *spec;
     if (!top) located.size = false;
-    if (Status s = check_spec_value(key, &located, value); !s) return s;
+    if (!note(check_spec_value(key, &located, value))) continue;
     coerce(value, &located);
     if (!value.is_map()) continue;
     auto nested = recipe.targets.find(key);
     if (nested == recipe.targets.end()) continue;
     if (const FieldSet* inner = schema_detail::class_fields(nested->second)) {
-      if (Status s = check_map(recipe, key, value, *inner, nested->second, true); !s) return s;
+      note(check_map(recipe, key, value, *inner, nested->second, true));
     }
   }
   (void)section;
-  return Ok{};
+  if (found.empty()) return Ok{};
+  Error first = std::move(found.front());
+  first.more.assign(std::make_move_iterator(found.begin() + 1),
+                    std::make_move_iterator(found.end()));
+  return first;
 }
 
 /// Return the fields of a section: its `_target_` class (with model.transformer's class for a
@@ -411,8 +425,12 @@ Status check_recipe_schema(Recipe& recipe) {
   // Every problem of the file, not only the first: the first is the error, the rest its `more`.
   std::vector<Error> found;
   auto note = [&found](const Status& s) {
-    if (!s) found.push_back(s.error());
-    return s.ok();
+    if (s) return true;
+    found.push_back(s.error());
+    found.back().more.clear();
+    for (const Error& more : s.error().more)
+      found.push_back(more);
+    return false;
   };
   for (auto& [section, body] : recipe.root.entries()) {
     Location at = body.location().known() ? body.location() : recipe.where(section);

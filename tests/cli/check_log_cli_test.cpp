@@ -51,7 +51,7 @@ TEST(CheckLogCli, SameRunWithoutHierarchicalGroupsFails) {
 }
 
 TEST(CheckLogCli, StepTimeOfAttentionOverCpIsFlagged) {
-  CliResult r = run_cli("check-log " + kLogs + "bridge_silent_cp_off.log" + kCluster);
+  CliResult r = run_cli("check-log " + kLogs + "bridge_silent_cp_off.log" + kCluster + " --wide");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("error: [CP012]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("error: [LOG001]"), std::string::npos) << r.out;
@@ -68,13 +68,13 @@ TEST(CheckLogCli, CorrectBridgeRunsPassInBothPrintedForms) {
 }
 
 TEST(CheckLogCli, OutOfMemoryAndCpAssertsAreExplainedWithIds) {
-  CliResult oom = run_cli("check-log " + kLogs + "mlm_oom.log" + kCluster);
+  CliResult oom = run_cli("check-log " + kLogs + "mlm_oom.log" + kCluster + " --wide");
   EXPECT_EQ(oom.exit_code, 1) << oom.out << oom.err;
   EXPECT_NE(oom.out.find("error: [LOG021] CUDA out of memory (2 occurrences): tried to allocate "
                          "8.00 GiB of a 79.10 GiB GPU; the plan predicts"),
             std::string::npos)
       << oom.out;
-  CliResult a = run_cli("check-log " + kLogs + "mlm_cp012_assert.log");
+  CliResult a = run_cli("check-log " + kLogs + "mlm_cp012_assert.log --wide");
   EXPECT_EQ(a.exit_code, 1) << a.out << a.err;
   EXPECT_NE(a.out.find("explained by CP012"), std::string::npos) << a.out;
   CliResult bare = run_cli("check-log " + kLogs + "mlm_cp013_assert.log --format json");
