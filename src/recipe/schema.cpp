@@ -289,6 +289,34 @@ std::string short_class(std::string_view qualified) {
   return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
 }
 
+/// Collects every problem of a check (each error's own `more` flattened into the list); the
+/// result is the first problem with the rest as its `more`, or Ok when there is none.
+class ErrorList {
+ public:
+  /// Record `s` when it failed. Return true when it succeeded.
+  bool note(const Status& s) {
+    if (s) return true;
+    found_.push_back(s.error());
+    found_.back().more.clear();
+    for (const Error& more : s.error().more)
+      found_.push_back(more);
+    return false;
+  }
+  /// Return true when no problem was recorded.
+  bool empty() const { return found_.empty(); }
+  /// Return Ok, or the first problem with the others as its `more`.
+  Status result() {
+    if (found_.empty()) return Ok{};
+    Error first = std::move(found_.front());
+    first.more.assign(std::make_move_iterator(found_.begin() + 1),
+                      std::make_move_iterator(found_.end()));
+    return first;
+  }
+
+ private:
+  std::vector<Error> found_;
+};
+
 /// Check the fields of the map at `path` against `fields`; `target` is the class the dump names
 /// ("" when none). An unknown key is an error when the class is known (or none is named) and a
 /// warning naming the class when the schema does not know it. Maps below a field that name a
@@ -297,15 +325,8 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
                  const std::string& target, bool target_known) {
   std::string section = path.substr(0, path.find('.'));
   bool top = path.find('.') == std::string::npos;
-  std::vector<Error> found;  // every problem of the map, not only the first
-  auto note = [&found](const Status& s) {
-    if (s) return true;
-    found.push_back(s.error());
-    found.back().more.clear();
-    for (const Error& more : s.error().more)
-      found.push_back(more);
-    return false;
-  };
+  ErrorList errors;  // every problem, not only the first
+  auto note = [&errors](const Status& s) { return errors.note(s); };
   for (auto& [field, value] : map.entries()) {
     std::string key = path + "." + field;
     const FieldSpec* spec = fields.find(field);
@@ -347,11 +368,7 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
     }
   }
   (void)section;
-  if (found.empty()) return Ok{};
-  Error first = std::move(found.front());
-  first.more.assign(std::make_move_iterator(found.begin() + 1),
-                    std::make_move_iterator(found.end()));
-  return first;
+  return errors.result();
 }
 
 /// Return the fields of a section: its `_target_` class (with model.transformer's class for a
@@ -423,15 +440,8 @@ Status check_recipe_schema(Recipe& recipe) {
     return Error{"a recipe must be a map of sections", recipe.root.location(), ""};
   }
   // Every problem of the file, not only the first: the first is the error, the rest its `more`.
-  std::vector<Error> found;
-  auto note = [&found](const Status& s) {
-    if (s) return true;
-    found.push_back(s.error());
-    found.back().more.clear();
-    for (const Error& more : s.error().more)
-      found.push_back(more);
-    return false;
-  };
+  ErrorList errors;  // every problem, not only the first
+  auto note = [&errors](const Status& s) { return errors.note(s); };
   for (auto& [section, body] : recipe.root.entries()) {
     Location at = body.location().known() ? body.location() : recipe.where(section);
     if (!note(check_key_known(section, at))) continue;
@@ -444,12 +454,7 @@ Status check_recipe_schema(Recipe& recipe) {
     if (fields == nullptr) continue;
     note(check_map(recipe, section, body, *fields, target, known));
   }
-  if (!found.empty()) {
-    Error first = std::move(found.front());
-    first.more.assign(std::make_move_iterator(found.begin() + 1),
-                      std::make_move_iterator(found.end()));
-    return first;
-  }
+  if (!errors.empty()) return errors.result();
   return check_parallel_product(recipe);
 }
 
