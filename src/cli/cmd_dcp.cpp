@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "command.h"
-#include "hcp/checked.h"
 #include "common_options.h"
+#include "hcp/checked.h"
 #include "hcp/dcp.h"
 #include "hcp/recipe.h"
 #include "output.h"
@@ -224,9 +224,12 @@ void add_knob_options(CLI::App& sub, DcpOptions& o) {
 }
 
 void add_time_model_options(CLI::App& sub, DcpOptions& o) {
-  sub.add_option("--layers", o.layers, "Time model: transformer layers (default: the recipe's, else 12)");
-  sub.add_option("--hidden", o.hidden, "Time model: hidden size (default: the recipe's, else 2048)");
-  sub.add_option("--ffn-hidden", o.ffn_hidden, "Time model: MLP size (default: the recipe's, else 8192)");
+  sub.add_option("--layers", o.layers,
+                 "Time model: transformer layers (default: the recipe's, else 12)");
+  sub.add_option("--hidden", o.hidden,
+                 "Time model: hidden size (default: the recipe's, else 2048)");
+  sub.add_option("--ffn-hidden", o.ffn_hidden,
+                 "Time model: MLP size (default: the recipe's, else 8192)");
   sub.add_option("--kv-hidden", o.kv_hidden,
                  "Time model: query groups x kv channels (default: the recipe's, else --hidden)");
   sub.add_option("--tp", o.tp, "Time model: tensor-parallel size (default: the recipe's, else 1)");
