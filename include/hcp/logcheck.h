@@ -248,18 +248,9 @@ Environment log_environment(const ParsedLog& log, const Environment& given, Fram
 
 /// Run every check: the rule registry on the effective configuration, the process groups (LOG001
 /// to LOG003), speed (LOG004 to LOG006), memory (LOG007), failures (LOG020 to LOG024) and the
-/// notes on what was read (LOG030 to LOG033). Diagnostics come errors first.
+/// notes on what was read (LOG030 to LOG033). Diagnostics come errors first. The LOG entries
+/// (severity, rationale, source, fix) are in the rule registry: `hcp-plan explain LOG001`.
 std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& inputs);
-
-/// A log check (LOGnnn): catalog entry of the checks above.
-struct LogCheckInfo {
-  std::string_view id;
-  Severity severity;
-  std::string_view title;
-  std::string_view fix;
-};
-/// Return every LOGnnn check, ordered by ID.
-const std::vector<LogCheckInfo>& log_check_catalog();
 
 /// The rule whose upstream check prints this failure text or source line ("" when none). The
 /// table is of upstream messages only; every ID it returns is in the rule registry.

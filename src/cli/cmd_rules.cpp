@@ -64,8 +64,8 @@ std::string example_command(const Rule& rule, bool failing) {
   return command;
 }
 
-/// Run one example and keep the rule's own findings. Preflight and probe rules read a node and a
-/// launch, not a recipe: their examples are described, not run.
+/// Run one example and keep the rule's own findings. Preflight, probe and check-log rules read a
+/// node, a launch or a job's log, not a recipe: their examples are described, not run.
 ExampleReport run_example(const Rule& rule, bool failing) {
   ExampleReport report;
   if (rule.check == nullptr) {
@@ -74,7 +74,7 @@ ExampleReport run_example(const Rule& rule, bool failing) {
     report.error = std::string("described, not run: ") + std::string(rule.id) +
                    (failing ? " reports on these inputs" : " stays quiet on these inputs") +
                    " (explain runs recipe rules only; run hcp-plan " + std::string(rule.runs_in) +
-                   " on such a node)";
+                   (rule.runs_in == "check-log" ? " on such a log)" : " on such a node)");
     report.fired = failing;
     return report;
   }

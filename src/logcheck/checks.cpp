@@ -25,25 +25,22 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-const LogCheckInfo& info(std::string_view id) {
-  for (const LogCheckInfo& c : log_check_catalog()) {
-    if (c.id == id) return c;
-  }
-  return log_check_catalog().front();
-}
-
 Diagnostic diag(std::string_view id, std::string message, Location at, std::string key = {},
                 std::optional<Severity> severity = std::nullopt, std::string fix = {}) {
-  const LogCheckInfo& c = info(id);
+  // Severity and fix come from the LOG entry of the rule registry (src/rules/rules_launch.cpp).
+  const Rule* rule = find_rule(id);
+  Severity base = rule != nullptr ? rule->severity : Severity::kError;
   Diagnostic d;
   d.id = std::string(id);
-  d.severity = severity.value_or(c.severity);
+  d.severity = severity.value_or(base);
   d.message = std::move(message);
   d.key = std::move(key);
   d.location = std::move(at);
-  // A finding lowered to info (memory within the plan) carries no fix.
-  bool lowered = severity && *severity == Severity::kInfo && c.severity != Severity::kInfo;
-  d.fix = !fix.empty() ? std::move(fix) : lowered ? std::string() : std::string(c.fix);
+  // An info finding (a note, or memory within the plan) carries no fix; `explain` shows it.
+  bool quiet = d.severity == Severity::kInfo;
+  d.fix = !fix.empty()               ? std::move(fix)
+          : quiet || rule == nullptr ? std::string()
+                                     : std::string(rule->fix);
   return d;
 }
 
@@ -285,45 +282,6 @@ void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
 }
 
 }  // namespace
-
-const std::vector<LogCheckInfo>& log_check_catalog() {
-  static const std::vector<LogCheckInfo> kChecks = {
-      {"LOG001", Severity::kError,
-       "a2a+p2p configured but no hierarchical CP groups created (CP silently off)",
-       "set model.hierarchical_context_parallel_sizes=[a2a, p2p] with a x p = CP (and "
-       "dist.use_decentralized_pg=False on Bridge); discard the run's checkpoints"},
-      {"LOG002", Severity::kError, "hierarchical CP groups created with other sizes",
-       "make the launcher pass the configured hierarchical_context_parallel_sizes"},
-      {"LOG003", Severity::kError, "CP > 1 configured but no (or a wrong-size) CP group",
-       "check that the launcher's parallel sizes reach initialize_model_parallel"},
-      {"LOG004", Severity::kError, "step time faster than the plan's band with CP > 1",
-       "check the CP groups (TORCH_CPP_LOG_LEVEL=INFO) and cp_comm_type/hierarchical sizes; "
-       "compare the loss with a CP=1 run"},
-      {"LOG005", Severity::kWarning, "step time slower than the plan's band",
-       "run `hcp-plan probe` on the nodes, check the NCCL environment (`hcp-plan preflight`) and "
-       "measure with `hcp-plan bench`"},
-      {"LOG006", Severity::kInfo, "step time against the plan", ""},
-      {"LOG007", Severity::kWarning, "measured peak memory against the plan",
-       "raise recompute, CP or TP (`hcp-plan plan`) before the job grows"},
-      {"LOG008", Severity::kInfo, "process-group creation not logged",
-       "run with TORCH_CPP_LOG_LEVEL=INFO (PyTorch logs every ProcessGroupNCCL it creates)"},
-      {"LOG020", Severity::kError, "assertion failure", "fix the configuration the assert names"},
-      {"LOG021", Severity::kError, "CUDA out of memory",
-       "use `hcp-plan plan --memory-limit` to pick a layout that fits (more CP/TP, recompute)"},
-      {"LOG022", Severity::kError, "NCCL collective timeout (watchdog)",
-       "run `hcp-plan preflight` on every node (NIC state, NCCL_IB_HCA, NCCL environment) and "
-       "`hcp-plan probe`; a hang in one rank shows as a timeout on the others"},
-      {"LOG023", Severity::kError, "NCCL or CUDA error",
-       "run `hcp-plan preflight` on the failing node; set NCCL_DEBUG=INFO for the cause"},
-      {"LOG024", Severity::kError, "the job failed with an exception", ""},
-      {"LOG030", Severity::kInfo, "which configuration was checked", ""},
-      {"LOG031", Severity::kWarning, "the job ran with other values than the recipe",
-       "update the recipe (or find the launcher step that changed the value)"},
-      {"LOG032", Severity::kInfo, "versions printed by the job", ""},
-      {"LOG033", Severity::kInfo, "speed not checked", ""},
-  };
-  return kChecks;
-}
 
 std::string rule_for_failure(std::string_view message, std::string_view source_line) {
   // Upstream messages (and bare-assert source lines) -> the catalog rule of that check. Sources

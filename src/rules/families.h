@@ -37,6 +37,8 @@ void add_env_rules(std::vector<Rule>& out);
 void add_preflight_rules(std::vector<Rule>& out);
 /// The probe's topology findings (TOPO001–TOPO005), catalog entries only (rules_launch.cpp).
 void add_probe_rules(std::vector<Rule>& out);
+/// check-log's checks on a job's log (LOG001–LOG033), catalog entries only (rules_launch.cpp).
+void add_logcheck_rules(std::vector<Rule>& out);
 
 // --- Derived quantities (rules.md §0.3) ---------------------------------------------------------
 

@@ -58,6 +58,7 @@ std::vector<Rule> build_registry() {
   rules::add_env_rules(rules);
   rules::add_preflight_rules(rules);
   rules::add_probe_rules(rules);
+  rules::add_logcheck_rules(rules);
   std::stable_sort(rules.begin(), rules.end(),
                    [](const Rule& a, const Rule& b) { return a.id < b.id; });
   return rules;

@@ -1,9 +1,10 @@
-// Catalog entries of the checks that read a node or a launch instead of a recipe: preflight's
-// PF* (src/preflight/checks.cpp, cluster.cpp) and the probe's TOPO* (probes/topology_findings.cpp).
-// Their computation lives there, on topologies and process environments; the registry holds their
-// ID, severity, rationale, fix and example inputs so `rules` lists them and `explain` shows them.
-// check_rules() skips them (no recipe check); RuleTest.LaunchRuleIdsMatchTheirSources keeps these
-// entries and the IDs the sources emit in step.
+// Catalog entries of the checks that read a node, a launch or a job's log instead of a recipe:
+// preflight's PF* (src/preflight/checks.cpp, cluster.cpp), the probe's TOPO*
+// (probes/topology_findings.cpp) and check-log's LOG* (src/logcheck/checks.cpp). Their computation
+// lives there, on topologies, process environments and logs; the registry holds their ID,
+// severity, rationale, fix and example inputs so `rules` lists them, `explain` shows them and the
+// emitting code takes severity and fix from here. check_rules() skips them (no recipe check);
+// Registry.LaunchRuleIdsMatchTheirSources keeps these entries and the IDs the sources emit in step.
 #include "families.h"
 
 namespace hcp::rules {
@@ -25,7 +26,7 @@ Rule launch_rule(std::string_view id, Severity severity, std::string_view family
       .good_example = passing,
       .example_args = {},
       .check = nullptr,
-      .runs_in = family == "probe" ? "probe" : "preflight",
+      .runs_in = family,
   };
 }
 
@@ -34,6 +35,24 @@ constexpr std::string_view kNcclEnv =
 constexpr std::string_view kNodeChecks = "hcp-plan src/preflight/checks.cpp";
 constexpr std::string_view kClusterChecks = "hcp-plan src/preflight/cluster.cpp";
 constexpr std::string_view kTopo = "hcp-plan probes/topology_findings.cpp";
+// Where check-log's inputs come from (tests/fixtures/logs/README.md cites each print statement).
+constexpr std::string_view kPgLog =
+    "pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (ProcessGroupNCCL initialization "
+    "options, logPrefix); NVIDIA/Megatron-LM megatron/core/parallel_state.py group_desc "
+    "(CONTEXT_PARALLEL_GROUP 1116-1141, HIERARCHICAL_..._L<level> 378-432) @ d98e8a64";
+constexpr std::string_view kIterLog =
+    "NVIDIA/Megatron-LM megatron/training/training.py:3567-3598 (training_log) @ d98e8a64; "
+    "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/utils/train_utils.py:1088-1096 @ "
+    "067f987d; hcp-plan's cost model and its corpus bands (hcp-plan accuracy)";
+constexpr std::string_view kMemLog =
+    "NVIDIA/Megatron-LM megatron/training/utils/common_utils.py:313-331 (report_memory) @ "
+    "d98e8a64; hcp-plan's memory model";
+constexpr std::string_view kFailLog =
+    "Python tracebacks; PyTorch's CUDA caching allocator and ProcessGroupNCCL watchdog messages; "
+    "NCCL's error strings (src/misc/utils.cc ncclGetErrorString)";
+constexpr std::string_view kConfigLog =
+    "NVIDIA/Megatron-LM megatron/training/arguments.py:1990-2001 (_print_args) @ d98e8a64; "
+    "Megatron-Bridge training/config.py:1809-1880 (log_non_default_values) @ 067f987d";
 
 }  // namespace
 
@@ -179,6 +198,140 @@ void add_probe_rules(std::vector<Rule>& out) {
       kTopo, "bind each rank to its GPU's NUMA node (numactl, or the launcher's --cpu-bind)",
       "a node with GPUs 0-3 on NUMA node 0 and 4-7 on NUMA node 1",
       "a node with every GPU on one NUMA node"));
+}
+
+void add_logcheck_rules(std::vector<Rule>& out) {
+  out.push_back(launch_rule(
+      "LOG001", Severity::kError, "check-log",
+      "a2a+p2p configured but no hierarchical CP groups created (CP silently off)",
+      "With a2a+p2p and no hierarchical sizes, older MCore and Bridge paths never build the "
+      "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0/L1 groups; TE gets no CP group and every rank "
+      "attends to its local chunk only: the run is fast and its gradients are wrong.",
+      kPgLog,
+      "set model.hierarchical_context_parallel_sizes=[a2a, p2p] with a x p = CP (and "
+      "dist.use_decentralized_pg=False on Bridge); discard the run's checkpoints",
+      "a log whose arguments say cp_comm_type a2a+p2p and whose ProcessGroupNCCL lines show "
+      "CONTEXT_PARALLEL_GROUP but no HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0/L1",
+      "the same log with HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0 and _L1 of the configured "
+      "sizes"));
+  out.push_back(launch_rule(
+      "LOG002", Severity::kError, "check-log", "hierarchical CP groups created with other sizes",
+      "The hierarchical groups the job built differ in size from the configured "
+      "hierarchical_context_parallel_sizes: the launcher changed them, so the run is not the "
+      "planned layout.",
+      kPgLog, "make the launcher pass the configured hierarchical_context_parallel_sizes",
+      "hierarchical sizes [8, 2] configured, groups _L0 of size 4 and _L1 of size 4 created",
+      "[8, 2] configured, _L0 of size 8 and _L1 of size 2 created"));
+  out.push_back(launch_rule(
+      "LOG003", Severity::kError, "check-log",
+      "CP > 1 configured but no (or a wrong-size) CP group",
+      "A CP degree above 1 needs a CONTEXT_PARALLEL_GROUP of that size; without it the sequence "
+      "is split but attention never sees the other ranks' chunks.",
+      kPgLog, "check that the launcher's parallel sizes reach initialize_model_parallel",
+      "context_parallel_size 16 configured, no CONTEXT_PARALLEL_GROUP of size 16 in the log",
+      "a CONTEXT_PARALLEL_GROUP of size 16 in the log"));
+  out.push_back(launch_rule(
+      "LOG004", Severity::kError, "check-log", "step time faster than the plan's band with CP > 1",
+      "With CP communication off, attention costs 1/CP of the real work: the measured step time "
+      "falls below the plan's band, often onto the prediction with attention divided by CP.",
+      kIterLog,
+      "check the CP groups (TORCH_CPP_LOG_LEVEL=INFO) and cp_comm_type/hierarchical sizes; "
+      "compare the loss with a CP=1 run",
+      "a CP=16 run whose median step time is a quarter of the plan's lower edge",
+      "the same run inside the plan's band"));
+  out.push_back(launch_rule(
+      "LOG005", Severity::kWarning, "check-log", "step time slower than the plan's band",
+      "A step time above the band's upper edge points to a slow link, a bad NCCL environment or "
+      "an unplanned layout; the finding names the largest term of the prediction.",
+      kIterLog,
+      "run `hcp-plan probe` on the nodes, check the NCCL environment (`hcp-plan preflight`) and "
+      "measure with `hcp-plan bench`",
+      "a run whose median step time is twice the plan's upper edge",
+      "the same run inside the plan's band"));
+  out.push_back(launch_rule(
+      "LOG006", Severity::kInfo, "check-log", "step time against the plan",
+      "The measured median step time after warm-up beside the prediction and its band.", kIterLog,
+      "none needed; `--save-calibration` turns the run into a calibration for plan and compare",
+      "a run with iteration lines inside the plan's band", "a log without iteration lines"));
+  out.push_back(launch_rule(
+      "LOG007", Severity::kWarning, "check-log", "measured peak memory against the plan",
+      "The peak allocated memory the job reported above the plan's per-GPU prediction means the "
+      "memory model misses a term for this run (or the run differs from the recipe).",
+      kMemLog, "raise recompute, CP or TP (`hcp-plan plan`) before the job grows",
+      "max allocated 70 GiB where the plan predicts 40 GiB",
+      "max allocated within the plan's prediction"));
+  out.push_back(launch_rule(
+      "LOG008", Severity::kInfo, "check-log", "process-group creation not logged",
+      "Without TORCH_CPP_LOG_LEVEL=INFO PyTorch does not log the groups it creates, so the CP "
+      "and hierarchical groups cannot be checked.",
+      kPgLog, "run with TORCH_CPP_LOG_LEVEL=INFO (PyTorch logs every ProcessGroupNCCL it creates)",
+      "a log with iteration lines and no ProcessGroupNCCL initialization lines",
+      "a log with the ProcessGroupNCCL initialization lines"));
+  out.push_back(launch_rule(
+      "LOG020", Severity::kError, "check-log", "assertion failure",
+      "The job stopped on an assert; when the message is an upstream CP check the finding names "
+      "the catalog rule that predicts it (e.g. CP012, CP013) and its fix.",
+      kFailLog, "fix the configuration the assert names",
+      "AssertionError: --hierarchical-context-parallel-sizes must be set when a2a+p2p is used in "
+      "cp comm",
+      "a log without a traceback"));
+  out.push_back(launch_rule(
+      "LOG021", Severity::kError, "check-log", "CUDA out of memory",
+      "The job ran out of GPU memory; the finding puts the plan's per-GPU prediction and its "
+      "largest term beside the allocation that failed.",
+      kFailLog,
+      "use `hcp-plan plan --memory-limit` to pick a layout that fits (more CP/TP, recompute)",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB",
+      "a log without an out-of-memory error"));
+  out.push_back(launch_rule(
+      "LOG022", Severity::kError, "check-log", "NCCL collective timeout (watchdog)",
+      "ProcessGroupNCCL's watchdog aborted a collective that did not finish in time; a hang or "
+      "a dead link in one rank shows as a timeout on the others.",
+      kFailLog,
+      "run `hcp-plan preflight` on every node (NIC state, NCCL_IB_HCA, NCCL environment) and "
+      "`hcp-plan probe`; a hang in one rank shows as a timeout on the others",
+      "[PG ID 0 ...] Watchdog caught collective operation timeout: WorkNCCL(...) ran for "
+      "1800000 milliseconds before timing out",
+      "a log without watchdog lines"));
+  out.push_back(launch_rule(
+      "LOG023", Severity::kError, "check-log", "NCCL or CUDA error",
+      "The job stopped on an NCCL or CUDA runtime error (unhandled system error, illegal memory "
+      "access, ...).",
+      kFailLog, "run `hcp-plan preflight` on the failing node; set NCCL_DEBUG=INFO for the cause",
+      "torch.distributed.DistBackendError: NCCL error ... unhandled system error",
+      "a log without NCCL or CUDA errors"));
+  out.push_back(launch_rule(
+      "LOG024", Severity::kError, "check-log", "the job failed with an exception",
+      "The job stopped on an exception that is neither an assert, an OOM nor an NCCL/CUDA error.",
+      kFailLog, "read the traceback the finding points at",
+      "Traceback (most recent call last): ... ValueError: ...", "a log without a traceback"));
+  out.push_back(launch_rule(
+      "LOG030", Severity::kInfo, "check-log", "which configuration was checked",
+      "The effective configuration printed by the job (Megatron-LM's arguments block, Bridge's "
+      "ConfigContainer or its non-default summary) is the truth and goes through every rule; "
+      "without one the recipe on the command line is checked.",
+      kConfigLog, "none needed", "a log with a `--- arguments ---` block",
+      "a log without a printed configuration, checked against the recipe given"));
+  out.push_back(launch_rule(
+      "LOG031", Severity::kWarning, "check-log", "the job ran with other values than the recipe",
+      "The printed configuration differs from the recipe given on the command line in a "
+      "parallelism, sequence or CP key: the launcher changed it.",
+      kConfigLog, "update the recipe (or find the launcher step that changed the value)",
+      "a recipe with context_parallel_size 8 and a log whose arguments say 16",
+      "a recipe and a log that agree"));
+  out.push_back(launch_rule(
+      "LOG032", Severity::kInfo, "check-log", "versions printed by the job",
+      "TE, megatron-core, torch and NCCL versions printed at start-up select the version-gated "
+      "rules (the command line's --te-version and --mcore-version win).",
+      "NVIDIA/nccl src/init.cc:695 (NCCL version line) @ 5067397c; Megatron-LM and Bridge "
+      "start-up prints",
+      "none needed", "NCCL INFO NCCL version 2.21.5+cuda12.4", "a log without version lines"));
+  out.push_back(launch_rule(
+      "LOG033", Severity::kInfo, "check-log", "speed not checked",
+      "The step time is not compared with the plan when the log has too few iterations after "
+      "warm-up or the model cannot price the layout; the finding says which.",
+      kIterLog, "let the job run past warm-up, or pass --cluster/--topology",
+      "a log with two iteration lines", "a log with twenty iteration lines"));
 }
 
 }  // namespace hcp::rules

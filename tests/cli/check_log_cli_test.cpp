@@ -85,6 +85,20 @@ TEST(CheckLogCli, OutOfMemoryAndCpAssertsAreExplainedWithIds) {
   EXPECT_EQ(j["failures"][0]["kind"], "assertion");
 }
 
+TEST(CheckLogCli, LogIdsAreExplainedAndListed) {
+  // The IDs check-log prints are catalog entries: `explain` shows their rationale, source and fix,
+  // `rules` lists them beside the recipe rules.
+  CliResult e = run_cli("explain LOG021 --wide");
+  EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
+  EXPECT_NE(e.out.find("CUDA out of memory"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("--memory-limit"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("hcp-plan check-log"), std::string::npos) << e.out;
+  CliResult l = run_cli("rules --format json");
+  EXPECT_EQ(l.exit_code, 0) << l.err;
+  EXPECT_NE(l.out.find("\"LOG001\""), std::string::npos);
+  EXPECT_NE(l.out.find("\"LOG004\""), std::string::npos);
+}
+
 TEST(CheckLogCli, PrefixesAndGzipGiveTheSameVerdict) {
   for (const char* file :
        {"mlm_hcp_ok.log.gz", "mlm_hcp_ok_torchrun.log", "mlm_hcp_ok_mpirun.log"}) {

@@ -206,10 +206,21 @@ TEST(LogCatalogs, EveryFailureSignatureNamesARegistryRule) {
   EXPECT_EQ(rule_for_failure("RuntimeError: something else", "x = y"), "");
 }
 
-TEST(LogCatalogs, CheckIdsAreUniqueAndOrdered) {
-  const auto& c = log_check_catalog();
-  for (size_t i = 1; i < c.size(); ++i)
-    EXPECT_LT(c[i - 1].id, c[i].id);
+TEST(LogCatalogs, LogChecksAreRegistryRules) {
+  // `hcp-plan explain LOG021` and `rules` read these entries; the checks take severity and fix
+  // from them.
+  int log_rules = 0;
+  for (const Rule& rule : rule_registry()) {
+    if (!rule.id.starts_with("LOG")) continue;
+    ++log_rules;
+    EXPECT_EQ(rule.runs_in, "check-log") << rule.id;
+    EXPECT_EQ(rule.check, nullptr) << rule.id;
+  }
+  EXPECT_GE(log_rules, 17);
+  const Rule* oom = find_rule("LOG021");
+  ASSERT_NE(oom, nullptr);
+  EXPECT_EQ(oom->severity, Severity::kError);
+  EXPECT_NE(std::string(oom->fix).find("--memory-limit"), std::string::npos);
 }
 
 }  // namespace

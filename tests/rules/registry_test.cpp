@@ -30,7 +30,7 @@ TEST(Registry, IdsAreUniqueSortedAndWellFormed) {
   const auto& rules = rule_registry();
   ASSERT_GE(rules.size(), 36u);
   std::set<std::string_view> seen;
-  std::regex id_form("CP[0-9]{3}|PF[0-9]{3}|TOPO[0-9]{3}");
+  std::regex id_form("CP[0-9]{3}|PF[0-9]{3}|TOPO[0-9]{3}|LOG[0-9]{3}");
   for (size_t i = 0; i < rules.size(); ++i) {
     const Rule& rule = rules[i];
     EXPECT_TRUE(std::regex_match(std::string(rule.id), id_form)) << rule.id;
@@ -44,11 +44,14 @@ TEST(Registry, IdsAreUniqueSortedAndWellFormed) {
     EXPECT_FALSE(rule.fix.empty()) << rule.id;
     EXPECT_FALSE(rule.family.empty()) << rule.id;
     EXPECT_TRUE(!rule.bad_example.empty() || !rule.bad_example_yaml.empty()) << rule.id;
-    bool launch_rule = rule.id.starts_with("PF") || rule.id.starts_with("TOPO");
+    bool launch_rule =
+        rule.id.starts_with("PF") || rule.id.starts_with("TOPO") || rule.id.starts_with("LOG");
     EXPECT_EQ(rule.check == nullptr, launch_rule) << rule.id;
     if (launch_rule) {
       EXPECT_FALSE(rule.good_example.empty()) << rule.id;
-      EXPECT_TRUE(rule.runs_in == "preflight" || rule.runs_in == "probe") << rule.id;
+      EXPECT_TRUE(rule.runs_in == "preflight" || rule.runs_in == "probe" ||
+                  rule.runs_in == "check-log")
+          << rule.id;
     }
     for (std::string_view who : rule.enforced_by) {
       EXPECT_TRUE(who == "bridge" || who == "mcore" || who == "mlm" || who == "te")
@@ -123,19 +126,22 @@ std::string read_source(const std::string& path) {
 // catalog entry (right command), and each entry is emitted somewhere.
 TEST(Registry, LaunchRuleIdsMatchTheirSources) {
   std::set<std::string> emitted;
-  std::regex id_literal("\"((PF|TOPO)[0-9]{3})\"");
-  for (const char* path :
-       {"src/preflight/checks.cpp", "src/preflight/cluster.cpp", "probes/topology_findings.cpp"}) {
+  std::regex id_literal("\"((PF|TOPO|LOG)[0-9]{3})\"");
+  for (const char* path : {"src/preflight/checks.cpp", "src/preflight/cluster.cpp",
+                           "probes/topology_findings.cpp", "src/logcheck/checks.cpp"}) {
     std::string text = read_source(path);
     ASSERT_FALSE(text.empty()) << path;
     for (std::sregex_iterator it(text.begin(), text.end(), id_literal), end; it != end; ++it)
       emitted.insert((*it)[1].str());
   }
-  EXPECT_GE(emitted.size(), 20u);
+  EXPECT_GE(emitted.size(), 38u);
   for (const std::string& id : emitted) {
     const Rule* rule = find_rule(id);
     ASSERT_NE(rule, nullptr) << id << " is emitted but not in the registry";
-    EXPECT_EQ(rule->runs_in, id.starts_with("TOPO") ? "probe" : "preflight") << id;
+    EXPECT_EQ(rule->runs_in, id.starts_with("TOPO")  ? "probe"
+                             : id.starts_with("LOG") ? "check-log"
+                                                     : "preflight")
+        << id;
   }
   for (const Rule& rule : rule_registry()) {
     if (rule.check == nullptr) {
@@ -147,7 +153,8 @@ TEST(Registry, LaunchRuleIdsMatchTheirSources) {
 TEST(Registry, CheckRulesSkipsLaunchRules) {
   Recipe recipe = default_recipe();
   for (const Diagnostic& d : check_rules(recipe, Environment{})) {
-    EXPECT_FALSE(d.id.starts_with("PF") || d.id.starts_with("TOPO")) << d.id;
+    EXPECT_FALSE(d.id.starts_with("PF") || d.id.starts_with("TOPO") || d.id.starts_with("LOG"))
+        << d.id;
   }
 }
 
