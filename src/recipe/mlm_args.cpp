@@ -556,6 +556,9 @@ bool is_mlm_test_config(const std::string& path) {
   try {
     Result<std::string> text = read_input_file(path, InputKind::kRecipe);
     if (!text) return false;
+    // Without the key's name anywhere in the text there is no MODEL_ARGS key: spare the parse
+    // (a Bridge recipe is parsed once more by its loader; `validate` runs on every start).
+    if (text->find("MODEL_ARGS") == std::string::npos) return false;
     YAML::Node root = YAML::Load(*text);
     return root.IsMap() && root["MODEL_ARGS"].IsDefined();
   } catch (const YAML::Exception&) {
