@@ -15,7 +15,8 @@ typedef int (*hcp_mpi_abi_version_fn)(void);
 /* MPI_Init unless MPI is initialised; *finalize is 1 when this call initialised it. */
 typedef int (*hcp_mpi_join_fn)(int* rank, int* size, int* finalize);
 typedef int (*hcp_mpi_finalize_fn)(void);
-/* MPI_Gather of one int per rank to rank 0 (`all` holds `size` ints on rank 0, unused elsewhere). */
+/* MPI_Gather of one int per rank to rank 0 (`all` holds `size` ints on rank 0, unused elsewhere).
+ */
 typedef int (*hcp_mpi_gather_int_fn)(int mine, int* all);
 /* MPI_Gatherv of chars to rank 0 (`counts` and `offsets` are read on rank 0 only). */
 typedef int (*hcp_mpi_gatherv_chars_fn)(const char* mine, int count, char* all, const int* counts,
