@@ -106,6 +106,22 @@ Result<Override> parse_override(std::string_view text, int index = 1);
 /// Afterwards model.seq_length := dataset.seq_length (run_recipe.py's sync step).
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args);
 
+/// The distributed-optimizer setting Bridge trains with: on when ddp or optimizer sets
+/// use_distributed_optimizer (Megatron-Bridge 067f987d src/megatron/bridge/training/config.py:
+/// 2100-2123, _validate_and_sync_distributed_optimizer_settings; apply_overrides writes it into
+/// both sections of a Bridge recipe); nullopt when neither section says. Megatron-LM has the one
+/// flag (ddp.use_distributed_optimizer).
+std::optional<bool> distributed_optimizer_of(const Recipe& recipe);
+
+/// Apply what Megatron-Bridge's scripts/training/run_recipe.py sets after the overrides and before
+/// ConfigContainer.validate (recipe_runner.py sync_finetuning_cp_invariants and
+/// sync_offline_packing_alignment): with a finetuning dataset and CP (or eval CP) > 1,
+/// model.calculate_per_token_loss=true and ddp.average_in_collective=false; with offline packing,
+/// packed_sequence_size := dataset.seq_length and pad_seq_to_mult raised to a multiple of 2*CP
+/// (and TP*CP under sequence parallelism). Bridge recipes only; the CLI calls it for
+/// --launcher run_recipe.
+void sync_run_recipe(Recipe& recipe);
+
 /// Return the run_recipe.py shorthand flags apply_overrides accepts ("-cp",
 /// "--context_parallel_size", ...), so the CLI can tell them from mistyped options.
 std::vector<std::string> override_flag_names();

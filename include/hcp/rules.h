@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -155,6 +156,12 @@ struct SizeFinding {
 /// with a recipe's sizes, and the process-group builder (layout/resolve.cpp, `hcp-plan groups`)
 /// with a GroupConfig. Each returns the finding, or nullopt when the sizes pass.
 namespace size_rules {
+/// Products of parallel sizes can exceed 64 bits for absurd inputs; they are compared exactly.
+using Wide = unsigned __int128;
+/// Return the decimal text of `v`.
+std::string wide_str(Wide v);
+/// Return the exact product of `xs` (each taken as unsigned).
+Wide wide_product(std::initializer_list<int64_t> xs);
 /// CP002: context_parallel_size >= 1.
 std::optional<SizeFinding> context_parallel_positive(int64_t cp);
 /// CP001: the world divides by TP*PP*CP (times MCore main's GTP rematerialisation factor).

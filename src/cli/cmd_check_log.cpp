@@ -108,7 +108,8 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
   }
   LogCheckInputs in;
   if (!pos->recipe.empty()) {
-    auto subjects = load_recipe_subjects(RecipeSources{pos->recipe, "", ""}, pos->overrides);
+    auto subjects =
+        load_recipe_subjects(RecipeSources{pos->recipe, "", "", "direct"}, pos->overrides);
     if (!subjects) {
       print_error(subjects.error().str());
       return kExitBadInput;

@@ -94,6 +94,12 @@ void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string
                  "Megatron-LM arguments instead of RECIPE: \"--flag v ...\" or @FILE");
   sub.add_option("--hf-config", sources.hf_config,
                  "Hugging Face config.json whose model dims fill the recipe (alone: the model)");
+  sub.add_option("--launcher", sources.launcher,
+                 "How a Bridge recipe is launched: direct (pretrain()/finetune() on the config, "
+                 "the default) or run_recipe (scripts/training/run_recipe.py, which sets the SFT "
+                 "CP loss settings and packing alignment before validation)")
+      ->check(CLI::IsMember({"direct", "run_recipe"}))
+      ->type_name("LAUNCHER");
 }
 
 namespace {
@@ -216,6 +222,7 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
       if (Status s = apply_hf_config(subject.recipe, sources.hf_config); !s) return s.error();
     }
     if (Status s = apply_overrides(subject.recipe, overrides); !s) return s.error();
+    if (sources.launcher == "run_recipe") sync_run_recipe(subject.recipe);
     if (subject.recipe.framework == Framework::kBridge) {
       for (auto& [name, value] : recipe_env_defaults(subject.recipe))
         subject.env_vars.emplace(name, value);

@@ -22,6 +22,10 @@ struct RecipeSources {
   std::string recipe;     ///< RECIPE: Bridge YAML, shipped name, or MLM model_config.yaml.
   std::string mlm_args;   ///< --mlm-args "--flag v ..." or @FILE.
   std::string hf_config;  ///< --hf-config config.json.
+  /// --launcher: "direct" (the config goes straight to ConfigContainer.validate, e.g. a script
+  /// calling pretrain()/finetune()) or "run_recipe" (Bridge's scripts/training/run_recipe.py,
+  /// whose syncs run first: sync_run_recipe).
+  std::string launcher = "direct";
 };
 
 /// One recipe to check: a Bridge recipe, or one argument section of a Megatron-LM config.

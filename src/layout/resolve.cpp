@@ -16,25 +16,9 @@ using Kind = LayoutError::Kind;
 /// Largest world size hcp-plan lays out (groups are materialised as int ranks).
 constexpr int64_t kMaxWorld = int64_t{1} << 22;
 
-/// Products of parallel sizes can exceed 64 bits for absurd inputs; compare them exactly.
-using Wide = unsigned __int128;
-
-std::string wide_str(Wide v) {
-  if (v == 0) return "0";
-  std::string s;
-  while (v > 0) {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  }
-  return s;
-}
-
-Wide wide_product(std::initializer_list<int64_t> xs) {
-  Wide p = 1;
-  for (int64_t x : xs)
-    p *= static_cast<Wide>(x);
-  return p;
-}
+using size_rules::Wide;
+using size_rules::wide_product;
+using size_rules::wide_str;
 
 LayoutError bad_input(std::string message, std::string key) {
   return {Kind::kBadInput, "", "ValueError", std::move(message), std::move(key)};

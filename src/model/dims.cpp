@@ -190,13 +190,9 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   std::string granularity = recipe.get_string("model.recompute_granularity").value_or("");
   if (granularity == "full") s.recompute = Recompute::kFull;
   if (granularity == "selective") s.recompute = Recompute::kSelective;
-  // Bridge turns the distributed optimizer on in both ddp and optimizer when either sets it
-  // (_validate_and_sync_distributed_optimizer_settings, src/megatron/bridge/training/config.py:
-  // 2100-2123 @067f987). Neither set: on, as every Bridge pretrain recipe sets it.
-  auto ddp_dist = recipe.get_bool("ddp.use_distributed_optimizer");
-  auto opt_dist = recipe.get_bool("optimizer.use_distributed_optimizer");
-  if (ddp_dist || opt_dist)
-    s.distributed_optimizer = ddp_dist.value_or(false) || opt_dist.value_or(false);
+  // Neither section set: on (the default of TrainingSetup), as every Bridge pretrain recipe sets
+  // it.
+  if (auto dist_opt = distributed_optimizer_of(recipe)) s.distributed_optimizer = *dist_opt;
   s.grad_reduce_in_fp32 = recipe.bool_or(
       "ddp.grad_reduce_in_fp32", recipe.bool_or("mixed_precision.grad_reduce_in_fp32", true));
   s.overlap_grad_reduce = recipe.bool_or("ddp.overlap_grad_reduce", true);

@@ -110,6 +110,16 @@ const std::vector<FlagSpec>& flag_table() {
       {"--thd-tail-padding-policy", FlagKind::kString, "model.thd_tail_padding_policy"},
       {"--cp-partition-mode", FlagKind::kString, "model.cp_partition_mode"},
       {"--cuda-graph-impl", FlagKind::kString, "model.cuda_graph_impl"},
+      // TransformerConfig / ModelParallelConfig booleans that ArgumentGroupFactory turns into
+      // store_true flags (Megatron-LM d98e8a64 megatron/training/argument_utils.py:189-191,
+      // arguments.py:2373): fp16/bf16 (model_parallel_config.py:177, 180), qk_clip and
+      // log_max_attention_logit (transformer_config.py:265, 274), enable_cuda_graph
+      // (transformer_config.py:1049; also cuda_graph_impl=local, see recipe_from_mlm_arguments).
+      {"--fp16", FlagKind::kTrue, "model.fp16"},
+      {"--bf16", FlagKind::kTrue, "model.bf16"},
+      {"--qk-clip", FlagKind::kTrue, "model.qk_clip"},
+      {"--log-max-attention-logit", FlagKind::kTrue, "model.log_max_attention_logit"},
+      {"--enable-cuda-graph", FlagKind::kTrue, "model.enable_cuda_graph"},
       {"--tp-comm-overlap", FlagKind::kTrue, "model.tp_comm_overlap"},
       {"--dataloader-type", FlagKind::kString, "dataset.dataloader_type"},
       {"--use-packed-sequence", FlagKind::kTrue, "dataset.packed_sequence"},
@@ -518,9 +528,9 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
   recipe.name = name;
   recipe.framework = Framework::kMlm;
   for (const MlmArgument& arg : args) {
+    // validate_args turns the deprecated flag into --cuda-graph-impl=local (arguments.py:611-624).
     if (arg.flag == "--enable-cuda-graph" && !is_false_text(arg.values)) {
       recipe.set("model.cuda_graph_impl", Value::string("local", arg.location));
-      continue;
     }
     const FlagSpec* spec = find_flag(arg.flag);
     if (spec == nullptr) continue;  // MLM has hundreds of flags; unmodelled ones are accepted.
@@ -533,6 +543,11 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
     recipe.set(spec->key, std::move(**value));
   }
   apply_group_query_semantics(recipe);
+  // A launch's flags are all it has: without --fp16/--bf16, params_dtype stays torch.float and
+  // the model runs in fp32 (arguments.py:1194-1206), which the precision rules (CP074) read.
+  for (const char* key : {"model.fp16", "model.bf16"}) {
+    if (!recipe.has(key)) recipe.set(key, Value::boolean(false, Location{name, 0, 0}));
+  }
   if (Status st = check_parallel_product(recipe); !st) return st.error();
   return recipe;
 }
@@ -541,6 +556,9 @@ bool is_mlm_test_config(const std::string& path) {
   try {
     Result<std::string> text = read_input_file(path, InputKind::kRecipe);
     if (!text) return false;
+    // Without the key's name anywhere in the text there is no MODEL_ARGS key: spare the parse
+    // (a Bridge recipe is parsed once more by its loader; `validate` runs on every start).
+    if (text->find("MODEL_ARGS") == std::string::npos) return false;
     YAML::Node root = YAML::Load(*text);
     return root.IsMap() && root["MODEL_ARGS"].IsDefined();
   } catch (const YAML::Exception&) {

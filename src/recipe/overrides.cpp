@@ -3,10 +3,12 @@
 // model.seq_length := dataset.seq_length sync.
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <string>
 
 #include "hcp/recipe.h"
 #include "hcp/schema.h"
+#include "schema_fields.h"
 
 namespace hcp {
 namespace {
@@ -179,7 +181,11 @@ Result<Value*> Applier::slot(const Override& o, const std::string& key, bool cre
       node = &node->items()[idx];
       continue;
     }
-    if (node->is_null() && create) *node = Value::map({}, Location{override_file(o.index), 1, 1});
+    if (node->is_null()) {
+      // A null parent: OmegaConf.update replaces it with an empty map on the way (see add()).
+      if (!create) return static_cast<Value*>(nullptr);
+      *node = Value::map({}, Location{override_file(o.index), 1, 1});
+    }
     if (!node->is_map()) {
       return override_error(
           o, "Could not override '" + key + "': '" + parts[i - 1] + "' is not a map");
@@ -214,8 +220,26 @@ Status merge_into(Value& target, const Value& dict, bool allow_new, const Overri
   return Ok{};
 }
 
+/// True when a proper prefix of `key` holds an explicit null in the recipe ("dataset.x.y" with
+/// dataset.x: null).
+bool null_parent(const Recipe& recipe, const std::string& key) {
+  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', dot + 1)) {
+    const Value* parent = recipe.find(key.substr(0, dot));
+    if (parent == nullptr) return false;
+    if (parent->is_null()) return true;
+  }
+  return false;
+}
+
+/// KEY=VALUE through a null parent is an error: OmegaConf.update without force_add replaces the
+/// null with an empty map, then sets the key in it under Bridge's struct flag, which rejects the
+/// new key, and Hydra answers "Could not override" (Megatron-Bridge 067f987d
+/// src/megatron/bridge/training/utils/omegaconf_utils.py:180-183 sets struct and calls
+/// hydra/_internal/config_loader_impl.py _apply_overrides_to_config, facebookresearch/hydra
+/// 03fe5a39; omry/omegaconf omegaconf/omegaconf.py OmegaConf.update).
 Status Applier::change(const Override& o, const std::string& key, Value* existing) {
-  if (existing == nullptr && !real_config_has(key)) {
+  if ((existing == nullptr && !real_config_has(key)) ||
+      (existing == nullptr && null_parent(recipe, key))) {
     return override_error(o, "Could not override '" + key + "'. To append to your config use +" +
                                  o.key + "=" + (o.value ? o.value->str() : ""));
   }
@@ -228,6 +252,12 @@ Status Applier::change(const Override& o, const std::string& key, Value* existin
   return Ok{};
 }
 
+/// +KEY=VALUE and ++KEY=VALUE: Hydra calls OmegaConf.update(..., force_add=True), which replaces
+/// a null (or absent) parent with a map and adds the key with the struct flag off, so
+/// "+dataset.offline_packing_specs.pad_seq_to_mult=8" after a dataset whose
+/// offline_packing_specs is None is valid (Megatron-Bridge 067f987d
+/// examples/model_verification_cards/gpt-oss-120b/card.yaml:301 passes it; hydra 03fe5a39
+/// config_loader_impl.py _apply_overrides_to_config: is_add with OmegaConf.select(...) is None).
 Status Applier::add(const Override& o, const std::string& key, Value* existing, bool force) {
   bool occupied = existing != nullptr ? !existing->is_null() : default_is_set(key);
   if (!force && occupied && !o.value->is_list() && !o.value->is_map()) {
@@ -324,16 +354,88 @@ Status sync_sequence_length(Recipe& recipe, const std::vector<Override>& overrid
 /// Bridge turns the distributed optimizer on in both ddp and optimizer when either sets it
 /// (Megatron-Bridge 067f987d src/megatron/bridge/training/config.py:2100-2123,
 /// _validate_and_sync_distributed_optimizer_settings, run by ConfigContainer.validate).
+namespace {
+constexpr std::string_view kDdpDistOpt = "ddp.use_distributed_optimizer";
+constexpr std::string_view kOptimizerDistOpt = "optimizer.use_distributed_optimizer";
+}  // namespace
+
+std::optional<bool> distributed_optimizer_of(const Recipe& recipe) {
+  std::optional<bool> ddp = recipe.get_bool(kDdpDistOpt);
+  std::optional<bool> optimizer = recipe.get_bool(kOptimizerDistOpt);
+  if (!ddp && !optimizer) return std::nullopt;
+  return ddp.value_or(false) || optimizer.value_or(false);
+}
+
 void sync_distributed_optimizer(Recipe& recipe) {
+  if (recipe.framework != Framework::kBridge || !distributed_optimizer_of(recipe).value_or(false)) {
+    return;
+  }
+  bool ddp = recipe.bool_or(kDdpDistOpt, false);
+  std::string_view on = ddp ? kDdpDistOpt : kOptimizerDistOpt;
+  std::string_view off = ddp ? kOptimizerDistOpt : kDdpDistOpt;
+  if (!recipe.bool_or(off, false)) recipe.set(off, Value::boolean(true, recipe.where(on)));
+}
+
+namespace {
+
+/// run_recipe.py's test for a finetuning dataset: the dataset object has enable_offline_packing
+/// or enable_in_batch_packing (FinetuningDatasetConfig and its subclasses). A full dump lists
+/// every field; a partial recipe is known by its dataset `_target_`.
+bool has_finetuning_dataset(const Recipe& recipe) {
+  const Value* dataset = recipe.find("dataset");
+  if (dataset == nullptr || !dataset->is_map()) return false;
+  if (dataset->get("enable_offline_packing") || dataset->get("enable_in_batch_packing")) {
+    return true;
+  }
+  auto target = recipe.targets.find("dataset");
+  if (target == recipe.targets.end()) return false;
+  const schema_detail::FieldSet* fields = schema_detail::class_fields(target->second);
+  return fields != nullptr &&
+         (fields->find("enable_offline_packing") || fields->find("enable_in_batch_packing"));
+}
+
+int64_t lcm(int64_t a, int64_t b) {
+  return a / std::gcd(a, b) * b;
+}
+
+}  // namespace
+
+/// Megatron-Bridge 067f987d scripts/training/run_recipe.py:513-515 runs, after the overrides and
+/// before ConfigContainer.validate, the syncs of scripts/training/recipe_runner.py:
+/// sync_finetuning_cp_invariants (350-370) and sync_offline_packing_alignment (430-477).
+void sync_run_recipe(Recipe& recipe) {
   if (recipe.framework != Framework::kBridge) return;
-  constexpr std::string_view kDdp = "ddp.use_distributed_optimizer";
-  constexpr std::string_view kOptimizer = "optimizer.use_distributed_optimizer";
-  bool ddp = recipe.bool_or(kDdp, false);
-  bool optimizer = recipe.bool_or(kOptimizer, false);
-  if (ddp == optimizer) return;
-  std::string_view on = ddp ? kDdp : kOptimizer;
-  std::string_view off = ddp ? kOptimizer : kDdp;
-  recipe.set(off, Value::boolean(true, recipe.where(on)));
+  Parallelism p = parallelism_of(recipe);
+  std::vector<int64_t> cps = {p.cp};
+  if (auto eval_cp = recipe.get_int("dist.eval_context_parallel_size")) cps.push_back(*eval_cp);
+  bool any_cp = std::any_of(cps.begin(), cps.end(), [](int64_t cp) { return cp > 1; });
+  // sync_finetuning_cp_invariants: mode "finetune" (run_recipe.py --mode sft/lora/dora; a
+  // finetuning dataset preset requires it, run_recipe.py:438-441) with a finetuning dataset and
+  // CP (or eval CP) > 1.
+  if (any_cp && has_finetuning_dataset(recipe)) {
+    Location at{"<run_recipe.py>", 0, 0};
+    recipe.set("model.calculate_per_token_loss", Value::boolean(true, at));
+    recipe.set("ddp.average_in_collective", Value::boolean(false, at));
+  }
+  // sync_offline_packing_alignment: packed_sequence_size := dataset.seq_length, and
+  // pad_seq_to_mult := lcm(pad_seq_to_mult or 1, 2*CP for each CP > 1, TP*CP with SP and TP > 1).
+  if (!recipe.bool_or("dataset.enable_offline_packing", false)) return;
+  const Value* specs = recipe.find("dataset.offline_packing_specs");
+  Location at{"<run_recipe.py>", 0, 0};
+  if (specs == nullptr || specs->is_null()) {
+    recipe.set("dataset.offline_packing_specs", Value::map({}, at));
+  }
+  if (auto seq = recipe.get_int("dataset.seq_length")) {
+    recipe.set("dataset.offline_packing_specs.packed_sequence_size", Value::integer(*seq, at));
+  }
+  int64_t mult =
+      std::max<int64_t>(1, recipe.int_or("dataset.offline_packing_specs.pad_seq_to_mult", 1));
+  bool sp = recipe.bool_or("model.sequence_parallel", false);
+  for (int64_t cp : cps) {
+    if (cp > 1) mult = lcm(mult, 2 * cp);
+    if (sp && p.tp > 1) mult = lcm(mult, cp * p.tp);
+  }
+  recipe.set("dataset.offline_packing_specs.pad_seq_to_mult", Value::integer(mult, at));
 }
 
 std::vector<std::string> override_flag_names() {

@@ -242,6 +242,24 @@ std::optional<std::string> non_recipe_yaml_kind(std::string_view text, const std
   if (name == ".pre-commit-hooks.yaml") return std::string("a pre-commit hook list");
   if (name == ".clang-format" || name == ".clang-tidy" || name == "_clang-format")
     return std::string("clang tool settings");
+  // A line "model:" (or another ConfigContainer section, or MODEL_ARGS) at column 0 is a top-level
+  // key of a block mapping: a recipe, known without parsing the file a second time (the loader
+  // parses it). At worst a non-recipe file is then checked as a recipe, as without this test.
+  const auto& sections = top_level_sections();
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    std::string_view line =
+        text.substr(start, end == std::string_view::npos ? text.npos : end - start);
+    if (line.rfind("MODEL_ARGS", 0) == 0) return std::nullopt;
+    for (const std::string& section : sections) {
+      if (line.size() > section.size() && line.rfind(section, 0) == 0 &&
+          line[section.size()] == ':') {
+        return std::nullopt;
+      }
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -256,7 +274,6 @@ std::optional<std::string> non_recipe_yaml_kind(std::string_view text, const std
   } catch (const YAML::Exception&) {
     return std::nullopt;
   }
-  const auto& sections = top_level_sections();
   for (const std::string& key : keys) {
     if (key.rfind("MODEL_ARGS", 0) == 0) return std::nullopt;
     if (std::find(sections.begin(), sections.end(), key) != sections.end()) return std::nullopt;

@@ -14,8 +14,7 @@ std::string str(int64_t v) {
   return std::to_string(v);
 }
 
-/// Products of parallel sizes can exceed 64 bits for absurd inputs; compare them exactly.
-using Wide = unsigned __int128;
+}  // namespace
 
 std::string wide_str(Wide v) {
   if (v == 0) return "0";
@@ -27,7 +26,12 @@ std::string wide_str(Wide v) {
   return s;
 }
 
-}  // namespace
+Wide wide_product(std::initializer_list<int64_t> xs) {
+  Wide p = 1;
+  for (int64_t x : xs)
+    p *= static_cast<Wide>(x);
+  return p;
+}
 
 std::optional<SizeFinding> context_parallel_positive(int64_t cp) {
   if (cp >= 1) return std::nullopt;
@@ -39,8 +43,7 @@ std::optional<SizeFinding> context_parallel_positive(int64_t cp) {
 
 std::optional<SizeFinding> world_divisible(int64_t world, int64_t tp, int64_t pp, int64_t cp,
                                            int64_t gtp_factor) {
-  Wide model = static_cast<Wide>(tp) * static_cast<Wide>(pp) * static_cast<Wide>(cp) *
-               static_cast<Wide>(gtp_factor);
+  Wide model = wide_product({tp, pp, cp, gtp_factor});
   if (model == 0 || static_cast<Wide>(world) % model == 0) return std::nullopt;
   std::string gtp = gtp_factor > 1 ? " * GTP factor=" + str(gtp_factor) : "";
   return SizeFinding{
@@ -52,8 +55,7 @@ std::optional<SizeFinding> world_divisible(int64_t world, int64_t tp, int64_t pp
 
 std::optional<SizeFinding> expert_world_divisible(int64_t world, int64_t etp, int64_t ep,
                                                   int64_t pp, int64_t egtp_factor) {
-  Wide expert = static_cast<Wide>(etp) * static_cast<Wide>(ep) * static_cast<Wide>(pp) *
-                static_cast<Wide>(egtp_factor);
+  Wide expert = wide_product({etp, ep, pp, egtp_factor});
   if (expert == 0 || static_cast<Wide>(world) % expert == 0) return std::nullopt;
   std::string gtp = egtp_factor > 1 ? " * GTP factor=" + str(egtp_factor) : "";
   return SizeFinding{

@@ -52,5 +52,40 @@ TEST(BridgeSemantics, EnvVarsFeedTheEnvironmentRules) {
     std::filesystem::remove(p);
 }
 
+// run_recipe.py sets calculate_per_token_loss / average_in_collective for SFT with CP before
+// ConfigContainer.validate (Megatron-Bridge 067f987d scripts/training/recipe_runner.py:350-370,
+// called from scripts/training/run_recipe.py:513), so CP045 fires for a config handed to
+// finetune() directly and not for the same config launched through run_recipe.py.
+TEST(BridgeSemantics, RunRecipeLauncherSetsTheSftCpLossSettings) {
+  std::string text = std::string(kCp2) +
+                     "  enable_offline_packing: true\n  offline_packing_specs:\n"
+                     "    packed_sequence_size: 8192\n    pad_seq_to_mult: 4\n"
+                     "train:\n  micro_batch_size: 1\n  global_batch_size: 8\n"
+                     "ddp:\n  average_in_collective: true\n";
+  std::string sft = write_recipe("sft", text);
+  CliResult direct = run_cli("validate " + sft + " --world-size 8 --format json");
+  EXPECT_EQ(direct.exit_code, 1) << direct.out << direct.err;
+  EXPECT_NE(direct.out.find("\"CP045\""), std::string::npos) << direct.out;
+  CliResult explicit_direct =
+      run_cli("validate " + sft + " --world-size 8 --launcher direct --format json");
+  EXPECT_NE(explicit_direct.out.find("\"CP045\""), std::string::npos) << explicit_direct.out;
+  CliResult runner =
+      run_cli("validate " + sft + " --world-size 8 --launcher run_recipe --format json");
+  EXPECT_EQ(runner.out.find("\"CP045\""), std::string::npos) << runner.out << runner.err;
+  // CP=1: nothing to sync, and CP045 does not apply either way.
+  CliResult cp1 = run_cli("validate " + sft + " --world-size 8 -cp 1 --launcher run_recipe");
+  EXPECT_EQ(cp1.out.find("[CP045]"), std::string::npos) << cp1.out;
+  // A pretraining dataset (no packing fields) is left alone by the sync.
+  std::string pretrain =
+      write_recipe("pretrain", std::string(kCp2) + "ddp:\n  average_in_collective: true\n");
+  CliResult pre = run_cli("validate " + pretrain +
+                          " --world-size 8 --launcher run_recipe "
+                          "--format json");
+  EXPECT_EQ(pre.out.find("\"CP045\""), std::string::npos) << pre.out;
+  EXPECT_EQ(run_cli("validate " + sft + " --launcher torchrun").exit_code, 2);
+  for (const std::string& p : {sft, pretrain})
+    std::filesystem::remove(p);
+}
+
 }  // namespace
 }  // namespace hcp::testing

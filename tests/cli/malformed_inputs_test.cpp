@@ -541,7 +541,7 @@ TEST(MalformedClusterProfile, Truncated) {
 
 const std::string kMlm =
     "--num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 4096 "
-    "--micro-batch-size 1 --global-batch-size 8 --context-parallel-size 2";
+    "--micro-batch-size 1 --global-batch-size 8 --context-parallel-size 2 --bf16";
 
 TEST(MalformedMlmArgs, UnclosedHierarchicalList) {
   // Issue #17: "[2," was read as [2].

@@ -112,3 +112,21 @@ TEST(PreflightClusterCli, BadInputOnOneRankStopsEveryRank) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+// The MPI calls live in libhcp_mpi.so, loaded only when a command joins an MPI job: without it,
+// the cluster report is an environment error that names the plugin and HCP_MPI_PLUGIN.
+TEST(PreflightClusterCli, MissingMpiPluginIsNamed) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not installed (apt-get install openmpi-bin)";
+  auto r = run_cli(preflight_args("healthy", "healthy.env", "python_good"),
+                   "HCP_MPI_PLUGIN=/nonexistent/libhcp_mpi.so " + kMpirun + " -np 1");
+  SKIP_WITHOUT_MPI(r);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // the environment lacks a part
+  EXPECT_NE(r.err.find("libhcp_mpi.so was not found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("HCP_MPI_PLUGIN"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace hcp

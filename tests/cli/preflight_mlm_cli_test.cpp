@@ -18,7 +18,7 @@ const std::string kCorpus = "tests/fixtures/corpus/";
 const std::string kA2aArgs =
     "--tensor-model-parallel-size 1 --context-parallel-size 8 --cp-comm-type a2a "
     "--num-attention-heads 32 --group-query-attention --num-query-groups 4 --seq-length 131072 "
-    "--hidden-size 4096 --num-layers 32";
+    "--hidden-size 4096 --num-layers 32 --bf16";
 
 TEST(PreflightMlmCli, FunctionalTestConfigUsesItsEnvVars) {
   // The config's ENV_VARS set CUDA_DEVICE_MAX_CONNECTIONS=1, so CP111 stays quiet without --env.

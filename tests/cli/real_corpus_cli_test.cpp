@@ -86,5 +86,23 @@ TEST(RealCorpus, DsaHfConfigsNeedAllGatherUnderCp) {
   }
 }
 
+// Whole Hub config.json files (tests/fixtures/real/hf/SOURCES.md): each validates clean at a CP
+// layout its heads and positions allow; a layout upstream rejects still fails with its ID.
+TEST(RealCorpus, WholeHfConfigsValidateClean) {
+  for (const char* name : {"llama3_1_8b.json", "qwen2_5_7b.json", "qwen2_5_14b.json",
+                           "qwen3_8b.json", "qwen3_30b_a3b.json"}) {
+    CliResult r = run_cli(std::string("validate --hf-config tests/fixtures/real/hf/") + name +
+                          " --world-size 8 model.context_parallel_size=2");
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find(": 0 errors, 0 warnings"), std::string::npos) << name << "\n" << r.out;
+  }
+  // Qwen2.5-7B's 28 heads do not split over TP 8 (MCore's assert, CP030).
+  CliResult heads = run_cli(
+      "validate --hf-config tests/fixtures/real/hf/qwen2_5_7b.json --world-size 16 "
+      "model.tensor_model_parallel_size=8 model.context_parallel_size=2");
+  EXPECT_EQ(heads.exit_code, 1) << heads.out << heads.err;
+  EXPECT_NE(heads.out.find("[CP030]"), std::string::npos) << heads.out;
+}
+
 }  // namespace
 }  // namespace hcp::testing

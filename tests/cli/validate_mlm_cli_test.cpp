@@ -60,7 +60,7 @@ TEST(ValidateMlmCli, RawArgumentsWithErrorsExitOneWithLocations) {
 TEST(ValidateMlmCli, ArgsFileAndOverrides) {
   std::string args = temp_file("cli_args.txt",
                                "--tensor-model-parallel-size 2 --context-parallel-size 2\n"
-                               "--num-layers 4 --num-attention-heads 8 --seq-length 4095\n");
+                               "--num-layers 4 --num-attention-heads 8 --seq-length 4095 --bf16\n");
   auto bad = run_cli("validate --mlm-args @" + args + " --world-size 4");
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.out.find("[CP040]"), std::string::npos) << bad.out;
@@ -74,11 +74,43 @@ TEST(ValidateMlmCli, ShorthandFlagAfterMlmArgsKeepsItsValue) {
   // "-sl 4096": CLI11 puts "4096" in the RECIPE slot; it must go back after "-sl".
   std::string args = temp_file("cli_args_sl.txt",
                                "--tensor-model-parallel-size 2 --context-parallel-size 2\n"
-                               "--num-layers 4 --num-attention-heads 8 --seq-length 4095\n");
+                               "--num-layers 4 --num-attention-heads 8 --seq-length 4095 --bf16\n");
   auto fixed = run_cli("validate --mlm-args @" + args + " -sl 4096 --world-size 4");
   EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
   auto still_bad = run_cli("validate --mlm-args @" + args + " -sl 4094 --world-size 4");
   EXPECT_EQ(still_bad.exit_code, 1) << still_bad.out << still_bad.err;
+}
+
+bool has_rule(const std::string& json_text, const std::string& id) {
+  auto json = nlohmann::json::parse(json_text);
+  for (const auto& d : json["diagnostics"])
+    if (d["id"] == id) return true;
+  return false;
+}
+
+// The MLM loader maps --bf16/--fp16 (absent: fp32), --qk-clip and --enable-cuda-graph, so the
+// rules that read them fire for a Megatron-LM launch as they do for a Bridge recipe.
+TEST(ValidateMlmCli, PrecisionQkClipAndCudaGraphFlagsReachTheRules) {
+  const std::string base =
+      "validate --framework mlm --world-size 4 --te-version 2.8.0 --format json --mlm-args "
+      "'--tensor-model-parallel-size 2 --context-parallel-size 2 --num-layers 4 "
+      "--num-attention-heads 8 --seq-length 4096";
+  auto fp32 = run_cli(base + "'");
+  EXPECT_EQ(fp32.exit_code, 1) << fp32.out << fp32.err;
+  EXPECT_TRUE(has_rule(fp32.out, "CP074")) << fp32.out;
+  auto bf16 = run_cli(base + " --bf16'");
+  EXPECT_EQ(bf16.exit_code, 0) << bf16.out << bf16.err;
+  EXPECT_FALSE(has_rule(bf16.out, "CP074")) << bf16.out;
+  auto qk_clip = run_cli(base + " --bf16 --qk-clip'");
+  EXPECT_TRUE(has_rule(qk_clip.out, "CP073")) << qk_clip.out;
+  auto graph = run_cli(base +
+                       " --bf16 --hybrid-context-parallel --calculate-per-token-loss "
+                       "--dataloader-type single --enable-cuda-graph'");
+  EXPECT_TRUE(has_rule(graph.out, "CP080")) << graph.out;
+  auto impl = run_cli(base +
+                      " --bf16 --hybrid-context-parallel --calculate-per-token-loss "
+                      "--dataloader-type single --cuda-graph-impl local'");
+  EXPECT_NE(impl.out.find("\"severity\": \"warning\""), std::string::npos) << impl.out;
 }
 
 TEST(ValidateMlmCli, BadMlmInputIsExitTwo) {

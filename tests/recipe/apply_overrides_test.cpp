@@ -100,6 +100,56 @@ TEST(ApplyOverrides, AddOnNullOrAbsentKeyWorks) {
   EXPECT_EQ(r.get_int("model.expert_tensor_parallel_size"), 1);
 }
 
+// Hydra's +KEY=VALUE goes through OmegaConf.update(force_add=True), which replaces a null parent
+// with a map (Bridge's gpt-oss model cards pass +dataset.offline_packing_specs.pad_seq_to_mult=8
+// after a dataset whose offline_packing_specs is None); KEY=VALUE without + through that null
+// parent is Hydra's "Could not override" under Bridge's struct flag.
+const char* kNullSpecs =
+    "model:\n  context_parallel_size: 2\n  seq_length: 8192\ndataset:\n  seq_length: 8192\n"
+    "  enable_offline_packing: true\n  offline_packing_specs: null\ncomm_overlap: null\n";
+
+Status apply_to_null_specs(std::vector<std::string> args, Recipe& r) {
+  Result<Recipe> loaded = load_recipe_text(kNullSpecs, "null_specs.yaml");
+  EXPECT_TRUE(loaded.ok()) << loaded.error().str();
+  r = *loaded;
+  return apply_overrides(r, args);
+}
+
+TEST(ApplyOverrides, AddThroughNullParentMakesAMap) {
+  for (const char* arg : {"+dataset.offline_packing_specs.pad_seq_to_mult=8",
+                          "++dataset.offline_packing_specs.pad_seq_to_mult=8"}) {
+    Recipe r;
+    Status s = apply_to_null_specs({arg}, r);
+    ASSERT_TRUE(s.ok()) << arg << ": " << s.error().str();
+    EXPECT_EQ(r.get_int("dataset.offline_packing_specs.pad_seq_to_mult"), 8) << arg;
+  }
+  Recipe section;
+  ASSERT_TRUE(apply_to_null_specs({"+comm_overlap.tp_comm_overlap=false"}, section).ok());
+  EXPECT_EQ(section.get_bool("comm_overlap.tp_comm_overlap"), false);
+}
+
+TEST(ApplyOverrides, ChangeThroughNullParentIsHydrasError) {
+  Recipe r;
+  Status s = apply_to_null_specs({"dataset.offline_packing_specs.pad_seq_to_mult=8"}, r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "Could not override 'dataset.offline_packing_specs.pad_seq_to_mult'. To append to "
+            "your config use +dataset.offline_packing_specs.pad_seq_to_mult=8");
+  Recipe section;
+  Status null_section = apply_to_null_specs({"comm_overlap.tp_comm_overlap=false"}, section);
+  ASSERT_FALSE(null_section.ok());
+  EXPECT_EQ(null_section.error().message,
+            "Could not override 'comm_overlap.tp_comm_overlap'. To append to your config use "
+            "+comm_overlap.tp_comm_overlap=false");
+  // Deleting through the null parent: nothing is there (Hydra: "does not exist").
+  Recipe del;
+  Status gone = apply_to_null_specs({"~dataset.offline_packing_specs.pad_seq_to_mult"}, del);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().message,
+            "Could not delete from config. 'dataset.offline_packing_specs.pad_seq_to_mult' does "
+            "not exist.");
+}
+
 TEST(ApplyOverrides, AddListOnExistingReplaces) {
   Recipe r = apply_ok({"+model.hierarchical_context_parallel_sizes=[1,2]"});
   EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),

@@ -157,5 +157,27 @@ TEST(HfConfigReal, DsaConfigsAreRecognised) {
   EXPECT_EQ(glm.get_int("model.dsa_indexer_n_heads"), 32);
 }
 
+TEST(HfConfigReal, WholeConfigsLoad) {
+  // Whole config.json files of the Hub (SOURCES.md): the dims Megatron takes from them.
+  Recipe llama = from_real("llama3_1_8b.json");
+  EXPECT_EQ(llama.get_int("model.num_layers"), 32);
+  EXPECT_EQ(llama.get_int("model.num_attention_heads"), 32);
+  EXPECT_EQ(llama.get_int("model.num_query_groups"), 8);
+  EXPECT_EQ(llama.get_int("model.seq_length"), 131072);
+  Recipe q25 = from_real("qwen2_5_7b.json");
+  EXPECT_EQ(q25.get_int("model.num_attention_heads"), 28);
+  EXPECT_EQ(q25.get_int("model.num_query_groups"), 4);
+  // sliding_window 131072 with use_sliding_window false: full attention.
+  for (const char* name : {"qwen2_5_7b.json", "qwen2_5_14b.json"}) {
+    EXPECT_FALSE(from_real(name).has("model.window_size")) << name;
+  }
+  Recipe q3 = from_real("qwen3_8b.json");
+  EXPECT_EQ(q3.get_int("model.kv_channels"), 128);
+  EXPECT_EQ(q3.get_int("model.seq_length"), 40960);
+  Recipe moe = from_real("qwen3_30b_a3b.json");
+  EXPECT_EQ(moe.get_int("model.num_moe_experts"), 128);
+  EXPECT_EQ(moe.get_int("model.num_query_groups"), 4);
+}
+
 }  // namespace
 }  // namespace hcp

@@ -88,7 +88,32 @@ TEST(MlmArgs, StoreFalseAndCudaGraphFlags) {
   Recipe r = load_raw("--no-rope-fusion --enable-cuda-graph --disable-gloo-process-groups");
   EXPECT_EQ(r.get_bool("model.apply_rope_fusion"), false);
   EXPECT_EQ(r.get_string("model.cuda_graph_impl"), "local");
+  // CP080's CUDA-graph clause reads args.enable_cuda_graph (arguments.py:1446).
+  EXPECT_EQ(r.get_bool("model.enable_cuda_graph"), true);
   EXPECT_EQ(r.get_bool("dist.use_gloo_process_groups"), false);
+  Recipe impl = load_raw("--cuda-graph-impl local");
+  EXPECT_FALSE(impl.has("model.enable_cuda_graph"));
+}
+
+TEST(MlmArgs, PrecisionFlagsAndFp32Default) {
+  // store_true flags from TransformerConfig (argument_utils.py:189-191); without either flag
+  // params_dtype stays torch.float (arguments.py:1194-1206).
+  Recipe bf16 = load_raw("--bf16 --context-parallel-size 2");
+  EXPECT_EQ(bf16.get_bool("model.bf16"), true);
+  EXPECT_EQ(bf16.get_bool("model.fp16"), false);
+  Recipe fp16 = load_raw("--fp16");
+  EXPECT_EQ(fp16.get_bool("model.fp16"), true);
+  EXPECT_EQ(fp16.get_bool("model.bf16"), false);
+  Recipe fp32 = load_raw("--context-parallel-size 2");
+  EXPECT_EQ(fp32.get_bool("model.bf16"), false);
+  EXPECT_EQ(fp32.get_bool("model.fp16"), false);
+}
+
+TEST(MlmArgs, QkClipFlags) {
+  Recipe r = load_raw("--qk-clip --log-max-attention-logit");
+  EXPECT_EQ(r.get_bool("model.qk_clip"), true);
+  EXPECT_EQ(r.get_bool("model.log_max_attention_logit"), true);
+  EXPECT_FALSE(load_raw("--bf16").has("model.qk_clip"));
 }
 
 TEST(MlmArgs, BadValuesAreLocatedErrors) {

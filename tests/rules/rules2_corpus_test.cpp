@@ -87,6 +87,33 @@ TEST(Rules2Corpus, EveryConfigValidatesWithoutErrorUnderMlm) {
   EXPECT_GE(sections, 59);
 }
 
+TEST(Rules2Corpus, ReleaseTagConfigs) {
+  // tests/fixtures/corpus/release: the same tests at Megatron-LM release tags, validated with
+  // megatron-core at the tag's version; upstream's CI ran each on 8 GPUs.
+  const std::vector<std::pair<std::string, Version>> configs = {
+      {"gpt3_mcore_te_tp1_pp2_cp4_a2a_p2p_nondeterministic@core_v0.18.2.yaml", {0, 18, 2, ""}},
+      {"gpt3_mcore_te_tp2_pp2_cp2_calculate_per_token_loss@core_v0.18.2.yaml", {0, 18, 2, ""}},
+      {"gpt3_mcore_tp2_cp2_pp2_ep2_te_4experts2parallel@core_v0.18.2.yaml", {0, 18, 2, ""}},
+      {"hybrid_mr_mcore_te_tp2_pp1_cp4_dgx_a100_1N8G@core_v0.18.2.yaml", {0, 18, 2, ""}},
+      {"gpt3_mcore_te_tp2_pp1_cp2_nondeterministic@core_v0.17.1.yaml", {0, 17, 1, ""}},
+      {"gpt3_weekly_mcore_tp4_cp2_current_scaling_native_fp8_tp_sp_cp_tp_overlap@core_v0.17.1.yaml",
+       {0, 17, 1, ""}},
+  };
+  for (const auto& [file, mcore] : configs) {
+    auto config = load_mlm_test_config(kCorpus + "release/" + file);
+    ASSERT_TRUE(config.ok()) << file << ": " << config.error().str();
+    for (const MlmSection& section : config->sections) {
+      Environment env;
+      env.framework = Framework::kMlm;
+      env.world_size = section.gpus_per_node.value_or(8);
+      env.process_env = config->env_vars;
+      env.mcore_version = mcore;
+      EXPECT_GT(parallelism_of(section.recipe).cp, 1) << file;
+      EXPECT_EQ(errors_of(check_rules(section.recipe, env)), "") << file << " " << section.name;
+    }
+  }
+}
+
 /// Write `file` from the corpus with each `from` replaced by its `to` (each must occur) to a
 /// temp file; return its path.
 std::string mutate(const std::string& file,
