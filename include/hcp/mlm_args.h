@@ -1,7 +1,8 @@
 // Megatron-LM command-line arguments as recipes: the functional-test `model_config.yaml` form
 // (`MODEL_ARGS:` with `--flag: value`) and raw argument lists ("--context-parallel-size 4 ...",
 // or "@args.txt"). The flags that matter for context parallelism are mapped to Bridge names
-// (`--context-parallel-size` -> `model.context_parallel_size`); every other flag is accepted.
+// (`--context-parallel-size` -> `model.context_parallel_size`); every other flag Megatron-LM knows
+// is accepted, and a flag it does not know is an error (its parser does not abbreviate).
 #pragma once
 
 #include <map>
@@ -63,6 +64,22 @@ Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,
 /// list, `--hierarchical-context-parallel-sizes` accepts "2 2", "[2 2]", "[2,2]" or a list.
 Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
                                          const std::string& name);
+
+/// True when Megatron-LM's training parser knows `flag` ("--context-parallel-size"): the list
+/// generated from upstream (scripts/gen_mlm_flags.py, src/recipe/mlm_known_flags.inc) plus the
+/// mapped flags. recipe_from_mlm_arguments() rejects any other flag with a did-you-mean.
+bool mlm_flag_known(std::string_view flag);
+/// The Megatron-LM commit the known-flag list was generated from.
+const char* mlm_known_flags_commit();
+
+/// Return the Megatron-LM flag that sets a Bridge key ("model.context_parallel_size" ->
+/// "--context-parallel-size"), or "" when no mapped flag sets it.
+std::string mlm_flag_for_key(std::string_view key);
+
+/// Rewrite the Bridge keys of a fix hint in Megatron-LM's spelling: "set
+/// model.context_parallel_size=2" -> "set --context-parallel-size 2". Keys no mapped flag sets are
+/// left as they are. The one place MLM inputs get MLM wording (check_rules() calls it).
+std::string mlm_spelling(std::string_view text);
 
 /// Return the Bridge key a Megatron-LM flag maps to (the first one when it sets several), or ""
 /// when hcp-plan does not model it.

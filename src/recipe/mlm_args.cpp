@@ -4,11 +4,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
 #include "hcp/schema.h"
 
@@ -477,7 +480,131 @@ Result<YAML::Node> parse_yaml_file(const std::string& path) {
   }
 }
 
+/// Every flag Megatron-LM's training parser registers (generated from upstream by
+/// scripts/gen_mlm_flags.py, commit in the file), plus the flags of the mapping table above
+/// (some belong to other Megatron-LM versions), sorted for lookup.
+const std::vector<std::string>& known_flags() {
+  static const std::vector<std::string> kKnown = [] {
+    std::vector<std::string> all = {
+#include "mlm_known_flags.inc"
+    };
+    for (const FlagSpec& spec : flag_table())
+      all.emplace_back(spec.flag);
+    all.emplace_back("--enable-cuda-graph");
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+  }();
+  return kKnown;
+}
+
+/// Megatron-LM's parser is built with allow_abbrev=False (NVIDIA/Megatron-LM
+/// megatron/training/arguments.py:119-120 at d98e8a64ddf34856e74b24714e3bedb2f5a39553), so an
+/// unknown flag or a prefix of a known one stops the job with "unrecognized arguments". One error
+/// per unknown flag (the first carries the rest in `more`), each with a did-you-mean.
+Status check_known_flags(const std::vector<MlmArgument>& args) {
+  const std::vector<std::string>& known = known_flags();
+  std::vector<Error> unknown;
+  for (const MlmArgument& arg : args) {
+    if (std::binary_search(known.begin(), known.end(), arg.flag)) continue;
+    std::string message = "unknown Megatron-LM argument '" + arg.flag + "'";
+    std::string near = closest_match(arg.flag, known);
+    if (!near.empty()) message += " (did you mean '" + near + "'?)";
+    message += "; Megatron-LM's parser rejects it (no abbreviations)";
+    Error e;
+    e.message = std::move(message);
+    e.location = arg.location;
+    e.key = arg.flag;
+    unknown.push_back(std::move(e));
+  }
+  if (unknown.empty()) return Ok{};
+  Error first = std::move(unknown.front());
+  for (size_t i = 1; i < unknown.size(); ++i)
+    first.more.push_back(std::move(unknown[i]));
+  return first;
+}
+
+/// True when the generated upstream list itself has `flag`.
+bool mlm_flag_known_upstream(std::string_view flag) {
+  static const std::vector<std::string> kUpstream = [] {
+    std::vector<std::string> all = {
+#include "mlm_known_flags.inc"
+    };
+    std::sort(all.begin(), all.end());
+    return all;
+  }();
+  return std::binary_search(kUpstream.begin(), kUpstream.end(), flag);
+}
+
 }  // namespace
+
+const char* mlm_known_flags_commit() {
+  return HCP_MLM_FLAGS_COMMIT;
+}
+
+bool mlm_flag_known(std::string_view flag) {
+  const std::vector<std::string>& known = known_flags();
+  return std::binary_search(known.begin(), known.end(), flag);
+}
+
+std::string mlm_flag_for_key(std::string_view key) {
+  std::string found;
+  for (const FlagSpec& spec : flag_table()) {
+    if (spec.key != key && spec.second_key != key) continue;
+    // Prefer a flag the current Megatron-LM still has (two flags set the VPP size).
+    if (found.empty()) found = spec.flag;
+    if (mlm_flag_known_upstream(spec.flag)) return std::string(spec.flag);
+  }
+  return found;
+}
+
+std::string mlm_spelling(std::string_view text) {
+  auto key_char = [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  };
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    bool starts = key_char(text[i]) && text[i] != '.' &&
+                  (i == 0 || (!key_char(text[i - 1]) && text[i - 1] != '-'));
+    if (!starts) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && key_char(text[end]))
+      ++end;
+    std::string_view word = text.substr(i, end - i);
+    // A trailing full stop ends the sentence, not the key.
+    size_t trimmed = word.size();
+    while (trimmed > 0 && word[trimmed - 1] == '.')
+      --trimmed;
+    std::string_view bare = word.substr(0, trimmed);
+    std::string flag = mlm_flag_for_key(bare);
+    // Bare field names ("seq_length", "context_parallel_size"): an identifier with '_' and no
+    // section, looked up in the sections MLM flags map to.
+    if (flag.empty() && bare.find('.') == std::string_view::npos &&
+        bare.find('_') != std::string_view::npos) {
+      for (const char* section : {"model.", "train.", "dataset.", "dist."}) {
+        flag = mlm_flag_for_key(std::string(section) + std::string(bare));
+        if (!flag.empty()) break;
+      }
+    }
+    if (flag.empty()) {
+      out.append(word);
+      i = end;
+      continue;
+    }
+    out += flag;
+    i += trimmed;
+    if (i < text.size() && text[i] == '=') {
+      out += ' ';
+      ++i;
+    }
+  }
+  return out;
+}
 
 std::string mlm_flag_key(std::string_view flag) {
   const FlagSpec* spec = find_flag(flag);
@@ -517,13 +644,14 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
   Recipe recipe;
   recipe.name = name;
   recipe.framework = Framework::kMlm;
+  if (Status st = check_known_flags(args); !st) return st.error();
   for (const MlmArgument& arg : args) {
     if (arg.flag == "--enable-cuda-graph" && !is_false_text(arg.values)) {
       recipe.set("model.cuda_graph_impl", Value::string("local", arg.location));
       continue;
     }
     const FlagSpec* spec = find_flag(arg.flag);
-    if (spec == nullptr) continue;  // MLM has hundreds of flags; unmodelled ones are accepted.
+    if (spec == nullptr) continue;  // Known to MLM (checked above) but not modelled: accepted.
     auto value = typed_value(arg, *spec);
     if (!value) return value.error();
     if (!value->has_value()) continue;
