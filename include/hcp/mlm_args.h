@@ -53,6 +53,15 @@ Result<MlmConfig> load_mlm_test_config(const std::string& path);
 /// unbalanced quote, a token that is not a flag where a flag is expected, or a bad value.
 Result<MlmConfig> load_mlm_args(std::string_view spec);
 
+/// load_mlm_test_config() of text already read (standard input); `path` names it in locations.
+Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::string& path);
+/// is_mlm_test_config() of text already read.
+bool is_mlm_test_config_text(const std::string& text);
+/// load_mlm_args() of an argument list already read: `origin` names it ("@<stdin>"), lines count
+/// from `first_line` (0: one command line, no `#` comments).
+Result<MlmConfig> load_mlm_args_text(std::string_view text, const std::string& origin,
+                                     int first_line);
+
 /// Split an argument list into flags and their values. `origin` names the source in locations;
 /// `line` is the line the text starts on (0 for the command line).
 Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,

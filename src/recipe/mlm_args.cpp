@@ -469,11 +469,9 @@ std::string stem_of(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-Result<YAML::Node> parse_yaml_file(const std::string& path) {
-  Result<std::string> text = read_mlm_file(path, InputKind::kRecipe);
-  if (!text) return text.error();
+Result<YAML::Node> parse_yaml_text(const std::string& text, const std::string& path) {
   try {
-    return YAML::Load(*text);
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return Error{"malformed YAML: " + e.msg, Location{path, 0, 0}, ""};
     return Error{"malformed YAML: " + e.msg, mark_location(e.mark, path), ""};
@@ -676,8 +674,24 @@ bool is_mlm_test_config(const std::string& path) {
   }
 }
 
+bool is_mlm_test_config_text(const std::string& text) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    return root.IsMap() && root["MODEL_ARGS"].IsDefined();
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
 Result<MlmConfig> load_mlm_test_config(const std::string& path) {
-  auto parsed = parse_yaml_file(path);
+  Result<std::string> text = read_mlm_file(path, InputKind::kRecipe);
+  if (!text) return text.error();
+  return load_mlm_test_config_text(*text, path);
+}
+
+Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::string& path) {
+  if (Status s = check_no_control_bytes(text, path, "a YAML file"); !s) return s.error();
+  auto parsed = parse_yaml_text(text, path);
   if (!parsed) return parsed.error();
   const YAML::Node& root = *parsed;
   if (!root.IsMap())
@@ -715,16 +729,22 @@ Result<MlmConfig> load_mlm_test_config(const std::string& path) {
 }
 
 Result<MlmConfig> load_mlm_args(std::string_view spec) {
-  std::string origin = "<command line>";
-  std::string text(spec);
-  int first_line = 0;
   if (!spec.empty() && spec[0] == '@') {
     std::string path(spec.substr(1));
     Result<std::string> content = read_mlm_file(path, InputKind::kArgs);
     if (!content) return content.error();
-    text = std::move(*content);
-    origin = "@" + path;
-    first_line = 1;
+    return load_mlm_args_text(*content, "@" + path, 1);
+  }
+  return load_mlm_args_text(spec, "<command line>", 0);
+}
+
+Result<MlmConfig> load_mlm_args_text(std::string_view text, const std::string& origin,
+                                     int first_line) {
+  if (first_line > 0) {
+    if (Status s = check_no_control_bytes(std::string(text), origin, "a Megatron-LM argument file");
+        !s) {
+      return s.error();
+    }
   }
   auto args = parse_mlm_argument_text(text, origin, first_line);
   if (!args) return args.error();
