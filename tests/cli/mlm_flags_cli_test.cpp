@@ -119,5 +119,23 @@ TEST(MlmFlags, FixHintsSpeakMlmFlagNames) {
   EXPECT_NE(forced.out.find("--context-parallel-size"), std::string::npos) << forced.out;
 }
 
+TEST(MlmFlags, PreflightFixHintsSpeakMlmFlagNames) {
+  // TP 4 on NVLink-bridge pairs: PF204's fix names the MLM flag for an MLM launch.
+  const std::string node =
+      " --nodes 1 --wide --nvidia-smi-topo "
+      "tests/fixtures/topologies/nvidia-smi/pcie_8xA100-80GB_NVLink-bridge-pairs_TRUNCATED.txt";
+  auto mlm = run_cli(
+      "preflight --mlm-args '--tensor-model-parallel-size 4 --num-layers 4 --hidden-size 1024 "
+      "--num-attention-heads 16 --seq-length 4096'" +
+      node);
+  EXPECT_NE(mlm.out.find("[PF204]"), std::string::npos) << mlm.out << mlm.err;
+  EXPECT_NE(mlm.out.find("fix: keep --tensor-model-parallel-size within the NVLink domain"),
+            std::string::npos)
+      << mlm.out;
+  auto bridge = run_cli("preflight llama32_1b_128k -tp 4 -cp 2 model.cp_comm_type=p2p" + node);
+  EXPECT_NE(bridge.out.find("fix: keep tensor_model_parallel_size within"), std::string::npos)
+      << bridge.out;
+}
+
 }  // namespace
 }  // namespace hcp::testing
