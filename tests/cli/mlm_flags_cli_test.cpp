@@ -55,6 +55,9 @@ TEST(MlmFlags, UnknownFlagInModelConfigIsLocatedInEveryFormat) {
   auto json = run_cli("validate " + path + " --format json");
   EXPECT_EQ(json.exit_code, 2);
   EXPECT_NE(json.out.find("\"key\": \"--context-paralel-size\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"framework\": \"mlm\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"fix\": \"use '--context-parallel-size'\""), std::string::npos)
+      << json.out;
   auto sarif = run_cli("validate " + path + " --format sarif");
   EXPECT_EQ(sarif.exit_code, 2);
   EXPECT_NE(sarif.out.find("--context-paralel-size"), std::string::npos);
