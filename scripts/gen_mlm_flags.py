@@ -264,8 +264,13 @@ def main(argv):
             print(__doc__, file=sys.stderr)
             return 2
         root = args[0]
-        full = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
-                              text=True).stdout.strip() or "unknown"
+        # The checkout's commit only when ROOT is itself the top of a git work tree.
+        top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True).stdout.strip()
+        full = "unknown"
+        if top and os.path.realpath(top) == os.path.realpath(root):
+            full = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+                                  text=True).stdout.strip() or "unknown"
         flags, unresolved, fac = collect(Tree(root=root))
         factories.update(fac)
         used.append(full)
