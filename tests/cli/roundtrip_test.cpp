@@ -168,10 +168,9 @@ TEST(RoundTrip, ClusterProfileWithAwkwardText) {
 
 TEST(RoundTrip, ProbeSaveIsReadBackByPlan) {
   fs::path path = fs::temp_directory_path() / ("hcp_rt_save_" + std::to_string(getpid()) + ".yaml");
-  auto r =
-      testing::run_cli("probe --nvidia-smi-topo " + kTopologies +
-                       "nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt --gpu-name H100 --save " +
-                       path.string());
+  auto r = testing::run_cli(
+      "probe --nvidia-smi-topo " + kTopologies +
+      "nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt --gpu-name H100 --save " + path.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto loaded = load_cluster_profile(path.string());
   ASSERT_TRUE(loaded) << loaded.error().str();
