@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "hcp/edit_distance.h"
 #include "hcp/gpu_specs.h"
 #include "topology_internal.h"
 
@@ -403,6 +404,32 @@ int64_t nvlink_domain_of(const Topology& node) {
   return 1;
 }
 
+Status name_unnamed_gpus(Topology& topo, const std::string& device) {
+  const GpuSpec* spec = find_gpu_spec(device);
+  if (spec == nullptr) {
+    std::vector<std::string> keys;
+    for (const GpuSpec& s : gpu_spec_table())
+      keys.emplace_back(s.key);
+    std::string message = "--gpu-name: '" + device + "' is not in the GPU spec table";
+    std::string near = closest_match(device, keys);
+    if (!near.empty()) message += " (did you mean '" + near + "'?)";
+    message += "; known:";
+    for (const auto& k : keys)
+      message += " " + k;
+    Error e;
+    e.message = message;
+    e.key = "--gpu-name";
+    return e;
+  }
+  for (Gpu& g : topo.gpus) {
+    if (!g.name.empty()) continue;
+    g.name = device;
+    if (g.sm <= 0) g.sm = spec->sm;
+  }
+  finalize_topology(topo);
+  return Ok{};
+}
+
 ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::string& name) {
   ClusterProfile p;
   p.name = name;
@@ -413,17 +440,28 @@ ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::st
   p.sources["gpus_per_node"] = source;
   const Gpu* first = topo.gpus.empty() ? nullptr : &topo.gpus.front();
   p.description = "Probed by hcp-plan from " + source;
+  const GpuSpec* spec = nullptr;
+  std::string from;
   if (first != nullptr) {
     p.gpu_name = first->name;
     p.gpu_sm = first->sm;
     p.gpu_memory_gib = first->memory_gib;
+    if (p.gpu_memory_gib > 0) p.sources["gpu_memory_gib"] = source;
     p.pcie_gbps_per_gpu = first->pcie_gbps;
     // Figures the probe cannot measure come from the GPU spec table by device name.
-    if (const GpuSpec* spec = find_gpu_spec(first->name)) {
-      std::string from = std::string("GPU spec table ") + spec->key + ": " + spec->source;
+    spec = find_gpu_spec(first->name);
+    if (spec != nullptr) {
+      from = std::string("GPU spec table ") + spec->key + ": " + spec->source;
       p.bf16_dense_tflops = spec->bf16_tflops;
       p.sources["bf16_dense_tflops"] = from;
-      if (p.gpu_sm <= 0) p.gpu_sm = spec->sm;
+      if (spec->fp8_tflops > 0) {
+        p.fp8_dense_tflops = spec->fp8_tflops;
+        p.sources["fp8_dense_tflops"] = from;
+      }
+      if (p.gpu_sm <= 0) {
+        p.gpu_sm = spec->sm;
+        p.sources["gpu_sm"] = from;
+      }
       if (p.gpu_memory_gib <= 0) {
         p.gpu_memory_gib = spec->memory_gib;
         p.sources["gpu_memory_gib"] = from;
@@ -434,9 +472,21 @@ ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::st
   double min_gbps = 0;
   for (double g : topo.nvlink.gbps_per_gpu)
     if (g > 0 && (min_gbps == 0 || g < min_gbps)) min_gbps = g;
+  bool any_link = topo.nvlink.via_switch;
+  for (const auto& row : topo.nvlink.matrix)
+    for (int links : row)
+      any_link = any_link || links > 0;
   p.nvlink_gbps_per_gpu = min_gbps;
-  p.nvlink_domain = min_gbps > 0 ? static_cast<int>(nvlink_domain_of(topo)) : 1;
   p.sources["nvlink_gbps_per_gpu"] = source;
+  if (min_gbps <= 0 && any_link && spec != nullptr) {
+    // The capture shows NVLink but not its rate (no compute capability): the device's figure.
+    p.nvlink_gbps_per_gpu = spec->nvlink_gbs;
+    p.sources["nvlink_gbps_per_gpu"] = source + " (NVLink present); rate from " + from;
+  }
+  // The domain is what the NVLink matrix shows (all pairs NV# or NVSwitch: the whole node),
+  // whether or not the link rate is known.
+  p.nvlink_domain = any_link ? static_cast<int>(nvlink_domain_of(topo)) : 1;
+  p.sources["nvlink_domain"] = source;
   int fabric_nics = 0;
   double gbits = 0;
   for (const auto& nic : topo.nics) {

@@ -16,13 +16,14 @@ struct ClusterProfile {
   std::string gpu_name;     ///< "H100-SXM5-80GB"
   int gpu_sm = 0;           ///< Compute capability x10 (80, 90, 100).
   int gpus_per_node = 8;
-  int nvlink_domain = 8;             ///< GPUs sharing one NVLink domain (72 on GB200 NVL72).
-  double nvlink_gbps_per_gpu = 0;    ///< NVLink GB/s per GPU per direction (0: PCIe only).
-  double pcie_gbps_per_gpu = 0;      ///< PCIe GB/s per GPU per direction.
+  int nvlink_domain = 8;           ///< GPUs sharing one NVLink domain (72 on GB200 NVL72).
+  double nvlink_gbps_per_gpu = 0;  ///< NVLink GB/s per GPU per direction (0: PCIe only).
+  double pcie_gbps_per_gpu = 0;    ///< PCIe GB/s per GPU per direction.
   int nics_per_node = 0;
-  double nic_gbits = 0;              ///< Gb/s of each NIC.
+  double nic_gbits = 0;  ///< Gb/s of each NIC.
   double gpu_memory_gib = 0;
-  double bf16_dense_tflops = 0;      ///< Dense BF16 tensor-core TFLOP/s per GPU.
+  double bf16_dense_tflops = 0;  ///< Dense BF16 tensor-core TFLOP/s per GPU.
+  double fp8_dense_tflops = 0;   ///< Dense FP8 TFLOP/s per GPU (0: unknown or no FP8 path).
   std::map<std::string, std::string> sources;  ///< Field name -> where the figure comes from.
 };
 

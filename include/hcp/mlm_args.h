@@ -1,7 +1,8 @@
 // Megatron-LM command-line arguments as recipes: the functional-test `model_config.yaml` form
 // (`MODEL_ARGS:` with `--flag: value`) and raw argument lists ("--context-parallel-size 4 ...",
 // or "@args.txt"). The flags that matter for context parallelism are mapped to Bridge names
-// (`--context-parallel-size` -> `model.context_parallel_size`); every other flag is accepted.
+// (`--context-parallel-size` -> `model.context_parallel_size`); every other flag Megatron-LM knows
+// is accepted, and a flag it does not know is an error (its parser does not abbreviate).
 #pragma once
 
 #include <map>
@@ -52,6 +53,15 @@ Result<MlmConfig> load_mlm_test_config(const std::string& path);
 /// unbalanced quote, a token that is not a flag where a flag is expected, or a bad value.
 Result<MlmConfig> load_mlm_args(std::string_view spec);
 
+/// load_mlm_test_config() of text already read (standard input); `path` names it in locations.
+Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::string& path);
+/// is_mlm_test_config() of text already read.
+bool is_mlm_test_config_text(const std::string& text);
+/// load_mlm_args() of an argument list already read: `origin` names it ("@<stdin>"), lines count
+/// from `first_line` (0: one command line, no `#` comments).
+Result<MlmConfig> load_mlm_args_text(std::string_view text, const std::string& origin,
+                                     int first_line);
+
 /// Split an argument list into flags and their values. `origin` names the source in locations;
 /// `line` is the line the text starts on (0 for the command line).
 Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,
@@ -63,6 +73,22 @@ Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,
 /// list, `--hierarchical-context-parallel-sizes` accepts "2 2", "[2 2]", "[2,2]" or a list.
 Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
                                          const std::string& name);
+
+/// True when Megatron-LM's training parser knows `flag` ("--context-parallel-size"): the list
+/// generated from upstream (scripts/gen_mlm_flags.py, src/recipe/mlm_known_flags.inc) plus the
+/// mapped flags. recipe_from_mlm_arguments() rejects any other flag with a did-you-mean.
+bool mlm_flag_known(std::string_view flag);
+/// The Megatron-LM commit the known-flag list was generated from.
+const char* mlm_known_flags_commit();
+
+/// Return the Megatron-LM flag that sets a Bridge key ("model.context_parallel_size" ->
+/// "--context-parallel-size"), or "" when no mapped flag sets it.
+std::string mlm_flag_for_key(std::string_view key);
+
+/// Rewrite the Bridge keys of a fix hint in Megatron-LM's spelling: "set
+/// model.context_parallel_size=2" -> "set --context-parallel-size 2". Keys no mapped flag sets are
+/// left as they are. The one place MLM inputs get MLM wording (check_rules() calls it).
+std::string mlm_spelling(std::string_view text);
 
 /// Return the Bridge key a Megatron-LM flag maps to (the first one when it sets several), or ""
 /// when hcp-plan does not model it.

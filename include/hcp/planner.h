@@ -50,6 +50,13 @@ struct PlanOption {
   bool tie_with_best = false;
 };
 
+/// Rejected candidates counted by the rejecting rule, with the first rejection's message.
+struct RejectionReason {
+  std::string rule_id;
+  std::string example;  ///< The message of the first layout this rule rejected.
+  int64_t count = 0;
+};
+
 /// The result of a search.
 struct PlanResult {
   ModelDims model;
@@ -60,6 +67,8 @@ struct PlanResult {
   std::vector<PlanOption> options;       ///< Accepted layouts, the recommended one first.
   std::vector<RejectedOption> rejected;  ///< Only when keep_rejected.
   int64_t rejected_count = 0;
+  /// Every rejection counted by rule, most frequent first (kept also without keep_rejected).
+  std::vector<RejectionReason> rejection_reasons;
   /// Slower EP / VPP variants of a layout whose faster variant passed the rules: priced by the
   /// model, not checked by the rules and not listed.
   int64_t pruned_count = 0;

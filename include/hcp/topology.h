@@ -221,7 +221,14 @@ std::string topology_text(const Topology& topo, const std::vector<Diagnostic>& f
 /// the node whose every block of consecutive GPUs is pairwise NVLinked (all GPUs behind NVSwitch
 /// or fully meshed; 2 for NVLink-bridge pairs; 1 without NVLink). Zero when the node has no GPU.
 int64_t nvlink_domain_of(const Topology& node);
-/// A cluster profile describing this node type (for `probe --save`).
+/// Give every GPU the capture left unnamed (`nvidia-smi topo -m`, NCCL topology hints) the
+/// device name `device` (probe --gpu-name), and its compute capability from the GPU spec table,
+/// then finalize_topology(). Error (one line, with a did-you-mean) when the table does not know
+/// the name.
+Status name_unnamed_gpus(Topology& topo, const std::string& device);
+/// A cluster profile describing this node type (for `probe --save`): GPU count, NVLink domain
+/// (from the NVLink matrix), NICs; memory, BF16 / FP8 peaks and, where the capture shows NVLink
+/// but not its rate, the NVLink rate from the GPU spec table by device name.
 ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::string& name);
 
 // --- Many nodes ---------------------------------------------------------------------------------

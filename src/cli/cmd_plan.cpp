@@ -1,4 +1,5 @@
 // hcp-plan plan RECIPE [OVERRIDE...] --nodes N --gpus-per-node G: ranked layout options.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,7 +107,11 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
   }
   std::string text = opts.output.format == "json" ? format_plan_json(*result, context)
                                                   : format_plan_text(*result, context);
-  return emit(opts.output, text) ? kExitOk : kExitBadInput;
+  if (!emit(opts.output, text)) return kExitBadInput;
+  // Nothing usable: no layout passes the rules, or none fits in memory (no recommendation).
+  bool found = std::any_of(result->options.begin(), result->options.end(),
+                           [](const PlanOption& o) { return o.recommended; });
+  return found ? kExitOk : kExitFindings;
 }
 
 std::function<int()> setup_plan(CLI::App& sub) {

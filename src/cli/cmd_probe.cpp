@@ -26,6 +26,7 @@ struct ProbeOptions {
   std::string sysfs_root;  ///< --sysfs-root: where RDMA port state is read ("" = / when live).
   std::string save;
   std::string name;
+  std::string gpu_name;  ///< --gpu-name: device name for captures that do not say it.
 };
 
 bool has_captures(const ProbeOptions& o) {
@@ -120,6 +121,12 @@ int run_probe(const ProbeOptions& o) {
     print_error(topo.error().str());
     return has_captures(o) ? kExitBadInput : kExitEnvironment;
   }
+  if (!o.gpu_name.empty()) {
+    if (Status s = name_unnamed_gpus(*topo, o.gpu_name); !s) {
+      print_error(s.error().str());
+      return kExitBadInput;
+    }
+  }
   if ((o.require_gpu || o.nccl) && topo->gpus.empty()) {
     print_error(std::string(o.nccl ? "--nccl" : "--require-gpu") +
                 ": no NVIDIA GPU found on this node (hwloc saw no PCI device with vendor 0x10de)");
@@ -172,6 +179,10 @@ const CommandRegistration kProbe{
       sub.add_option("--save", o->save, "Write a cluster profile (recipes/clusters format)")
           ->type_name("FILE");
       sub.add_option("--name", o->name, "Profile name for --save (default: host name)");
+      sub.add_option("--gpu-name", o->gpu_name,
+                     "Device name of GPUs the captures leave unnamed (nvidia-smi topo -m, NCCL "
+                     "topology hints): H100, H200, A100-80GB, B200, ... (the GPU spec table's)")
+          ->type_name("NAME");
       add_output_options(sub, o->out);
       return [o] { return run_probe(*o); };
     }};

@@ -12,6 +12,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/mlm_args.h"
 #include "hcp/project_config.h"
 #include "hcp/python_env.h"
 #include "hcp/recipe.h"
@@ -162,7 +163,13 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
       print_error(more.str());
     DiagnosticsReport failed;
     failed.recipe = opts.sources.recipe.empty() ? "<command line>" : opts.sources.recipe;
-    failed.framework = "bridge";
+    bool mlm = !opts.sources.mlm_args.empty() ||
+               (!opts.sources.recipe.empty() && opts.sources.recipe != "-" &&
+                is_mlm_test_config(opts.sources.recipe));
+    auto framework = opts.env_options.find("framework");
+    failed.framework = framework != opts.env_options.end() ? framework->second
+                       : mlm                               ? "mlm"
+                                                           : "bridge";
     failed.loaded = false;
     failed.diagnostics = load_error_diagnostics(e);
     return {kExitBadInput, std::move(failed)};

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "hcp/edit_distance.h"
+#include "hcp/file_input.h"
 #include "hcp/hf_config.h"
 #include "hcp/mlm_args.h"
 
@@ -106,19 +107,25 @@ namespace {
 
 /// Standard input, read once: a second "-" (or a second command in the same process) gets the
 /// same text instead of an empty pipe.
+/// Read with the recipe size limit of file_input.h (a pipe is read up to the limit only).
 Result<std::string> stdin_text() {
-  static std::optional<std::string> text;
+  static std::optional<Result<std::string>> text;
   if (!text) {
-    std::string all;
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0)
-      all.append(buffer, n);
-    text = std::move(all);
+    Result<std::string> read = read_input_file("/dev/stdin", InputKind::kRecipe);
+    if (!read) {
+      Error e = read.error();
+      for (size_t at = e.message.find("/dev/stdin"); at != std::string::npos;
+           at = e.message.find("/dev/stdin", at)) {
+        e.message.replace(at, 10, "<stdin>");
+      }
+      e.location.file = "<stdin>";
+      read = e;
+    }
+    text = std::move(read);
   }
-  if (text->empty())
-    return Error{"RECIPE '-': standard input is empty", Location{"<stdin>", 0, 0}, ""};
-  return *text;
+  if (!*text) return text->error();
+  if ((*text)->empty()) return Error{"'-': standard input is empty", Location{"<stdin>", 0, 0}, ""};
+  return **text;
 }
 
 }  // namespace
@@ -170,9 +177,20 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
     if (sources.recipe == "-") {
       auto text = stdin_text();
       if (!text) return text.error();
-      auto recipe = load_recipe_text(*text, "<stdin>");
-      if (!recipe) return recipe.error();
-      subjects.push_back({std::move(*recipe), "", std::nullopt, {}});
+      if (is_mlm_test_config_text(*text)) {
+        // A Megatron-LM functional-test config on standard input.
+        auto config = load_mlm_test_config_text(*text, "<stdin>");
+        if (!config) return config.error();
+        bool several = config->sections.size() > 1;
+        for (MlmSection& section : config->sections) {
+          subjects.push_back({std::move(section.recipe), several ? section.name : "",
+                              section.gpus_per_node, config->env_vars});
+        }
+      } else {
+        auto recipe = load_recipe_text(*text, "<stdin>");
+        if (!recipe) return recipe.error();
+        subjects.push_back({std::move(*recipe), "", std::nullopt, {}});
+      }
     }
     auto path = sources.recipe == "-" ? Result<std::string>(std::string())
                                       : resolve_recipe_path(sources.recipe);
@@ -200,7 +218,14 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
   }
   if (mlm_source) {
     bool file = mlm_source->front() == '@' && sources.mlm_args.empty();
-    auto config = file ? load_mlm_test_config(mlm_source->substr(1)) : load_mlm_args(*mlm_source);
+    Result<MlmConfig> config = Error{};
+    if (*mlm_source == "@-") {  // --mlm-args @-: the argument list on standard input.
+      auto text = stdin_text();
+      if (!text) return text.error();
+      config = load_mlm_args_text(*text, "@<stdin>", 1);
+    } else {
+      config = file ? load_mlm_test_config(mlm_source->substr(1)) : load_mlm_args(*mlm_source);
+    }
     if (!config) return config.error();
     bool several = config->sections.size() > 1;
     for (MlmSection& section : config->sections) {

@@ -50,6 +50,7 @@ const std::vector<Field>& fields() {
       {"gpu_memory_gib", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::gpu_memory_gib},
       {"bf16_dense_tflops", FieldType::kNumber, nullptr, nullptr,
        &ClusterProfile::bf16_dense_tflops},
+      {"fp8_dense_tflops", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::fp8_dense_tflops},
   };
   return all;
 }

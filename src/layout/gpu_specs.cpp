@@ -116,7 +116,8 @@ std::string normalise(std::string_view name) {
 
 bool matches(const std::string& device, const GpuSpec& spec) {
   std::string key = normalise(spec.key);
-  if (key == "A100-40") {  // "A100-SXM4-40GB", "A100 40GB PCIe" (PCIe taken as SXM-class)
+  if (device == key) return true;  // The table's own key (probe --gpu-name A100-40).
+  if (key == "A100-40") {          // "A100-SXM4-40GB", "A100 40GB PCIe" (PCIe taken as SXM-class)
     return device.find("A100") != std::string::npos && device.find("40G") != std::string::npos;
   }
   if (key == "H100-PCIE" || key == "A100-PCIE") {

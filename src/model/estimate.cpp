@@ -393,7 +393,9 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
   if (l.tp < 1 || l.cp < 1 || l.pp < 1 || l.dp < 1) {
     return model_error("parallel sizes must be positive: " + l.label());
   }
-  if (hw.peak_tflops <= 0 || hw.nvlink_gbs <= 0 || hw.nic_gbs <= 0) {
+  // NICs carry traffic only when the job spans more than one NVLink domain.
+  bool needs_nic = l.world() > std::max<int64_t>(1, hw.nvlink_domain);
+  if (hw.peak_tflops <= 0 || hw.nvlink_gbs <= 0 || (needs_nic && hw.nic_gbs <= 0)) {
     return model_error("the cluster profile lacks peak TFLOP/s or link bandwidths");
   }
   Estimate e;

@@ -55,6 +55,11 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   // or power class than the datasheet row).
   double scale = spec != nullptr && spec->bf16_tflops > 0 ? hw.peak_tflops / spec->bf16_tflops : 1;
   hw.fp8_tflops = spec != nullptr ? spec->fp8_tflops * scale : 0;
+  std::string fp8_from = spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'";
+  if (profile.fp8_dense_tflops > 0) {
+    hw.fp8_tflops = profile.fp8_dense_tflops;
+    fp8_from = from + " (fp8_dense_tflops)";
+  }
   hw.fp4_tflops = spec != nullptr ? spec->fp4_tflops * scale : 0;
   hw.hbm_gbs = spec != nullptr ? spec->hbm_gbs : 0;
   hw.gemm_efficiency = k.gemm_eff_bf16;
@@ -84,7 +89,7 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
       {"generation", gen + (profile.gpu_sm > 0 ? " (gpu_sm " + std::to_string(profile.gpu_sm) + ")"
                                                : std::string(" (device name)"))},
       {"peak_tflops", peak_from},
-      {"fp8_tflops", spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'"},
+      {"fp8_tflops", fp8_from},
       {"fp4_tflops", spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'"},
       {"hbm_gbs", spec != nullptr ? table : "no GPU spec for '" + profile.gpu_name + "'"},
       {"gemm_efficiency", constant("gemm_eff_bf16")},

@@ -1,4 +1,5 @@
 // From command-line inputs to a checked plan request (shared by `plan` and `compare`).
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,35 @@ Result<ClusterProfile> cluster_of(const PlanInputs& in) {
   }
   if (!in.topology.empty()) return load_cluster_profile(in.topology);
   return find_cluster_profile(in.cluster.empty() ? "dgx-h100" : in.cluster);
+}
+
+/// The first figure the cost model needs that neither the profile, the GPU spec table nor a
+/// calibration gave, as a one-line error naming the profile field; nothing when all are there.
+std::optional<Error> missing_figure(const ClusterProfile& profile, const Hardware& hw,
+                                    const TrainingSetup& setup, int64_t world,
+                                    const std::string& where) {
+  std::string what;
+  std::string why =
+      profile.gpu_name.empty()
+          ? " (the profile names no GPU: `probe --gpu-name NAME --save` fills it from the GPU spec "
+            "table)"
+          : " (GPU '" + profile.gpu_name +
+                "' is not in the GPU spec table, include/hcp/gpu_specs.h)";
+  if (hw.peak_tflops <= 0) {
+    what = "bf16_dense_tflops (dense BF16 TFLOP/s per GPU)" + why;
+  } else if (hw.memory_gib <= 0 && setup.memory_limit_gib <= 0) {
+    what = "gpu_memory_gib (GiB per GPU; or give --memory-limit)" + why;
+  } else if (hw.nvlink_gbs <= 0) {
+    what = "nvlink_gbps_per_gpu or pcie_gbps_per_gpu (GB/s per GPU inside a node)";
+  } else if (hw.nic_gbs <= 0 && world > hw.nvlink_domain) {
+    what = "nic_gbits and nics_per_node (the network between nodes; --nodes 1 needs none)";
+  }
+  if (what.empty()) return std::nullopt;
+  std::string label =
+      profile.name.empty() ? "the cluster profile" : "cluster profile '" + profile.name + "'";
+  Error e = input_error(label + " lacks " + what + "; add it to the profile", "topology");
+  if (!where.empty()) e.location = Location{where, 0, 0};
+  return e;
 }
 
 /// The node shape the user asked for wins over the profile's; a profile whose NVLink domain is
@@ -128,6 +158,10 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   req.setup = training_setup_of(req.recipe);
   if (Status s = apply_setup_options(in, req.setup); !s) return s.error();
   if (Status s = environment_of(in, *profile, req.recipe, req.env); !s) return s.error();
+  if (auto missing = missing_figure(*profile, req.hardware, req.setup,
+                                    req.env.world_size.value_or(0), in.topology)) {
+    return *missing;
+  }
   req.max_pp = in.max_pp;
   req.keep_rejected = in.show_rejected;
   return out;

@@ -1,5 +1,6 @@
 // The search: enumerate layouts, run each through the rule registry and the cost model, rank.
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -366,6 +367,13 @@ Result<PlanResult> plan(const PlanRequest& request) {
     bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
     if (own) result.recipe_rejected = why;
     if (request.keep_rejected) result.rejected.push_back(why);
+    auto reason = std::find_if(result.rejection_reasons.begin(), result.rejection_reasons.end(),
+                               [&](const RejectionReason& r) { return r.rule_id == why.rule_id; });
+    if (reason == result.rejection_reasons.end()) {
+      result.rejection_reasons.push_back({why.rule_id, why.message, 0});
+      reason = std::prev(result.rejection_reasons.end());
+    }
+    ++reason->count;
   };
   std::optional<RejectedOption> shared_rejection;
   auto accept = [&](size_t i) {
@@ -433,6 +441,9 @@ Result<PlanResult> plan(const PlanRequest& request) {
       accepted = accept(i) == 1 || accepted;
     }
   }
+  std::stable_sort(
+      result.rejection_reasons.begin(), result.rejection_reasons.end(),
+      [](const RejectionReason& a, const RejectionReason& b) { return a.count > b.count; });
   std::stable_sort(result.options.begin(), result.options.end(), better);
   explain_options(result.options, &result.summary, true);
   // Best first: the recommendation (the fastest, or a tie preferred by the tie rule) leads,

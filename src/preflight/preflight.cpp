@@ -6,6 +6,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "hcp/mlm_args.h"
 #include "hcp/preflight.h"
 #include "preflight_format.h"
 
@@ -126,6 +127,11 @@ PreflightReport run_preflight(const PreflightInput& in) {
     report.findings.push_back({"environment", std::move(d)});
   for (Diagnostic& d : node_findings(in.node, in.launch, in.recipe, in.process_env))
     report.findings.push_back({"node", std::move(d)});
+  // Megatron-LM launches get fix hints in its flag names, as check_rules() gives the rules'.
+  if (in.recipe.framework == Framework::kMlm) {
+    for (PreflightFinding& f : report.findings)
+      f.diagnostic.fix = mlm_spelling(f.diagnostic.fix);
+  }
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const PreflightFinding& a, const PreflightFinding& b) {
                      return a.diagnostic.severity > b.diagnostic.severity;

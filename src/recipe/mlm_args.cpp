@@ -4,11 +4,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
 #include "hcp/schema.h"
 
@@ -476,18 +479,140 @@ std::string stem_of(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-Result<YAML::Node> parse_yaml_file(const std::string& path) {
-  Result<std::string> text = read_mlm_file(path, InputKind::kRecipe);
-  if (!text) return text.error();
+Result<YAML::Node> parse_yaml_text(const std::string& text, const std::string& path) {
   try {
-    return YAML::Load(*text);
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return Error{"malformed YAML: " + e.msg, Location{path, 0, 0}, ""};
     return Error{"malformed YAML: " + e.msg, mark_location(e.mark, path), ""};
   }
 }
 
+/// Every flag Megatron-LM's training parser registers (generated from upstream by
+/// scripts/gen_mlm_flags.py, commit in the file), plus the flags of the mapping table above
+/// (some belong to other Megatron-LM versions), sorted for lookup.
+const std::vector<std::string>& known_flags() {
+  static const std::vector<std::string> kKnown = [] {
+    std::vector<std::string> all = {
+#include "mlm_known_flags.inc"
+    };
+    for (const FlagSpec& spec : flag_table())
+      all.emplace_back(spec.flag);
+    all.emplace_back("--enable-cuda-graph");
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+  }();
+  return kKnown;
+}
+
+/// Megatron-LM's parser is built with allow_abbrev=False (NVIDIA/Megatron-LM
+/// megatron/training/arguments.py:119-120 at d98e8a64ddf34856e74b24714e3bedb2f5a39553), so an
+/// unknown flag or a prefix of a known one stops the job with "unrecognized arguments". One error
+/// per unknown flag (the first carries the rest in `more`), each with a did-you-mean.
+Status check_known_flags(const std::vector<MlmArgument>& args) {
+  const std::vector<std::string>& known = known_flags();
+  std::vector<Error> unknown;
+  for (const MlmArgument& arg : args) {
+    if (std::binary_search(known.begin(), known.end(), arg.flag)) continue;
+    std::string message = "unknown Megatron-LM argument '" + arg.flag + "'";
+    std::string near = closest_match(arg.flag, known);
+    if (!near.empty()) message += " (did you mean '" + near + "'?)";
+    message += "; Megatron-LM's parser rejects it (no abbreviations)";
+    Error e;
+    e.message = std::move(message);
+    e.location = arg.location;
+    e.key = arg.flag;
+    unknown.push_back(std::move(e));
+  }
+  if (unknown.empty()) return Ok{};
+  Error first = std::move(unknown.front());
+  for (size_t i = 1; i < unknown.size(); ++i)
+    first.more.push_back(std::move(unknown[i]));
+  return first;
+}
+
+/// True when the generated upstream list itself has `flag`.
+bool mlm_flag_known_upstream(std::string_view flag) {
+  static const std::vector<std::string> kUpstream = [] {
+    std::vector<std::string> all = {
+#include "mlm_known_flags.inc"
+    };
+    std::sort(all.begin(), all.end());
+    return all;
+  }();
+  return std::binary_search(kUpstream.begin(), kUpstream.end(), flag);
+}
+
 }  // namespace
+
+const char* mlm_known_flags_commit() {
+  return HCP_MLM_FLAGS_COMMIT;
+}
+
+bool mlm_flag_known(std::string_view flag) {
+  const std::vector<std::string>& known = known_flags();
+  return std::binary_search(known.begin(), known.end(), flag);
+}
+
+std::string mlm_flag_for_key(std::string_view key) {
+  std::string found;
+  for (const FlagSpec& spec : flag_table()) {
+    if (spec.key != key && spec.second_key != key) continue;
+    // Prefer a flag the current Megatron-LM still has (two flags set the VPP size).
+    if (found.empty()) found = spec.flag;
+    if (mlm_flag_known_upstream(spec.flag)) return std::string(spec.flag);
+  }
+  return found;
+}
+
+std::string mlm_spelling(std::string_view text) {
+  auto key_char = [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  };
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    bool starts = key_char(text[i]) && text[i] != '.' &&
+                  (i == 0 || (!key_char(text[i - 1]) && text[i - 1] != '-'));
+    if (!starts) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && key_char(text[end]))
+      ++end;
+    std::string_view word = text.substr(i, end - i);
+    // A trailing full stop ends the sentence, not the key.
+    size_t trimmed = word.size();
+    while (trimmed > 0 && word[trimmed - 1] == '.')
+      --trimmed;
+    std::string_view bare = word.substr(0, trimmed);
+    std::string flag = mlm_flag_for_key(bare);
+    // Bare field names ("seq_length", "context_parallel_size"): an identifier with '_' and no
+    // section, looked up in the sections MLM flags map to.
+    if (flag.empty() && bare.find('.') == std::string_view::npos &&
+        bare.find('_') != std::string_view::npos) {
+      for (const char* section : {"model.", "train.", "dataset.", "dist."}) {
+        flag = mlm_flag_for_key(std::string(section) + std::string(bare));
+        if (!flag.empty()) break;
+      }
+    }
+    if (flag.empty()) {
+      out.append(word);
+      i = end;
+      continue;
+    }
+    out += flag;
+    i += trimmed;
+    if (i < text.size() && text[i] == '=') {
+      out += ' ';
+      ++i;
+    }
+  }
+  return out;
+}
 
 std::string mlm_flag_key(std::string_view flag) {
   const FlagSpec* spec = find_flag(flag);
@@ -527,13 +652,14 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
   Recipe recipe;
   recipe.name = name;
   recipe.framework = Framework::kMlm;
+  if (Status st = check_known_flags(args); !st) return st.error();
   for (const MlmArgument& arg : args) {
     // validate_args turns the deprecated flag into --cuda-graph-impl=local (arguments.py:611-624).
     if (arg.flag == "--enable-cuda-graph" && !is_false_text(arg.values)) {
       recipe.set("model.cuda_graph_impl", Value::string("local", arg.location));
     }
     const FlagSpec* spec = find_flag(arg.flag);
-    if (spec == nullptr) continue;  // MLM has hundreds of flags; unmodelled ones are accepted.
+    if (spec == nullptr) continue;  // Known to MLM (checked above) but not modelled: accepted.
     auto value = typed_value(arg, *spec);
     if (!value) return value.error();
     if (!value->has_value()) continue;
@@ -566,8 +692,24 @@ bool is_mlm_test_config(const std::string& path) {
   }
 }
 
+bool is_mlm_test_config_text(const std::string& text) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    return root.IsMap() && root["MODEL_ARGS"].IsDefined();
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
 Result<MlmConfig> load_mlm_test_config(const std::string& path) {
-  auto parsed = parse_yaml_file(path);
+  Result<std::string> text = read_mlm_file(path, InputKind::kRecipe);
+  if (!text) return text.error();
+  return load_mlm_test_config_text(*text, path);
+}
+
+Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::string& path) {
+  if (Status s = check_no_control_bytes(text, path, "a YAML file"); !s) return s.error();
+  auto parsed = parse_yaml_text(text, path);
   if (!parsed) return parsed.error();
   const YAML::Node& root = *parsed;
   if (!root.IsMap())
@@ -605,16 +747,22 @@ Result<MlmConfig> load_mlm_test_config(const std::string& path) {
 }
 
 Result<MlmConfig> load_mlm_args(std::string_view spec) {
-  std::string origin = "<command line>";
-  std::string text(spec);
-  int first_line = 0;
   if (!spec.empty() && spec[0] == '@') {
     std::string path(spec.substr(1));
     Result<std::string> content = read_mlm_file(path, InputKind::kArgs);
     if (!content) return content.error();
-    text = std::move(*content);
-    origin = "@" + path;
-    first_line = 1;
+    return load_mlm_args_text(*content, "@" + path, 1);
+  }
+  return load_mlm_args_text(spec, "<command line>", 0);
+}
+
+Result<MlmConfig> load_mlm_args_text(std::string_view text, const std::string& origin,
+                                     int first_line) {
+  if (first_line > 0) {
+    if (Status s = check_no_control_bytes(std::string(text), origin, "a Megatron-LM argument file");
+        !s) {
+      return s.error();
+    }
   }
   auto args = parse_mlm_argument_text(text, origin, first_line);
   if (!args) return args.error();

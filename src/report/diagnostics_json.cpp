@@ -59,6 +59,13 @@ std::vector<Diagnostic> load_error_diagnostics(const Error& error) {
     d.message = e.message;
     d.key = e.key;
     d.location = e.location;
+    // "unknown ... 'X' (did you mean 'Y'?)": the suggestion is the fix.
+    const std::string marker = "did you mean '";
+    size_t at = e.message.find(marker);
+    size_t end = at == std::string::npos ? at : e.message.find('\'', at + marker.size());
+    if (end != std::string::npos) {
+      d.fix = "use '" + e.message.substr(at + marker.size(), end - at - marker.size()) + "'";
+    }
     out.push_back(std::move(d));
   };
   add(error);

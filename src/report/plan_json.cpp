@@ -182,6 +182,10 @@ std::string format_plan_json(const PlanResult& plan, const PlanReportContext& c)
   out["accepted_count"] = plan.options.size();
   out["rejected_count"] = plan.rejected_count;
   out["pruned_count"] = plan.pruned_count;
+  json reasons = json::array();
+  for (const RejectionReason& r : plan.rejection_reasons)
+    reasons.push_back({{"rule", r.rule_id}, {"count", r.count}, {"example", r.example}});
+  out["rejection_reasons"] = std::move(reasons);
   if (c.show_rejected) {
     json rejected = json::array();
     for (const RejectedOption& r : plan.rejected) {

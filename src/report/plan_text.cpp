@@ -204,6 +204,19 @@ std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c)
     for (const std::string& r : o.reasons)
       out += "  - " + r + "\n";
   }
+  if (plan.options.empty() && !plan.rejection_reasons.empty()) {
+    // Nothing passed: the main reasons, counted, without needing --show-rejected.
+    out += "\nmain rejection reasons:\n";
+    size_t listed = std::min<size_t>(plan.rejection_reasons.size(), 5);
+    for (size_t i = 0; i < listed; ++i) {
+      const RejectionReason& r = plan.rejection_reasons[i];
+      out += "  - " + std::to_string(r.count) + " x [" + r.rule_id + "] " + r.example + "\n";
+    }
+    if (listed < plan.rejection_reasons.size()) {
+      out += "  (" + std::to_string(plan.rejection_reasons.size() - listed) +
+             " more reasons; --show-rejected lists every layout)\n";
+    }
+  }
   if (!c.confirm.empty()) out += "\nconfirm: " + c.confirm + "\n";
   if (c.show_rejected) out += rejected_section(plan);
   return out;

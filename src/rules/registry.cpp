@@ -8,6 +8,7 @@
 
 #include "families.h"
 #include "hcp/checked.h"
+#include "hcp/mlm_args.h"
 #include "hcp/rules.h"
 
 namespace hcp {
@@ -106,6 +107,11 @@ std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env
   });
   for (Diagnostic& d : missing_input_diagnostics(missing))
     out.push_back(std::move(d));
+  // Megatron-LM inputs get fix hints in Megatron-LM flag names (--context-parallel-size).
+  if (env.framework == Framework::kMlm || recipe.framework == Framework::kMlm) {
+    for (Diagnostic& d : out)
+      d.fix = mlm_spelling(d.fix);
+  }
   return out;
 }
 

@@ -73,6 +73,11 @@ TEST(GpuSpecs, FindsDevicesByTheirNvidiaSmiNames) {
   }
   EXPECT_EQ(find_gpu_spec("Tesla V100-SXM2-32GB"), nullptr);
   EXPECT_EQ(find_gpu_spec(""), nullptr);
+  // Every row is found by its own key (probe --gpu-name takes the table's keys).
+  for (const GpuSpec& s : gpu_spec_table()) {
+    ASSERT_NE(find_gpu_spec(s.key), nullptr) << s.key;
+    EXPECT_STREQ(find_gpu_spec(s.key)->key, s.key);
+  }
 }
 
 TEST(GpuSpecs, EveryRowHasItsFiguresAndASource) {

@@ -76,12 +76,55 @@ TEST(MlmArgs, QueryGroupsCountOnlyWithGroupQueryAttention) {
   EXPECT_FALSE(with.has("model.group_query_attention"));
 }
 
-TEST(MlmArgs, UnknownFlagsAreAcceptedAndLauncherPrefixIsDropped) {
+TEST(MlmArgs, KnownUnmappedFlagsAreAcceptedAndLauncherPrefixIsDropped) {
+  // --log-interval and --bf16 are Megatron-LM flags hcp-plan does not model.
   Recipe r = load_raw(
       "torchrun --nproc-per-node 8 pretrain_gpt.py --log-interval 1 --bf16 "
-      "--context-parallel-size 2 --some-future-flag x y");
+      "--context-parallel-size 2");
   EXPECT_EQ(r.get_int("model.context_parallel_size"), 2);
   EXPECT_FALSE(r.has("model.tensor_model_parallel_size"));
+  EXPECT_TRUE(mlm_flag_known("--log-interval"));
+  EXPECT_STRNE(mlm_known_flags_commit(), "");
+}
+
+TEST(MlmArgs, UnknownFlagIsAnErrorWithDidYouMean) {
+  auto bad = load_mlm_args("--context-paralel-size 4 --bf16");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("unknown Megatron-LM argument '--context-paralel-size'"),
+            std::string::npos)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("did you mean '--context-parallel-size'?"), std::string::npos);
+  EXPECT_EQ(bad.error().location.file, "<command line>");
+  EXPECT_EQ(bad.error().location.column, 24);  // where its value was written
+}
+
+TEST(MlmArgs, PrefixOfAFlagIsNotAccepted) {
+  // Megatron-LM's parser uses allow_abbrev=False: "--context-parallel" is not a known flag.
+  auto bad = load_mlm_args("--context-parallel 4");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().key, "--context-parallel");
+}
+
+TEST(MlmArgs, EveryUnknownFlagIsReported) {
+  auto bad = load_mlm_args("--tensor-model-paralel-size 2 --bf16 --sequnce-parallel");
+  ASSERT_FALSE(bad.ok());
+  ASSERT_EQ(bad.error().more.size(), 1u);
+  EXPECT_EQ(bad.error().key, "--tensor-model-paralel-size");
+  EXPECT_EQ(bad.error().more[0].key, "--sequnce-parallel");
+}
+
+TEST(MlmArgs, MappedFlagsAreKnownAndSpellFixHints) {
+  EXPECT_TRUE(mlm_flag_known("--context-parallel-size"));
+  EXPECT_FALSE(mlm_flag_known("--context-paralel-size"));
+  EXPECT_EQ(mlm_flag_for_key("model.context_parallel_size"), "--context-parallel-size");
+  EXPECT_EQ(mlm_flag_for_key("dataset.seq_length"), "--seq-length");
+  EXPECT_EQ(mlm_flag_for_key("model.no_such_key"), "");
+  EXPECT_EQ(mlm_spelling("set model.context_parallel_size=2 or raise model.seq_length."),
+            "set --context-parallel-size 2 or raise --seq-length.");
+  EXPECT_EQ(mlm_spelling("model.unmapped_thing stays"), "model.unmapped_thing stays");
+  EXPECT_EQ(mlm_spelling("make seq_length a multiple of 2 * context_parallel_size"),
+            "make --seq-length a multiple of 2 * --context-parallel-size");
+  EXPECT_EQ(mlm_spelling("fp8 and unmapped_word stay"), "fp8 and unmapped_word stay");
 }
 
 TEST(MlmArgs, StoreFalseAndCudaGraphFlags) {
