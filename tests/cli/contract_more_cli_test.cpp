@@ -135,7 +135,7 @@ TEST(ContractMore, StdinTakesAMegatronLmConfigLikeItsFile) {
 
 TEST(ContractMore, MlmArgsAtDashReadsStdinOnce) {
   auto r = run_cli("validate --mlm-args @- --world-size 2 --format json",
-                   "echo '--num-layers 4 --seq-length 4096 --context-parallel-size 2' |");
+                   "echo '--num-layers 4 --seq-length 4096 --context-parallel-size 2 --bf16' |");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("@<stdin>"), std::string::npos) << r.out;
   auto typo = run_cli("validate --mlm-args @-", "echo '--context-paralel-size 2' |");
