@@ -19,6 +19,7 @@
 #include "hcp/cp_volume.h"
 #include "hcp/diagnostic.h"
 #include "hcp/gpu_specs.h"
+#include "hcp/layout.h"
 #include "hcp/model_constants.h"
 #include "hcp/recipe.h"
 
@@ -214,6 +215,10 @@ struct LinkPlacement {
 /// layout is not a valid Megatron grid.
 Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node, int nvlink_domain);
 
+/// The rank-grid configuration of a layout (world, TP, CP, PP, EP, ETP, VPP, HCP sizes), as
+/// place_links() lays it out.
+GroupConfig group_config_of(const LayoutChoice& layout);
+
 /// Step time per term (seconds per optimizer step on one GPU; terms add up to `step_s`).
 struct TimeBreakdown {
   double gemm_s = 0;             ///< Linear layers and logits, forward + backward.
@@ -267,5 +272,11 @@ struct Estimate {
 /// Estimate one layout. Error when the layout cannot run the model at all (sizes not dividing).
 Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
                           const TrainingSetup& setup);
+
+/// The same with the layout's link placement already known (place_links() of this layout or of
+/// one that differs only in EP, ETP or VPP, which do not move the TP / CP / DP / PP groups): the
+/// planner prices the EP / VPP variants of one layout with one placement.
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup, const LinkPlacement& placement);
 
 }  // namespace hcp

@@ -9,6 +9,7 @@
 // Every rate and overhead is a named constant of Hardware::k (model_constants.h).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -385,29 +386,43 @@ double dp_exposed_seconds(const ModelDims& m, const LayoutChoice& l, const Hardw
   return std::max(0.0, rs - bwd_mb) + std::max(0.0, ag - fwd_mb) + last_bucket;
 }
 
-}  // namespace
-
-Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
-                          const TrainingSetup& setup) {
-  const LayoutChoice& l = layout;
+/// Why a layout cannot be priced before any placement: sizes, profile, batch divisibility.
+std::optional<Error> input_error(const ModelDims& model, const LayoutChoice& l, const Hardware& hw,
+                                 const TrainingSetup& setup) {
   if (l.tp < 1 || l.cp < 1 || l.pp < 1 || l.dp < 1) {
     return model_error("parallel sizes must be positive: " + l.label());
   }
   if (hw.peak_tflops <= 0 || hw.nvlink_gbs <= 0 || hw.nic_gbs <= 0) {
     return model_error("the cluster profile lacks peak TFLOP/s or link bandwidths");
   }
-  Estimate e;
-  e.global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
+  int64_t global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
   int64_t per_step = l.dp * model.micro_batch;
-  if (e.global_batch % per_step != 0) {
-    return model_error("global batch " + std::to_string(e.global_batch) +
+  if (per_step <= 0 || global_batch % per_step != 0) {
+    return model_error("global batch " + std::to_string(global_batch) +
                        " is not divisible by micro_batch_size x DP = " + std::to_string(per_step));
   }
-  e.micro_batches = e.global_batch / per_step;
+  return std::nullopt;
+}
 
-  auto placement = place_links(l, hw.gpus_per_node, hw.nvlink_domain);
+}  // namespace
+
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup) {
+  if (auto bad = input_error(model, layout, hw, setup)) return *bad;
+  auto placement = place_links(layout, hw.gpus_per_node, hw.nvlink_domain);
   if (!placement) return placement.error();
-  e.placement = *placement;
+  return estimate(model, layout, hw, setup, *placement);
+}
+
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup, const LinkPlacement& placement) {
+  const LayoutChoice& l = layout;
+  if (auto bad = input_error(model, l, hw, setup)) return *bad;
+  Estimate e;
+  e.global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
+  e.micro_batches = e.global_batch / (l.dp * model.micro_batch);
+
+  e.placement = placement;
   LayerMix x = model_detail::layer_mix(model);
   auto work = micro_batch_work(model, l, hw, setup, e.placement, x);
   if (!work) return work.error();

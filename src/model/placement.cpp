@@ -18,6 +18,8 @@ double offdomain_fraction(const GroupPlacement& g) {
   return 1.0 - 1.0 / static_cast<double>(g.max_domains_spanned);
 }
 
+}  // namespace
+
 GroupConfig group_config_of(const LayoutChoice& layout) {
   GroupConfig config;
   config.world_size = layout.world();
@@ -30,8 +32,6 @@ GroupConfig group_config_of(const LayoutChoice& layout) {
   config.hcp = layout.hcp_sizes();
   return config;
 }
-
-}  // namespace
 
 Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node,
                                   int nvlink_domain) {
