@@ -192,7 +192,12 @@ struct TrainingSetup {
   double optimizer_offload_fraction = 1;  ///< optimizer_offload_fraction
   bool fsdp = false;                      ///< Megatron-FSDP (use_megatron_fsdp): shards all states.
   bool cuda_graphs = false;               ///< cuda_graph_impl / enable_cuda_graph
-  bool moe_deepep = false;                ///< moe_token_dispatcher_type flex (DeepEP / HybridEP)
+  /// The whole training iteration is one CUDA graph (Bridge is_full_iteration_cuda_graph).
+  bool cuda_graph_full_iteration = false;
+  /// comm_overlap.overlap_moe_expert_parallel_comm: EP dispatch / combine overlapped with the
+  /// compute of the other micro-batch (Bridge perf flag moe_a2a_overlap).
+  bool moe_a2a_overlap = false;
+  bool moe_deepep = false;  ///< moe_token_dispatcher_type flex (DeepEP / HybridEP)
 };
 
 /// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).

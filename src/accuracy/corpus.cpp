@@ -195,6 +195,24 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   row.setup.fsdp = int_or(r, "fsdp", 0) > 0 || bool_or(settings, "use_megatron_fsdp", false);
   std::string graphs = string_or(settings, "cuda_graph_impl", "none");
   row.setup.cuda_graphs = !graphs.empty() && graphs != "none";
+  // Full-iteration graphs as Bridge decides them (src/megatron/bridge/utils/cuda_graph.py:118-126,
+  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444): impl "full_iteration", or impl "local" with
+  // "full_iteration" in the scope.
+  bool full_scope = false;
+  if (settings.contains("cuda_graph_scope")) {
+    const json& scope = settings["cuda_graph_scope"];
+    if (scope.is_string()) full_scope = scope.get<std::string>() == "full_iteration";
+    if (scope.is_array()) {
+      for (const json& item : scope)
+        full_scope =
+            full_scope || (item.is_string() && item.get<std::string>() == "full_iteration");
+    }
+  }
+  row.setup.cuda_graph_full_iteration =
+      graphs == "full_iteration" || (graphs == "local" && full_scope);
+  // moe_a2a_overlap sets comm_overlap.overlap_moe_expert_parallel_comm (and delayed wgrad):
+  // scripts/performance/utils/overrides.py:165-175 (Megatron-Bridge v0.5.1 @5cb3444).
+  row.setup.moe_a2a_overlap = bool_or(settings, "moe_a2a_overlap", false);
   row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty();
   // "DeepSeekV3 (w/o MTP)" rows: the same model without its multi-token prediction layer.
   if (string_or(r, "variant") == "without MTP") row.dims.mtp_layers = 0;

@@ -181,6 +181,14 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
       double inter = off > 0 ? bytes * off / (hw.a2a_gbs(false) * 1e9) : 0;
       double one = std::max(intra, inter) + hw.link_latency(off == 0);
       w.ep_a2a = x.moe * 4 * one * load;
+      if (setup.moe_a2a_overlap) {
+        // overlap_moe_expert_parallel_comm runs one micro-batch's dispatch / combine beside the
+        // other's compute (Megatron-LM combined 1F1B schedule; Bridge perf flag moe_a2a_overlap,
+        // scripts/performance/utils/overrides.py:165-175 @5cb3444): hidden up to ep_overlap of
+        // it, and never more than the expert and dense GEMMs beside it (fwd + bwd).
+        double beside = 3 * (dense + experts);
+        w.ep_a2a = std::max((1 - k.ep_overlap) * w.ep_a2a, w.ep_a2a - beside);
+      }
     }
   }
   double logits =
@@ -193,7 +201,9 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
   w.gemm_fwd = dense + experts + logits + mamba;
   w.gemm_bwd = 2 * w.gemm_fwd;
   w.elementwise = x.blocks * hbm_seconds(k.elementwise_passes * tokens / tp * h * kBf16, hw);
-  double graphs = setup.cuda_graphs ? k.cuda_graph_overhead : 1.0;
+  double graphs = setup.cuda_graph_full_iteration ? k.cuda_graph_full_overhead
+                  : setup.cuda_graphs             ? k.cuda_graph_overhead
+                                                  : 1.0;
   w.overhead = (x.blocks + x.mtp) * k.layer_overhead_s * graphs;
 
   double full = x.attention - x.windowed;

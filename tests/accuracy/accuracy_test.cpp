@@ -86,7 +86,8 @@ TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
     {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
      "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
      "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
-     "settings": {"cpu_offloading_num_layers": 20}, "measured": {"tokens_per_s_per_gpu": 1}},
+     "settings": {"cpu_offloading_num_layers": 20, "cuda_graph_impl": "full_iteration",
+                  "moe_a2a_overlap": true}, "measured": {"tokens_per_s_per_gpu": 1}},
     {"id": "b", "kind": "nemo_long_sequence", "model": "M", "system": "DGX-H100",
      "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 8,
      "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
@@ -95,7 +96,11 @@ TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
   ASSERT_TRUE(corpus) << corpus.error().str();
   EXPECT_EQ(corpus->rows[0].setup.activation_offload_layers, 20);
   EXPECT_FALSE(corpus->rows[0].setup.grad_reduce_in_fp32);  // Bridge perf scripts
+  EXPECT_TRUE(corpus->rows[0].setup.cuda_graph_full_iteration);
+  EXPECT_TRUE(corpus->rows[0].setup.moe_a2a_overlap);
   EXPECT_EQ(corpus->rows[1].setup.activation_offload_layers, 0);
+  EXPECT_FALSE(corpus->rows[1].setup.cuda_graph_full_iteration);
+  EXPECT_FALSE(corpus->rows[1].setup.moe_a2a_overlap);
   EXPECT_TRUE(corpus->rows[1].setup.grad_reduce_in_fp32);  // not a Bridge perf row
 }
 
