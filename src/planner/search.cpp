@@ -465,6 +465,13 @@ Result<PlanResult> plan(const PlanRequest& request) {
         ++result.pruned_count;
         continue;
       }
+      if (!priced[i] && !own && !request.keep_rejected) {
+        // The model cannot price it (its decoder placement fits every EP / VPP variant, so its
+        // own estimate fails too): rejected whatever the rules say, and without
+        // --show-rejected nobody reads which rule, so they are not run.
+        reject(layouts[i], RejectedOption{layouts[i], "model", "the model cannot price it"});
+        continue;
+      }
       accepted = accept(i) == 1 || accepted;
     }
   }

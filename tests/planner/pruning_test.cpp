@@ -37,6 +37,20 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
   auto result = plan(req);
   ASSERT_TRUE(result.ok()) << result.error().message;
   ASSERT_FALSE(result->options.empty()) << recipe_file;
+  // Without --show-rejected the search skips the rules of variants the model cannot price; the
+  // answer and the counts must be those of the full path (keep_rejected runs every rule).
+  PlanRequest full = req;
+  full.keep_rejected = true;
+  auto reference = plan(full);
+  ASSERT_TRUE(reference.ok());
+  EXPECT_EQ(result->rejected_count, reference->rejected_count) << recipe_file;
+  EXPECT_EQ(result->pruned_count, reference->pruned_count) << recipe_file;
+  ASSERT_EQ(result->options.size(), reference->options.size()) << recipe_file;
+  for (size_t i = 0; i < result->options.size(); ++i) {
+    EXPECT_EQ(result->options[i].layout.label(), reference->options[i].layout.label());
+    EXPECT_DOUBLE_EQ(result->options[i].estimate.time.step_s,
+                     reference->options[i].estimate.time.step_s);
+  }
   auto model = model_dims_of(*recipe);
   ASSERT_TRUE(model.ok());
   SearchSpace space;
@@ -70,6 +84,8 @@ TEST(PlanPruning, ListedOptionsAreTheBestVariantOfTheirLayout) {
   expect_best_variants("llama3_8b_128k.yaml", 64, 4);
   expect_best_variants("qwen3_30b_a3b_64k.yaml", 64, 4);
   expect_best_variants("mixtral_8x7b_32k.yaml", 32, 2);
+  // A world where most layouts cannot split the global batch (the model cannot price them).
+  expect_best_variants("qwen3_30b_a3b_64k.yaml", 2048, 2);
 }
 
 }  // namespace
