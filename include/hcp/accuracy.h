@@ -141,6 +141,9 @@ struct CorpusRow {
   double measured_tokens = 0;  ///< tokens/s/GPU (converted from TFLOP/s for TFLOP/s rows).
   double measured_tflops = 0;  ///< As published (0 when not given).
   bool tflops_metric = false;  ///< The row's published metric is model TFLOP/s/GPU.
+  /// False for Bridge summary rows whose preset (settings_source.found) could not be read: the
+  /// memory settings (FSDP, offload, recompute) behind them are unknown.
+  bool settings_found = true;
 };
 
 struct Corpus {
@@ -165,7 +168,9 @@ struct Prediction {
   const CorpusRow* row = nullptr;
   double predicted_tokens = 0;  ///< 0 when the model could not price the row.
   bool fits_memory = true;
-  std::string error;  ///< Why the model refused the row.
+  MemoryBreakdown memory;       ///< The model's memory per GPU (first pipeline stage).
+  double memory_limit_gib = 0;  ///< The GPU's usable memory the row is held to.
+  std::string error;            ///< Why the model refused the row.
   /// Return log(measured / predicted); 0 when unpriced.
   double residual() const;
   /// Return |predicted - measured| / measured.
@@ -179,7 +184,8 @@ std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit);
 struct Metrics {
   int64_t rows = 0;
   int64_t unpriced = 0;
-  int64_t predicted_oom = 0;  ///< Rows that ran but the model says do not fit.
+  int64_t predicted_oom = 0;  ///< Rows that ran, with known settings, the model says do not fit.
+  int64_t predicted_oom_unknown = 0;  ///< The same among rows whose settings are unknown.
   double mape = 0;
   double median_ape = 0;
   double within_15 = 0;    ///< Share of rows with APE <= 15 %.

@@ -168,6 +168,12 @@ std::vector<std::string> closed_form_kinds(const GroupConfig& config);
 Result<GroupPlacement> place_group_kind(const GroupConfig& config, std::string_view kind,
                                         const NodeShape& shape);
 
+/// place_group_kind() for several kinds of one config, resolving its rank grids once; the
+/// placements come back in the order of `kinds`.
+Result<std::vector<GroupPlacement>> place_group_kinds(const GroupConfig& config,
+                                                      std::span<const std::string_view> kinds,
+                                                      const NodeShape& shape);
+
 /// The placement questions the planner asks about one layout, in closed form.
 struct LayoutLocality {
   GroupPlacement tp;

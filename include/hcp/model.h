@@ -19,6 +19,7 @@
 #include "hcp/cp_volume.h"
 #include "hcp/diagnostic.h"
 #include "hcp/gpu_specs.h"
+#include "hcp/layout.h"
 #include "hcp/model_constants.h"
 #include "hcp/recipe.h"
 
@@ -191,7 +192,12 @@ struct TrainingSetup {
   double optimizer_offload_fraction = 1;  ///< optimizer_offload_fraction
   bool fsdp = false;                      ///< Megatron-FSDP (use_megatron_fsdp): shards all states.
   bool cuda_graphs = false;               ///< cuda_graph_impl / enable_cuda_graph
-  bool moe_deepep = false;                ///< moe_token_dispatcher_type flex (DeepEP / HybridEP)
+  /// The whole training iteration is one CUDA graph (Bridge is_full_iteration_cuda_graph).
+  bool cuda_graph_full_iteration = false;
+  /// comm_overlap.overlap_moe_expert_parallel_comm: EP dispatch / combine overlapped with the
+  /// compute of the other micro-batch (Bridge perf flag moe_a2a_overlap).
+  bool moe_a2a_overlap = false;
+  bool moe_deepep = false;  ///< moe_token_dispatcher_type flex (DeepEP / HybridEP)
 };
 
 /// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).
@@ -213,6 +219,10 @@ struct LinkPlacement {
 /// and NVLink domains of `nvlink_domain` GPUs, with layout.h's closed forms. Error when the
 /// layout is not a valid Megatron grid.
 Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node, int nvlink_domain);
+
+/// The rank-grid configuration of a layout (world, TP, CP, PP, EP, ETP, VPP, HCP sizes), as
+/// place_links() lays it out.
+GroupConfig group_config_of(const LayoutChoice& layout);
 
 /// Step time per term (seconds per optimizer step on one GPU; terms add up to `step_s`).
 struct TimeBreakdown {
@@ -267,5 +277,11 @@ struct Estimate {
 /// Estimate one layout. Error when the layout cannot run the model at all (sizes not dividing).
 Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
                           const TrainingSetup& setup);
+
+/// The same with the layout's link placement already known (place_links() of this layout or of
+/// one that differs only in EP, ETP or VPP, which do not move the TP / CP / DP / PP groups): the
+/// planner prices the EP / VPP variants of one layout with one placement.
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup, const LinkPlacement& placement);
 
 }  // namespace hcp

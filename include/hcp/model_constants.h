@@ -45,6 +45,8 @@ struct GenerationConstants {
   double moe_dropless_imbalance = 1.15;  ///< Dropless: busiest expert's load / mean load.
   double layer_overhead_s = 52.5e-6;  ///< Host and launch cost per layer per micro-batch (fwd+bwd).
   double cuda_graph_overhead = 0.3;   ///< Share of layer_overhead_s left with CUDA graphs.
+  /// Share of layer_overhead_s left when the whole iteration is one CUDA graph.
+  double cuda_graph_full_overhead = 0.1;
   // Links: NCCL bus bandwidth / link rate.
   double nvlink_eff = 0.82;
   double nic_eff = 0.96;
@@ -54,6 +56,7 @@ struct GenerationConstants {
   double nvlink_latency_s = 5e-6;
   double nic_latency_s = 15e-6;
   double tp_overlap = 0.8;  ///< Share of TP collectives hidden by tp_comm_overlap.
+  double ep_overlap = 0.8;  ///< Share of EP dispatch / combine hidden by the MoE a2a overlap.
   // Hybrid layers.
   double mamba_eff = 0.05;  ///< Mamba-2 SSD scan / gated delta net kernels: achieved / BF16 peak.
   // Memory not available to tensors.

@@ -166,6 +166,10 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   std::string comm = string_or(r, "cp_comm_type", string_or(m, "recipe_cp_comm_type", "p2p"));
   if (auto type = parse_cp_comm_type(comm)) l.comm = *type;
   row.setup.global_batch = int_or(r, "global_batch", 0);
+  if (r.contains("settings_source") && r["settings_source"].is_object()) {
+    row.settings_found =
+        row.kind != "bridge_summary" || bool_or(r["settings_source"], "found", false);
+  }
   row.setup.recompute = recompute_of(settings);
   if (settings.contains("recompute_modules") && settings["recompute_modules"].is_array()) {
     for (const json& module : settings["recompute_modules"]) {
@@ -173,11 +177,42 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
     }
   }
   row.setup.recompute_layers = int_or(settings, "recompute_num_layers", 0);
+  // cpu_offloading_num_layers: Bridge's perf overrides turn on model.cpu_offloading for that
+  // many layers' activations (weights stay on the GPU): scripts/performance/utils/overrides.py
+  // _set_recompute_overrides (NVIDIA-NeMo/Megatron-Bridge v0.4.2 @c810129, lines 140-143).
+  row.setup.activation_offload_layers = int_or(settings, "cpu_offloading_num_layers", 0);
+  if (row.kind == "bridge_summary") {
+    // Every model's perf script sets ddp.grad_reduce_in_fp32 = False in its common configs
+    // (scripts/performance/configs/<model>/<model>_llm_pretrain.py, set_*_common_configs, e.g.
+    // llama/llama3_llm_pretrain.py:43-44, deepseek/deepseek_llm_pretrain.py:42-43,
+    // gpt_oss/gpt_oss_llm_pretrain.py:32-33, qwen/qwen3_llm_pretrain.py:41-42,
+    // nemotronh/nemotron_3_llm_pretrain.py:34-35; Megatron-Bridge v0.4.2 @c810129): bf16 main
+    // gradients in the DDP buffer, not fp32.
+    row.setup.grad_reduce_in_fp32 = false;
+  }
   if (auto p = parse_precision(row.precision)) row.setup.precision = *p;
   row.setup.fp8_attention = bool_or(settings, "fp8_dot_product_attention", false);
   row.setup.fsdp = int_or(r, "fsdp", 0) > 0 || bool_or(settings, "use_megatron_fsdp", false);
   std::string graphs = string_or(settings, "cuda_graph_impl", "none");
   row.setup.cuda_graphs = !graphs.empty() && graphs != "none";
+  // Full-iteration graphs as Bridge decides them (src/megatron/bridge/utils/cuda_graph.py:118-126,
+  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444): impl "full_iteration", or impl "local" with
+  // "full_iteration" in the scope.
+  bool full_scope = false;
+  if (settings.contains("cuda_graph_scope")) {
+    const json& scope = settings["cuda_graph_scope"];
+    if (scope.is_string()) full_scope = scope.get<std::string>() == "full_iteration";
+    if (scope.is_array()) {
+      for (const json& item : scope)
+        full_scope =
+            full_scope || (item.is_string() && item.get<std::string>() == "full_iteration");
+    }
+  }
+  row.setup.cuda_graph_full_iteration =
+      graphs == "full_iteration" || (graphs == "local" && full_scope);
+  // moe_a2a_overlap sets comm_overlap.overlap_moe_expert_parallel_comm (and delayed wgrad):
+  // scripts/performance/utils/overrides.py:165-175 (Megatron-Bridge v0.5.1 @5cb3444).
+  row.setup.moe_a2a_overlap = bool_or(settings, "moe_a2a_overlap", false);
   row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty();
   // "DeepSeekV3 (w/o MTP)" rows: the same model without its multi-token prediction layer.
   if (string_or(r, "variant") == "without MTP") row.dims.mtp_layers = 0;

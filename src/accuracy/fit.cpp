@@ -48,6 +48,8 @@ Prediction predict_row(const CorpusRow& row, const Hardware& hw) {
   }
   p.predicted_tokens = e->tokens_per_s_per_gpu;
   p.fits_memory = e->fits_memory;
+  p.memory = e->memory;
+  p.memory_limit_gib = e->memory_limit_gib;
   return p;
 }
 
@@ -139,7 +141,7 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
       ++m.unpriced;
       continue;
     }
-    if (!p.fits_memory) ++m.predicted_oom;
+    if (!p.fits_memory) ++(p.row->settings_found ? m.predicted_oom : m.predicted_oom_unknown);
     apes.push_back(p.ape());
     groups[group_key(*p.row)].push_back(&p);
   }

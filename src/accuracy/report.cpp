@@ -29,14 +29,14 @@ std::string pad(std::string s, size_t width) {
 std::string slice_table(const std::vector<Slice>& slices) {
   std::string out = "  " + pad("slice", 28) + pad("rows", 6) + pad("MAPE", 9) + pad("median", 9) +
                     pad("<=15%", 8) + pad("tau", 7) + pad("groups", 8) + pad("OOM", 5) +
-                    "unpriced\n";
+                    pad("OOM?", 6) + "unpriced\n";
   for (const Slice& s : slices) {
     const Metrics& m = s.metrics;
     out += "  " + pad(s.name, 28) + pad(std::to_string(m.rows), 6) + pad(pct(m.mape), 9) +
            pad(pct(m.median_ape), 9) + pad(pct(m.within_15), 8) +
            pad(m.tau_groups > 0 ? fmt("%.2f", m.kendall_tau) : "-", 7) +
            pad(std::to_string(m.tau_groups), 8) + pad(std::to_string(m.predicted_oom), 5) +
-           std::to_string(m.unpriced) + "\n";
+           pad(std::to_string(m.predicted_oom_unknown), 6) + std::to_string(m.unpriced) + "\n";
   }
   return out;
 }
@@ -45,6 +45,7 @@ json metrics_json(const Metrics& m) {
   return {{"rows", m.rows},
           {"unpriced", m.unpriced},
           {"predicted_oom", m.predicted_oom},
+          {"predicted_oom_settings_unknown", m.predicted_oom_unknown},
           {"mape", m.mape},
           {"median_ape", m.median_ape},
           {"within_15", m.within_15},
@@ -81,6 +82,17 @@ json predictions_json(const std::vector<Prediction>& predictions) {
   return out;
 }
 
+/// The memory breakdown of a row the model says does not fit, in GiB.
+std::string memory_line(const Prediction& p) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const MemoryBreakdown& m = p.memory;
+  return fmt("      memory GiB: weights %.1f", m.weights / kGiB) +
+         fmt(" grads %.1f", m.gradients / kGiB) + fmt(" optimizer %.1f", m.optimizer / kGiB) +
+         fmt(" activations %.1f", m.activations / kGiB) + fmt(" cp %.1f", m.cp_buffers / kGiB) +
+         fmt(" logits %.1f", m.logits / kGiB) + fmt(" reserved %.1f", m.reserved / kGiB) +
+         fmt(" = %.1f", m.total / kGiB) + fmt(" > %.1f\n", p.memory_limit_gib);
+}
+
 }  // namespace
 
 std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
@@ -89,7 +101,9 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
          " excluded (see each row's 'excluded'); constants: " + r.constants + "\n";
   out +=
       "  APE = |predicted - measured| / measured tokens/s/GPU (TFLOP/s rows through the model "
-      "FLOPs per token); tau = mean Kendall tau-b inside (model, system) groups of >= 3 rows\n\n";
+      "FLOPs per token); tau = mean Kendall tau-b inside (model, system) groups of >= 3 rows;\n"
+      "  OOM = rows that ran but are predicted out of memory; OOM? = the same among rows whose "
+      "Bridge preset (FSDP, offload, recompute) could not be found\n\n";
   out += "In-sample:\n" + slice_table(r.in_sample);
   if (!r.lomo.empty()) {
     out +=
@@ -122,8 +136,11 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
       out += "  " + pad(p.row->id, 58) + pad(p.row->layout.label(), 34) +
              fmt("measured %8.0f", p.row->measured_tokens) +
              fmt("  predicted %8.0f", p.predicted_tokens) + "  " + pct(p.ape()) +
-             (p.fits_memory ? "" : "  (predicted OOM)") + (p.error.empty() ? "" : "  " + p.error) +
-             "\n";
+             (p.fits_memory           ? ""
+              : p.row->settings_found ? "  (predicted OOM)"
+                                      : "  (predicted OOM; settings unknown)") +
+             (p.error.empty() ? "" : "  " + p.error) + "\n";
+      if (!p.fits_memory) out += memory_line(p);
     }
   }
   return out;

@@ -87,16 +87,69 @@ std::vector<std::pair<int64_t, int64_t>> base_residues(const std::vector<Axis>& 
   return cur;
 }
 
-/// (groups spanning more than one block, most blocks one group spans).
+/// (groups spanning more than one block, most blocks one group spans). `offsets` is sorted.
+/// A group whose base has residue r (mod block) crosses into a new block between sorted members
+/// o[i-1] and o[i] when the gap d = o[i] - o[i-1] is at least the block, or when
+/// (r + o[i-1]) mod block + d >= block. Large groups count the gaps once per (o[i-1] mod block)
+/// and look the crossings up per residue, so the work is O(members + block^2), not
+/// O(members x residues); small groups walk their members.
 std::pair<int64_t, int64_t> block_counts(const std::vector<Axis>& unmasked,
                                          const std::vector<int64_t>& offsets, int64_t rank_offset,
                                          int64_t block) {
   int64_t crossing = 0;
   int64_t most = 0;
-  for (const auto& [residue, count] : base_residues(unmasked, rank_offset, block)) {
-    int64_t blocks = 1;
-    for (size_t i = 1; i < offsets.size(); ++i) {
-      if ((residue + offsets[i]) / block != (residue + offsets[i - 1]) / block) ++blocks;
+  const auto residues = base_residues(unmasked, rank_offset, block);
+  const size_t n = offsets.size();
+  if (n == 0) return {0, 0};
+  if (n <= static_cast<size_t>(2 * block) || residues.size() <= 2) {
+    for (const auto& [residue, count] : residues) {
+      // Walk the sorted members; divide only where a member leaves the current block.
+      int64_t blocks = 1;
+      int64_t end = ((residue + offsets[0]) / block + 1) * block;
+      for (size_t i = 1; i < n; ++i) {
+        int64_t r = residue + offsets[i];
+        if (r < end) continue;
+        ++blocks;
+        end = r - r % block + block;
+      }
+      if (blocks > 1) crossing += count;
+      most = std::max(most, blocks);
+    }
+    return {crossing, most};
+  }
+  // at_least[a * (block + 1) + k]: gaps shorter than the block after a member with o mod block
+  // == a whose length is >= k (suffix counts over k).
+  const auto b = static_cast<size_t>(block);
+  std::vector<int64_t> at_least(b * (b + 1), 0);
+  int64_t long_gaps = 0;
+  // o[i] mod block follows from o[i-1] mod block and the gap; the gaps of a mixed-radix group
+  // take few values, so the gap's residue is cached.
+  int64_t mod = offsets[0] % block;
+  int64_t last_gap = -1;
+  int64_t last_gap_mod = 0;
+  for (size_t i = 1; i < n; ++i) {
+    int64_t d = offsets[i] - offsets[i - 1];
+    if (d >= block) {
+      ++long_gaps;
+    } else if (d > 0) {
+      ++at_least[static_cast<size_t>(mod) * (b + 1) + static_cast<size_t>(d)];
+    }
+    if (d != last_gap) {
+      last_gap = d;
+      last_gap_mod = d % block;
+    }
+    mod += last_gap_mod;
+    if (mod >= block) mod -= block;
+  }
+  for (size_t a = 0; a < b; ++a) {
+    for (size_t k = b; k-- > 0;)
+      at_least[a * (b + 1) + k] += at_least[a * (b + 1) + k + 1];
+  }
+  for (const auto& [residue, count] : residues) {
+    int64_t blocks = 1 + long_gaps;
+    for (size_t a = 0; a < b; ++a) {
+      auto t = static_cast<size_t>((residue + static_cast<int64_t>(a)) % block);
+      blocks += at_least[a * (b + 1) + (b - t)];
     }
     if (blocks > 1) crossing += count;
     most = std::max(most, blocks);
@@ -111,7 +164,8 @@ GroupPlacement closed_form(const std::vector<Axis>& axes, const std::vector<bool
   for (size_t i = 0; i < axes.size(); ++i)
     (mask[i] ? inside : outside).push_back(axes[i]);
   std::vector<int64_t> offsets = layout::mixed_radix_offsets(inside);
-  std::sort(offsets.begin(), offsets.end());  // distinct-block counts ignore member order
+  // Distinct-block counts ignore member order.
+  if (!std::is_sorted(offsets.begin(), offsets.end())) std::sort(offsets.begin(), offsets.end());
   GroupPlacement p;
   p.group_size = static_cast<int64_t>(offsets.size());
   p.num_groups = 1;
@@ -192,6 +246,22 @@ Result<GroupPlacement> place_resolved(const GroupConfig& config, const layout::R
 }
 
 }  // namespace
+
+Result<std::vector<GroupPlacement>> place_group_kinds(const GroupConfig& config,
+                                                      std::span<const std::string_view> kinds,
+                                                      const NodeShape& shape) {
+  auto resolved = layout::resolve_layout(config);
+  if (auto* e = std::get_if<LayoutError>(&resolved)) return layout::to_error(*e);
+  const auto& r = std::get<layout::ResolvedLayout>(resolved);
+  std::vector<GroupPlacement> out;
+  out.reserve(kinds.size());
+  for (std::string_view kind : kinds) {
+    auto p = place_resolved(config, r, kind, shape);
+    if (!p) return p.error();
+    out.push_back(*p);
+  }
+  return out;
+}
 
 Result<GroupPlacement> place_group_kind(const GroupConfig& config, std::string_view kind,
                                         const NodeShape& shape) {

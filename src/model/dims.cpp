@@ -222,6 +222,19 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   std::string graphs = recipe.get_string("model.cuda_graph_impl").value_or("none");
   s.cuda_graphs =
       (graphs != "none" && !graphs.empty()) || recipe.bool_or("model.enable_cuda_graph", false);
+  // Full-iteration capture: cuda_graph_impl "full_iteration", or "local" with "full_iteration"
+  // in cuda_graph_scope (Megatron-Bridge src/megatron/bridge/utils/cuda_graph.py:118-126,
+  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444).
+  bool full_scope = false;
+  if (const Value* scope = recipe.find("model.cuda_graph_scope")) {
+    if (scope->is_string()) full_scope = scope->as_string() == "full_iteration";
+    if (scope->is_list()) {
+      for (const Value& item : scope->items())
+        full_scope = full_scope || (item.is_string() && item.as_string() == "full_iteration");
+    }
+  }
+  s.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
+  s.moe_a2a_overlap = recipe.bool_or("comm_overlap.overlap_moe_expert_parallel_comm", false);
   s.moe_deepep = recipe.get_string("model.moe_token_dispatcher_type").value_or("") == "flex";
   return s;
 }

@@ -9,6 +9,7 @@
 // Every rate and overhead is a named constant of Hardware::k (model_constants.h).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -180,6 +181,14 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
       double inter = off > 0 ? bytes * off / (hw.a2a_gbs(false) * 1e9) : 0;
       double one = std::max(intra, inter) + hw.link_latency(off == 0);
       w.ep_a2a = x.moe * 4 * one * load;
+      if (setup.moe_a2a_overlap) {
+        // overlap_moe_expert_parallel_comm runs one micro-batch's dispatch / combine beside the
+        // other's compute (Megatron-LM combined 1F1B schedule; Bridge perf flag moe_a2a_overlap,
+        // scripts/performance/utils/overrides.py:165-175 @5cb3444): hidden up to ep_overlap of
+        // it, and never more than the expert and dense GEMMs beside it (fwd + bwd).
+        double beside = 3 * (dense + experts);
+        w.ep_a2a = std::max((1 - k.ep_overlap) * w.ep_a2a, w.ep_a2a - beside);
+      }
     }
   }
   double logits =
@@ -192,7 +201,9 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
   w.gemm_fwd = dense + experts + logits + mamba;
   w.gemm_bwd = 2 * w.gemm_fwd;
   w.elementwise = x.blocks * hbm_seconds(k.elementwise_passes * tokens / tp * h * kBf16, hw);
-  double graphs = setup.cuda_graphs ? k.cuda_graph_overhead : 1.0;
+  double graphs = setup.cuda_graph_full_iteration ? k.cuda_graph_full_overhead
+                  : setup.cuda_graphs             ? k.cuda_graph_overhead
+                                                  : 1.0;
   w.overhead = (x.blocks + x.mtp) * k.layer_overhead_s * graphs;
 
   double full = x.attention - x.windowed;
@@ -385,11 +396,9 @@ double dp_exposed_seconds(const ModelDims& m, const LayoutChoice& l, const Hardw
   return std::max(0.0, rs - bwd_mb) + std::max(0.0, ag - fwd_mb) + last_bucket;
 }
 
-}  // namespace
-
-Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
-                          const TrainingSetup& setup) {
-  const LayoutChoice& l = layout;
+/// Why a layout cannot be priced before any placement: sizes, profile, batch divisibility.
+std::optional<Error> input_error(const ModelDims& model, const LayoutChoice& l, const Hardware& hw,
+                                 const TrainingSetup& setup) {
   if (l.tp < 1 || l.cp < 1 || l.pp < 1 || l.dp < 1) {
     return model_error("parallel sizes must be positive: " + l.label());
   }
@@ -398,18 +407,34 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
   if (hw.peak_tflops <= 0 || hw.nvlink_gbs <= 0 || (needs_nic && hw.nic_gbs <= 0)) {
     return model_error("the cluster profile lacks peak TFLOP/s or link bandwidths");
   }
-  Estimate e;
-  e.global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
+  int64_t global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
   int64_t per_step = l.dp * model.micro_batch;
-  if (e.global_batch % per_step != 0) {
-    return model_error("global batch " + std::to_string(e.global_batch) +
+  if (per_step <= 0 || global_batch % per_step != 0) {
+    return model_error("global batch " + std::to_string(global_batch) +
                        " is not divisible by micro_batch_size x DP = " + std::to_string(per_step));
   }
-  e.micro_batches = e.global_batch / per_step;
+  return std::nullopt;
+}
 
-  auto placement = place_links(l, hw.gpus_per_node, hw.nvlink_domain);
+}  // namespace
+
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup) {
+  if (auto bad = input_error(model, layout, hw, setup)) return *bad;
+  auto placement = place_links(layout, hw.gpus_per_node, hw.nvlink_domain);
   if (!placement) return placement.error();
-  e.placement = *placement;
+  return estimate(model, layout, hw, setup, *placement);
+}
+
+Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+                          const TrainingSetup& setup, const LinkPlacement& placement) {
+  const LayoutChoice& l = layout;
+  if (auto bad = input_error(model, l, hw, setup)) return *bad;
+  Estimate e;
+  e.global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
+  e.micro_batches = e.global_batch / (l.dp * model.micro_batch);
+
+  e.placement = placement;
   LayerMix x = model_detail::layer_mix(model);
   auto work = micro_batch_work(model, l, hw, setup, e.placement, x);
   if (!work) return work.error();

@@ -43,6 +43,8 @@ const std::vector<ConstantInfo>& constant_catalog() {
        "host and launch seconds per layer per micro-batch, forward + backward"},
       {"cuda_graph_overhead", &K::cuda_graph_overhead, 0, 1, true,
        "share of layer_overhead_s left when CUDA graphs are on"},
+      {"cuda_graph_full_overhead", &K::cuda_graph_full_overhead, 0, 1, true,
+       "share of layer_overhead_s left when the whole iteration is one CUDA graph"},
       {"nvlink_eff", &K::nvlink_eff, 0.3, 1, false, "NCCL busbw / NVLink rate"},
       {"nic_eff", &K::nic_eff, 0.3, 1, false, "NCCL busbw / NIC rate"},
       {"a2a_nvlink_eff", &K::a2a_nvlink_eff, 0.1, 1, true,
@@ -53,6 +55,8 @@ const std::vector<ConstantInfo>& constant_catalog() {
        "per-message latency inside an NVLink domain"},
       {"nic_latency_s", &K::nic_latency_s, 0, 1e-3, false, "per-message latency across domains"},
       {"tp_overlap", &K::tp_overlap, 0, 1, true, "share of TP collectives tp_comm_overlap hides"},
+      {"ep_overlap", &K::ep_overlap, 0, 1, true,
+       "share of EP dispatch / combine overlap_moe_expert_parallel_comm hides"},
       {"mamba_eff", &K::mamba_eff, 0.02, 0.95, true,
        "Mamba-2 SSD / gated delta net scan rate / BF16 dense peak"},
       {"reserved_gib", &K::reserved_gib, 0, 16, false, "GiB not available to tensors (fixed)"},
@@ -135,6 +139,11 @@ const char* default_source(std::string_view name) {
   if (name == "nvlink_latency_s" || name == "nic_latency_s")
     return "assumption: NCCL's order of magnitude (µs inside a node, 10-20 µs across IB)";
   if (name == "tp_overlap") return "assumption: userbuffers hide ~80 % of TP collectives";
+  if (name == "ep_overlap")
+    return "assumption: the 1F1B a2a overlap hides ~80 % of EP dispatch / combine (Megatron-LM "
+           "overlap_moe_expert_parallel_comm: one micro-batch's a2a beside another's compute)";
+  if (name == "cuda_graph_full_overhead")
+    return "assumption: a whole-iteration graph leaves ~10 % of the per-layer host cost";
   if (name == "mamba_eff") return "assumption: SSD scan kernels at ~25 % of BF16 peak";
   if (name == "reserved_gib" || name == "reserved_fraction")
     return "assumption: context, NCCL buffers, fragmentation; Fujii et al. (arXiv 2411.06465)";

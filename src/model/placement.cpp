@@ -1,5 +1,8 @@
 // Which link each group of a layout uses, from the closed-form placement of layout.h.
 #include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
 
 #include "hcp/layout.h"
 #include "hcp/model.h"
@@ -15,6 +18,8 @@ double offdomain_fraction(const GroupPlacement& g) {
   return 1.0 - 1.0 / static_cast<double>(g.max_domains_spanned);
 }
 
+}  // namespace
+
 GroupConfig group_config_of(const LayoutChoice& layout) {
   GroupConfig config;
   config.world_size = layout.world();
@@ -28,35 +33,55 @@ GroupConfig group_config_of(const LayoutChoice& layout) {
   return config;
 }
 
-}  // namespace
-
 Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node,
                                   int nvlink_domain) {
   GroupConfig config = group_config_of(layout);
   NodeShape shape{gpus_per_node, std::max(gpus_per_node, nvlink_domain)};
-  auto locality = layout_locality(config, shape);
-  if (!locality) return locality.error();
-  bool pp_inside = true;
-  if (layout.pp > 1) {
-    auto pp = place_group_kind(config, "pp", shape);
-    if (!pp) return pp.error();
-    pp_inside = pp->intra_domain();
-  }
-
+  const int64_t domain = std::max<int64_t>(1, shape.nvlink_domain);
+  std::vector<int64_t> hcp = layout.hcp_sizes();
+  // Only these kinds matter to the model. A group of more ranks than a domain holds cannot stay
+  // inside one, so the groups of which only that is asked (TP, DP, PP, the HCP ring) are placed
+  // only when they are small; CP and the HCP a2a level also need how many domains they span.
+  enum Slot { kTp, kCp, kDp, kPp, kA2a, kRing, kSlots };
+  std::vector<std::string_view> kinds;
+  std::array<int, kSlots> index;
+  index.fill(-1);
+  auto want = [&](Slot slot, std::string_view kind, int64_t size, bool span_needed) {
+    if (size <= 1 || (!span_needed && size > domain)) return;
+    index[slot] = static_cast<int>(kinds.size());
+    kinds.push_back(kind);
+  };
+  want(kTp, "tp", layout.tp, false);
+  want(kCp, "cp", layout.cp, true);
+  want(kDp, "dp", layout.dp, false);
+  want(kPp, "pp", layout.pp, false);
+  if (hcp.size() >= 1) want(kA2a, "hcp_L0", hcp[0], true);
+  if (hcp.size() >= 2) want(kRing, "hcp_L1", hcp[1], false);
+  // Resolving validates the config (as layout_locality() does) even when no kind is placed.
+  auto placed = place_group_kinds(config, kinds, shape);
+  if (!placed) return placed.error();
+  auto inside = [&](Slot slot, int64_t size) {
+    if (size <= 1) return true;
+    if (index[slot] < 0) return false;  // more ranks than a domain
+    return (*placed)[static_cast<size_t>(index[slot])].intra_domain();
+  };
+  auto fraction = [&](Slot slot) {
+    return index[slot] < 0 ? 0.0 : offdomain_fraction((*placed)[static_cast<size_t>(index[slot])]);
+  };
   LinkPlacement out;
-  out.tp_inside_domain = locality->tp.intra_domain();
-  out.cp_inside_domain = locality->cp.intra_domain();
-  out.cp_offdomain_fraction = offdomain_fraction(locality->cp);
-  if (locality->hcp_a2a) {
-    out.hcp_a2a_inside_domain = locality->hcp_a2a->intra_domain();
-    out.hcp_a2a_offdomain_fraction = offdomain_fraction(*locality->hcp_a2a);
+  out.tp_inside_domain = inside(kTp, layout.tp);
+  out.cp_inside_domain = inside(kCp, layout.cp);
+  out.cp_offdomain_fraction = fraction(kCp);
+  if (!hcp.empty()) {
+    out.hcp_a2a_inside_domain = inside(kA2a, hcp[0]);
+    out.hcp_a2a_offdomain_fraction = fraction(kA2a);
   }
-  if (locality->hcp_p2p) out.hcp_ring_inside_domain = locality->hcp_p2p->intra_domain();
+  if (hcp.size() >= 2) out.hcp_ring_inside_domain = inside(kRing, hcp[1]);
   // A DP x CP group is the CP groups of one DP group's members: it stays inside a domain exactly
   // when the DP group and the CP group do (the domain holding the DP group's last member holds
   // that member's CP group too). Cheaper than placing the dp_cp kind, whose size is DP*CP.
-  out.dp_inside_domain = locality->dp.intra_domain() && locality->cp.intra_domain();
-  out.pp_inside_domain = pp_inside;
+  out.dp_inside_domain = inside(kDp, layout.dp) && out.cp_inside_domain;
+  out.pp_inside_domain = inside(kPp, layout.pp);
   return out;
 }
 

@@ -261,6 +261,33 @@ EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& mod
 
 namespace {
 
+/// evaluate_layout() for a layout the search has priced already (with the placement of its
+/// TP / CP / DP / PP groups, which EP, ETP and VPP do not move): the rules, then the rank grid of
+/// the layout itself (its expert grid must exist, as estimate() requires), then that price.
+EvaluatedOption evaluate_priced(const PlanRequest& request, const LayoutChoice& layout,
+                                const Estimate& priced) {
+  EvaluatedOption out;
+  out.option.layout = layout;
+  Recipe candidate = recipe_with_layout(request.recipe, layout);
+  Environment env = request.env;
+  env.world_size = layout.world();
+  out.option.diagnostics = check_rules(candidate, env);
+  for (const Diagnostic& d : out.option.diagnostics) {
+    if (d.severity != Severity::kError) continue;
+    out.rejected = RejectedOption{layout, d.id, d.message};
+    return out;
+  }
+  const Hardware& hw = request.hardware;
+  NodeShape shape{hw.gpus_per_node, std::max(hw.gpus_per_node, hw.nvlink_domain)};
+  auto grid = place_group_kinds(group_config_of(layout), {}, shape);
+  if (!grid) {
+    out.rejected = RejectedOption{layout, "model", grid.error().message};
+    return out;
+  }
+  out.option.estimate = priced;
+  return out;
+}
+
 struct ExpertLayout {
   int64_t ep = 1;
   int64_t etp = 0;  ///< 0: follows TP.
@@ -379,7 +406,8 @@ Result<PlanResult> plan(const PlanRequest& request) {
   auto accept = [&](size_t i) {
     const LayoutChoice& layout = layouts[i];
     bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
-    EvaluatedOption evaluated = evaluate_layout(request, *model, layout);
+    EvaluatedOption evaluated = priced[i] ? evaluate_priced(request, layout, *priced[i])
+                                          : evaluate_layout(request, *model, layout);
     if (evaluated.rejected) {
       std::string key;
       for (const Diagnostic& d : evaluated.option.diagnostics) {
@@ -402,29 +430,36 @@ Result<PlanResult> plan(const PlanRequest& request) {
     result.options.push_back(std::move(evaluated.option));
     return 1;
   };
+  // One placement per (TP, CP, PP, DP, HCP sizes): the comm types without HCP and every EP / VPP
+  // variant share it (place_links places no expert group; estimate() overload).
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, std::vector<int64_t>>,
+           std::optional<LinkPlacement>>
+      placements;
+  auto placement_of = [&](const LayoutChoice& l) -> const std::optional<LinkPlacement>& {
+    auto [it, inserted] =
+        placements.try_emplace(std::make_tuple(l.tp, l.cp, l.pp, l.dp, l.hcp_sizes()));
+    if (inserted) {
+      LayoutChoice decoder = l;
+      decoder.ep = 1;  // the expert grid does not move the decoder's groups
+      decoder.etp = 0;
+      decoder.vpp = 1;
+      auto p = place_links(decoder, request.hardware.gpus_per_node, request.hardware.nvlink_domain);
+      if (p) it->second = *p;
+    }
+    return it->second;
+  };
   for (const auto& key : order) {
     std::vector<size_t>& variants = groups[key];
     shared_rejection.reset();
-    if (variants.size() > 1) {
-      // The rules on one variant first: a rejection every variant shares spares the model.
-      Recipe candidate = recipe_with_layout(request.recipe, layouts[variants.front()]);
-      Environment env = request.env;
-      env.world_size = layouts[variants.front()].world();
-      for (const Diagnostic& d : check_rules(candidate, env)) {
-        if (d.severity != Severity::kError) continue;
-        bool variant_specific = d.key.empty() || d.key.find("expert") != std::string::npos ||
-                                d.key.find("pipeline") != std::string::npos;
-        if (!variant_specific) shared_rejection = RejectedOption{{}, d.id, d.message};
-        break;
-      }
+    // Price every variant (cheap), then run the rules (dear) from the fastest on: the first
+    // rejection that every variant shares settles the rest (accept() returns -1).
+    for (size_t i : variants) {
+      const auto& placement = placement_of(layouts[i]);
+      auto e = placement ? estimate(*model, layouts[i], request.hardware, request.setup, *placement)
+                         : estimate(*model, layouts[i], request.hardware, request.setup);
+      if (e) priced[i] = std::move(*e);
     }
-    if (!shared_rejection) {
-      for (size_t i : variants) {
-        auto e = estimate(*model, layouts[i], request.hardware, request.setup);
-        if (e) priced[i] = std::move(*e);
-      }
-      std::stable_sort(variants.begin(), variants.end(), faster);
-    }
+    std::stable_sort(variants.begin(), variants.end(), faster);
     bool accepted = false;
     for (size_t i : variants) {
       bool own = result.recipe_layout && same_layout(layouts[i], *result.recipe_layout);
@@ -436,6 +471,13 @@ Result<PlanResult> plan(const PlanRequest& request) {
       }
       if (accepted && !own) {
         ++result.pruned_count;
+        continue;
+      }
+      if (!priced[i] && !own && !request.keep_rejected) {
+        // The model cannot price it (its decoder placement fits every EP / VPP variant, so its
+        // own estimate fails too): rejected whatever the rules say, and without
+        // --show-rejected nobody reads which rule, so they are not run.
+        reject(layouts[i], RejectedOption{layouts[i], "model", "the model cannot price it"});
         continue;
       }
       accepted = accept(i) == 1 || accepted;

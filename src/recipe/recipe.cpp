@@ -36,7 +36,12 @@ const char* framework_name(Framework f) {
 
 const Value* Recipe::find(std::string_view dotted) const {
   const Value* node = &root;
-  for (std::string_view segment : split_dotted(dotted)) {
+  // Walk the segments in place (no split list: the rules call this in the planner's inner loop).
+  for (size_t start = 0; start <= dotted.size();) {
+    size_t dot = dotted.find('.', start);
+    if (dot == std::string_view::npos) dot = dotted.size();
+    std::string_view segment = dotted.substr(start, dot - start);
+    start = dot + 1;
     if (node->is_map()) {
       node = node->get(segment);
     } else if (node->is_list()) {

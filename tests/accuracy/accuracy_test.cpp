@@ -78,6 +78,47 @@ TEST(Corpus, TflopsRowsAreConvertedThroughModelFlops) {
   EXPECT_FALSE(corpus->rows[3].excluded.empty());
 }
 
+TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
+  TempFile f(R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
+    "ffn_hidden_size": 14336, "num_attention_heads": 32, "num_query_groups": 8,
+    "kv_channels": 128, "vocab_size": 128256, "gated_linear_unit": true}},
+   "rows": [
+    {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "settings": {"cpu_offloading_num_layers": 20, "cuda_graph_impl": "full_iteration",
+                  "moe_a2a_overlap": true}, "measured": {"tokens_per_s_per_gpu": 1}},
+    {"id": "b", "kind": "nemo_long_sequence", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 8,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 1}}]})");
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  EXPECT_EQ(corpus->rows[0].setup.activation_offload_layers, 20);
+  EXPECT_FALSE(corpus->rows[0].setup.grad_reduce_in_fp32);  // Bridge perf scripts
+  EXPECT_TRUE(corpus->rows[0].setup.cuda_graph_full_iteration);
+  EXPECT_TRUE(corpus->rows[0].setup.moe_a2a_overlap);
+  EXPECT_EQ(corpus->rows[1].setup.activation_offload_layers, 0);
+  EXPECT_FALSE(corpus->rows[1].setup.cuda_graph_full_iteration);
+  EXPECT_FALSE(corpus->rows[1].setup.moe_a2a_overlap);
+  EXPECT_TRUE(corpus->rows[1].setup.grad_reduce_in_fp32);  // not a Bridge perf row
+}
+
+TEST(Corpus, RunsWithKnownSettingsFitInMemory) {
+  auto corpus = load_corpus(kCorpus);
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  auto fit = load_fit(HCP_RECIPES_DIR "/corpus/fitted_constants.json");
+  ASSERT_TRUE(fit) << fit.error().str();
+  int checked = 0;
+  for (const Prediction& p : predict(*corpus, &*fit)) {
+    if (!p.row->settings_found) continue;
+    ++checked;
+    EXPECT_TRUE(p.fits_memory) << p.row->id << ": " << p.memory.total / (1 << 30) << " GiB > "
+                               << p.memory_limit_gib;
+  }
+  EXPECT_GE(checked, 80);
+}
+
 TEST(Corpus, AttentionFlopsGrowWithSequence) {
   ModelDims m;
   m.num_layers = 2;

@@ -297,6 +297,29 @@ TEST(Placement, ClosedFormAtLargeScaleWithoutMaterialising) {
   EXPECT_EQ(nvl->max_domains_spanned, want.max_domains_spanned);
 }
 
+TEST(Placement, ClosedFormMatchesMaterialisedGroupsForLargeGroups) {
+  // Groups of more than twice the block with many base residues take the gap-histogram path of
+  // the closed form; every kind must still count what the materialised groups count.
+  for (GroupConfig c : {cfg(2304, 1, 4, 2), cfg(4096, 2, 8, 1), cfg(3072, 4, 2, 3)}) {
+    c.ep = 4;
+    auto g = build_groups(c);
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    for (NodeShape shape : {NodeShape{8, 8}, NodeShape{4, 72}, NodeShape{4, 36}}) {
+      for (const std::string& kind : closed_form_kinds(c)) {
+        const GroupSet* set = g->find(kind);
+        if (set == nullptr) continue;
+        auto closed = place_group_kind(c, kind, shape);
+        ASSERT_TRUE(closed.ok()) << kind;
+        GroupPlacement want = place(*set, shape);
+        EXPECT_EQ(closed->cross_node_groups, want.cross_node_groups) << kind;
+        EXPECT_EQ(closed->cross_domain_groups, want.cross_domain_groups) << kind;
+        EXPECT_EQ(closed->max_nodes_spanned, want.max_nodes_spanned) << kind;
+        EXPECT_EQ(closed->max_domains_spanned, want.max_domains_spanned) << kind;
+      }
+    }
+  }
+}
+
 TEST(Placement, LayoutLocalityAnswersThePlannersQuestions) {
   GroupConfig c = cfg(32, 1, 16);
   c.hcp = {8, 2};

@@ -340,3 +340,67 @@ TEST(ModelMemory, ExpertsAreShardedOverEpTimesEtp) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(ModelOverlap, MoeA2aOverlapHidesExpertDispatch) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  ModelDims m = testing::llama3_8b(8192);
+  m.num_experts = 8;
+  m.moe_ffn = 14336;
+  m.moe_topk = 2;
+  LayoutChoice l = testing::option_b();
+  l.ep = 8;
+  l.etp = 1;
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto plain = estimate(m, l, hw, s);
+  s.moe_a2a_overlap = true;
+  auto hidden = estimate(m, l, hw, s);
+  ASSERT_TRUE(plain.ok() && hidden.ok());
+  ASSERT_GT(plain->time.ep_a2a_s, 0);
+  // At most ep_overlap of the dispatch / combine is hidden, never more than all of it.
+  EXPECT_LT(hidden->time.ep_a2a_s, plain->time.ep_a2a_s);
+  EXPECT_GE(hidden->time.ep_a2a_s, (1 - hw.k.ep_overlap) * plain->time.ep_a2a_s * (1 - 1e-9));
+  EXPECT_LT(hidden->time.step_s, plain->time.step_s);
+}
+
+TEST(ModelOverhead, FullIterationGraphsLeaveLessLaunchCostThanPartialOnes) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  hw.k.cuda_graph_overhead = 0.5;
+  hw.k.cuda_graph_full_overhead = 0.1;
+  ModelDims m = testing::llama3_8b(8192);
+  TrainingSetup s;
+  s.global_batch = 8;
+  LayoutChoice l = testing::option_b();
+  auto none = estimate(m, l, hw, s);
+  s.cuda_graphs = true;
+  auto partial = estimate(m, l, hw, s);
+  s.cuda_graph_full_iteration = true;
+  auto full = estimate(m, l, hw, s);
+  ASSERT_TRUE(none.ok() && partial.ok() && full.ok());
+  EXPECT_NEAR(partial->time.overhead_s, 0.5 * none->time.overhead_s, 1e-12);
+  EXPECT_NEAR(full->time.overhead_s, 0.1 * none->time.overhead_s, 1e-12);
+}
+
+TEST(ModelSetup, RecipeReadsFullIterationGraphsAndMoeOverlap) {
+  Recipe r;
+  r.framework = Framework::kBridge;
+  r.set("model.cuda_graph_impl", Value::string("local", {}));
+  r.set("model.cuda_graph_scope", Value::list({Value::string("full_iteration", {})}, {}));
+  r.set("comm_overlap.overlap_moe_expert_parallel_comm", Value::boolean(true, {}));
+  TrainingSetup s = training_setup_of(r);
+  EXPECT_TRUE(s.cuda_graphs);
+  EXPECT_TRUE(s.cuda_graph_full_iteration);
+  EXPECT_TRUE(s.moe_a2a_overlap);
+  r.set("model.cuda_graph_impl", Value::string("transformer_engine", {}));
+  r.set("comm_overlap.overlap_moe_expert_parallel_comm", Value::boolean(false, {}));
+  s = training_setup_of(r);
+  EXPECT_TRUE(s.cuda_graphs);
+  EXPECT_FALSE(s.cuda_graph_full_iteration);  // full_iteration scope needs impl "local"
+  EXPECT_FALSE(s.moe_a2a_overlap);
+}
+
+}  // namespace
+}  // namespace hcp
