@@ -328,9 +328,7 @@ void add_unique(std::vector<int64_t>& list, int64_t v) {
   if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
 }
 
-}  // namespace
-
-Result<PlanResult> plan(const PlanRequest& request) {
+Result<PlanResult> search_layouts(const PlanRequest& request) {
   if (!request.env.world_size || *request.env.world_size < 1) {
     return plan_error("the world size is unknown: give --nodes and --gpus-per-node", "nodes");
   }
@@ -498,6 +496,25 @@ Result<PlanResult> plan(const PlanRequest& request) {
   }
   for (size_t i = 0; i < result.options.size(); ++i) {
     if (result.options[i].recipe_layout) result.recipe_rank = i;
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<PlanResult> plan(const PlanRequest& request) {
+  auto result = search_layouts(request);
+  if (result && result->options.empty() && !request.keep_rejected) {
+    // Nothing passed: now the reasons are the answer, so search again with the rules run on the
+    // variants the model cannot price too (the fast path rejects those as "model" unread), and
+    // keep only the counted reasons the caller reads.
+    PlanRequest full = request;
+    full.keep_rejected = true;
+    auto again = search_layouts(full);
+    if (again) {
+      again->rejected.clear();
+      return again;
+    }
   }
   return result;
 }
