@@ -40,6 +40,22 @@ TEST(EditDistance, ClosestMatchSuggestsNearKeysOnly) {
   EXPECT_EQ(closest_match("vocab", keys), "");
 }
 
+TEST(EditDistance, BoundedSearchKeepsTheExactAnswer) {
+  // Within the bound the distance is exact; beyond it, bound + 1 (also past a long word that
+  // does not fit the stack row).
+  EXPECT_EQ(edit_distance("kitten", "sitting", 3), 3);
+  EXPECT_EQ(edit_distance("kitten", "sitting", 2), 3);
+  EXPECT_EQ(edit_distance("ab", "abcdefgh", 3), 4);
+  std::string long_a(300, 'x'), long_b(300, 'x');
+  long_b[150] = 'y';
+  EXPECT_EQ(edit_distance(long_a, long_b), 1);
+  EXPECT_EQ(edit_distance(long_a, long_b + "zz", 5), 3);
+  // The first of equally close candidates wins; an exact match beats an earlier near one.
+  EXPECT_EQ(closest_match("abcx", {"abcd", "abce", "abcf"}), "abcd");
+  EXPECT_EQ(closest_match("seq_length", {"seq_lengths", "seq_length", "seq_lenth"}), "seq_length");
+  EXPECT_EQ(closest_match("seq_lenght", {"xx", "seq_len", "seq_length"}), "seq_length");
+}
+
 TEST(Value, MapSetGetErase) {
   Value m = Value::map();
   m.set("a", Value::integer(1));
