@@ -41,12 +41,25 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance) {
 
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   int limit = std::max(2, static_cast<int>(word.size()) / 3);
+  // The word's letters, for a linear lower bound of each distance (the bag distance: letters of
+  // one that the other lacks, the larger side), which rejects most candidates without the
+  // quadratic table.
+  std::array<int, 256> letters{};
+  for (char ch : word)
+    ++letters[static_cast<unsigned char>(ch)];
   const std::string* best = nullptr;
   int best_distance = limit + 1;
   for (const auto& c : candidates) {
     // Only a candidate strictly closer than the best so far can replace it (the first of equals
     // wins), so the search bound shrinks as better candidates are found.
     int bound = best_distance - 1;
+    int missing = 0;
+    for (char ch : c)
+      if (--letters[static_cast<unsigned char>(ch)] < 0) ++missing;
+    for (char ch : c)
+      ++letters[static_cast<unsigned char>(ch)];
+    int surplus = static_cast<int>(word.size()) - (static_cast<int>(c.size()) - missing);
+    if (std::max(missing, surplus) > bound) continue;
     int d = 0;
     if (bound == 0) {
       d = c == word ? 0 : 1;

@@ -56,6 +56,39 @@ TEST(EditDistance, BoundedSearchKeepsTheExactAnswer) {
   EXPECT_EQ(closest_match("seq_lenght", {"xx", "seq_len", "seq_length"}), "seq_length");
 }
 
+TEST(EditDistance, ClosestMatchAgreesWithAPlainSearch) {
+  // The pruned search (length and letter bounds, shrinking limit) picks what an unpruned one
+  // picks: the first candidate of least distance within the limit.
+  auto plain = [](const std::string& word, const std::vector<std::string>& candidates) {
+    int limit = std::max(2, static_cast<int>(word.size()) / 3);
+    std::string best;
+    int best_distance = limit + 1;
+    for (const auto& c : candidates) {
+      int d = edit_distance(word, c);
+      if (d < best_distance) {
+        best_distance = d;
+        best = c;
+      }
+    }
+    return best;
+  };
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u, (state >> 16) & 0x7fff; };
+  auto random_word = [&] {
+    std::string w(3 + next() % 12, 'a');
+    for (char& ch : w)
+      ch = "abcde_"[next() % 6];
+    return w;
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> candidates;
+    for (int i = 0; i < 20; ++i)
+      candidates.push_back(random_word());
+    std::string word = random_word();
+    EXPECT_EQ(closest_match(word, candidates), plain(word, candidates)) << word;
+  }
+}
+
 TEST(Value, MapSetGetErase) {
   Value m = Value::map();
   m.set("a", Value::integer(1));
