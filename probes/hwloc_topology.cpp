@@ -347,6 +347,17 @@ Status check_object_children(const pugi::xml_document& doc, const std::string& t
     pugi::xml_node object = x.node();
     bool root = std::string_view(object.parent().name()) == "topology";
     bool numa = std::string_view(object.attribute("type").value()) == "NUMANode";
+    // hwloc 2.9 orders an object's children by complete_cpuset and dereferences it without a
+    // check (hwloc__xml_import_object: "We checked above that complete_cpuset is always set"):
+    // an object with a cpuset but no complete_cpuset crashed hcp-plan (SIGSEGV in
+    // hwloc_bitmap_compare_first; fuzz harness hwloc_xml). Every export writes both.
+    for (const char* set : {"cpuset", "nodeset"}) {
+      if (object.attribute(set) && !object.attribute((std::string("complete_") + set).c_str()))
+        return Error{at_element(object, text, path) + " has a " + set + " but no complete_" + set +
+                         " (hwloc cannot read this XML)",
+                     {},
+                     {}};
+    }
     for (const pugi::xml_node& child : object.children()) {
       if (child.type() != pugi::node_element) continue;
       std::string_view tag = child.name();

@@ -153,6 +153,10 @@ TEST_F(MalformedProbeInputs, HwlocObjectChildrenHwlocRefusesAreRejectedFirst) {
       {"probe --hwloc-xml " +
            write("user.xml", machine("<userdata name=\"u\" length=\"5\">abc</userdata>")),
        "user.xml:5: <userdata>", "not as long as its length"},
+      // hwloc 2.9 dereferenced the missing complete_cpuset (SIGSEGV).
+      {"probe --hwloc-xml " +
+           write("nocomplete.xml", machine("<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\"/>")),
+       "nocomplete.xml:5: <object>", "has a cpuset but no complete_cpuset"},
   });
   // What hwloc reads is still accepted: a page_type below the root, userdata of its length.
   auto r = run_cli("probe --hwloc-xml " +
