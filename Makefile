@@ -1,7 +1,8 @@
 # hcp-plan: two set-up commands on a fresh Debian machine.
 #   make run   installs what is missing, configures, builds, and plans the default recipe
 #   make test  installs what is missing, configures, builds, and runs every test
-#   make test-sanitize  the same with ASan + UBSan in build-asan (no CUDA, no benchmarks)
+#   make test-sanitize  the same with ASan + UBSan in build-asan (no CUDA, no benchmarks), built
+#                       with clang, plus a short smoke run of every fuzz harness (CTest label fuzz)
 #   make package  builds the Debian package(s) in $(BUILD) with cpack -G DEB
 #   make fuzz  builds the libFuzzer harnesses (tests/fuzz) with clang in build-fuzz
 #   make fuzz-smoke  runs each harness FUZZ_SMOKE_SECONDS (CI; fails on any finding)
@@ -63,11 +64,31 @@ package: build package-deps
 	cd $(BUILD) && cpack -G DEB
 
 # Every test under AddressSanitizer + UndefinedBehaviorSanitizer; any report fails the test.
-test-sanitize: deps
-	@cmake -S . -B $(ASAN_BUILD) $(SANITIZE_ARGS) $(CMAKE_ARGS) > $(ASAN_BUILD).configure.log 2>&1 \
-	  || { cat $(ASAN_BUILD).configure.log; exit 1; }
+# With clang (fuzz-deps installs it) the same build is also instrumented for libFuzzer
+# (-DHCP_FUZZ=ON): the harnesses link against the library the tests use, and each runs as the
+# CTest fuzz_smoke.NAME (label fuzz: its seeds and past findings, then FUZZ_CI_SECONDS of
+# fuzzing at nice 19). With SANITIZE_CXX=g++ the tests run alone, as before.
+FUZZ_CI_SECONDS ?= 10
+# HCP_FUZZ brings ASan + UBSan itself (-O1, line tables, assertions on: about half GCC's
+# RelWithDebInfo compile time); the library is compiled exactly as `make fuzz` compiles it.
+SANITIZE_FUZZ_ARGS = -DCMAKE_BUILD_TYPE=Release -DHCP_FUZZ=ON -DHCP_CUDA=OFF \
+  -DHCP_BUILD_BENCHMARKS=OFF -DHCP_FUZZ_SMOKE_SECONDS=$(FUZZ_CI_SECONDS)
+# The compiler is chosen when the recipe runs (after fuzz-deps has installed clang);
+# SANITIZE_CXX=g++ forces GCC. A build dir configured with the other compiler starts over
+# (cmake would drop the -D options when the compiler changes).
+test-sanitize: fuzz-deps
+	@cxx=$${SANITIZE_CXX:-$$(command -v clang++ >/dev/null 2>&1 && echo clang++ || echo g++)}; \
+	  cached=$$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' $(ASAN_BUILD)/CMakeCache.txt 2>/dev/null); \
+	  was=$$(case "$$cached" in *clang*) echo clang++;; "") ;; *) echo g++;; esac); \
+	  if [ -n "$$was" ] && [ "$$was" != "$$cxx" ]; then \
+	    rm -rf $(ASAN_BUILD)/CMakeCache.txt $(ASAN_BUILD)/CMakeFiles; fi; \
+	  if [ "$$cxx" = clang++ ]; then cc=clang; args="$(SANITIZE_FUZZ_ARGS)"; \
+	  else cc=gcc; args="$(SANITIZE_ARGS)"; fi; \
+	  CC=$$cc CXX=$$cxx cmake -S . -B $(ASAN_BUILD) $$args $(CMAKE_ARGS) \
+	    > $(ASAN_BUILD).configure.log 2>&1 || { cat $(ASAN_BUILD).configure.log; exit 1; }
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 # clang, and the compiler-rt package of its version that holds libFuzzer (only a Recommends of

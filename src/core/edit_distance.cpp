@@ -1,22 +1,38 @@
 #include "hcp/edit_distance.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 
 namespace hcp {
 
 int edit_distance(std::string_view a, std::string_view b, int max_distance) {
-  std::vector<int> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  // The lengths' difference is a lower bound of the distance.
+  int length_gap = std::abs(static_cast<int>(a.size()) - static_cast<int>(b.size()));
+  if (max_distance > 0 && length_gap > max_distance) return max_distance + 1;
+  // One row of the table; on the stack for the short words every caller has (a did-you-mean
+  // runs over every schema field for each unknown key: no allocation per candidate).
+  std::array<int, 128> small{};
+  std::vector<int> large;
+  int* row = small.data();
+  if (b.size() + 1 > small.size()) {
+    large.resize(b.size() + 1);
+    row = large.data();
+  }
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = static_cast<int>(j);
   for (size_t i = 1; i <= a.size(); ++i) {
     int diagonal = row[0];
     row[0] = static_cast<int>(i);
     int best = row[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       int above = row[j];
-      int substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({row[j - 1] + 1, above + 1, substitute});
+      int cell = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      if (row[j - 1] + 1 < cell) cell = row[j - 1] + 1;
+      if (above + 1 < cell) cell = above + 1;
+      row[j] = cell;
       diagonal = above;
-      best = std::min(best, row[j]);
+      if (cell < best) best = cell;
     }
     if (max_distance > 0 && best > max_distance) return max_distance + 1;
   }
@@ -25,16 +41,38 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance) {
 
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   int limit = std::max(2, static_cast<int>(word.size()) / 3);
-  std::string best;
+  // The word's letters, for a linear lower bound of each distance (the bag distance: letters of
+  // one that the other lacks, the larger side), which rejects most candidates without the
+  // quadratic table.
+  std::array<int, 256> letters{};
+  for (char ch : word)
+    ++letters[static_cast<unsigned char>(ch)];
+  const std::string* best = nullptr;
   int best_distance = limit + 1;
   for (const auto& c : candidates) {
-    int d = edit_distance(word, c, limit);
+    // Only a candidate strictly closer than the best so far can replace it (the first of equals
+    // wins), so the search bound shrinks as better candidates are found.
+    int bound = best_distance - 1;
+    int missing = 0;
+    for (char ch : c)
+      if (--letters[static_cast<unsigned char>(ch)] < 0) ++missing;
+    for (char ch : c)
+      ++letters[static_cast<unsigned char>(ch)];
+    int surplus = static_cast<int>(word.size()) - (static_cast<int>(c.size()) - missing);
+    if (std::max(missing, surplus) > bound) continue;
+    int d = 0;
+    if (bound == 0) {
+      d = c == word ? 0 : 1;
+    } else {
+      d = edit_distance(word, c, bound);
+    }
     if (d < best_distance) {
       best_distance = d;
-      best = c;
+      best = &c;
+      if (d == 0) break;
     }
   }
-  return best;
+  return best ? *best : std::string();
 }
 
 }  // namespace hcp

@@ -686,7 +686,13 @@ bool is_mlm_test_config(const std::string& path) {
     // (a Bridge recipe is parsed once more by its loader; `validate` runs on every start).
     if (text->find("MODEL_ARGS") == std::string::npos) return false;
     YAML::Node root = YAML::Load(*text);
-    return root.IsMap() && root["MODEL_ARGS"].IsDefined();
+    if (!root.IsMap()) return false;
+    // The sections load_mlm_test_config reads: MODEL_ARGS or MODEL_ARGS_<n> (a file with only
+    // numbered sections loads as a test config, so it is one).
+    for (const auto& entry : root) {
+      if (entry.first.IsScalar() && is_section_name(entry.first.Scalar())) return true;
+    }
+    return false;
   } catch (const YAML::Exception&) {
     return false;
   }

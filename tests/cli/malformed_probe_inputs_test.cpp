@@ -134,6 +134,40 @@ TEST_F(MalformedProbeInputs, HwlocRejectionsSayWhy) {
   });
 }
 
+// Object children hwloc 2.9 refuses after it has allocated the object, which it then leaks
+// (hwloc__xml_import_object's `goto error`): rejected before hwloc sees them, with the reason.
+TEST_F(MalformedProbeInputs, HwlocObjectChildrenHwlocRefusesAreRejectedFirst) {
+  auto machine = [](const std::string& inner) {
+    return "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n"
+           "<object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+           "<object type=\"Package\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n" +
+           inner + "\n</object>\n</object>\n</topology>\n";
+  };
+  expect_bad_input({
+      {"probe --hwloc-xml " + write("ofin.xml", machine("<ofin name=\"Backend\" value=\"CUDA\"/>")),
+       "ofin.xml:5: <ofin>", "not an element hwloc reads inside <object>"},
+      {"probe --hwloc-xml " + write("info.xml", machine("<info name=\"a\" value=\"b\" x=\"c\"/>")),
+       "info.xml:5: <info>", "other than name and value"},
+      {"probe --hwloc-xml " + write("page.xml", machine("<page_type size=\"4096\" count=\"1\"/>")),
+       "page.xml:5: <page_type>", "only read below a NUMANode or the root"},
+      {"probe --hwloc-xml " +
+           write("user.xml", machine("<userdata name=\"u\" length=\"5\">abc</userdata>")),
+       "user.xml:5: <userdata>", "not as long as its length"},
+      // hwloc 2.9 dereferenced the missing complete_cpuset (SIGSEGV).
+      {"probe --hwloc-xml " +
+           write("nocomplete.xml", machine("<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\"/>")),
+       "nocomplete.xml:5: <object>", "has a cpuset but no complete_cpuset"},
+      // libxml2 (under hwloc) leaked on an encoding it does not support.
+      {"probe --hwloc-xml " + write("enc.xml", "<?xml version=\"1.0\" encoding=\"UTF18\"?>\n" +
+                                                   machine("").substr(22)),
+       "enc.xml:1:", "XML encoding \"UTF18\" is not read"},
+  });
+  // What hwloc reads is still accepted: a page_type below the root, userdata of its length.
+  auto r = run_cli("probe --hwloc-xml " +
+                   write("fine.xml", machine("<userdata name=\"u\" length=\"3\">abc</userdata>")));
+  EXPECT_EQ(r.err.find("userdata"), std::string::npos) << r.err;
+}
+
 TEST_F(MalformedProbeInputs, NcclTopologyRejectionsNameTheLine) {
   const std::string cpu = "<system version=\"1\">\n<cpu numaid=\"0\" affinity=\"ff\">\n";
   expect_bad_input({

@@ -152,8 +152,9 @@ TEST(PlanCli, BadInputsExitTwo) {
       "plan llama3_8b_128k --nodes 4 --recompute sometimes",      // bad recompute
       "plan llama3_8b_128k --nodes 4 --calibration /nonexistent.json",
       "plan no_such_recipe --nodes 4",
-      "plan llama3_8b_128k --nodes 4 --cluster dgx-h100 --topology "
-      "tests/fixtures/model/dgx-h100-topology.yaml",
+      // One argument line split in two (parenthesised: clang's -Wstring-concatenation).
+      ("plan llama3_8b_128k --nodes 4 --cluster dgx-h100 --topology "
+       "tests/fixtures/model/dgx-h100-topology.yaml"),
       "plan llama3_8b_128k --nodes 4 --memory-limit -3",
       "plan llama3_8b_128k --nodes 4 model.no_such_key=1",
   };

@@ -40,6 +40,55 @@ TEST(EditDistance, ClosestMatchSuggestsNearKeysOnly) {
   EXPECT_EQ(closest_match("vocab", keys), "");
 }
 
+TEST(EditDistance, BoundedSearchKeepsTheExactAnswer) {
+  // Within the bound the distance is exact; beyond it, bound + 1 (also past a long word that
+  // does not fit the stack row).
+  EXPECT_EQ(edit_distance("kitten", "sitting", 3), 3);
+  EXPECT_EQ(edit_distance("kitten", "sitting", 2), 3);
+  EXPECT_EQ(edit_distance("ab", "abcdefgh", 3), 4);
+  std::string long_a(300, 'x'), long_b(300, 'x');
+  long_b[150] = 'y';
+  EXPECT_EQ(edit_distance(long_a, long_b), 1);
+  EXPECT_EQ(edit_distance(long_a, long_b + "zz", 5), 3);
+  // The first of equally close candidates wins; an exact match beats an earlier near one.
+  EXPECT_EQ(closest_match("abcx", {"abcd", "abce", "abcf"}), "abcd");
+  EXPECT_EQ(closest_match("seq_length", {"seq_lengths", "seq_length", "seq_lenth"}), "seq_length");
+  EXPECT_EQ(closest_match("seq_lenght", {"xx", "seq_len", "seq_length"}), "seq_length");
+}
+
+TEST(EditDistance, ClosestMatchAgreesWithAPlainSearch) {
+  // The pruned search (length and letter bounds, shrinking limit) picks what an unpruned one
+  // picks: the first candidate of least distance within the limit.
+  auto plain = [](const std::string& word, const std::vector<std::string>& candidates) {
+    int limit = std::max(2, static_cast<int>(word.size()) / 3);
+    std::string best;
+    int best_distance = limit + 1;
+    for (const auto& c : candidates) {
+      int d = edit_distance(word, c);
+      if (d < best_distance) {
+        best_distance = d;
+        best = c;
+      }
+    }
+    return best;
+  };
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u, (state >> 16) & 0x7fff; };
+  auto random_word = [&] {
+    std::string w(3 + next() % 12, 'a');
+    for (char& ch : w)
+      ch = "abcde_"[next() % 6];
+    return w;
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> candidates;
+    for (int i = 0; i < 20; ++i)
+      candidates.push_back(random_word());
+    std::string word = random_word();
+    EXPECT_EQ(closest_match(word, candidates), plain(word, candidates)) << word;
+  }
+}
+
 TEST(Value, MapSetGetErase) {
   Value m = Value::map();
   m.set("a", Value::integer(1));

@@ -214,6 +214,19 @@ TEST(MlmTestConfig, DetectsTheFunctionalTestForm) {
   EXPECT_FALSE(is_mlm_test_config("/nonexistent.yaml"));
 }
 
+// A config with only numbered sections loads as a test config, so it is recognised as one (it
+// was not: the CLI then read it as a Bridge recipe; found by the mlm_test_config harness's
+// property that what loads is recognised).
+TEST(MlmTestConfig, OnlyNumberedSectionsIsATestConfig) {
+  std::string numbered =
+      write_temp("numbered.yaml", "MODEL_ARGS_1:\n  --context-parallel-size: 2\n");
+  std::string other = write_temp("other.yaml", "MODEL_ARGS_X:\n  --context-parallel-size: 2\n");
+  ASSERT_TRUE(load_mlm_test_config(numbered).ok());
+  EXPECT_TRUE(is_mlm_test_config(numbered));
+  EXPECT_FALSE(load_mlm_test_config(other).ok());
+  EXPECT_FALSE(is_mlm_test_config(other));
+}
+
 TEST(MlmTestConfig, SectionsEnvVarsMergeKeysAndLocations) {
   std::string path = write_temp("sections.yaml",
                                 "ENV_VARS:\n"
