@@ -325,6 +325,32 @@ bool only_attributes(const pugi::xml_node& node, std::initializer_list<std::stri
   return true;
 }
 
+/// True when `value` is a bitmap as hwloc writes one (hwloc_bitmap_snprintf in hwloc/bitmap.c):
+/// comma-separated "0x" hex words, highest first, a zero word inside written as nothing
+/// ("0x00000303,,0x03030303"), optionally after "0xf...f," for an infinite set. hwloc's reader
+/// (hwloc_bitmap_sscanf) stops at the first malformed word and keeps what it read, so a garbled
+/// complete_cpuset on the root left hwloc 2.9 with an empty topology that it then dereferenced
+/// (SIGSEGV in hwloc_topology_load; fuzz harness hwloc_xml).
+bool hwloc_bitmap_text(std::string_view value) {
+  if (value.starts_with("0xf...f,")) value.remove_prefix(8);
+  bool first = true;
+  while (true) {
+    size_t comma = value.find(',');
+    std::string_view word = value.substr(0, comma);
+    bool last = comma == std::string_view::npos;
+    if (word.empty()) {
+      if (first || last) return false;  // only a zero word inside is written as nothing
+    } else {
+      if (!word.starts_with("0x") || word.size() == 2) return false;
+      for (char c : word.substr(2))
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    }
+    if (last) return true;
+    value.remove_prefix(comma + 1);
+    first = false;
+  }
+}
+
 /// The children of each <object> that hwloc 2.9 rejects. hwloc's importer
 /// (hwloc__xml_import_object in hwloc/topology-xml.c, hwloc 2.9.0 as Debian 12 ships it, and
 /// still at open-mpi/hwloc 015b20a7) reads an object's non-object children before it links the
@@ -352,6 +378,15 @@ Status check_object_children(const pugi::xml_document& doc, const std::string& t
     // check (hwloc__xml_import_object: "We checked above that complete_cpuset is always set"):
     // an object with a cpuset but no complete_cpuset crashed hcp-plan (SIGSEGV in
     // hwloc_bitmap_compare_first; fuzz harness hwloc_xml). Every export writes both.
+    for (const pugi::xml_attribute& a : object.attributes()) {
+      std::string_view name = a.name();
+      if ((name.ends_with("cpuset") || name.ends_with("nodeset")) && !hwloc_bitmap_text(a.value()))
+        return Error{at_element(object, text, path) + " has a malformed " + std::string(name) +
+                         " \"" + std::string(a.value()).substr(0, 40) +
+                         "\" (hwloc writes comma-separated 0x hex words)",
+                     {},
+                     {}};
+    }
     for (const char* set : {"cpuset", "nodeset"}) {
       if (object.attribute(set) && !object.attribute((std::string("complete_") + set).c_str()))
         return Error{at_element(object, text, path) + " has a " + set + " but no complete_" + set +

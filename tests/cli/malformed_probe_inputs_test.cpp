@@ -157,6 +157,16 @@ TEST_F(MalformedProbeInputs, HwlocObjectChildrenHwlocRefusesAreRejectedFirst) {
       {"probe --hwloc-xml " +
            write("nocomplete.xml", machine("<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\"/>")),
        "nocomplete.xml:5: <object>", "has a cpuset but no complete_cpuset"},
+      // hwloc 2.9 keeps what it read of a garbled bitmap; a garbled root complete_cpuset left
+      // it an empty topology that it dereferenced (SIGSEGV; fuzz harness hwloc_xml).
+      {"probe --hwloc-xml " +
+           write("bitmap.xml", machine("<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+                                       "complete_cpuset=\"0x0000ffff,0xffffencoding=ffff\"/>")),
+       "bitmap.xml:5: <object>", "malformed complete_cpuset \"0x0000ffff,0xffffencoding=ffff\""},
+      {"probe --hwloc-xml " +
+           write("commas.xml", machine("<object type=\"PU\" os_index=\"0\" "
+                                       "cpuset=\"0x10,0x1,\" complete_cpuset=\"0x1\"/>")),
+       "commas.xml:5: <object>", "malformed cpuset"},
       // libxml2 (under hwloc) leaked on an encoding it does not support.
       {"probe --hwloc-xml " + write("enc.xml", "<?xml version=\"1.0\" encoding=\"UTF18\"?>\n" +
                                                    machine("").substr(22)),
