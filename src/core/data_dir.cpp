@@ -30,7 +30,8 @@ std::vector<std::string> recipe_search_dirs() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("HCP_PLAN_DATA_DIR"); env && *env) dirs.emplace_back(env);
   std::string exe = executable_dir();
-  if (!exe.empty()) dirs.push_back((fs::path(exe) / ".." / "share" / "hcp-plan" / "recipes").string());
+  if (!exe.empty())
+    dirs.push_back((fs::path(exe) / ".." / "share" / "hcp-plan" / "recipes").string());
   if (*HCP_SOURCE_RECIPES_DIR) dirs.emplace_back(HCP_SOURCE_RECIPES_DIR);
   if (*HCP_INSTALL_RECIPES_DIR) dirs.emplace_back(HCP_INSTALL_RECIPES_DIR);
   return dirs;

@@ -122,7 +122,8 @@ std::string Value::str() const {
       return s_;
     case Kind::kList: {
       std::string out = "[";
-      for (size_t i = 0; i < items_.size(); ++i) out += (i ? ", " : "") + items_[i].str();
+      for (size_t i = 0; i < items_.size(); ++i)
+        out += (i ? ", " : "") + items_[i].str();
       return out + "]";
     }
     case Kind::kMap: {
