@@ -237,19 +237,30 @@ Result<LayoutChoice> layout_of(const Recipe& recipe, int64_t world) {
   return l;
 }
 
+namespace {
+
+/// Run every rule on the request's recipe with `layout` applied, at the layout's world size: the
+/// diagnostics go to `option`, and the first error is the rejection.
+std::optional<RejectedOption> check_layout_rules(const PlanRequest& request,
+                                                 const LayoutChoice& layout, PlanOption& option) {
+  Recipe candidate = recipe_with_layout(request.recipe, layout);
+  Environment env = request.env;
+  env.world_size = layout.world();
+  option.diagnostics = check_rules(candidate, env);
+  for (const Diagnostic& d : option.diagnostics) {
+    if (d.severity == Severity::kError) return RejectedOption{layout, d.id, d.message};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& model,
                                 const LayoutChoice& layout) {
   EvaluatedOption out;
   out.option.layout = layout;
-  Recipe candidate = recipe_with_layout(request.recipe, layout);
-  Environment env = request.env;
-  env.world_size = layout.world();
-  out.option.diagnostics = check_rules(candidate, env);
-  for (const Diagnostic& d : out.option.diagnostics) {
-    if (d.severity != Severity::kError) continue;
-    out.rejected = RejectedOption{layout, d.id, d.message};
-    return out;
-  }
+  out.rejected = check_layout_rules(request, layout, out.option);
+  if (out.rejected) return out;
   auto estimated = estimate(model, layout, request.hardware, request.setup);
   if (!estimated) {
     out.rejected = RejectedOption{layout, "model", estimated.error().message};
@@ -268,15 +279,8 @@ EvaluatedOption evaluate_priced(const PlanRequest& request, const LayoutChoice& 
                                 const Estimate& priced) {
   EvaluatedOption out;
   out.option.layout = layout;
-  Recipe candidate = recipe_with_layout(request.recipe, layout);
-  Environment env = request.env;
-  env.world_size = layout.world();
-  out.option.diagnostics = check_rules(candidate, env);
-  for (const Diagnostic& d : out.option.diagnostics) {
-    if (d.severity != Severity::kError) continue;
-    out.rejected = RejectedOption{layout, d.id, d.message};
-    return out;
-  }
+  out.rejected = check_layout_rules(request, layout, out.option);
+  if (out.rejected) return out;
   const Hardware& hw = request.hardware;
   NodeShape shape{hw.gpus_per_node, std::max(hw.gpus_per_node, hw.nvlink_domain)};
   auto grid = place_group_kinds(group_config_of(layout), {}, shape);

@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace hcp::testing {
 
@@ -56,6 +58,28 @@ inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   result.err = read_whole_file(err_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+/// Return the subcommand names listed under "Subcommands:" in `hcp-plan --help`.
+inline std::vector<std::string> registered_subcommands() {
+  auto help = run_cli("--help");
+  std::vector<std::string> names;
+  std::istringstream in(help.out);
+  bool in_list = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Subcommands:", 0) == 0) {
+      in_list = true;
+      continue;
+    }
+    if (!in_list) continue;
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex(R"(^\s+([a-z][a-z0-9-]*))"))) {
+      names.push_back(m[1]);
+    } else if (!line.empty() && line[0] != ' ') {
+      in_list = false;
+    }
+  }
+  return names;
 }
 
 }  // namespace hcp::testing

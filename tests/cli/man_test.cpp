@@ -13,6 +13,7 @@ namespace hcp {
 namespace {
 
 using testing::read_whole_file;
+using testing::registered_subcommands;
 using testing::run_cli;
 
 /// The man page as plain text: font escapes removed, "\-" turned into "-".
@@ -22,28 +23,6 @@ std::string man_text() {
   roff = std::regex_replace(roff, std::regex(R"(\\-)"), "-");
   roff = std::regex_replace(roff, std::regex(R"(\\&)"), "");
   return roff;
-}
-
-/// Return the subcommand names listed under "Subcommands:" in `hcp-plan --help`.
-std::vector<std::string> registered_subcommands() {
-  auto help = run_cli("--help");
-  std::vector<std::string> names;
-  std::istringstream in(help.out);
-  bool in_list = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("Subcommands:", 0) == 0) {
-      in_list = true;
-      continue;
-    }
-    if (!in_list) continue;
-    std::smatch m;
-    if (std::regex_search(line, m, std::regex(R"(^\s+([a-z][a-z0-9-]*))"))) {
-      names.push_back(m[1]);
-    } else if (!line.empty() && line[0] != ' ') {
-      in_list = false;
-    }
-  }
-  return names;
 }
 
 /// Return the option names ("--world-size", "-o") that `hcp-plan SUB --help` lists.
