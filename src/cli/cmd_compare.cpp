@@ -10,6 +10,7 @@
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
 #include "output.h"
+#include "plan_subject.h"
 
 namespace hcp::cli {
 namespace {
@@ -26,14 +27,7 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
     print_error("compare needs at least one --option \"tp=..,cp=..,cp_comm_type=..\"");
     return kExitBadInput;
   }
-  auto subject = load_one_recipe_subject(opts.sources, overrides);
-  if (!subject) {
-    print_error(subject.error().str());
-    return kExitBadInput;
-  }
-  opts.inputs.recipe = opts.sources.recipe;
-  opts.inputs.loaded = std::move(subject->recipe);
-  opts.inputs.overrides = std::move(overrides);
+  if (!load_plan_subject(opts.sources, std::move(overrides), opts.inputs)) return kExitBadInput;
   auto prepared = prepare_plan(opts.inputs);
   if (!prepared) {
     print_error(prepared.error().str());

@@ -12,6 +12,7 @@
 #include "hcp/planner.h"
 #include "hcp/sim.h"
 #include "output.h"
+#include "plan_subject.h"
 
 namespace hcp::cli {
 namespace {
@@ -62,14 +63,7 @@ Result<std::string> confirm_top(const PlanResult& result, const PlanRequest& req
 }
 
 int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
-  auto subject = load_one_recipe_subject(opts.sources, overrides);
-  if (!subject) {
-    print_error(subject.error().str());
-    return kExitBadInput;
-  }
-  opts.inputs.recipe = opts.sources.recipe;
-  opts.inputs.loaded = std::move(subject->recipe);
-  opts.inputs.overrides = std::move(overrides);
+  if (!load_plan_subject(opts.sources, std::move(overrides), opts.inputs)) return kExitBadInput;
   if (!opts.inputs.nodes) {
     print_error("plan needs --nodes N (and --gpus-per-node G, default: the cluster's)");
     return kExitBadInput;
