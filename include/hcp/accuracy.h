@@ -80,6 +80,9 @@ struct FittedConstant {
   std::string generation;  ///< generation_name() of the GPU generation.
   double value = 0;
   std::vector<std::string> fitted_on;  ///< Corpus row ids it was fitted on.
+  /// Where the value comes from when it was not fitted (a prior the fit started from and kept:
+  /// a constant kept out of fitting); empty for fitted constants.
+  std::string source;
   /// Return "<generation>.<name>" (ModelConstants' qualified name).
   std::string qualified() const { return generation + "." + name; }
 };
@@ -91,6 +94,10 @@ struct FittedModel {
   std::vector<FittedConstant> constants;
   std::vector<RegimeBand> bands;
   double lomo_mape_threshold = 0;  ///< The CTest fails when LOMO MAPE exceeds this (0: none).
+  /// How the fit was made, so that `accuracy` repeats it for the leave-one-model-out refits.
+  bool from_priors = false;
+  double prior_weight = 0;
+  int rounds = 8;
 };
 
 /// Return the generation name of a cluster profile's GPU, as the model decides it
@@ -209,6 +216,12 @@ struct FitOptions {
   int max_rounds = 8;                    ///< Coordinate-descent rounds.
   std::vector<std::string> only_models;  ///< Empty: fit on every model.
   std::string exclude_model;             ///< Leave this model out.
+  /// Start from ModelConstants::priors() (spec, benchmark or assumption values) instead of the
+  /// shipped defaults, which are themselves a corpus fit.
+  bool from_priors = false;
+  /// Weight of the penalty sum over fitted constants of log(value / prior)^2, added to the sum
+  /// of squared log residuals: it keeps a constant the corpus barely sees near its prior.
+  double prior_weight = 0;
 };
 
 /// Fit the fittable constants of model_constants.h, per GPU generation present in the corpus, to

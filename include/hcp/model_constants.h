@@ -82,6 +82,9 @@ class ModelConstants {
  public:
   /// The shipped values (src/model/model_constants.cpp), each with its source.
   static const ModelConstants& defaults();
+  /// The values before any corpus fit, each from a spec, a kernel benchmark or a stated
+  /// assumption: where the fitter starts and what its penalty pulls toward.
+  static const ModelConstants& priors();
 
   const GenerationConstants& of(GpuGeneration g) const { return gen_[static_cast<size_t>(g)]; }
 
@@ -92,6 +95,8 @@ class ModelConstants {
   /// Set a constant by qualified name and record where the value came from. False when the name
   /// is unknown or the value lies outside the catalogue's bounds.
   bool set(std::string_view qualified, double value, std::string source);
+  /// Return the catalogue entry of a qualified name; nullptr when unknown.
+  static const ConstantInfo* info(std::string_view qualified);
   /// Return where a constant's value comes from ("" when the name is unknown).
   std::string source(std::string_view qualified) const;
   /// Set one constant for one generation directly (same checks as set()).
@@ -101,6 +106,7 @@ class ModelConstants {
   std::array<GenerationConstants, kGpuGenerations> gen_{};
   std::array<std::vector<std::string>, kGpuGenerations> source_{};
   friend ModelConstants make_default_constants();
+  friend ModelConstants make_prior_constants();
 };
 
 }  // namespace hcp

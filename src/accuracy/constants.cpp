@@ -17,7 +17,7 @@ using nlohmann::json;
 
 Error fit_error(const std::string& path, const std::string& key, const std::string& message) {
   Error e;
-  e.message = path + ": " + message;
+  e.message = key.empty() ? message : key + ": " + message;  // the location names the file
   e.location = Location{path, 0, 0};
   e.key = key;
   return e;
@@ -60,8 +60,10 @@ std::string generation_of(const ClusterProfile& profile) {
 int apply_fit(ModelConstants& constants, const FittedModel& fit) {
   int applied = 0;
   for (const FittedConstant& c : fit.constants) {
-    std::string source = "fitted on " + std::to_string(c.fitted_on.size()) + " rows of " +
-                         (fit.corpus.empty() ? std::string("the corpus") : fit.corpus);
+    std::string source = !c.source.empty()
+                             ? c.source
+                             : "fitted on " + std::to_string(c.fitted_on.size()) + " rows of " +
+                                   (fit.corpus.empty() ? std::string("the corpus") : fit.corpus);
     if (constants.set(c.qualified(), c.value, source)) ++applied;
   }
   return applied;
@@ -83,6 +85,21 @@ Result<FittedModel> load_fit(const std::string& path) {
   fit.corpus = j.value("corpus", "");
   fit.objective = j.value("objective", "");
   fit.lomo_mape_threshold = j.value("lomo_mape_threshold", 0.0);
+  if (j.contains("protocol")) {
+    const json& p = j["protocol"];
+    if (!p.is_object() || !p.value("from_priors", json(false)).is_boolean() ||
+        !p.value("prior_weight", json(0.0)).is_number() ||
+        !p.value("rounds", json(8)).is_number_integer()) {
+      return fit_error(path, "protocol",
+                       "protocol needs from_priors (bool), prior_weight (number), rounds (int)");
+    }
+    fit.from_priors = p.value("from_priors", false);
+    fit.prior_weight = p.value("prior_weight", 0.0);
+    fit.rounds = p.value("rounds", 8);
+    if (fit.prior_weight < 0 || fit.prior_weight > 100 || fit.rounds < 1 || fit.rounds > 100) {
+      return fit_error(path, "protocol", "prior_weight must be 0-100 and rounds 1-100");
+    }
+  }
   for (const json& c : j["constants"]) {
     if (!c.is_object() || !c.contains("name") || !c.contains("value") || !c["value"].is_number() ||
         !c["name"].is_string()) {
@@ -96,6 +113,7 @@ Result<FittedModel> load_fit(const std::string& path) {
       return fit_error(path, "constants." + k.qualified(),
                        "unknown constant '" + k.qualified() + "' (see model_constants.h)");
     }
+    if (c.contains("source") && c["source"].is_string()) k.source = c["source"].get<std::string>();
     if (c.contains("fitted_on") && c["fitted_on"].is_array()) {
       for (const json& id : c["fitted_on"]) {
         if (id.is_string()) k.fitted_on.push_back(id.get<std::string>());
@@ -132,12 +150,16 @@ std::string fit_to_json(const FittedModel& fit) {
   j["corpus"] = fit.corpus;
   j["objective"] = fit.objective;
   j["lomo_mape_threshold"] = fit.lomo_mape_threshold;
+  j["protocol"] = {
+      {"from_priors", fit.from_priors}, {"prior_weight", fit.prior_weight}, {"rounds", fit.rounds}};
   json constants = json::array();
   for (const FittedConstant& c : fit.constants) {
-    constants.push_back({{"name", c.name},
-                         {"generation", c.generation},
-                         {"value", c.value},
-                         {"fitted_on", c.fitted_on}});
+    json one = {{"name", c.name},
+                {"generation", c.generation},
+                {"value", c.value},
+                {"fitted_on", c.fitted_on}};
+    if (!c.source.empty()) one["source"] = c.source;
+    constants.push_back(std::move(one));
   }
   j["constants"] = constants;
   json bands = json::array();

@@ -236,14 +236,15 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
     rows.push_back({&row, &c});
     generations.insert(c.generation);
   }
-  ModelConstants constants = ModelConstants::defaults();
+  const ModelConstants& prior =
+      options.from_priors ? ModelConstants::priors() : ModelConstants::defaults();
+  ModelConstants constants = prior;
   if (start) apply_fit(constants, *start);
   const ModelConstants initial = constants;
   // Parameters: the catalogue's fittable constants of every generation with rows.
   struct FitParameter {
-    const ConstantInfo* info;
-    std::string generation;
-    std::string qualified;
+    std::string qualified;     ///< "<generation>.<constant>"
+    const ConstantInfo* info;  ///< Its catalogue entry (bounds).
     std::vector<size_t> rows;  ///< Rows of that generation.
     bool inert = false;        ///< No trial changed the loss: the corpus says nothing about it.
   };
@@ -251,11 +252,11 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
   for (const ConstantInfo& info : constant_catalog()) {
     if (!info.fittable) continue;
     for (const std::string& g : generations) {
-      FitParameter p{&info, g, g + "." + std::string(info.name), {}};
+      std::vector<size_t> gen_rows;
       for (size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].cluster->generation == g) p.rows.push_back(i);
+        if (rows[i].cluster->generation == g) gen_rows.push_back(i);
       }
-      params.push_back(std::move(p));
+      params.push_back({g + "." + std::string(info.name), &info, gen_rows});
     }
   }
   auto row_loss = [&](size_t i) {
@@ -265,12 +266,21 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
     double r = p.residual();
     return r * r;
   };
+  // The pull of the prior on one constant: prior_weight x log(value / prior)^2.
+  auto penalty = [&](const FitParameter& p, double v) {
+    double p0 = *prior.get(p.qualified);
+    if (options.prior_weight <= 0 || p0 <= 0 || v <= 0) return 0.0;
+    double d = std::log(v / p0);
+    return options.prior_weight * d * d;
+  };
   std::vector<double> loss(rows.size(), 0);
   double best = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     loss[i] = row_loss(i);
     best += loss[i];
   }
+  for (const FitParameter& p : params)
+    best += penalty(p, *constants.get(p.qualified));
   for (int round = 0; round < options.max_rounds; ++round) {
     double step = std::log(2.0) / (1 + round);
     for (FitParameter& p : params) {
@@ -286,17 +296,18 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
       }
       double best_value = original;
       std::vector<double> best_loss;
+      const double base = best;  // the total at `original`: every trial is priced from it
       for (double v : trials) {
         v = std::clamp(v, p.info->min, p.info->max);
         if (v == original || !constants.set(p.qualified, v, "fit trial")) continue;
         std::vector<double> trial = loss;
-        double sum = best;
+        double rows_change = 0;
         for (size_t i : p.rows) {
-          sum -= loss[i];
           trial[i] = row_loss(i);
-          sum += trial[i];
+          rows_change += trial[i] - loss[i];
         }
-        moved_loss = moved_loss || std::abs(sum - best) > 1e-12;
+        moved_loss = moved_loss || std::abs(rows_change) > 1e-12;
+        double sum = base + rows_change - penalty(p, original) + penalty(p, v);
         if (sum < best - 1e-9) {
           best = sum;
           best_value = v;
@@ -313,20 +324,30 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
   out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
                   std::to_string(rows.size()) + " rows (coordinate descent, " +
                   std::to_string(options.max_rounds) + " rounds, log-space steps)";
-  for (const FitParameter& p : params) {
-    double value = *constants.get(p.qualified);
-    double before = *initial.get(p.qualified);
-    double defaults = *ModelConstants::defaults().get(p.qualified);
-    // Keep what differs from the shipped defaults (moved now, or by the start fit).
-    if (value == defaults && value == before) continue;
-    FittedConstant c;
-    c.name = std::string(p.info->name);
-    c.generation = p.generation;
-    c.value = value;
-    for (size_t i : p.rows)
-      c.fitted_on.push_back(rows[i].row->id);
-    out.constants.push_back(std::move(c));
+  // Every constant of the generations fitted that differs from the shipped defaults: the ones
+  // fitted (with their rows), and the priors the fit started from and kept (with their source).
+  for (const std::string& g : generations) {
+    for (const ConstantInfo& info : constant_catalog()) {
+      std::string q = g + "." + std::string(info.name);
+      double value = *constants.get(q);
+      if (value == *ModelConstants::defaults().get(q) && value == *initial.get(q)) continue;
+      FittedConstant c;
+      c.name = std::string(info.name);
+      c.generation = g;
+      c.value = value;
+      if (info.fittable) {
+        for (const FitRow& r : rows) {
+          if (r.cluster->generation == g) c.fitted_on.push_back(r.row->id);
+        }
+      } else {
+        c.source = constants.source(q);
+      }
+      out.constants.push_back(std::move(c));
+    }
   }
+  out.from_priors = options.from_priors;
+  out.prior_weight = options.prior_weight;
+  out.rounds = options.max_rounds;
   if (start) {
     out.bands = start->bands;
     out.lomo_mape_threshold = start->lomo_mape_threshold;

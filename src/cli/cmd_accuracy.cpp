@@ -19,7 +19,9 @@ struct AccuracyCliOptions {
   bool fit = false;                     ///< --fit: refit the constants on the corpus
   bool no_lomo = false;                 ///< --no-lomo
   bool rows = false;                    ///< --rows: per-row table in text
-  int rounds = 8;                       ///< --rounds
+  std::optional<int> rounds;            ///< --rounds (default: the fit file's, else 8)
+  bool from_priors = false;             ///< --from-priors: fits start from the priors
+  std::optional<double> prior_weight;   ///< --prior-weight (default: the fit file's, else 0)
   std::string write;                    ///< --write FILE
   std::optional<double> max_lomo_mape;  ///< --max-lomo-mape X (fraction)
   bool check = false;                   ///< --check: use the fit file's threshold
@@ -51,7 +53,7 @@ int run_accuracy(const AccuracyCliOptions& o) {
     print_error("a LOMO threshold needs the leave-one-model-out run (drop --no-lomo)");
     return kExitBadInput;
   }
-  if (o.rounds < 1 || o.rounds > 100) {
+  if (o.rounds && (*o.rounds < 1 || *o.rounds > 100)) {
     print_error("--rounds must be between 1 and 100");
     return kExitBadInput;
   }
@@ -70,7 +72,10 @@ int run_accuracy(const AccuracyCliOptions& o) {
     }
   }
   FitOptions options;
-  options.max_rounds = o.rounds;
+  // The fit file says how it was made; the LOMO refits and --fit repeat that unless told.
+  options.max_rounds = o.rounds.value_or(start ? start->rounds : 8);
+  options.from_priors = o.from_priors || (start && start->from_priors);
+  options.prior_weight = o.prior_weight.value_or(start ? start->prior_weight : 0.0);
   AccuracyReport report;
   report.corpus = corpus_path;
   report.corpus_rows = static_cast<int64_t>(corpus->rows.size());
@@ -78,7 +83,9 @@ int run_accuracy(const AccuracyCliOptions& o) {
     report.excluded_rows += !row.excluded.empty();
   const FittedModel* used = start ? &*start : nullptr;
   if (o.fit) {
-    report.fitted = accuracy::fit(*corpus, used, options);
+    report.fitted = accuracy::fit(*corpus, options.from_priors ? nullptr : used, options);
+    if (start && !report.fitted->lomo_mape_threshold)
+      report.fitted->lomo_mape_threshold = start->lomo_mape_threshold;
     used = &*report.fitted;
     constants_label = "fitted now (" + report.fitted->objective + ")";
   }
@@ -86,8 +93,8 @@ int run_accuracy(const AccuracyCliOptions& o) {
   report.predictions = predict(*corpus, used);
   report.in_sample = slices_of(report.predictions);
   if (!o.no_lomo) {
-    // Each refit starts from the built-in constants, not from the loaded fit: that fit has seen
-    // the held-out model's rows, and a coordinate descent started there stays near it.
+    // Each refit starts from the priors (or the built-in constants), never from the loaded fit:
+    // that fit has seen the held-out model's rows, and a descent started there stays near it.
     report.lomo_predictions = leave_one_model_out(*corpus, nullptr, options);
     report.lomo = slices_of(report.lomo_predictions);
   }
@@ -132,7 +139,16 @@ std::function<int()> setup_accuracy(CLI::App& sub) {
   sub.add_option("--write", opts->write, "With --fit: write the fitted constants and bands");
   sub.add_flag("--no-lomo", opts->no_lomo, "Skip the leave-one-model-out refits");
   sub.add_flag("--rows", opts->rows, "Text: list every row's prediction");
-  sub.add_option("--rounds", opts->rounds, "Coordinate-descent rounds of the fitter (default 8)");
+  sub.add_option("--rounds", opts->rounds,
+                 "Coordinate-descent rounds of the fitter (default: the fit file's, else 8)");
+  sub.add_flag("--from-priors", opts->from_priors,
+               "Fits start from the priors (spec, benchmark or assumption values), not the "
+               "shipped defaults");
+  sub.add_option("--prior-weight", opts->prior_weight,
+                 "Penalty weight on log(value / prior)^2 per fitted constant (default: the fit "
+                 "file's, else 0)")
+      ->check(CLI::Range(0.0, 100.0));
+
   sub.add_option("--max-lomo-mape", opts->max_lomo_mape,
                  "Exit 1 when the leave-one-model-out MAPE exceeds this fraction");
   sub.add_flag("--check", opts->check,

@@ -97,8 +97,20 @@ bool fitted_on_corpus(std::string_view name) {
   return false;
 }
 
-const char* default_source(std::string_view name) {
-  if (fitted_on_corpus(name)) return kCorpusFit;
+/// The value a constant had before any corpus fit: a spec, a kernel benchmark or a stated
+/// assumption (prior_source). The fitter starts from these and is pulled back toward them.
+struct PriorValue {
+  std::string_view name;
+  double value;
+};
+constexpr PriorValue kPriorValues[] = {
+    {"gemm_eff_bf16", 0.70},      {"gemm_eff_fp8_tensor", 0.55}, {"gemm_eff_mxfp8", 0.55},
+    {"gemm_eff_nvfp4", 0.40},     {"gemm_half_tokens", 256},     {"attn_fwd_eff", 0.545},
+    {"attn_bwd_eff", 0.47},       {"elementwise_passes", 40},    {"moe_permute_passes", 12},
+    {"layer_overhead_s", 150e-6}, {"mamba_eff", 0.25},           {"a2a_nvlink_eff", 0.82},
+};
+
+const char* prior_source(std::string_view name) {
   if (name == "gemm_eff_bf16")
     return "assumption: 70 % of dense peak, the class cuBLAS reaches for large bf16 GEMMs";
   if (name == "gemm_eff_fp8_tensor" || name == "gemm_eff_mxfp8")
@@ -150,6 +162,10 @@ const char* default_source(std::string_view name) {
   return "";
 }
 
+const char* default_source(std::string_view name) {
+  return fitted_on_corpus(name) ? kCorpusFit : prior_source(name);
+}
+
 }  // namespace
 
 ModelConstants make_default_constants() {
@@ -161,6 +177,23 @@ ModelConstants make_default_constants() {
       c.source_[g][i] = default_source(cat[i].name);
   }
   return c;
+}
+
+ModelConstants make_prior_constants() {
+  ModelConstants c = make_default_constants();
+  const auto& cat = constant_catalog();
+  for (int g = 0; g < kGpuGenerations; ++g) {
+    for (std::size_t i = 0; i < cat.size(); ++i)
+      c.source_[g][i] = prior_source(cat[i].name);
+    for (const PriorValue& p : kPriorValues)
+      c.gen_[g].*(info_of(p.name)->member) = p.value;
+  }
+  return c;
+}
+
+const ModelConstants& ModelConstants::priors() {
+  static const ModelConstants prior = make_prior_constants();
+  return prior;
 }
 
 const ModelConstants& ModelConstants::defaults() {
@@ -220,6 +253,11 @@ bool ModelConstants::set(std::string_view qualified, double value, std::string s
   auto s = split(qualified);
   if (!s) return false;
   return set(s->gen, s->name, value, std::move(source));
+}
+
+const ConstantInfo* ModelConstants::info(std::string_view qualified) {
+  auto s = split(qualified);
+  return s ? info_of(s->name) : nullptr;
 }
 
 std::string ModelConstants::source(std::string_view qualified) const {

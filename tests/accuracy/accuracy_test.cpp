@@ -233,12 +233,14 @@ TEST(Fit, LeaveOneModelOutPredictsEveryRowOfEachModel) {
 TEST(Fit, ApplyFitSetsQualifiedConstantsWithTheirSource) {
   FittedModel fit;
   fit.corpus = "c.json";
-  fit.constants = {{"gemm_eff_bf16", "hopper", 0.42, {"a"}},
-                   {"gemm_eff_bf16", "blackwell", 0.33, {"b", "c"}},
-                   {"gemm_eff_bf16", "hopper", 7.0, {"a"}}};  // outside the bounds: skipped
+  fit.constants = {{"gemm_eff_bf16", "hopper", 0.42, {"a"}, ""},
+                   {"gemm_eff_bf16", "blackwell", 0.33, {"b", "c"}, ""},
+                   {"gemm_eff_bf16", "hopper", 7.0, {"a"}, ""},  // outside the bounds: skipped
+                   {"attn_fwd_eff", "hopper", 0.5, {}, "prior: a kernel benchmark"}};
   ModelConstants k = ModelConstants::defaults();
-  EXPECT_EQ(apply_fit(k, fit), 2);
+  EXPECT_EQ(apply_fit(k, fit), 3);
   EXPECT_DOUBLE_EQ(*k.get("hopper.gemm_eff_bf16"), 0.42);
+  EXPECT_EQ(k.source("hopper.attn_fwd_eff"), "prior: a kernel benchmark");
   EXPECT_DOUBLE_EQ(*k.get("blackwell.gemm_eff_bf16"), 0.33);
   EXPECT_NE(k.source("blackwell.gemm_eff_bf16").find("fitted on 2 rows of c.json"),
             std::string::npos);
@@ -253,6 +255,101 @@ TEST(Fit, GenerationOfAProfile) {
   EXPECT_EQ(generation_of(*gb300), "blackwell_ultra");
 }
 
+TEST(Priors, CorpusFittedConstantsHaveASpecOrAssumptionPrior) {
+  const ModelConstants& prior = ModelConstants::priors();
+  const ModelConstants& shipped = ModelConstants::defaults();
+  // The shipped default is a corpus fit; the prior is what the catalogue cites.
+  EXPECT_DOUBLE_EQ(*prior.get("hopper.gemm_eff_bf16"), 0.70);
+  EXPECT_DOUBLE_EQ(*prior.get("blackwell.attn_fwd_eff"), 0.545);
+  EXPECT_NE(*shipped.get("hopper.gemm_eff_bf16"), *prior.get("hopper.gemm_eff_bf16"));
+  EXPECT_NE(shipped.source("hopper.gemm_eff_bf16").find("fitted on measured_runs.json"),
+            std::string::npos);
+  for (const std::string& q : prior.names(true)) {
+    std::string src = prior.source(q);
+    EXPECT_FALSE(src.empty()) << q;
+    EXPECT_EQ(src.find("fitted on"), std::string::npos) << q << ": " << src;
+  }
+  // Constants that were never corpus-fitted have the same prior and default.
+  EXPECT_DOUBLE_EQ(*prior.get("hopper.nvlink_eff"), *shipped.get("hopper.nvlink_eff"));
+}
+
+TEST(Fit, FromPriorsKeepsUnfittedPriorsWithTheirSourceAndSaysHowItWasMade) {
+  TempFile f(kTinyCorpus);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus);
+  FitOptions o;
+  o.max_rounds = 1;
+  o.from_priors = true;
+  o.prior_weight = 0.05;
+  FittedModel fitted = fit(*corpus, nullptr, o);
+  const FittedConstant* attn = nullptr;
+  for (const FittedConstant& c : fitted.constants) {
+    if (c.qualified() == "hopper.attn_fwd_eff") attn = &c;
+  }
+  // attn_fwd_eff is kept out of fitting: the fit used its prior, so the file must carry it.
+  ASSERT_NE(attn, nullptr);
+  EXPECT_DOUBLE_EQ(attn->value, *ModelConstants::priors().get("hopper.attn_fwd_eff"));
+  EXPECT_TRUE(attn->fitted_on.empty());
+  EXPECT_NE(attn->source.find("FA3"), std::string::npos) << attn->source;
+  TempFile out(fit_to_json(fitted));
+  auto back = load_fit(out.path());
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_TRUE(back->from_priors);
+  EXPECT_DOUBLE_EQ(back->prior_weight, 0.05);
+  EXPECT_EQ(back->rounds, 1);
+  ModelConstants k = ModelConstants::defaults();
+  apply_fit(k, *back);
+  EXPECT_DOUBLE_EQ(*k.get("hopper.attn_fwd_eff"), attn->value);
+  EXPECT_EQ(k.source("hopper.attn_fwd_eff"), attn->source);
+}
+
+TEST(Fit, PriorWeightKeepsConstantsNearTheirPriors) {
+  TempFile f(kTinyCorpus);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus);
+  auto distance = [](const FittedModel& m) {
+    double s = 0;
+    for (const FittedConstant& c : m.constants) {
+      double p = *ModelConstants::priors().get(c.qualified());
+      if (p > 0 && c.value > 0) s += std::pow(std::log(c.value / p), 2);
+    }
+    return s;
+  };
+  FitOptions free;
+  free.max_rounds = 3;
+  free.from_priors = true;
+  FitOptions pulled = free;
+  pulled.prior_weight = 5;
+  double d_free = distance(fit(*corpus, nullptr, free));
+  double d_pulled = distance(fit(*corpus, nullptr, pulled));
+  EXPECT_GT(d_free, 0);
+  EXPECT_LT(d_pulled, d_free);
+}
+
+TEST(Fit, EveryTrialIsPricedFromTheSameStartingTotal) {
+  // The objective after a fit never exceeds the one it started from, and refitting a fit's
+  // own result with no rounds to spare changes nothing it could not improve.
+  TempFile f(kTinyCorpus);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus);
+  auto msle = [&](const FittedModel* m) {
+    double s = 0;
+    for (const Prediction& p : predict(*corpus, m))
+      s += p.residual() * p.residual();
+    return s;
+  };
+  FitOptions o;
+  o.from_priors = true;
+  double previous = 1e300;
+  for (int rounds : {1, 2, 4}) {
+    o.max_rounds = rounds;
+    FittedModel m = fit(*corpus, nullptr, o);
+    double now = msle(&m);
+    EXPECT_LE(now, previous + 1e-9) << rounds << " rounds";
+    previous = now;
+  }
+}
+
 TEST(FitFile, BadInputs) {
   TempFile unknown(
       R"({"constants": [{"name": "warp_speed", "generation": "hopper", "value": 1}]})");
@@ -265,6 +362,14 @@ TEST(FitFile, BadInputs) {
       R"({"constants": [], "bands": [{"regime": "dense_cp", "low": 0.2, "high": -0.1}]})");
   EXPECT_FALSE(load_fit(inverted.path()));
   EXPECT_FALSE(load_fit("/nonexistent/fit.json"));
+  TempFile bad_rounds(R"({"constants": [], "protocol": {"from_priors": true, "rounds": 0}})");
+  auto r = load_fit(bad_rounds.path());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().str().find("protocol"), std::string::npos) << r.error().str();
+  TempFile bad_kind(R"({"constants": [], "protocol": {"from_priors": "yes"}})");
+  EXPECT_FALSE(load_fit(bad_kind.path()));
+  TempFile not_object(R"({"constants": [], "protocol": 3})");
+  EXPECT_FALSE(load_fit(not_object.path()));
 }
 
 TEST(Bands, EnclosePredictionAndFallBack) {
