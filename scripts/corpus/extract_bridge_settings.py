@@ -127,6 +127,30 @@ def name_ok(name, row):
     return any(re.search(rf"_{p}(_|$)", name) for p in precs)
 
 
+# Rows whose published layout contradicts every preset of their release (read at the tags named)
+# and, for the first, the memory arithmetic: why no preset matches, beyond "none found".
+PUBLISHED_LAYOUT_CONFLICTS = {
+    ("26.02.01", "LLAMA3_70B", "DGX-GB300", "NVFP4"):
+        "published TP1 PP1 FSDP 0 MBS 2 GBS 256 matches no preset: the GB300 NVFP4 presets of "
+        "v0.3.0 (21b02e0c), v0.3.1 and v0.4.0 (0fbfe7d3) llama3_workload_base_configs.py are PP4 "
+        "VP5 MBS 1 (V1 GBS 128, V2 GBS 256), and TP1 PP1 MBS 2 is the FP8-CS preset, which sets "
+        "use_megatron_fsdp=True. Without FSDP each GPU would hold all 70.6B parameters: BF16 "
+        "weights and BF16 gradients alone take 282 GB (FP32 gradients: 423 GB) of the GB300's "
+        "288 GB, leaving 6 GB for the NVFP4 weight copies (~35 GB), the optimizer shard and the "
+        "activations, so the published layout cannot be the one that ran as written",
+    ("26.02.01", "LLAMA3_70B", "DGX-GB300", "MXFP8"):
+        "published PP4 without VP, MBS 2, GBS 256 matches no preset: the GB300 FP8-MX presets of "
+        "v0.3.0 (21b02e0c), v0.3.1 and v0.4.0 (0fbfe7d3) llama3_workload_base_configs.py are PP4 "
+        "VP5 MBS 1; with MBS 2 and no VP the first stage keeps 4 micro-batches of 20 layers, which "
+        "fits only with a recompute or offload setting the table does not give",
+    ("25.11", "GPT OSS 120B", "DGX-H100", "BF16"):
+        "published MBS 4 (GA 2) matches no preset: the H100 BF16 preset of v0.2.0 (7af9601c, the "
+        "25.11 release) gpt_oss/workload_base_configs.py is PP4 EP8 MBS 1 GBS 512 with "
+        "recompute_modules layernorm,moe_act; GBS 512 on DP 16 with MBS 4 gives 8 micro-batches "
+        "per step, not the 2 the table prints",
+}
+
+
 def main():
     repo, src, dst = sys.argv[1:4]
     corpus = json.load(open(src))
@@ -152,6 +176,10 @@ def main():
                    if row["container"] == "26.08" else
                    "no preset of this model, GPU and precision with the row's TP/PP/CP/VP/EP/MBS "
                    "in Bridge v0.2.0-v0.5.1")
+            conflict = PUBLISHED_LAYOUT_CONFLICTS.get(
+                (row["container"], row["model"], row["system"], row["precision"]))
+            if conflict:
+                why += "; " + conflict
             row["settings_source"] = {"found": False, "why": why}
             continue
         tag, name, path, f, same_release, all_names = hit
