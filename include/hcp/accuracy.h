@@ -176,6 +176,7 @@ struct Prediction {
   double predicted_tokens = 0;  ///< 0 when the model could not price the row.
   bool fits_memory = true;
   MemoryBreakdown memory;       ///< The model's memory per GPU (first pipeline stage).
+  TimeBreakdown time;           ///< The model's step time per term.
   double memory_limit_gib = 0;  ///< The GPU's usable memory the row is held to.
   std::string error;            ///< Why the model refused the row.
   /// Return log(measured / predicted); 0 when unpriced.

@@ -49,6 +49,7 @@ Prediction predict_row(const CorpusRow& row, const Hardware& hw) {
   p.predicted_tokens = e->tokens_per_s_per_gpu;
   p.fits_memory = e->fits_memory;
   p.memory = e->memory;
+  p.time = e->time;
   p.memory_limit_gib = e->memory_limit_gib;
   return p;
 }

@@ -46,9 +46,21 @@ TEST(AccuracyCli, JsonHasSlicesOfTheShippedCorpus) {
                            "NeMo long-seq CP 32K-1M"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
-  // Every predicted row names its measurement and prediction.
+  // Every predicted row names its measurement and prediction, and the model's step time per
+  // term, which adds up to the step.
   for (const json& row : j["rows"]) {
     EXPECT_GT(row["measured_tokens_per_s_per_gpu"].get<double>(), 0) << row["id"];
+    ASSERT_TRUE(row.contains("step_s")) << row["id"];
+    const json& t = row["step_s"];
+    double total = t["total"].get<double>();
+    double terms = 0;
+    for (const auto& [key, value] : t.items()) {
+      if (key != "total") terms += value.get<double>();
+    }
+    EXPECT_GT(total, 0) << row["id"];
+    EXPECT_GT(t["gemm"].get<double>(), 0) << row["id"];
+    // Overlaps (hidden ring, EP and DP traffic) only ever take away from the sum of terms.
+    EXPECT_LE(total, terms * 1.0001) << row["id"];
   }
 }
 
