@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hcp/accuracy.h"
+#include "hcp/breakdown_json.h"
 
 namespace hcp::accuracy {
 
@@ -78,22 +79,8 @@ json predictions_json(const std::vector<Prediction>& predictions) {
     if (p.row->tflops_metric) j["measured_model_tflops_per_gpu"] = p.row->measured_tflops;
     if (!p.error.empty()) j["error"] = p.error;
     if (p.predicted_tokens > 0) {
-      const TimeBreakdown& t = p.time;
-      j["step_s"] = {{"gemm", t.gemm_s},
-                     {"attention", t.attention_s},
-                     {"recompute", t.recompute_s},
-                     {"tp_comm", t.tp_comm_s},
-                     {"cp_a2a", t.cp_a2a_s},
-                     {"cp_allgather", t.cp_allgather_s},
-                     {"cp_ring_exposed", t.cp_ring_exposed_s},
-                     {"dp_comm", t.dp_comm_s},
-                     {"pp_bubble", t.pp_bubble_s},
-                     {"pp_comm", t.pp_comm_s},
-                     {"elementwise", t.elementwise_s},
-                     {"moe_permute", t.moe_permute_s},
-                     {"ep_a2a", t.ep_a2a_s},
-                     {"overhead", t.overhead_s},
-                     {"total", t.step_s}};
+      j["breakdown"] = {{"time", time_breakdown_json(p.time)},
+                        {"memory_gib", memory_breakdown_json(p.memory)}};
     }
     out.push_back(j);
   }
