@@ -13,7 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 json placement_json(const LinkPlacement& p) {
   return json{{"tp_inside_nvlink_domain", p.tp_inside_domain},
