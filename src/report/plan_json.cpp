@@ -13,7 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-
 json placement_json(const LinkPlacement& p) {
   return json{{"tp_inside_nvlink_domain", p.tp_inside_domain},
               {"cp_inside_nvlink_domain", p.cp_inside_domain},
