@@ -49,6 +49,12 @@ const char* kTinyCorpus = R"({"models": {"M": {"num_layers": 32, "hidden_size": 
   {"id": "d", "model": null, "excluded": "no dimensions", "measured": {}}
  ]})";
 
+/// Load kTinyCorpus (through a file, as users give one).
+Result<Corpus> tiny_corpus() {
+  TempFile f(kTinyCorpus);
+  return load_corpus(f.path());
+}
+
 TEST(Corpus, ShippedCorpusLoadsWithSourcesAndDims) {
   auto corpus = load_corpus(kCorpus);
   ASSERT_TRUE(corpus) << corpus.error().str();
@@ -67,8 +73,7 @@ TEST(Corpus, ShippedCorpusLoadsWithSourcesAndDims) {
 }
 
 TEST(Corpus, TflopsRowsAreConvertedThroughModelFlops) {
-  TempFile f(kTinyCorpus);
-  auto corpus = load_corpus(f.path());
+  auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus) << corpus.error().str();
   ASSERT_EQ(corpus->rows.size(), 4u);
   const CorpusRow& c = corpus->rows[2];
@@ -191,8 +196,7 @@ TEST(Metrics, ApeMedianWithinAndTau) {
 }
 
 TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
-  TempFile f(kTinyCorpus);
-  auto corpus = load_corpus(f.path());
+  auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus);
   auto before = predict(*corpus, nullptr);
   FitOptions o;
@@ -221,8 +225,7 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
 }
 
 TEST(Fit, LeaveOneModelOutPredictsEveryRowOfEachModel) {
-  TempFile f(kTinyCorpus);
-  auto corpus = load_corpus(f.path());
+  auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus);
   FitOptions o;
   o.max_rounds = 1;
@@ -274,8 +277,7 @@ TEST(Priors, CorpusFittedConstantsHaveASpecOrAssumptionPrior) {
 }
 
 TEST(Fit, FromPriorsKeepsUnfittedPriorsWithTheirSourceAndSaysHowItWasMade) {
-  TempFile f(kTinyCorpus);
-  auto corpus = load_corpus(f.path());
+  auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus);
   FitOptions o;
   o.max_rounds = 1;
@@ -304,8 +306,7 @@ TEST(Fit, FromPriorsKeepsUnfittedPriorsWithTheirSourceAndSaysHowItWasMade) {
 }
 
 TEST(Fit, PriorWeightKeepsConstantsNearTheirPriors) {
-  TempFile f(kTinyCorpus);
-  auto corpus = load_corpus(f.path());
+  auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus);
   auto distance = [](const FittedModel& m) {
     double s = 0;
@@ -329,8 +330,7 @@ TEST(Fit, PriorWeightKeepsConstantsNearTheirPriors) {
 TEST(Fit, EveryTrialIsPricedFromTheSameStartingTotal) {
   // The objective after a fit never exceeds the one it started from, and refitting a fit's
   // own result with no rounds to spare changes nothing it could not improve.
-  TempFile f(kTinyCorpus);
-  auto corpus = load_corpus(f.path());
+  auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus);
   auto msle = [&](const FittedModel* m) {
     double s = 0;
