@@ -61,6 +61,13 @@ std::string canonical_key(std::string_view dotted);
 /// an empty string when nothing is close.
 std::string suggest_key(std::string_view dotted);
 
+/// Return the warning for a key Megatron-Bridge skips: a Bridge YAML without `_target_` classes
+/// (an override file) and a `+key=value` override are applied onto the recipe's dataclasses key by
+/// key, and a key the dataclass lacks is logged and skipped (omegaconf_utils.py:470-474
+/// _apply_overrides), so it sets nothing. `suggestion` is a did-you-mean ("" when none).
+Diagnostic skipped_key_note(const std::string& key, const std::string& suggestion,
+                            const Location& at);
+
 /// Check that `dotted` names a known key: a top-level section, or a field of a modelled section.
 /// Keys below an unmodelled section, or nested below a known field, are always accepted. Return an
 /// error naming the key with a did-you-mean when it is unknown; located at `at`.

@@ -292,6 +292,14 @@ Status Applier::remove(const Override& o, const std::string& key, Value* existin
 Status Applier::apply(const Override& o) {
   std::string key = canonical_key(o.key);
   Location at{override_file(o.index), 1, 1};
+  if (Status s = check_key_known(key, at); !s && o.kind != OverrideKind::kChange &&
+                                           o.kind != OverrideKind::kDelete &&
+                                           recipe.framework == Framework::kBridge) {
+    // +key / ++key of a key the config lacks: OmegaConf adds it, then Bridge's _apply_overrides
+    // skips it with a warning (a plain key=value fails in Hydra's struct mode, below).
+    recipe.load_notes.push_back(skipped_key_note(key, suggest_key(key), at));
+    return Ok{};
+  }
   if (Status s = check_key_known(key, at); !s) {
     Error e = s.error();
     constexpr std::string_view kUnknownKey = "unknown key '";

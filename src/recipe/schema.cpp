@@ -253,6 +253,21 @@ std::string suggest_key(std::string_view dotted) {
   return out;
 }
 
+// Bridge omegaconf_utils.py:470-474 (_apply_overrides) logs a key its dataclass lacks and skips it.
+Diagnostic skipped_key_note(const std::string& key, const std::string& suggestion,
+                            const Location& at) {
+  std::string message =
+      with_suggestion("unknown key '" + key + "'", suggestion) +
+      ": Megatron-Bridge skips a key its config lacks when it applies a YAML "
+      "file or a +key override (omegaconf_utils.py _apply_overrides: \"not found in config "
+      "object ... Skipping\", Bridge " +
+      std::string(schema_detail::schema_bridge_commit().substr(0, 8)) +
+      "), so this line sets nothing";
+  std::string fix = suggestion.empty() ? "remove it, or name a field the section has"
+                                       : "spell it " + suggestion + ", or remove it";
+  return Diagnostic{"", Severity::kWarning, message, key, at, fix, {}};
+}
+
 Status check_key_known(std::string_view dotted, const Location& at) {
   auto [section, rest] = split_first(dotted);
   const auto& sections = top_level_sections();
@@ -319,10 +334,12 @@ class ErrorList {
 
 /// Check the fields of the map at `path` against `fields`; `target` is the class the dump names
 /// ("" when none). An unknown key is an error when the class is known (or none is named) and a
-/// warning naming the class when the schema does not know it. Maps below a field that name a
-/// known class of their own (dataset.packed_sequence_specs, model.teacher) are checked likewise.
+/// warning naming the class when the schema does not know it; in a Bridge YAML without any
+/// `_target_` (`skipped`: an override file Bridge applies key by key) it is the warning of a
+/// key Bridge skips. Maps below a field that name a known class of their own
+/// (dataset.packed_sequence_specs, model.teacher) are checked likewise.
 Status check_map(Recipe& recipe, const std::string& path, Value& map, const FieldSet& fields,
-                 const std::string& target, bool target_known) {
+                 const std::string& target, bool target_known, bool skipped) {
   std::string section = path.substr(0, path.find('.'));
   bool top = path.find('.') == std::string::npos;
   ErrorList errors;  // every problem, not only the first
@@ -351,6 +368,10 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
       } else if (std::string close = closest_match(field, fields.names()); !close.empty()) {
         suggestion = path + "." + close;
       }
+      if (skipped && target.empty()) {
+        recipe.load_notes.push_back(skipped_key_note(key, suggestion, value.location()));
+        continue;
+      }
       std::string what = target.empty() ? "" : " (" + short_class(target) + ")";
       note(Error{with_suggestion("unknown key '" + key + "'" + what, suggestion), value.location(),
                  key});
@@ -364,7 +385,7 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
     auto nested = recipe.targets.find(key);
     if (nested == recipe.targets.end()) continue;
     if (const FieldSet* inner = schema_detail::class_fields(nested->second)) {
-      note(check_map(recipe, key, value, *inner, nested->second, true));
+      note(check_map(recipe, key, value, *inner, nested->second, true, skipped));
     }
   }
   (void)section;
@@ -442,8 +463,15 @@ Status check_recipe_schema(Recipe& recipe) {
   // Every problem of the file, not only the first: the first is the error, the rest its `more`.
   ErrorList errors;  // every problem, not only the first
   auto note = [&errors](const Status& s) { return errors.note(s); };
+  // A Bridge YAML that names no class anywhere is an override file: Bridge skips what it lacks.
+  bool skipped = recipe.framework == Framework::kBridge && recipe.targets.empty() &&
+                 recipe.root.get("_target_") == nullptr;
   for (auto& [section, body] : recipe.root.entries()) {
     Location at = body.location().known() ? body.location() : recipe.where(section);
+    if (Status known = check_key_known(section, at); !known && skipped) {
+      recipe.load_notes.push_back(skipped_key_note(section, suggest_key(section), at));
+      continue;
+    }
     if (!note(check_key_known(section, at))) continue;
     note(check_field_value(section, body));
     if (!is_modelled_section(section) || !body.is_map()) continue;
@@ -452,7 +480,7 @@ Status check_recipe_schema(Recipe& recipe) {
     FieldSet merged;
     const FieldSet* fields = fields_for(recipe, section, target, known, merged);
     if (fields == nullptr) continue;
-    note(check_map(recipe, section, body, *fields, target, known));
+    note(check_map(recipe, section, body, *fields, target, known, skipped));
   }
   if (!errors.empty()) return errors.result();
   return check_parallel_product(recipe);

@@ -55,6 +55,60 @@ TEST(RealCorpus, BridgeDryrunDumpsValidateAtTheirWorldSize) {
   }
 }
 
+TEST(RealCorpus, BridgeExampleOverrideFilesValidateAsBridgeRunsThem) {
+  // tests/fixtures/real/bridge_examples/SOURCES.md: every example YAML Bridge ships runs; the one
+  // key Bridge skips (optimizer.finetune_lr) is a warning that it sets nothing.
+  const std::vector<std::string> files = {"llama32_3b-1b_distill_override_example.yaml",
+                                          "nemotron_nano_v2_vl_override_example.yaml",
+                                          "nemotron_nano_v2_vl_video.yaml",
+                                          "qwen3_next_80b_a3b_finetune_override_example.yaml",
+                                          "qwen25_vl_pretrain_override_example.yaml",
+                                          "qwen3_vl_pretrain_override_example.yaml",
+                                          "quantized_llama3_8b_pretrain_override_example.yaml"};
+  for (const std::string& f : files) {
+    CliResult r = run_cli("validate tests/fixtures/real/bridge_examples/" + f + " -q --wide");
+    EXPECT_EQ(r.exit_code, 0) << f << "\n" << r.out << r.err;
+    if (f == "qwen3_next_80b_a3b_finetune_override_example.yaml") {
+      EXPECT_NE(r.out.find(": 0 errors, 1 warning"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(f + ":28:16: warning: unknown key 'optimizer.finetune_lr'"),
+                std::string::npos)
+          << r.out;
+      continue;
+    }
+    EXPECT_NE(r.out.find(": 0 errors, 0 warnings"), std::string::npos) << f << "\n" << r.out;
+  }
+}
+
+TEST(RealCorpus, BridgeHcpSkillCardRecommendedPathValidates) {
+  // skills/nemo-mbridge-perf-hierarchical-context-parallel/card.yaml @ 067f987d, recommended_path:
+  // CP 4, a2a+p2p, hierarchical sizes [2, 2], dist.use_decentralized_pg false. On the shipped
+  // 128K llama3 8B recipe (seq_length divisible by 2 x CP, as the card's constraints ask) with TE
+  // above the card's 1.12 floor it passes; without the sizes it is the card's first constraint.
+  const std::string base = "validate llama3_8b_128k --world-size 8 --te-version 2.18.0 -q ";
+  const std::string path =
+      "model.context_parallel_size=4 model.cp_comm_type=a2a+p2p "
+      "model.hierarchical_context_parallel_sizes=[2,2] dist.use_decentralized_pg=false";
+  CliResult ok = run_cli(base + path);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find(": 0 errors"), std::string::npos) << ok.out;
+  CliResult no_sizes = run_cli(base +
+                               "model.context_parallel_size=4 model.cp_comm_type=a2a+p2p "
+                               "dist.use_decentralized_pg=false");
+  EXPECT_EQ(no_sizes.exit_code, 1) << no_sizes.out;
+  EXPECT_NE(no_sizes.out.find("[CP012]"), std::string::npos) << no_sizes.out;
+  CliResult old_te =
+      run_cli("validate llama3_8b_128k --world-size 8 --te-version 1.11.0 -q " + path);
+  EXPECT_EQ(old_te.exit_code, 1) << old_te.out;
+  EXPECT_NE(old_te.out.find("[CP018]"), std::string::npos) << old_te.out;
+  CliResult decentralized = run_cli(base +
+                                    "model.context_parallel_size=4 model.cp_comm_type=a2a+p2p "
+                                    "model.hierarchical_context_parallel_sizes=[2,2] "
+                                    "dist.use_decentralized_pg=true");
+  // The card's limitation: the decentralized process-group path leaves HCP unset.
+  EXPECT_EQ(decentralized.exit_code, 1) << decentralized.out;
+  EXPECT_NE(decentralized.out.find("[CP017]"), std::string::npos) << decentralized.out;
+}
+
 TEST(RealCorpus, PackedSftDumpIsSeenAsPacked) {
   // llama3 70B SFT packs offline (packed_sequence_specs.packed_sequence_size 4096): at CP 2
   // with the dump's pad_seq_to_mult 1, the THD padding rule must fire (CP043).

@@ -156,29 +156,6 @@ TEST(Loader, IntForFloatFieldIsFine) {
   EXPECT_EQ(r.get_int("model.hidden_dropout"), 0);
 }
 
-TEST(Loader, UnknownKeyInModelledSectionSuggests) {
-  Error e = load_error("model:\n  context_paralel_size: 2\n");
-  EXPECT_EQ(e.str(),
-            "t.yaml:2:25: unknown key 'model.context_paralel_size' (did you mean "
-            "'model.context_parallel_size'?)");
-}
-
-TEST(Loader, UnknownSectionSuggests) {
-  Error e = load_error("modle:\n  context_parallel_size: 2\n");
-  EXPECT_NE(e.message.find("did you mean 'model'"), std::string::npos) << e.message;
-  EXPECT_EQ(e.location.line, 2);
-}
-
-TEST(Loader, EveryDataclassSectionIsChecked) {
-  Error e = load_error("optimizer:\n  whatever_key: 3\n");
-  EXPECT_NE(e.message.find("unknown key 'optimizer.whatever_key'"), std::string::npos) << e.message;
-  // env_vars is a dict: any name goes.
-  Recipe r = load_ok("env_vars:\n  ANY_NAME: 3\noptimizer:\n  lr: 0.001\n");
-  EXPECT_EQ(r.get_int("env_vars.ANY_NAME"), 3);
-}
-
-// --- Full dumps: fields chosen by `_target_`, leniency as Python's dataclasses ---------------
-
 constexpr const char* kGpt = "megatron.bridge.models.gpt_provider.GPTModelProvider";
 
 std::string dump(const std::string& model_target, const std::string& model_fields,
@@ -186,6 +163,61 @@ std::string dump(const std::string& model_target, const std::string& model_field
   return "_target_: megatron.bridge.training.config.ConfigContainer\nmodel:\n  _target_: " +
          model_target + "\n" + model_fields + rest;
 }
+
+// A Bridge YAML without `_target_` is an override file: Bridge applies it key by key onto the
+// recipe's dataclasses and skips (with a logged warning) a key they lack,
+// omegaconf_utils.py:470-474
+// @ 067f987d. The loader warns, with a did-you-mean, that the line sets nothing; in a full dump the
+// same key is an error (the dataclass constructor rejects it).
+const Diagnostic* note_for(const Recipe& r, const std::string& key) {
+  for (const Diagnostic& d : r.load_notes) {
+    if (d.key == key) return &d;
+  }
+  return nullptr;
+}
+
+TEST(Loader, UnknownKeyInModelledSectionIsSkippedWithASuggestion) {
+  Recipe r = load_ok("model:\n  context_paralel_size: 2\n");
+  const Diagnostic* d = note_for(r, "model.context_paralel_size");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, Severity::kWarning);
+  EXPECT_EQ(d->location.line, 2);
+  EXPECT_NE(d->message.find("(did you mean 'model.context_parallel_size'?)"), std::string::npos)
+      << d->message;
+  EXPECT_NE(d->message.find("sets nothing"), std::string::npos) << d->message;
+  EXPECT_EQ(d->fix, "spell it model.context_parallel_size, or remove it");
+  EXPECT_FALSE(r.has("model.context_parallel_size"));
+  // In a dump, the provider's constructor rejects it.
+  Error e = load_error(dump(kGpt, "  context_paralel_size: 2\n"));
+  EXPECT_NE(e.message.find("unknown key 'model.context_paralel_size' (GPTModelProvider)"),
+            std::string::npos)
+      << e.message;
+}
+
+TEST(Loader, UnknownSectionIsSkippedWithASuggestion) {
+  Recipe r = load_ok("modle:\n  context_parallel_size: 2\n");
+  const Diagnostic* d = note_for(r, "modle");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("did you mean 'model'"), std::string::npos) << d->message;
+  EXPECT_EQ(d->location.line, 2);
+}
+
+TEST(Loader, EveryDataclassSectionIsChecked) {
+  Recipe skipped = load_ok("optimizer:\n  whatever_key: 3\n");
+  ASSERT_NE(note_for(skipped, "optimizer.whatever_key"), nullptr);
+  // Megatron-Bridge's own example (examples/models/qwen/qwen3_next/conf/
+  // qwen3_next_80b_a3b_finetune_override_example.yaml @ 067f987d) sets optimizer.finetune_lr, a
+  // recipe-function argument and no OptimizerConfig field: Bridge runs it and skips the key.
+  Recipe example = load_ok("optimizer:\n  finetune_lr: 0.000005\n  min_lr: 0.000005\n");
+  ASSERT_NE(note_for(example, "optimizer.finetune_lr"), nullptr);
+  EXPECT_EQ(example.load_notes.size(), 1u);
+  // env_vars is a dict: any name goes.
+  Recipe r = load_ok("env_vars:\n  ANY_NAME: 3\noptimizer:\n  lr: 0.001\n");
+  EXPECT_EQ(r.get_int("env_vars.ANY_NAME"), 3);
+  EXPECT_TRUE(r.load_notes.empty());
+}
+
+// --- Full dumps: fields chosen by `_target_`, leniency as Python's dataclasses ---------------
 
 TEST(Loader, FloatRotaryBaseAsBridgeWritesIt) {
   // Bridge fills rotary_base from rope_theta (a float); GPTModelProvider annotates int.
