@@ -93,6 +93,7 @@ TEST(RealCorpus, BridgeHcpSkillCardRecommendedPathValidates) {
   EXPECT_NE(ok.out.find(": 0 errors"), std::string::npos) << ok.out;
   CliResult no_sizes = run_cli(base +
                                "model.context_parallel_size=4 model.cp_comm_type=a2a+p2p "
+                               "model.hierarchical_context_parallel_sizes=null "
                                "dist.use_decentralized_pg=false");
   EXPECT_EQ(no_sizes.exit_code, 1) << no_sizes.out;
   EXPECT_NE(no_sizes.out.find("[CP012]"), std::string::npos) << no_sizes.out;
