@@ -110,6 +110,38 @@ TEST(RealCorpus, BridgeHcpSkillCardRecommendedPathValidates) {
   EXPECT_NE(decentralized.out.find("[CP017]"), std::string::npos) << decentralized.out;
 }
 
+TEST(RealCorpus, BridgeVerifiedLongContextSftRunsValidate) {
+  // Megatron-Bridge model verification cards @ 067f987d (examples/model_verification_cards/
+  // qwen3-8b/card.yaml and qwen3-30b-a3b/card.yaml, items sft_long_context.H100, verified
+  // 2026-07-20): train.sh commands that ran with CP 2 at 32K on H100. Their parallel and CP
+  // settings, on the models' Hugging Face configs (tests/fixtures/real/hf), must validate clean.
+  const std::string common =
+      " --launcher run_recipe --te-version 2.18.0 -q --wide --seq_length 32768 "
+      "dataset.enable_offline_packing=true model.cross_entropy_loss_fusion=false ";
+  // qwen3_8b_sft_32k_config: TP 4, GBS 8, MBS 1 (its recipe), the card's a2a and packing.
+  const std::string qwen3_8b =
+      "validate --hf-config tests/fixtures/real/hf/qwen3_8b.json -tp 4 -gb 8 -mb 1" + common +
+      "+dataset.offline_packing_specs.pad_seq_to_mult=8 model.sequence_parallel=true "
+      "model.cp_comm_type=a2a";
+  CliResult small = run_cli(qwen3_8b + " --world-size 8 --context_parallel_size 2");
+  EXPECT_EQ(small.exit_code, 0) << small.out << small.err;
+  EXPECT_NE(small.out.find(": 0 errors, 0 warnings"), std::string::npos) << small.out;
+  // Twice the CP on twice the GPUs is past a2a's limit: 8 KV heads / TP 4 = 2 per rank < CP 4.
+  CliResult wide = run_cli(qwen3_8b + " --world-size 16 --context_parallel_size 4");
+  EXPECT_EQ(wide.exit_code, 1) << wide.out;
+  EXPECT_NE(wide.out.find("[CP032]"), std::string::npos) << wide.out;
+  // qwen3_30b_a3b_sft_8gpu_h100_bf16_config on 2 nodes: -tp 8 -pp 1 -ep 8, CP 2 over p2p.
+  CliResult moe = run_cli(
+      "validate --hf-config tests/fixtures/real/hf/qwen3_30b_a3b.json --world-size 16 "
+      "--context_parallel_size 2 -tp 8 -pp 1 -ep 8" +
+      common +
+      "+dataset.offline_packing_specs.pad_seq_to_mult=16 model.cp_comm_type=p2p "
+      "model.recompute_granularity=full model.recompute_method=uniform "
+      "model.recompute_num_layers=1");
+  EXPECT_EQ(moe.exit_code, 0) << moe.out << moe.err;
+  EXPECT_NE(moe.out.find(": 0 errors, 0 warnings"), std::string::npos) << moe.out;
+}
+
 TEST(RealCorpus, PackedSftDumpIsSeenAsPacked) {
   // llama3 70B SFT packs offline (packed_sequence_specs.packed_sequence_size 4096): at CP 2
   // with the dump's pad_seq_to_mult 1, the THD padding rule must fire (CP043).
