@@ -33,6 +33,10 @@ struct Recipe {
   std::map<std::string, std::string> targets;
   /// Warnings found while loading (unknown keys of a class the schema does not know).
   std::vector<Diagnostic> load_notes;
+  /// The loader copied an older dump's dataset.packed_sequence_specs into the keys today's Bridge
+  /// reads (dataset.enable_offline_packing, dataset.offline_packing_specs): overrides of the
+  /// dump's own key must reach the copy.
+  bool packing_specs_copied = false;
 
   /// Return the value at a dotted key ("model.hierarchical_context_parallel_sizes"), or nullptr
   /// when absent. A null value is returned as a null Value, not nullptr.

@@ -146,21 +146,22 @@ void collect_targets(const Value& map, const std::string& path,
   }
 }
 
-void canonical_packing(Value& root) {
+bool canonical_packing(Value& root) {
   Value* dataset = root.is_map() ? root.get("dataset") : nullptr;
-  if (dataset == nullptr || !dataset->is_map()) return;
+  if (dataset == nullptr || !dataset->is_map()) return false;
   const Value* specs = dataset->get("packed_sequence_specs");
-  if (specs == nullptr || !specs->is_map()) return;
+  if (specs == nullptr || !specs->is_map()) return false;
   const Value* size = specs->get("packed_sequence_size");
-  if (size == nullptr || !size->is_int() || size->as_int() <= 0) return;
+  if (size == nullptr || !size->is_int() || size->as_int() <= 0) return false;
   if (dataset->get("enable_offline_packing") != nullptr ||
       dataset->get("offline_packing_specs") != nullptr) {
-    return;
+    return false;
   }
   Value copy = *specs;
   Location at = size->location();
   dataset->entries().emplace_back("enable_offline_packing", Value::boolean(true, at));
   dataset->entries().emplace_back("offline_packing_specs", std::move(copy));
+  return true;
 }
 
 void normalize_tree(Value& root) {

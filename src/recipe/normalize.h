@@ -24,8 +24,9 @@ void collect_targets(const Value& map, const std::string& path,
 /// src/megatron/bridge/data/builders/finetuning_dataset.py:91 and training/config.py:1197) the
 /// keys today's Bridge and the packing rules read: `dataset.enable_offline_packing: true` and
 /// `dataset.offline_packing_specs` (067f987d src/megatron/bridge/data/builders/gpt_sft.py:127-128).
-/// Run after the schema check (the old class has no such fields); existing keys are kept.
-void canonical_packing(Value& root);
+/// Run after the schema check (the old class has no such fields); existing keys are kept. Return
+/// true when it wrote them (the recipe's offline specs are then a copy of packed_sequence_specs).
+bool canonical_packing(Value& root);
 
 /// Return the AttnBackend member name for its value (flash=1 ... auto=5), or "" when unknown.
 const char* attn_backend_name(int64_t value);

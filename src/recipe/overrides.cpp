@@ -8,6 +8,7 @@
 
 #include "hcp/recipe.h"
 #include "hcp/schema.h"
+#include "normalize.h"
 #include "schema_fields.h"
 
 namespace hcp {
@@ -455,6 +456,29 @@ std::vector<std::string> override_flag_names() {
   return names;
 }
 
+namespace {
+
+/// An override of an older dump's dataset.packed_sequence_specs (the field Bridge had when it
+/// wrote the dump, config.py:495 @ a9497c6) reaches the copy the loader made under today's names.
+void recopy_packing_specs(Recipe& recipe, const std::vector<Override>& overrides) {
+  if (!recipe.packing_specs_copied) return;
+  constexpr std::string_view kOld = "dataset.packed_sequence_specs";
+  bool touched = false;
+  for (const Override& o : overrides) {
+    std::string key = canonical_key(o.key);
+    touched = touched || key.rfind(kOld, 0) == 0;
+  }
+  Value* dataset = recipe.root.get("dataset");
+  if (!touched || dataset == nullptr || !dataset->is_map()) return;
+  auto& entries = dataset->entries();
+  std::erase_if(entries, [](const auto& entry) {
+    return entry.first == "enable_offline_packing" || entry.first == "offline_packing_specs";
+  });
+  recipe.packing_specs_copied = recipe_detail::canonical_packing(recipe.root);
+}
+
+}  // namespace
+
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   Result<std::vector<Override>> overrides = collect(args);
   if (!overrides) return overrides.error();
@@ -462,6 +486,7 @@ Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   for (const Override& o : *overrides) {
     if (Status s = applier.apply(o); !s) return s;
   }
+  recopy_packing_specs(recipe, *overrides);
   sync_distributed_optimizer(recipe);
   if (overrides->empty()) return Ok{};
   if (Status s = resolve_interpolations(recipe); !s) return s;

@@ -165,7 +165,7 @@ Result<Recipe> load_recipe_text(std::string_view text, const std::string& name) 
   recipe_detail::normalize_tree(recipe.root);
   if (Status s = resolve_interpolations(recipe); !s) return s.error();
   if (Status s = check_recipe_schema(recipe); !s) return s.error();
-  recipe_detail::canonical_packing(recipe.root);
+  recipe.packing_specs_copied = recipe_detail::canonical_packing(recipe.root);
   return recipe;
 }
 

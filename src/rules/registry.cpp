@@ -440,6 +440,18 @@ bool uses_packed_sequences(const Recipe& recipe) {
 
 bool is_finetuning_dataset(const Recipe& recipe) {
   if (uses_packed_sequences(recipe)) return true;
+  // A dump names its dataset class: Bridge's CP SFT check is an isinstance test on the SFT
+  // classes (config.py:1576-1596 @ 067f987d; FinetuningDatasetConfig and its HFDatasetConfig at
+  // 1180 @ a9497c6).
+  if (auto target = recipe.targets.find("dataset"); target != recipe.targets.end()) {
+    std::string_view cls = target->second;
+    cls = cls.substr(cls.rfind('.') == std::string_view::npos ? 0 : cls.rfind('.') + 1);
+    for (const char* sft :
+         {"FinetuningDatasetConfig", "HFDatasetConfig", "GPTSFTDatasetConfig",
+          "DirectHFSFTDatasetConfig", "EnergonDatasetConfig", "MockVLMSFTDatasetConfig"}) {
+      if (cls == sft) return true;
+    }
+  }
   for (const char* key : {"dataset.dataset_type", "dataset.type", "dataset.target"}) {
     if (auto type = recipe.get_string(key)) {
       for (const char* kind : {"SFT", "Energon", "sft"}) {

@@ -221,8 +221,12 @@ Rule cp045() {
       .rationale =
           "With CP a rank can hold only masked tokens; averaging per rank gives NaN, so "
           "Bridge requires calculate_per_token_loss=True and average_in_collective=False "
-          "for SFT datasets (packed SFT is detected from its packing settings).",
-      .upstream = "Megatron-Bridge src/megatron/bridge/training/config.py:1578-1596",
+          "for SFT datasets: a dump's dataset class (FinetuningDatasetConfig, HFDatasetConfig, "
+          "GPTSFTDatasetConfig, DirectHFSFTDatasetConfig, EnergonDatasetConfig, "
+          "MockVLMSFTDatasetConfig), else packing settings or the dataset type.",
+      .upstream =
+          "Megatron-Bridge src/megatron/bridge/training/config.py:1576-1596 @ 067f987d "
+          "(1180-1190 @ a9497c6)",
       .fix = "set model.calculate_per_token_loss=true and ddp.average_in_collective=false",
       .enforced_by = {"bridge"},
       .bad_example = "++dataset.enable_offline_packing=true ++model.calculate_per_token_loss=false",

@@ -152,6 +152,41 @@ TEST(RealCorpus, PackedSftDumpIsSeenAsPacked) {
   EXPECT_NE(r.out.find("[CP043]"), std::string::npos) << r.out;
 }
 
+TEST(RealCorpus, OverridesOfTheDumpsOwnPackingKeyReachTheRules) {
+  // The dump writes dataset.packed_sequence_specs (Bridge a9497c6's field); an override of that
+  // key must move what the packing rules read, not only the dump's copy.
+  const std::string base =
+      "validate tests/fixtures/real/bridge/llama3_70b_sft_gb200_fp8_mx_v1.yaml --world-size 64 "
+      "-q --wide model.context_parallel_size=2 model.calculate_per_token_loss=true ";
+  CliResult two = run_cli(base + "dataset.packed_sequence_specs.pad_seq_to_mult=2");
+  EXPECT_EQ(two.exit_code, 1) << two.out;
+  EXPECT_NE(two.out.find("<override 3>:1:47: error: [CP043] packed sub-sequences are padded to a "
+                         "multiple of 2, not of 2*CP = 4"),
+            std::string::npos)
+      << two.out;
+  CliResult four = run_cli(base + "dataset.packed_sequence_specs.pad_seq_to_mult=4");
+  EXPECT_EQ(four.exit_code, 0) << four.out;
+}
+
+TEST(RealCorpus, CpSftCheckFollowsTheDumpsDatasetClass) {
+  // Bridge asserts per-token loss under CP for its SFT dataset classes (isinstance, config.py:
+  // 1180-1190 @ a9497c6), packed or not: the SFT dump unpacked still needs it; a pretraining
+  // dump (GPTDatasetConfig) does not.
+  CliResult sft = run_cli(
+      "validate tests/fixtures/real/bridge/llama3_70b_sft_gb200_fp8_mx_v1.yaml --world-size 64 "
+      "-q --wide model.context_parallel_size=2 "
+      "dataset.packed_sequence_specs.packed_sequence_size=0");
+  EXPECT_EQ(sft.exit_code, 1) << sft.out;
+  EXPECT_NE(sft.out.find("[CP045]"), std::string::npos) << sft.out;
+  EXPECT_EQ(sft.out.find("[CP043]"), std::string::npos) << sft.out;
+  CliResult pretrain = run_cli(
+      "validate tests/fixtures/real/bridge/gpt_oss_120b_pretrain_gb200_fp8_mx_v1.yaml "
+      "--world-size 64 -q --wide model.context_parallel_size=2 "
+      "model.calculate_per_token_loss=false");
+  EXPECT_NE(pretrain.exit_code, 2) << pretrain.err;
+  EXPECT_EQ(pretrain.out.find("[CP045]"), std::string::npos) << pretrain.out;
+}
+
 TEST(RealCorpus, PhiWindowsBeyondThePositionsRaiseNoCp064) {
   for (const char* name : {"phi3_5_mini_instruct.json", "phi4_mini_instruct.json"}) {
     CliResult r = run_cli(std::string("validate --hf-config tests/fixtures/real/hf/") + name +
