@@ -37,6 +37,8 @@ struct Recipe {
   /// reads (dataset.enable_offline_packing, dataset.offline_packing_specs): overrides of the
   /// dump's own key must reach the copy.
   bool packing_specs_copied = false;
+  /// run_recipe.py --mode (pretrain, sft, lora, dora) when the command line gave it, else "".
+  std::string run_mode;
 
   /// Return the value at a dotted key ("model.hierarchical_context_parallel_sizes"), or nullptr
   /// when absent. A null value is returned as a null Value, not nullptr.
@@ -129,6 +131,10 @@ void sync_run_recipe(Recipe& recipe);
 /// Return the run_recipe.py shorthand flags apply_overrides accepts ("-cp",
 /// "--context_parallel_size", ...), so the CLI can tell them from mistyped options.
 std::vector<std::string> override_flag_names();
+
+/// True when `name` is a run_recipe.py flag that takes a value ("--context_parallel_size",
+/// "--dataset", ...; false for "--deterministic" and for names that are no such flag).
+bool override_flag_takes_value(std::string_view name);
 
 /// Resolve OmegaConf interpolations "${a.b}" in string values against the recipe (a whole-value
 /// interpolation takes the referenced value and type; embedded ones are substituted as text).

@@ -82,8 +82,30 @@ int run(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  // A run_recipe.py flag's value ("--dataset tulu3", "--recipe NAME", "--save_dir PATH") is glued
+  // to its flag before parsing, so that the value is never taken for RECIPE or a further recipe.
+  std::vector<std::string> words(argv, argv + argc);
+  if (invoked_known) {
+    const CLI::App* sub = app.get_subcommand(first);
+    std::vector<std::string> glued;
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string& w = words[i];
+      bool own = w.rfind("--", 0) == 0 && sub->get_option_no_throw(w) != nullptr;
+      if (i >= 2 && i + 1 < words.size() && w.find('=') == std::string::npos && !own &&
+          override_flag_takes_value(w)) {
+        glued.push_back(w + "=" + words[i + 1]);
+        ++i;
+        continue;
+      }
+      glued.push_back(w);
+    }
+    words = std::move(glued);
+  }
+  std::vector<char*> args;
+  for (std::string& w : words)
+    args.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -45,6 +45,74 @@ constexpr std::array<Flag, 17> kFlags = {{
     {"", "--save_interval", "checkpoint.save_interval", FlagType::kInt},
 }};
 
+/// run_recipe.py's selection, data and runtime arguments (067f987d scripts/training/run_recipe.py
+/// :168-259): they pick the recipe, the dataset preset, the mode and determinism rather than one
+/// config key. `takes_value` false: a store_true flag.
+struct LaunchFlag {
+  std::string_view name;
+  bool takes_value;
+};
+constexpr std::array<LaunchFlag, 11> kLaunchFlags = {{
+    {"--model", true},
+    {"--recipe", true},
+    {"--mode", true},
+    {"--step-func", true},
+    {"--step_func", true},
+    {"--dataset", true},
+    {"--dry-run", false},
+    {"--dry_run", false},
+    {"--deterministic", false},
+    {"--dump-env", false},
+    {"--dump_env", false},
+}};
+
+const LaunchFlag* find_launch_flag(std::string_view name) {
+  for (const LaunchFlag& f : kLaunchFlags) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+/// run_recipe.py's dataset presets (recipes/utils/dataset_utils.py DATASET_PRESETS @ 067f987d) and
+/// the class each builds: GPTDatasetConfig kinds train in pretrain mode, the rest finetune
+/// (dataset_train_mode, dataset_utils.py:603-607).
+struct DatasetPreset {
+  std::string_view name;
+  std::string_view target;
+};
+constexpr std::string_view kGptSft = "megatron.bridge.data.builders.gpt_sft.GPTSFTDatasetConfig";
+constexpr std::string_view kDirectHf =
+    "megatron.bridge.data.builders.direct_hf_sft.DirectHFSFTDatasetConfig";
+constexpr std::array<DatasetPreset, 16> kDatasetPresets = {{
+    {"mock", "megatron.bridge.training.config.MockGPTDatasetConfig"},
+    {"megatron-indexed", "megatron.bridge.training.config.GPTDatasetConfig"},
+    {"energon", "megatron.bridge.data.builders.energon.EnergonDatasetConfig"},
+    {"squad", kGptSft},
+    {"tulu3", kGptSft},
+    {"openmathinstruct2", kGptSft},
+    {"openmathinstruct2-thinking", kGptSft},
+    {"gsm8k", kGptSft},
+    {"local-jsonl", kGptSft},
+    {"local-vlm", kDirectHf},
+    {"cord-v2", kDirectHf},
+    {"llava-video-178k", kDirectHf},
+    {"medpix", kDirectHf},
+    {"raven", kDirectHf},
+    {"rdr", kDirectHf},
+    {"", ""},
+}};
+
+const DatasetPreset* find_dataset_preset(std::string_view name) {
+  for (const DatasetPreset& d : kDatasetPresets) {
+    if (!d.name.empty() && name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+bool pretrain_dataset(std::string_view target) {
+  return target.ends_with("GPTDatasetConfig") && !target.ends_with("SFTDatasetConfig");
+}
+
 const Flag* find_flag(std::string_view name) {
   for (const Flag& f : kFlags) {
     if (name == f.short_name || name == f.long_name) return &f;
@@ -72,9 +140,24 @@ Result<Value> flag_value(const Flag& flag, const std::string& name, const std::s
   return Error{bad, at, std::string(flag.key)};
 }
 
-/// Split the command line into overrides: flags first (in order), then KEY=VALUE tokens.
-Result<std::vector<Override>> collect(const std::vector<std::string>& args) {
-  std::vector<Override> flags;
+/// What run_recipe.py's selection, data and runtime arguments asked for.
+struct Launch {
+  std::optional<std::string> mode;     ///< --mode pretrain|sft|lora|dora
+  std::optional<std::string> dataset;  ///< --dataset PRESET
+  int dataset_index = 0;               ///< Its position, for messages.
+  bool deterministic = false;          ///< --deterministic
+};
+
+struct Collected {
+  std::vector<Override> overrides;
+  Launch launch;
+};
+
+/// Split the command line into overrides: flags first (in order), then KEY=VALUE tokens; the
+/// selection, data and runtime arguments go to `launch`.
+Result<Collected> collect(const std::vector<std::string>& args) {
+  Collected out;
+  std::vector<Override>& flags = out.overrides;
   std::vector<std::pair<std::string, int>> tokens;
   int index = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -88,6 +171,42 @@ Result<std::vector<Override>> collect(const std::vector<std::string>& args) {
         name = arg.substr(0, eq);
         value = arg.substr(eq + 1);
         inline_value = true;
+      }
+      if (const LaunchFlag* launch = find_launch_flag(name)) {
+        Location at{override_file(index), 1, 1};
+        if (!launch->takes_value && inline_value) {
+          return Error{"argument " + name + ": ignored explicit argument '" + value + "'", at, ""};
+        }
+        if (launch->takes_value && !inline_value) {
+          if (i + 1 >= args.size()) {
+            return Error{"argument " + name + ": expected one argument", at, ""};
+          }
+          value = args[++i];
+        }
+        if (name == "--mode") {
+          if (value != "pretrain" && value != "sft" && value != "lora" && value != "dora") {
+            return Error{"argument --mode: invalid choice: '" + value +
+                             "' (choose from 'pretrain', 'sft', 'lora', 'dora')",
+                         at, ""};
+          }
+          out.launch.mode = value;
+        } else if (name == "--dataset") {
+          if (find_dataset_preset(value) == nullptr) {
+            std::string choices;
+            for (const DatasetPreset& d : kDatasetPresets) {
+              if (d.name.empty()) continue;
+              choices += (choices.empty() ? "'" : ", '") + std::string(d.name) + "'";
+            }
+            return Error{
+                "argument --dataset: invalid choice: '" + value + "' (choose from " + choices + ")",
+                at, ""};
+          }
+          out.launch.dataset = value;
+          out.launch.dataset_index = index;
+        } else if (name == "--deterministic") {
+          out.launch.deterministic = true;
+        }
+        continue;  // --model, --recipe, --step-func, --dry-run, --dump-env: nothing to check
       }
       const Flag* flag = find_flag(name);
       if (flag == nullptr) {
@@ -118,7 +237,7 @@ Result<std::vector<Override>> collect(const std::vector<std::string>& args) {
     if (!o) return o.error();
     flags.push_back(std::move(*o));
   }
-  return flags;
+  return out;
 }
 
 /// Return true when the real (fully populated) Bridge config would hold a non-null value at this
@@ -420,8 +539,8 @@ void sync_run_recipe(Recipe& recipe) {
   bool any_cp = std::any_of(cps.begin(), cps.end(), [](int64_t cp) { return cp > 1; });
   // sync_finetuning_cp_invariants: mode "finetune" (run_recipe.py --mode sft/lora/dora; a
   // finetuning dataset preset requires it, run_recipe.py:438-441) with a finetuning dataset and
-  // CP (or eval CP) > 1.
-  if (any_cp && has_finetuning_dataset(recipe)) {
+  // CP (or eval CP) > 1. --mode pretrain skips it.
+  if (any_cp && recipe.run_mode != "pretrain" && has_finetuning_dataset(recipe)) {
     Location at{"<run_recipe.py>", 0, 0};
     recipe.set("model.calculate_per_token_loss", Value::boolean(true, at));
     recipe.set("ddp.average_in_collective", Value::boolean(false, at));
@@ -447,8 +566,15 @@ void sync_run_recipe(Recipe& recipe) {
   recipe.set("dataset.offline_packing_specs.pad_seq_to_mult", Value::integer(mult, at));
 }
 
+bool override_flag_takes_value(std::string_view name) {
+  if (const LaunchFlag* f = find_launch_flag(name)) return f->takes_value;
+  return find_flag(name) != nullptr;
+}
+
 std::vector<std::string> override_flag_names() {
   std::vector<std::string> names;
+  for (const LaunchFlag& f : kLaunchFlags)
+    names.emplace_back(f.name);
   for (const Flag& f : kFlags) {
     if (!f.short_name.empty()) names.emplace_back(f.short_name);
     names.emplace_back(f.long_name);
@@ -479,16 +605,90 @@ void recopy_packing_specs(Recipe& recipe, const std::vector<Override>& overrides
 
 }  // namespace
 
+namespace {
+
+/// run_recipe.py's order before the overrides (run_recipe.py:476-479): the dataset preset replaces
+/// the recipe's dataset (_apply_dataset, after checking it suits the mode), then --deterministic
+/// applies determinism_utils.apply_determinism_overrides.
+Status apply_launch(Recipe& recipe, const Launch& launch) {
+  if (!launch.mode && !launch.dataset && !launch.deterministic) return Ok{};
+  if (recipe.framework != Framework::kBridge) {
+    return Error{
+        "--mode, --dataset and --deterministic are Megatron-Bridge run_recipe.py "
+        "arguments; this is a Megatron-LM recipe",
+        Location{"<command line>", 0, 0}, ""};
+  }
+  if (launch.mode) recipe.run_mode = *launch.mode;
+  if (launch.dataset) {
+    const DatasetPreset& preset = *find_dataset_preset(*launch.dataset);
+    bool pretrain = pretrain_dataset(preset.target);
+    Location at{override_file(launch.dataset_index), 1, 1};
+    if (launch.mode && (*launch.mode == "pretrain") != pretrain) {
+      return Error{
+          "Mode '" + *launch.mode + "' is incompatible with dataset '" + *launch.dataset + "'.", at,
+          "dataset"};
+    }
+    // _resolve_seq_length: the recipe's model.seq_length, else 4096 (dataset_utils.py:347-351).
+    Value dataset = Value::map({}, at);
+    dataset.entries().emplace_back("seq_length",
+                                   Value::integer(recipe.int_or("model.seq_length", 4096), at));
+    // An HF source (data/sources/hf.py HFDatasetSourceConfig: its fields, None unless set), so
+    // that "dataset.hf_dataset.split=..." changes a key the preset has, as upstream.
+    auto hf_source = [&at](std::string_view name) {
+      Value source = Value::map({}, at);
+      for (const char* field : {"dataset_name", "path_or_dataset", "split", "subset", "load_kwargs",
+                                "schema_adapter", "adapter_kwargs"}) {
+        source.entries().emplace_back(field, Value::null(at));
+      }
+      if (!name.empty()) *source.get("dataset_name") = Value::string(std::string(name), at);
+      return source;
+    };
+    if (preset.target == kGptSft) {
+      // _text_hf_dataset_config (dataset_utils.py:80-112): an HF source, packing off.
+      dataset.entries().emplace_back("enable_offline_packing", Value::boolean(false, at));
+      if (preset.name != "local-jsonl") {
+        dataset.entries().emplace_back("hf_dataset", hf_source(preset.name));
+      }
+    } else if (preset.target == kDirectHf && preset.name != "local-vlm") {
+      dataset.entries().emplace_back("source", hf_source(""));  // _hf_vlm_dataset_config
+    }
+    recipe.set("dataset", std::move(dataset));
+    recipe.targets.erase("dataset");
+    for (auto it = recipe.targets.begin(); it != recipe.targets.end();) {
+      it = it->first.rfind("dataset.", 0) == 0 ? recipe.targets.erase(it) : std::next(it);
+    }
+    recipe.targets["dataset"] = std::string(preset.target);
+    recipe.packing_specs_copied = false;
+  }
+  if (launch.deterministic) {
+    Location at{"<run_recipe.py --deterministic>", 0, 0};
+    recipe.set("model.deterministic_mode", Value::boolean(true, at));
+    recipe.set("model.cross_entropy_loss_fusion", Value::boolean(false, at));
+    recipe.set("env_vars.CUBLAS_WORKSPACE_CONFIG", Value::string(":4096:8", at));
+    recipe.set("env_vars.NCCL_ALGO", Value::string("Ring", at));
+    recipe.set("env_vars.NVTE_ALLOW_NONDETERMINISTIC_ALGO", Value::integer(0, at));
+    const Value* overlap = recipe.find("comm_overlap");
+    if (overlap != nullptr && overlap->is_map()) {
+      recipe.set("comm_overlap.tp_comm_overlap", Value::boolean(false, at));
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
-  Result<std::vector<Override>> overrides = collect(args);
-  if (!overrides) return overrides.error();
+  Result<Collected> collected = collect(args);
+  if (!collected) return collected.error();
+  if (Status s = apply_launch(recipe, collected->launch); !s) return s;
+  const std::vector<Override>* overrides = &collected->overrides;
   Applier applier{recipe};
   for (const Override& o : *overrides) {
     if (Status s = applier.apply(o); !s) return s;
   }
   recopy_packing_specs(recipe, *overrides);
   sync_distributed_optimizer(recipe);
-  if (overrides->empty()) return Ok{};
+  if (overrides->empty() && !collected->launch.dataset) return Ok{};
   if (Status s = resolve_interpolations(recipe); !s) return s;
   if (Status s = sync_sequence_length(recipe, *overrides); !s) return s;
   sync_distributed_optimizer(recipe);

@@ -1,0 +1,103 @@
+// run_recipe.py's selection, data and runtime arguments on the validate command line
+// (Megatron-Bridge 067f987d scripts/training/run_recipe.py:168-259 and main 455-530): a train.sh /
+// run_recipe.py command can be pasted after the recipe as it is.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_runner.h"
+
+namespace hcp::testing {
+namespace {
+
+const std::string kQwen8b =
+    "validate --hf-config tests/fixtures/real/hf/qwen3_8b.json --launcher run_recipe "
+    "--world-size 8 --te-version 2.18.0 -tp 4 -q --wide ";
+
+TEST(RunRecipeFlags, AVerifiedCardCommandValidatesAsItRan) {
+  // examples/model_verification_cards/qwen3-8b/card.yaml @ 067f987d, sft_long_context.H100, its
+  // arguments after train.sh's own (--nodes, --gpus-per-node) verbatim.
+  CliResult r = run_cli(
+      kQwen8b +
+      "--recipe qwen3_8b_sft_32k_config --mode sft --dataset tulu3 "
+      "--pretrained_checkpoint work/model-verification/qwen3-8b/imported-megatron/iter_0000000 "
+      "--max_steps 20 --seq_length 32768 --context_parallel_size 2 --lr 1e-6 --min_lr 0 "
+      "--warmup_iters 2 'dataset.hf_dataset.split=\"train[:10000]\"' "
+      "'dataset.hf_dataset.load_kwargs={revision:\"b14afda60f1bbebe55d5d2fa1e4df5042f97f8be\"}' "
+      "'++tokenizer.hf_tokenizer_kwargs.revision=\"b968826d9c46dd6066d109eabc6255188de91218\"' "
+      "dataset.hf_output_root=work/data/tulu3/qwen3-8b-long-context-b14afda60f1b "
+      "dataset.hf_rewrite=true dataset.seed=1234 rng.seed=5678 dataset.do_validation=false "
+      "dataset.hf_validation_proportion=null dataset.enable_offline_packing=true "
+      "+dataset.offline_packing_specs.pad_seq_to_mult=8 model.sequence_parallel=true "
+      "model.cp_comm_type=a2a model.cross_entropy_loss_fusion=false "
+      "scheduler.lr_decay_iters=20 validation.eval_iters=0 validation.eval_interval=0 "
+      "checkpoint.load=null checkpoint.save=null logger.log_interval=1 "
+      "logger.log_throughput=true");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(": 0 errors, 0 warnings"), std::string::npos) << r.out;
+}
+
+TEST(RunRecipeFlags, ModeAndDatasetMustAgreeAsUpstreamChecks) {
+  // run_recipe.py _apply_dataset: "Mode 'pretrain' is incompatible with dataset 'tulu3'."
+  CliResult r = run_cli(kQwen8b + "--mode pretrain --dataset tulu3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Mode 'pretrain' is incompatible with dataset 'tulu3'."), std::string::npos)
+      << r.err;
+  EXPECT_EQ(run_cli(kQwen8b + "--mode sft --dataset mock").exit_code, 2);
+  CliResult bad = run_cli(kQwen8b + "--dataset tulu4");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("argument --dataset: invalid choice: 'tulu4'"), std::string::npos)
+      << bad.err;
+  CliResult mode = run_cli(kQwen8b + "--mode finetune");
+  EXPECT_EQ(mode.exit_code, 2);
+  EXPECT_NE(mode.err.find("argument --mode: invalid choice"), std::string::npos) << mode.err;
+  EXPECT_EQ(run_cli(kQwen8b + "--deterministic=1").exit_code, 2);  // store_true takes no value
+}
+
+TEST(RunRecipeFlags, ADatasetPresetReplacesTheRecipesDataset) {
+  // --dataset tulu3 builds a GPTSFTDatasetConfig (an SFT class): with CP 2 and no run_recipe sync
+  // (the direct launcher), Bridge's per-token-loss check applies; with --launcher run_recipe,
+  // sync_finetuning_cp_invariants sets it first unless --mode pretrain... which tulu3 refuses.
+  const std::string direct =
+      "validate --hf-config tests/fixtures/real/hf/qwen3_8b.json --world-size 8 "
+      "--te-version 2.18.0 -tp 4 -q --wide --context_parallel_size 2 --seq_length 32768 ";
+  CliResult sft = run_cli(direct + "--dataset tulu3");
+  EXPECT_EQ(sft.exit_code, 1) << sft.out << sft.err;
+  EXPECT_NE(sft.out.find("[CP045]"), std::string::npos) << sft.out;
+  CliResult synced = run_cli(direct + "--launcher run_recipe --mode sft --dataset tulu3");
+  EXPECT_EQ(synced.exit_code, 0) << synced.out << synced.err;
+  CliResult pretrain = run_cli(direct + "--dataset mock");
+  EXPECT_EQ(pretrain.exit_code, 0) << pretrain.out << pretrain.err;
+  EXPECT_EQ(pretrain.out.find("[CP045]"), std::string::npos) << pretrain.out;
+}
+
+TEST(RunRecipeFlags, DeterministicAppliesBridgesDeterminismOverrides) {
+  // recipes/utils/determinism_utils.py apply_determinism_overrides: deterministic_mode, no fused
+  // cross entropy, NCCL_ALGO=Ring, NVTE_ALLOW_NONDETERMINISTIC_ALGO=0, CUBLAS_WORKSPACE_CONFIG.
+  // A later override still wins (determinism runs before the CLI overrides).
+  CliResult r = run_cli(kQwen8b + "--deterministic --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  CliResult later = run_cli(kQwen8b + "--deterministic model.deterministic_mode=false");
+  EXPECT_EQ(later.exit_code, 0) << later.out << later.err;
+  // With the determinism env in the recipe, the launch environment is no longer unknown.
+  const std::string loud =
+      "validate --hf-config tests/fixtures/real/hf/qwen3_8b.json --world-size 8 "
+      "--te-version 2.18.0 -tp 4 --wide --context_parallel_size 2 --seq_length 8192 ";
+  CliResult plain = run_cli(loud);
+  EXPECT_NE(plain.out.find("launch environment unknown"), std::string::npos) << plain.out;
+  CliResult det = run_cli(loud + "--deterministic");
+  EXPECT_EQ(det.out.find("launch environment unknown"), std::string::npos) << det.out;
+}
+
+TEST(RunRecipeFlags, FlagValuesAreNeverTakenForRecipes) {
+  // "--recipe NAME" and "--save_dir PATH" are run_recipe.py arguments with their values, not a
+  // RECIPE to load, whichever comes first.
+  for (const char* args : {"--recipe qwen3_8b_sft_32k_config --save_dir out/x",
+                           "--save_dir out/x --recipe llama3_8b_128k.yaml"}) {
+    CliResult r = run_cli(kQwen8b + args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace hcp::testing
