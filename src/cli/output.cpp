@@ -47,6 +47,10 @@ void print_error(const std::string& message) {
   std::cerr << "hcp-plan: error: " << message << "\n";
 }
 
+void print_warning(const std::string& message) {
+  std::cerr << "hcp-plan: warning: " << message << "\n";
+}
+
 bool stdout_is_tty() {
   return isatty(STDOUT_FILENO) == 1;
 }

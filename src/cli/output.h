@@ -27,6 +27,9 @@ bool emit(const OutputOptions& out, const std::string& text);
 /// Print a one-line error "hcp-plan: error: ..." on stderr.
 void print_error(const std::string& message);
 
+/// Print "hcp-plan: warning: MESSAGE" on standard error.
+void print_warning(const std::string& message);
+
 /// Return true when stdout is a terminal (for colour and live progress).
 bool stdout_is_tty();
 

@@ -20,6 +20,12 @@ inline bool load_plan_subject(const RecipeSources& sources, std::vector<std::str
     print_error(subject.error().str());
     return false;
   }
+  // What the loader warned about (keys Bridge skips, unknown provider fields): validate reports
+  // them as findings; here they go to standard error, beside the plan.
+  for (const Diagnostic& note : subject->recipe.load_notes) {
+    std::string where = note.location.known() ? note.location.str() + ": " : "";
+    print_warning(where + note.message);
+  }
   inputs.recipe = sources.recipe;
   inputs.loaded = std::move(subject->recipe);
   inputs.overrides = std::move(overrides);

@@ -222,3 +222,24 @@ TEST(CompareCli, BadOptionTextExitsTwo) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp::testing {
+namespace {
+
+TEST(PlanCliLoadNotes, KeysBridgeSkipsAreWarnedOnStandardError) {
+  // A +key override of a key the config lacks sets nothing upstream (omegaconf_utils.py:470-474):
+  // plan goes on, and says so on stderr, as validate reports it.
+  CliResult r = run_cli(
+      "plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --top 1 +model.context_paralel_size=4");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("hcp-plan: warning: <override 1>:1:1: unknown key "
+                       "'model.context_paralel_size' (did you mean "
+                       "'model.context_parallel_size'?)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(run_cli("plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --top 1").err.find("warning"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hcp::testing
