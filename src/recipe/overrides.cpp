@@ -74,8 +74,8 @@ const LaunchFlag* find_launch_flag(std::string_view name) {
 }
 
 /// run_recipe.py's dataset presets (recipes/utils/dataset_utils.py DATASET_PRESETS @ 067f987d) and
-/// the class each builds: GPTDatasetConfig kinds train in pretrain mode, the rest finetune
-/// (dataset_train_mode, dataset_utils.py:603-607).
+/// the class each builds: GPTDatasetConfig kinds train in pretrain mode, Energon in either, the
+/// rest finetune (dataset_train_mode, dataset_utils.py:603-607).
 struct DatasetPreset {
   std::string_view name;
   std::string_view target;
@@ -83,7 +83,7 @@ struct DatasetPreset {
 constexpr std::string_view kGptSft = "megatron.bridge.data.builders.gpt_sft.GPTSFTDatasetConfig";
 constexpr std::string_view kDirectHf =
     "megatron.bridge.data.builders.direct_hf_sft.DirectHFSFTDatasetConfig";
-constexpr std::array<DatasetPreset, 16> kDatasetPresets = {{
+constexpr std::array<DatasetPreset, 15> kDatasetPresets = {{
     {"mock", "megatron.bridge.training.config.MockGPTDatasetConfig"},
     {"megatron-indexed", "megatron.bridge.training.config.GPTDatasetConfig"},
     {"energon", "megatron.bridge.data.builders.energon.EnergonDatasetConfig"},
@@ -99,12 +99,11 @@ constexpr std::array<DatasetPreset, 16> kDatasetPresets = {{
     {"medpix", kDirectHf},
     {"raven", kDirectHf},
     {"rdr", kDirectHf},
-    {"", ""},
 }};
 
 const DatasetPreset* find_dataset_preset(std::string_view name) {
   for (const DatasetPreset& d : kDatasetPresets) {
-    if (!d.name.empty() && name == d.name) return &d;
+    if (name == d.name) return &d;
   }
   return nullptr;
 }
@@ -193,10 +192,8 @@ Result<Collected> collect(const std::vector<std::string>& args) {
         } else if (name == "--dataset") {
           if (find_dataset_preset(value) == nullptr) {
             std::string choices;
-            for (const DatasetPreset& d : kDatasetPresets) {
-              if (d.name.empty()) continue;
+            for (const DatasetPreset& d : kDatasetPresets)
               choices += (choices.empty() ? "'" : ", '") + std::string(d.name) + "'";
-            }
             return Error{
                 "argument --dataset: invalid choice: '" + value + "' (choose from " + choices + ")",
                 at, ""};
@@ -623,7 +620,9 @@ Status apply_launch(Recipe& recipe, const Launch& launch) {
     const DatasetPreset& preset = *find_dataset_preset(*launch.dataset);
     bool pretrain = pretrain_dataset(preset.target);
     Location at{override_file(launch.dataset_index), 1, 1};
-    if (launch.mode && (*launch.mode == "pretrain") != pretrain) {
+    // Energon data suits either loop (dataset_train_mode returns None for it).
+    bool agnostic = preset.name == "energon";
+    if (launch.mode && !agnostic && (*launch.mode == "pretrain") != pretrain) {
       return Error{
           "Mode '" + *launch.mode + "' is incompatible with dataset '" + *launch.dataset + "'.", at,
           "dataset"};

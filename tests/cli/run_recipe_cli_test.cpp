@@ -44,6 +44,8 @@ TEST(RunRecipeFlags, ModeAndDatasetMustAgreeAsUpstreamChecks) {
   EXPECT_NE(r.err.find("Mode 'pretrain' is incompatible with dataset 'tulu3'."), std::string::npos)
       << r.err;
   EXPECT_EQ(run_cli(kQwen8b + "--mode sft --dataset mock").exit_code, 2);
+  // Energon data is mode-agnostic (dataset_train_mode returns None).
+  EXPECT_EQ(run_cli(kQwen8b + "--mode pretrain --dataset energon").exit_code, 0);
   CliResult bad = run_cli(kQwen8b + "--dataset tulu4");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("argument --dataset: invalid choice: 'tulu4'"), std::string::npos)
