@@ -652,10 +652,7 @@ Status apply_launch(Recipe& recipe, const Launch& launch) {
       dataset.entries().emplace_back("source", hf_source(""));  // _hf_vlm_dataset_config
     }
     recipe.set("dataset", std::move(dataset));
-    recipe.targets.erase("dataset");
-    for (auto it = recipe.targets.begin(); it != recipe.targets.end();) {
-      it = it->first.rfind("dataset.", 0) == 0 ? recipe.targets.erase(it) : std::next(it);
-    }
+    std::erase_if(recipe.targets, [](const auto& t) { return t.first.rfind("dataset.", 0) == 0; });
     recipe.targets["dataset"] = std::string(preset.target);
     recipe.packing_specs_copied = false;
   }

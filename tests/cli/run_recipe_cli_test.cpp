@@ -77,8 +77,12 @@ TEST(RunRecipeFlags, DeterministicAppliesBridgesDeterminismOverrides) {
   // recipes/utils/determinism_utils.py apply_determinism_overrides: deterministic_mode, no fused
   // cross entropy, NCCL_ALGO=Ring, NVTE_ALLOW_NONDETERMINISTIC_ALGO=0, CUBLAS_WORKSPACE_CONFIG.
   // A later override still wins (determinism runs before the CLI overrides).
-  CliResult r = run_cli(kQwen8b + "--deterministic --format json");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The determinism env_vars make the launch environment known: CP111 (CUDA_DEVICE_MAX_CONNECTIONS
+  // unset under TP) is judged and warns, where without them it is skipped.
+  CliResult r = run_cli(kQwen8b + "--deterministic");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("warning: [CP111]"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli(kQwen8b).out.find("[CP111]"), std::string::npos);
   CliResult later = run_cli(kQwen8b + "--deterministic model.deterministic_mode=false");
   EXPECT_EQ(later.exit_code, 0) << later.out << later.err;
   // With the determinism env in the recipe, the launch environment is no longer unknown.
