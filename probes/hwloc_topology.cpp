@@ -8,12 +8,14 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
 #include <string_view>
+#include <type_traits>
 
 #include "hwloc_internal.h"
 #include "topology_internal.h"
@@ -43,6 +45,23 @@ bool is_nvswitch(hwloc_obj_t pci) {
   return pci->attr->pcidev.vendor_id == 0x10de && pci->attr->pcidev.class_id == 0x0680;
 }
 
+/// Whether an enum field of an hwloc object holds `value`. hwloc 2's XML importer casts the
+/// file's osdev_type and bridge_type numbers into these enums without a range check
+/// (topology-xml.c; its bridge branch says "FIXME verify that upstream/downstream type is
+/// valid"), so a malformed export can leave a value outside the enumeration, and loading it as
+/// the enum type is undefined behaviour (fuzz finding, tests/fuzz/corpus/hwloc_xml). Compare the
+/// stored bytes instead: an unknown value matches no known kind.
+template <typename Enum>
+bool enum_field_is(const Enum& field, Enum value) {
+  std::underlying_type_t<Enum> stored;
+  std::memcpy(&stored, &field, sizeof stored);
+  return stored == static_cast<std::underlying_type_t<Enum>>(value);
+}
+
+bool osdev_is(hwloc_obj_t os, hwloc_obj_osdev_type_t type) {
+  return enum_field_is(os->attr->osdev.type, type);
+}
+
 std::vector<hwloc_obj_t> os_devices(hwloc_obj_t pci) {
   std::vector<hwloc_obj_t> out;
   for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling)
@@ -52,8 +71,7 @@ std::vector<hwloc_obj_t> os_devices(hwloc_obj_t pci) {
 
 bool has_network_osdev(hwloc_obj_t pci) {
   for (hwloc_obj_t os : os_devices(pci))
-    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK ||
-        os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS)
+    if (osdev_is(os, HWLOC_OBJ_OSDEV_NETWORK) || osdev_is(os, HWLOC_OBJ_OSDEV_OPENFABRICS))
       return true;
   return false;
 }
@@ -97,7 +115,7 @@ hwloc_obj_t common_ancestor(hwloc_obj_t a, hwloc_obj_t b) {
 Affinity hwloc_affinity(hwloc_topology_t t, hwloc_obj_t gpu, hwloc_obj_t nic) {
   hwloc_obj_t lca = common_ancestor(gpu, nic);
   if (lca != nullptr && lca->type == HWLOC_OBJ_BRIDGE &&
-      lca->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)
+      enum_field_is(lca->attr->bridge.upstream_type, HWLOC_OBJ_BRIDGE_PCI))
     return Affinity::kSameSwitch;
   if (lca != nullptr && lca->type == HWLOC_OBJ_BRIDGE) return Affinity::kHostBridge;
   int a = numa_of(t, gpu), b = numa_of(t, nic);
@@ -128,8 +146,8 @@ std::vector<Nic> nics_of(hwloc_obj_t pci, bool live) {
   std::vector<std::string> fabrics;
   for (hwloc_obj_t os : os_devices(pci)) {
     if (os->name == nullptr) continue;
-    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) fabrics.push_back(os->name);
-    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && netdev.empty()) netdev = os->name;
+    if (osdev_is(os, HWLOC_OBJ_OSDEV_OPENFABRICS)) fabrics.push_back(os->name);
+    if (osdev_is(os, HWLOC_OBJ_OSDEV_NETWORK) && netdev.empty()) netdev = os->name;
   }
   unsigned cls = pci->attr->pcidev.class_id;
   NicKind kind = NicKind::kEthernet;

@@ -233,6 +233,71 @@ TEST(HwlocParse, AbsurdNvlinkBandwidthIsRejected) {
       << r.error().message;
 }
 
+/// A one-socket node with a GPU and an InfiniBand HCA behind one PCIe switch, whose HCA has an
+/// OS device of each osdev_type given and whose switch has the bridge_type given.
+std::string gpu_and_hca_behind_switch(const std::string& netdev_type,
+                                      const std::string& fabric_type,
+                                      const std::string& switch_type) {
+  const std::string set =
+      R"( cpuset="0x00000003" complete_cpuset="0x00000003" nodeset="0x00000001" complete_nodeset="0x00000001")";
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+  <object type="Machine" os_index="0")" +
+         set + R"( gp_index="1">
+    <object type="Package" os_index="0")" +
+         set + R"( gp_index="2">
+      <object type="NUMANode" os_index="0")" +
+         set + R"( gp_index="3" local_memory="1073741824"/>
+      <object type="Core" os_index="0")" +
+         set + R"( gp_index="4">
+        <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="5"/>
+        <object type="PU" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="6"/>
+      </object>
+    </object>
+    <object type="Bridge" gp_index="20" bridge_type="0-1" depth="0" bridge_pci="0000:[40-45]">
+      <object type="Bridge" gp_index="23" bridge_type=")" +
+         switch_type +
+         R"(" depth="1" bridge_pci="0000:[41-45]" pci_busid="0000:40:01.1" pci_type="0604 [1000:c010] [1000:100b] b0" pci_link_speed="31.5">
+        <object type="PCIDev" gp_index="21" pci_busid="0000:43:00.0" pci_type="0207 [15b3:101b] [119f:1bc7] 00" pci_link_speed="31.5">
+          <object type="OSDev" gp_index="22" name="ib0" osdev_type=")" +
+         netdev_type + R"("/>
+          <object type="OSDev" gp_index="24" name="mlx5_0" osdev_type=")" +
+         fabric_type + R"("/>
+        </object>
+        <object type="PCIDev" gp_index="25" pci_busid="0000:44:00.0" pci_type="0302 [10de:20b0] [10de:134f] a1" pci_link_speed="31.5"/>
+      </object>
+    </object>
+  </object>
+</topology>
+)";
+}
+
+TEST(HwlocParse, OsdevAndBridgeTypesAreReadAsHwlocDefinesThem) {
+  // hwloc 2: osdev_type 2 = network, 3 = OpenFabrics; bridge_type "1-1" = PCI-to-PCI.
+  auto t = load_hwloc_xml(temp_file("types-known.xml", gpu_and_hca_behind_switch("2", "3", "1-1")));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->gpus.size(), 1u);
+  ASSERT_EQ(t->nics.size(), 1u);
+  EXPECT_EQ(t->nics[0].name, "mlx5_0");
+  EXPECT_EQ(t->nics[0].netdev, "ib0");
+  ASSERT_EQ(t->nics[0].gpu_affinity.size(), 1u);
+  EXPECT_EQ(t->nics[0].gpu_affinity[0], Affinity::kSameSwitch);
+}
+
+TEST(HwlocParse, OsdevAndBridgeTypesOutsideTheEnumerationMatchNoKind) {
+  // hwloc's importer stores these numbers unchecked: values no hwloc defines must load (no
+  // undefined behaviour under UBSan, fuzz finding) and name no network device and no PCI switch.
+  auto t =
+      load_hwloc_xml(temp_file("types-unknown.xml", gpu_and_hca_behind_switch("10", "11", "9-9")));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->nics.size(), 1u);  // still an HCA by its PCI class
+  EXPECT_EQ(t->nics[0].name, "0000:43:00.0");
+  EXPECT_EQ(t->nics[0].netdev, "");
+  ASSERT_EQ(t->nics[0].gpu_affinity.size(), 1u);
+  EXPECT_EQ(t->nics[0].gpu_affinity[0], Affinity::kHostBridge);
+}
+
 // --- merging -------------------------------------------------------------------------------------
 
 std::vector<std::string> conflicts(const Topology& t) {
