@@ -391,7 +391,20 @@ Status check_object_children(const pugi::xml_document& doc, const std::string& t
   for (const pugi::xpath_node& x : objects) {
     pugi::xml_node object = x.node();
     bool root = std::string_view(object.parent().name()) == "topology";
-    bool numa = std::string_view(object.attribute("type").value()) == "NUMANode";
+    // The type as hwloc reads it: hwloc_type_sscanf matches a name by its leading letters
+    // ("NUMA1" and "Node" are NUMA nodes).
+    hwloc_obj_type_t type{};
+    bool numa = hwloc_type_sscanf(object.attribute("type").value(), &type, nullptr, 0) == 0 &&
+                type == HWLOC_OBJ_NUMANODE;
+    // hwloc 2.9 reads a 1.x export's NUMA node as a normal object and then uses its
+    // complete_cpuset without a check: a NUMA node with none in a 1.x file crashed hcp-plan
+    // (SIGSEGV in hwloc_bitmap_isequal inside hwloc_topology_load; fuzz harness hwloc_xml).
+    // Every 1.x export writes one.
+    if (v1 && numa && !object.attribute("complete_cpuset"))
+      return Error{at_element(object, text, path) +
+                       " is a NUMA node without a complete_cpuset (hwloc cannot read this 1.x XML)",
+                   {},
+                   {}};
     // hwloc 2.9 orders an object's children by complete_cpuset and dereferences it without a
     // check (hwloc__xml_import_object: "We checked above that complete_cpuset is always set"):
     // an object with a cpuset but no complete_cpuset crashed hcp-plan (SIGSEGV in

@@ -233,6 +233,45 @@ TEST(HwlocParse, AbsurdNvlinkBandwidthIsRejected) {
       << r.error().message;
 }
 
+/// A 1.x export of a one-core node whose NUMA node carries `numa_sets` and is named `numa_type`.
+std::string v1_export(const std::string& numa_type, const std::string& numa_sets) {
+  const std::string set =
+      R"( cpuset="0x00000003" complete_cpuset="0x00000003" nodeset="0x00000001" complete_nodeset="0x00000001")";
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc.dtd">
+<topology version="1.0">
+  <object type="Machine" os_index="0")" +
+         set + R"(>
+    <object type=")" +
+         numa_type + R"(" os_index="0")" + numa_sets + R"( local_memory="1073741824">
+      <object type="Core" os_index="0")" +
+         set + R"(>
+        <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001"/>
+      </object>
+    </object>
+  </object>
+</topology>
+)";
+}
+
+TEST(HwlocParse, V1NumaNodeWithoutCompleteCpusetIsRejectedBeforeHwlocSeesIt) {
+  // hwloc 2.9 dereferences a 1.x NUMA node's missing complete_cpuset (SIGSEGV, fuzz finding);
+  // hwloc reads "NUMA1" as NUMANode, so the check must too.
+  const std::string nodesets = R"( nodeset="0x00000001" complete_nodeset="0x00000001")";
+  for (const std::string type : {"NUMANode", "NUMA1"}) {
+    auto r = load_hwloc_xml(temp_file("v1-numa-" + type + ".xml", v1_export(type, nodesets)));
+    ASSERT_FALSE(r.ok()) << type;
+    EXPECT_NE(r.error().message.find(":5: <object> is a NUMA node without a complete_cpuset"),
+              std::string::npos)
+        << r.error().message;
+  }
+  auto ok = load_hwloc_xml(temp_file(
+      "v1-numa-ok.xml",
+      v1_export("NUMANode", R"( cpuset="0x00000003" complete_cpuset="0x00000003")" + nodesets)));
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->numa_nodes.size(), 1u);
+}
+
 /// A one-socket node with a GPU and an InfiniBand HCA behind one PCIe switch, whose HCA has an
 /// OS device of each osdev_type given and whose switch has the bridge_type given.
 std::string gpu_and_hca_behind_switch(const std::string& netdev_type,
