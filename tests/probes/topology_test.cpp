@@ -233,19 +233,21 @@ TEST(HwlocParse, AbsurdNvlinkBandwidthIsRejected) {
       << r.error().message;
 }
 
+/// The cpusets and nodesets of an object spanning both PUs of the small exports below.
+const std::string kBothPus =
+    R"( cpuset="0x00000003" complete_cpuset="0x00000003" nodeset="0x00000001" complete_nodeset="0x00000001")";
+
 /// A 1.x export of a one-core node whose NUMA node carries `numa_sets` and is named `numa_type`.
 std::string v1_export(const std::string& numa_type, const std::string& numa_sets) {
-  const std::string set =
-      R"( cpuset="0x00000003" complete_cpuset="0x00000003" nodeset="0x00000001" complete_nodeset="0x00000001")";
   return R"(<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE topology SYSTEM "hwloc.dtd">
 <topology version="1.0">
   <object type="Machine" os_index="0")" +
-         set + R"(>
+         kBothPus + R"(>
     <object type=")" +
          numa_type + R"(" os_index="0")" + numa_sets + R"( local_memory="1073741824">
       <object type="Core" os_index="0")" +
-         set + R"(>
+         kBothPus + R"(>
         <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001"/>
       </object>
     </object>
@@ -277,19 +279,17 @@ TEST(HwlocParse, V1NumaNodeWithoutCompleteCpusetIsRejectedBeforeHwlocSeesIt) {
 std::string gpu_and_hca_behind_switch(const std::string& netdev_type,
                                       const std::string& fabric_type,
                                       const std::string& switch_type) {
-  const std::string set =
-      R"( cpuset="0x00000003" complete_cpuset="0x00000003" nodeset="0x00000001" complete_nodeset="0x00000001")";
   return R"(<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE topology SYSTEM "hwloc2.dtd">
 <topology version="2.0">
   <object type="Machine" os_index="0")" +
-         set + R"( gp_index="1">
+         kBothPus + R"( gp_index="1">
     <object type="Package" os_index="0")" +
-         set + R"( gp_index="2">
+         kBothPus + R"( gp_index="2">
       <object type="NUMANode" os_index="0")" +
-         set + R"( gp_index="3" local_memory="1073741824"/>
+         kBothPus + R"( gp_index="3" local_memory="1073741824"/>
       <object type="Core" os_index="0")" +
-         set + R"( gp_index="4">
+         kBothPus + R"( gp_index="4">
         <object type="PU" os_index="0" cpuset="0x00000001" complete_cpuset="0x00000001" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="5"/>
         <object type="PU" os_index="1" cpuset="0x00000002" complete_cpuset="0x00000002" nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="6"/>
       </object>
