@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
@@ -415,42 +417,75 @@ std::vector<std::string> yaml_values(const YAML::Node& node) {
 /// never finished); real MODEL_ARGS maps have a few hundred entries.
 constexpr size_t kMaxYamlArgumentEntries = 100'000;
 
+/// The walk of one MODEL_ARGS section: entries visited so far and the maps on the current `<<`
+/// path (a map merged into itself, directly or through others, has no finite expansion).
+struct MergeWalk {
+  const std::string& file;
+  size_t visited = 0;
+  std::vector<YAML::Node> path;
+};
+
 /// Collect the `--flag: value` entries of one MODEL_ARGS map, following `<<` merge keys first.
-/// `visited` counts map entries across the whole walk; an error when it passes the budget.
-Status collect_yaml_arguments(const YAML::Node& map, const std::string& file, int depth,
-                              std::vector<MlmArgument>& out, size_t& visited) {
-  if (!map.IsMap() || depth > 8) return Ok{};
-  visited += map.size();
-  if (visited > kMaxYamlArgumentEntries) {
-    return Error{"'<<' merge keys expand to more than " + std::to_string(kMaxYamlArgumentEntries) +
-                     " entries (a merge-key bomb?)",
-                 mark_location(map.Mark(), file), ""};
+/// Errors: more entries than the budget, or a map that merges itself.
+Status collect_yaml_arguments(const YAML::Node& map, MergeWalk& walk,
+                              std::vector<MlmArgument>& out) {
+  if (!map.IsMap() || walk.path.size() > 8) return Ok{};
+  for (const YAML::Node& outer : walk.path) {
+    if (outer.is(map)) {
+      return Error{
+          "a '<<' merge key merges a map into itself (the alias names a map that "
+          "contains it): its expansion never ends",
+          mark_location(map.Mark(), walk.file), "<<"};
+    }
   }
+  walk.visited += map.size();
+  if (walk.visited > kMaxYamlArgumentEntries) {
+    return Error{"more than " + std::to_string(kMaxYamlArgumentEntries) +
+                     " entries in one argument section, counting what '<<' merge keys bring in",
+                 mark_location(map.Mark(), walk.file), ""};
+  }
+  walk.path.push_back(map);
   for (const auto& entry : map) {
     if (!entry.first.IsScalar() || entry.first.Scalar() != "<<") continue;
     if (entry.second.IsSequence()) {
       // `<<: [*a, *b]`: the first map wins a key both set, so it is collected last.
       for (size_t i = entry.second.size(); i-- > 0;) {
-        if (Status s = collect_yaml_arguments(entry.second[i], file, depth + 1, out, visited); !s) {
-          return s;
-        }
+        if (Status s = collect_yaml_arguments(entry.second[i], walk, out); !s) return s;
       }
-    } else if (Status s = collect_yaml_arguments(entry.second, file, depth + 1, out, visited); !s) {
+    } else if (Status s = collect_yaml_arguments(entry.second, walk, out); !s) {
       return s;
     }
   }
+  walk.path.pop_back();
   for (const auto& entry : map) {
     if (!entry.first.IsScalar()) continue;
     const std::string& flag = entry.first.Scalar();
     if (flag.rfind("--", 0) != 0) continue;
     MlmArgument arg;
     arg.flag = flag;
-    arg.location = mark_location(entry.second.Mark(), file);
-    if (entry.second.IsNull()) arg.location = mark_location(entry.first.Mark(), file);
+    arg.location = mark_location(entry.second.Mark(), walk.file);
+    if (entry.second.IsNull()) arg.location = mark_location(entry.first.Mark(), walk.file);
     arg.values = yaml_values(entry.second);
     out.push_back(std::move(arg));
   }
   return Ok{};
+}
+
+/// A YAML map holds one value per key: of a flag collected more than once (merged from several
+/// maps, or the same alias merged again) only its last occurrence, the one that wins, is kept, in
+/// order. The same flag merged thousands of times is one argument, checked and reported once.
+void keep_last_of_each_flag(std::vector<MlmArgument>& args) {
+  std::unordered_set<std::string_view> seen;
+  std::vector<bool> keep(args.size(), false);
+  for (size_t i = args.size(); i-- > 0;)
+    keep[i] = seen.insert(args[i].flag).second;
+  size_t kept = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!keep[i]) continue;
+    if (kept != i) args[kept] = std::move(args[i]);
+    ++kept;
+  }
+  args.resize(kept);
 }
 
 bool is_section_name(const std::string& key) {
@@ -736,10 +771,9 @@ Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::
                    mark_location(entry.second.Mark(), path), section};
     }
     std::vector<MlmArgument> args;
-    size_t visited = 0;
-    if (Status st = collect_yaml_arguments(entry.second, path, 0, args, visited); !st) {
-      return st.error();
-    }
+    MergeWalk walk{path, 0, {}};
+    if (Status st = collect_yaml_arguments(entry.second, walk, args); !st) return st.error();
+    keep_last_of_each_flag(args);
     auto recipe = recipe_from_mlm_arguments(args, stem_of(path));
     if (!recipe) return recipe.error();
     recipe->path = path;

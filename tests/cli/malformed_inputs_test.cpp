@@ -622,7 +622,23 @@ TEST(MalformedMlmYaml, MergeKeyBombWithinOneKeyPerMap) {
   }
   text += "MODEL_ARGS:\n  <<: *l8\n  --hidden-size: 256\n";
   auto f = s.file("model_config.yaml", text);
-  expect_bad_input(run_cli("validate " + f), f);
+  expect_bad_input(run_cli("validate " + f), f,
+                   "entries in one argument section, counting what '<<' merge keys bring in");
+}
+
+TEST(MalformedMlmYaml, MapMergedIntoItself) {
+  // Found by fuzz_mlm_test_config (a timeout): the alias of a map inside that map, merged three
+  // times, printed 49,205 error lines in 2.6 s.
+  Scratch s;
+  auto f = s.file("model_config.yaml",
+                  "MODEL_ARGS: &args\n"
+                  "  --context-parallel-size: 2\n"
+                  "  --contel-size: 2\n"
+                  "  <<: *args\n"
+                  "  --carallel-size: 4\n"
+                  "  <<: *args\n"
+                  "  <<: *args\n");
+  expect_bad_input(run_cli("validate " + f), f + ":1:", "merges a map into itself");
 }
 
 TEST(MalformedMlmYaml, ControlBytesRejectedAsInRecipes) {
