@@ -30,6 +30,9 @@ struct GenerationConstants {
   /// Rows (tokens) of one GEMM at which it runs at half its large-GEMM rate: grouped expert GEMMs
   /// with few tokens per expert.
   double gemm_half_tokens = 154;
+  /// Width (expert FFN columns per GPU) at which a routed expert's grouped GEMM runs at half its
+  /// wide-GEMM rate: narrow experts pay tile, epilogue and quantisation overheads per column.
+  double gemm_half_width = 0;
   // Attention kernels: achieved / dense BF16 peak for long chunks, forward and backward.
   double attn_fwd_eff = 0.234;
   double attn_bwd_eff = 0.564;
@@ -39,9 +42,13 @@ struct GenerationConstants {
   double ring_step_s = 30e-6;     ///< Fixed cost per ring step (stream sync, send/recv launch).
   double ring_overlap = 1.0;      ///< Share of a ring step's transfer attention can hide.
   // Memory-bound work.
-  double hbm_eff = 0.75;             ///< Achieved / peak HBM bandwidth for elementwise kernels.
-  double elementwise_passes = 97;    ///< Norms, residuals, activations, RoPE per token per layer.
-  double moe_permute_passes = 17.3;  ///< Router, permute and unpermute per routed token.
+  double hbm_eff = 0.75;  ///< Achieved / peak HBM bandwidth for elementwise kernels.
+  /// Norms, residuals, activations, RoPE per token per layer (counted, not fitted).
+  double elementwise_passes = 55;
+  /// FP8 / MXFP8 / NVFP4 runs: quantising each GEMM's inputs and output gradients (and their
+  /// transposed copies for the weight gradient) per token per layer (counted, not fitted).
+  double cast_passes = 30;
+  double moe_permute_passes = 12;  ///< Router, permute and unpermute per routed token (counted).
   double moe_dropless_imbalance = 1.15;  ///< Dropless: busiest expert's load / mean load.
   double layer_overhead_s = 52.5e-6;  ///< Host and launch cost per layer per micro-batch (fwd+bwd).
   double cuda_graph_overhead = 0.3;   ///< Share of layer_overhead_s left with CUDA graphs.
@@ -76,6 +83,13 @@ struct ConstantInfo {
 
 /// Return the catalogue of constants, in declaration order.
 const std::vector<ConstantInfo>& constant_catalog();
+
+/// The group of generations that share one fitted value of a constant: "all" for constants that
+/// describe the software rather than the GPU (passes over memory, shares hidden by overlap or
+/// left by CUDA graphs), "blackwell_family" for the BF16 and FP8 GEMM rates of Blackwell and
+/// Blackwell Ultra (the same dense BF16 and FP8 peaks per GPU in gpu_specs.cpp; Blackwell Ultra
+/// raises the FP4 peak), else the generation's own name.
+std::string_view fit_group(std::string_view constant, GpuGeneration g);
 
 /// The constants of every generation with their sources.
 class ModelConstants {

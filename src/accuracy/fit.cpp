@@ -244,20 +244,57 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
   const ModelConstants initial = constants;
   // Parameters: the catalogue's fittable constants of every generation with rows.
   struct FitParameter {
-    std::string qualified;     ///< "<generation>.<constant>"
-    const ConstantInfo* info;  ///< Its catalogue entry (bounds).
-    std::vector<size_t> rows;  ///< Rows of that generation.
-    bool inert = false;        ///< No trial changed the loss: the corpus says nothing about it.
+    std::string qualified;            ///< "<generation>.<constant>" (the first one when shared)
+    const ConstantInfo* info;         ///< Its catalogue entry (bounds).
+    std::vector<size_t> rows;         ///< Rows of that generation (every row when shared).
+    std::vector<std::string> copies;  ///< Shared constants: the other generations' names.
+    bool inert = false;  ///< No trial changed the loss: the corpus says nothing about it.
   };
   std::vector<FitParameter> params;
+  auto set_value = [&](const FitParameter& p, double v) {
+    bool ok = constants.set(p.qualified, v, "fit");
+    for (const std::string& q : p.copies)
+      ok = constants.set(q, v, "fit") && ok;
+    return ok;
+  };
   for (const ConstantInfo& info : constant_catalog()) {
     if (!info.fittable) continue;
-    for (const std::string& g : generations) {
-      std::vector<size_t> gen_rows;
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].cluster->generation == g) gen_rows.push_back(i);
+    // One parameter per fit group (model_constants.h, fit_group): a generation's own value, or
+    // one value shared by the generations whose hardware or software the constant describes
+    // alike, fitted on all their rows and written to each of them.
+    std::map<std::string, std::vector<std::string>> groups;
+    for (int g = 0; g < kGpuGenerations; ++g) {
+      auto gen = static_cast<GpuGeneration>(g);
+      groups[std::string(fit_group(info.name, gen))].push_back(generation_name(gen));
+    }
+    for (const auto& [group, members] : groups) {
+      FitParameter p{"", &info, {}, {}};
+      double log_sum = 0;
+      int counted = 0;
+      for (const std::string& g : members) {
+        std::string q = g + "." + std::string(info.name);
+        if (p.qualified.empty()) {
+          p.qualified = q;
+        } else {
+          p.copies.push_back(q);
+        }
+        if (!generations.count(g)) continue;
+        double v = *constants.get(q);
+        if (v > 0) {
+          log_sum += std::log(v);
+          ++counted;
+        }
       }
-      params.push_back({g + "." + std::string(info.name), &info, gen_rows});
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (std::find(members.begin(), members.end(), rows[i].cluster->generation) !=
+            members.end()) {
+          p.rows.push_back(i);
+        }
+      }
+      if (p.rows.empty()) continue;
+      // A shared value starts from the geometric mean of its generations' starting values.
+      if (!p.copies.empty() && counted > 0) set_value(p, std::exp(log_sum / counted));
+      params.push_back(std::move(p));
     }
   }
   auto row_loss = [&](size_t i) {
@@ -300,7 +337,7 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
       const double base = best;  // the total at `original`: every trial is priced from it
       for (double v : trials) {
         v = std::clamp(v, p.info->min, p.info->max);
-        if (v == original || !constants.set(p.qualified, v, "fit trial")) continue;
+        if (v == original || !set_value(p, v)) continue;
         std::vector<double> trial = loss;
         double rows_change = 0;
         for (size_t i : p.rows) {
@@ -315,7 +352,7 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
           best_loss = std::move(trial);
         }
       }
-      constants.set(p.qualified, best_value, "fit");
+      set_value(p, best_value);
       if (!best_loss.empty()) loss = std::move(best_loss);
       if (round == 0 && !moved_loss) p.inert = true;
     }
@@ -325,10 +362,22 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
   out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
                   std::to_string(rows.size()) + " rows (coordinate descent, " +
                   std::to_string(options.max_rounds) + " rounds, log-space steps)";
-  // Every constant of the generations fitted that differs from the shipped defaults: the ones
-  // fitted (with their rows), and the priors the fit started from and kept (with their source).
-  for (const std::string& g : generations) {
+  // Every constant that differs from the shipped defaults, for each generation with rows and,
+  // for a constant shared by a group of generations, for every generation of a group with rows:
+  // the ones fitted (with the group's rows), and the priors the fit started from and kept (with
+  // their source).
+  for (int gi = 0; gi < kGpuGenerations; ++gi) {
+    auto gen = static_cast<GpuGeneration>(gi);
+    std::string g = generation_name(gen);
     for (const ConstantInfo& info : constant_catalog()) {
+      std::string_view group = fit_group(info.name, gen);
+      std::vector<std::string> group_rows;
+      for (const FitRow& r : rows) {
+        if (fit_group(info.name, *parse_generation(r.cluster->generation)) == group)
+          group_rows.push_back(r.row->id);
+      }
+      bool fitted = info.fittable && !group_rows.empty();
+      if (!generations.count(g) && !fitted) continue;
       std::string q = g + "." + std::string(info.name);
       double value = *constants.get(q);
       if (value == *ModelConstants::defaults().get(q) && value == *initial.get(q)) continue;
@@ -337,9 +386,7 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
       c.generation = g;
       c.value = value;
       if (info.fittable) {
-        for (const FitRow& r : rows) {
-          if (r.cluster->generation == g) c.fitted_on.push_back(r.row->id);
-        }
+        c.fitted_on = std::move(group_rows);
       } else {
         c.source = constants.source(q);
       }

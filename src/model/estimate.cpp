@@ -166,6 +166,9 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
                         static_cast<double>(l.expert_tp()) /
                         (tp * static_cast<double>(m.num_experts));
     double eff = per_expert / (per_expert + std::max(0.0, k.gemm_half_tokens));
+    double width =
+        static_cast<double>(m.moe_ffn > 0 ? m.moe_ffn : m.ffn) / static_cast<double>(l.expert_tp());
+    if (width > 0) eff *= width / (width + std::max(0.0, k.gemm_half_width));
     double load = moe_load_factor(m, hw);
     double active = x.moe_active_params - x.moe_other_params;
     experts = 2.0 * tokens * x.moe * active / tp / (rate * eff) * load;
@@ -177,8 +180,19 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
       // expert is local ((ep-1)/ep of them), on the link the EP group uses.
       double bytes = tokens / tp * topk * h * kBf16 * (l.ep - 1.0) / l.ep;
       double off = ep_offdomain_fraction(l, hw);
+      double inter_bytes = bytes * off;
+      if (setup.moe_deepep && off > 0) {
+        // DeepEP / HybridEP send a token once to each remote NVLink domain that holds one of
+        // its experts and forward it inside that domain over NVLink (DeepSeek-V3 technical
+        // report, arXiv 2412.19437, section 3.2.2; deepseek-ai/DeepEP README, internode
+        // kernels): the expected number of remote domains among topk experts spread evenly
+        // over the EP group's domains, instead of one crossing per remote expert.
+        double domains = 1.0 / (1.0 - off);
+        double remote = (domains - 1.0) * (1.0 - std::pow(1.0 - 1.0 / domains, topk));
+        inter_bytes = std::min(inter_bytes, tokens / tp * h * kBf16 * remote);
+      }
       double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * 1e9);
-      double inter = off > 0 ? bytes * off / (hw.a2a_gbs(false) * 1e9) : 0;
+      double inter = off > 0 ? inter_bytes / (hw.a2a_gbs(false) * 1e9) : 0;
       double one = std::max(intra, inter) + hw.link_latency(off == 0);
       w.ep_a2a = x.moe * 4 * one * load;
       if (setup.moe_a2a_overlap) {
@@ -200,7 +214,8 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
   }
   w.gemm_fwd = dense + experts + logits + mamba;
   w.gemm_bwd = 2 * w.gemm_fwd;
-  w.elementwise = x.blocks * hbm_seconds(k.elementwise_passes * tokens / tp * h * kBf16, hw);
+  double passes = k.elementwise_passes + (setup.precision == Precision::kBf16 ? 0 : k.cast_passes);
+  w.elementwise = x.blocks * hbm_seconds(passes * tokens / tp * h * kBf16, hw);
   double graphs = setup.cuda_graph_full_iteration ? k.cuda_graph_full_overhead
                   : setup.cuda_graphs             ? k.cuda_graph_overhead
                                                   : 1.0;

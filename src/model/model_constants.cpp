@@ -19,6 +19,8 @@ const std::vector<ConstantInfo>& constant_catalog() {
       {"gemm_eff_nvfp4", &K::gemm_eff_nvfp4, 0.1, 0.95, true, "NVFP4 GEMM rate / FP4 dense peak"},
       {"gemm_half_tokens", &K::gemm_half_tokens, 0, 8192, true,
        "GEMM rows (tokens per expert) at which a GEMM runs at half its large-GEMM rate"},
+      {"gemm_half_width", &K::gemm_half_width, 0, 8192, true,
+       "routed expert FFN width per GPU at which its grouped GEMM runs at half its wide rate"},
       // Attention rates stay at the kernel measurements (not fitted): in the throughput corpus
       // attention is a small share of the step at 4K-8K tokens, and fitting it there moved the
       // long-sequence rates far from the measured flash-attention kernels (planner_anchors.md).
@@ -33,9 +35,12 @@ const std::vector<ConstantInfo>& constant_catalog() {
       {"ring_step_s", &K::ring_step_s, 0, 1e-3, true, "fixed seconds per CP ring step"},
       {"ring_overlap", &K::ring_overlap, 0, 1, true, "share of ring transfer attention can hide"},
       {"hbm_eff", &K::hbm_eff, 0.3, 0.95, false, "elementwise kernels' HBM rate / peak"},
-      {"elementwise_passes", &K::elementwise_passes, 0, 200, true,
+      {"elementwise_passes", &K::elementwise_passes, 0, 200, false,
        "HBM bytes of norms, residuals, activations per token per layer, in tokens x hidden x 2"},
-      {"moe_permute_passes", &K::moe_permute_passes, 0, 100, true,
+      {"cast_passes", &K::cast_passes, 0, 200, false,
+       "HBM bytes of FP8/FP4 casts of GEMM inputs and gradients per token per layer, in tokens x "
+       "hidden x 2"},
+      {"moe_permute_passes", &K::moe_permute_passes, 0, 100, false,
        "HBM bytes of router, permute, unpermute per routed token, in hidden x 2"},
       {"moe_dropless_imbalance", &K::moe_dropless_imbalance, 1, 3, true,
        "dropless MoE: busiest expert's tokens / mean (token drop caps it at the capacity)"},
@@ -66,6 +71,18 @@ const std::vector<ConstantInfo>& constant_catalog() {
   return catalog;
 }
 
+std::string_view fit_group(std::string_view constant, GpuGeneration g) {
+  for (const char* n : {"elementwise_passes", "cast_passes", "moe_permute_passes",
+                        "moe_dropless_imbalance", "cuda_graph_overhead", "cuda_graph_full_overhead",
+                        "tp_overlap", "ep_overlap", "ring_overlap"})
+    if (constant == n) return "all";
+  bool blackwell = g == GpuGeneration::kBlackwell || g == GpuGeneration::kBlackwellUltra;
+  for (const char* n :
+       {"gemm_eff_bf16", "gemm_eff_fp8_tensor", "gemm_eff_fp8_block", "gemm_eff_mxfp8"})
+    if (blackwell && constant == n) return "blackwell_family";
+  return generation_name(g);
+}
+
 namespace {
 
 const ConstantInfo* info_of(std::string_view name) {
@@ -91,8 +108,8 @@ constexpr const char* kCorpusFit =
 
 bool fitted_on_corpus(std::string_view name) {
   for (const char* f : {"gemm_eff_bf16", "gemm_eff_fp8_tensor", "gemm_eff_mxfp8", "gemm_eff_nvfp4",
-                        "gemm_half_tokens", "attn_fwd_eff", "attn_bwd_eff", "elementwise_passes",
-                        "moe_permute_passes", "layer_overhead_s", "mamba_eff", "a2a_nvlink_eff"})
+                        "gemm_half_tokens", "attn_fwd_eff", "attn_bwd_eff", "layer_overhead_s",
+                        "mamba_eff", "a2a_nvlink_eff"})
     if (name == f) return true;
   return false;
 }
@@ -104,10 +121,11 @@ struct PriorValue {
   double value;
 };
 constexpr PriorValue kPriorValues[] = {
-    {"gemm_eff_bf16", 0.70},      {"gemm_eff_fp8_tensor", 0.55}, {"gemm_eff_mxfp8", 0.55},
-    {"gemm_eff_nvfp4", 0.40},     {"gemm_half_tokens", 256},     {"attn_fwd_eff", 0.545},
-    {"attn_bwd_eff", 0.47},       {"elementwise_passes", 40},    {"moe_permute_passes", 12},
-    {"layer_overhead_s", 150e-6}, {"mamba_eff", 0.25},           {"a2a_nvlink_eff", 0.82},
+    {"gemm_eff_bf16", 0.70},    {"gemm_eff_fp8_tensor", 0.55}, {"gemm_eff_mxfp8", 0.55},
+    {"gemm_eff_nvfp4", 0.40},   {"gemm_half_tokens", 256},     {"attn_fwd_eff", 0.545},
+    {"attn_bwd_eff", 0.47},     {"elementwise_passes", 55},    {"cast_passes", 30},
+    {"moe_permute_passes", 12}, {"layer_overhead_s", 150e-6},  {"mamba_eff", 0.25},
+    {"a2a_nvlink_eff", 0.82},
 };
 
 const char* prior_source(std::string_view name) {
@@ -118,6 +136,10 @@ const char* prior_source(std::string_view name) {
   if (name == "gemm_eff_fp8_block") return "assumption: block scaling below per-tensor FP8";
   if (name == "gemm_eff_nvfp4") return "assumption: NVFP4 reaches 40 % of the FP4 peak";
   if (name == "gemm_half_tokens") return "assumption: a GEMM with 256 rows runs at half rate";
+  if (name == "gemm_half_width")
+    return "assumption: no narrow-expert penalty (0) until the corpus shows one; CUTLASS and "
+           "cuBLAS grouped GEMMs tile N and K in 128-256 columns, so experts a few tiles wide "
+           "pay their epilogue and pipeline fill per tile";
   if (name == "attn_fwd_eff")
     return "cuDNN fused attention fwd 539/989 TFLOP/s at 16k tokens, H100 (FA3 paper fig. 5, "
            "topology_bench.md §6.3)";
@@ -133,10 +155,17 @@ const char* prior_source(std::string_view name) {
   if (name == "ring_overlap") return "TE's ring double-buffers KV (full overlap assumed)";
   if (name == "hbm_eff") return "assumption: elementwise kernels reach 75 % of HBM bandwidth";
   if (name == "elementwise_passes")
-    return "assumption: ~40 reads/writes of a token's hidden state per layer (norms, residuals, "
-           "SwiGLU, RoPE, bias, dropout, fwd+bwd)";
+    return "counted for a SwiGLU layer (ffn 3.5x hidden, GQA), in reads + writes of tokens x "
+           "hidden x 2 bytes: forward 23 (2 RMSNorms 2 each, RoPE on q and k 2.5, 2 residual "
+           "adds 3 each, SwiGLU reads 2 ffn and writes 1 ffn: 10.5), backward 32 (norms 3 each, "
+           "residual grads 3 each, SwiGLU reads 3 ffn and writes 2 ffn: 17.5, RoPE 2.5)";
+  if (name == "cast_passes")
+    return "counted for the same layer: forward casts of the 4 GEMM inputs (hidden, hidden, "
+           "hidden, ffn: read 2 bytes, write 1) ~8, backward casts of the 4 output gradients "
+           "~15.5, columnwise copies for the weight gradients ~7";
   if (name == "moe_permute_passes")
-    return "assumption: permute + unpermute read and write each routed token ~3x fwd+bwd";
+    return "counted per routed token copy: permute read + write (2) and unpermute read, write "
+           "and weighted combine (3) forward, the same backward (5), router and index gathers (2)";
   if (name == "moe_dropless_imbalance")
     return "assumption: the busiest expert gets ~15 % more than the mean without a capacity";
   if (name == "layer_overhead_s") return "assumption: ~150 µs of launches per layer fwd+bwd";

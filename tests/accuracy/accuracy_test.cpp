@@ -212,7 +212,12 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
   EXPECT_LT(msle(after), msle(before));
   ASSERT_FALSE(fitted.constants.empty());
   for (const FittedConstant& c : fitted.constants) {
-    EXPECT_EQ(c.generation, "hopper") << c.name;
+    // Hopper's own constants, and the shared ones in every generation of their group.
+    auto gen = parse_generation(c.generation);
+    ASSERT_TRUE(gen.has_value()) << c.generation;
+    if (fit_group(c.name, *gen) != "all") {
+      EXPECT_EQ(c.generation, "hopper") << c.name;
+    }
     EXPECT_EQ(c.fitted_on.size(), 3u) << c.name;
     EXPECT_NE(*ModelConstants::defaults().get(c.qualified()), c.value) << c.name;
   }
@@ -222,6 +227,55 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
   ASSERT_TRUE(back) << back.error().str();
   ASSERT_EQ(back->constants.size(), fitted.constants.size());
   EXPECT_DOUBLE_EQ(back->constants[0].value, fitted.constants[0].value);
+}
+
+TEST(Fit, SharedConstantsTakeOneValueInEveryGenerationOfTheirGroup) {
+  // One row on each of Hopper, Blackwell and Blackwell Ultra.
+  TempFile f(R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
+    "ffn_hidden_size": 14336, "num_attention_heads": 32, "num_query_groups": 8,
+    "kv_channels": 128, "vocab_size": 128256, "gated_linear_unit": true}},
+   "rows": [
+    {"id": "h", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 9000}},
+    {"id": "b", "kind": "bridge_summary", "model": "M", "system": "DGX-B200",
+     "cluster": "dgx-b200", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 15000}},
+    {"id": "u", "kind": "bridge_summary", "model": "M", "system": "DGX-B300",
+     "cluster": "dgx-b300", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 21000}}
+   ]})");
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  FitOptions o;
+  o.max_rounds = 4;
+  o.from_priors = true;
+  FittedModel fitted = fit(*corpus, nullptr, o);
+  ModelConstants c = ModelConstants::defaults();
+  apply_fit(c, fitted);
+  // The BF16 rate is one value for both Blackwell generations, fitted on both rows; Hopper's
+  // is its own, fitted on its row.
+  EXPECT_DOUBLE_EQ(*c.get("blackwell.gemm_eff_bf16"), *c.get("blackwell_ultra.gemm_eff_bf16"));
+  EXPECT_NE(*c.get("hopper.gemm_eff_bf16"), *c.get("blackwell.gemm_eff_bf16"));
+  bool saw_shared = false;
+  for (const FittedConstant& k : fitted.constants) {
+    auto gen = parse_generation(k.generation);
+    ASSERT_TRUE(gen.has_value());
+    std::string_view group = fit_group(k.name, *gen);
+    size_t rows = group == "all" ? 3u : group == "blackwell_family" ? 2u : 1u;
+    if (!k.fitted_on.empty()) {
+      EXPECT_EQ(k.fitted_on.size(), rows) << k.qualified();
+    }
+    if (group != "all") continue;
+    saw_shared = true;
+    // A software constant has the same value in all five generations, those without rows too.
+    for (const char* g : {"ampere", "ada", "hopper", "blackwell", "blackwell_ultra"})
+      EXPECT_DOUBLE_EQ(*c.get(std::string(g) + "." + k.name), k.value) << g << " " << k.name;
+  }
+  EXPECT_TRUE(saw_shared);
 }
 
 TEST(Fit, LeaveOneModelOutPredictsEveryRowOfEachModel) {

@@ -115,7 +115,13 @@ TEST(PlanCli, SlowNicCalibrationPushesTheFlatRingDown) {
   int c_slow = rank_of(slow, 1, 16, "p2p");
   ASSERT_GE(c_fast, 0);
   ASSERT_GE(c_slow, 0);
-  EXPECT_GT(c_slow, c_fast);
+  // The flat ring crosses nodes on every step: against the best option its throughput falls
+  // further than its rank can show when it already sits near the bottom of the table.
+  auto share_of_best = [](const json& plan, int i) {
+    return plan["options"][i]["tokens_per_s_per_gpu"].get<double>() /
+           plan["options"][0]["tokens_per_s_per_gpu"].get<double>();
+  };
+  EXPECT_LT(share_of_best(slow, c_slow), 0.5 * share_of_best(fast, c_fast));
   EXPECT_LT(rank_of(slow, 1, 16, "a2a+p2p", kA8x2), c_slow);
   EXPECT_EQ(slow["hardware"]["nic_gbs"], 5.0);
 }

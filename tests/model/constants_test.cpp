@@ -116,3 +116,41 @@ TEST(ModelPrecision, ParsesBridgeRecipesAndSummaryLabels) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(ModelConstants, FitGroupsShareSoftwareConstantsAndBlackwellGemmRates) {
+  using G = GpuGeneration;
+  // Passes over memory and overlap shares describe the software: one value for every generation.
+  for (const char* name :
+       {"elementwise_passes", "cast_passes", "ring_overlap", "ep_overlap", "cuda_graph_overhead"}) {
+    for (G g : {G::kAmpere, G::kHopper, G::kBlackwell, G::kBlackwellUltra})
+      EXPECT_EQ(fit_group(name, g), "all") << name;
+  }
+  // Blackwell and Blackwell Ultra have the same BF16 and FP8 dense peaks (gpu_specs.cpp): one
+  // rate; their FP4 peaks differ, and Hopper keeps its own.
+  EXPECT_EQ(fit_group("gemm_eff_bf16", G::kBlackwell), "blackwell_family");
+  EXPECT_EQ(fit_group("gemm_eff_bf16", G::kBlackwellUltra), "blackwell_family");
+  EXPECT_EQ(fit_group("gemm_eff_mxfp8", G::kBlackwellUltra), "blackwell_family");
+  EXPECT_EQ(fit_group("gemm_eff_nvfp4", G::kBlackwellUltra), "blackwell_ultra");
+  EXPECT_EQ(fit_group("gemm_eff_bf16", G::kHopper), "hopper");
+  EXPECT_EQ(fit_group("layer_overhead_s", G::kBlackwellUltra), "blackwell_ultra");
+}
+
+TEST(ModelConstants, CountedPassesAreNotOfferedToTheFitter) {
+  const ModelConstants& c = ModelConstants::defaults();
+  auto fittable = c.names();
+  for (const char* name :
+       {"hopper.elementwise_passes", "hopper.cast_passes", "hopper.moe_permute_passes"}) {
+    EXPECT_EQ(std::find(fittable.begin(), fittable.end(), name), fittable.end()) << name;
+    EXPECT_NE(c.source(name).find("counted"), std::string::npos) << name;
+  }
+  const GenerationConstants& k = c.of(GpuGeneration::kHopper);
+  EXPECT_DOUBLE_EQ(k.elementwise_passes, 55);
+  EXPECT_DOUBLE_EQ(k.cast_passes, 30);
+  EXPECT_DOUBLE_EQ(k.moe_permute_passes, 12);
+}
+
+}  // namespace
+}  // namespace hcp

@@ -404,3 +404,85 @@ TEST(ModelSetup, RecipeReadsFullIterationGraphsAndMoeOverlap) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+/// Llama-3-8B shape with 64 routed experts of `width` columns, top-8.
+ModelDims moe_model(int64_t width) {
+  ModelDims m = testing::llama3_8b(8192);
+  m.num_experts = 64;
+  m.moe_ffn = width;
+  m.moe_topk = 8;
+  return m;
+}
+
+TEST(ModelElementwise, LowPrecisionRunsPayTheirCasts) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  ModelDims m = testing::llama3_8b(8192);
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto bf16 = estimate(m, testing::option_b(), hw, s);
+  s.precision = Precision::kFp8Current;
+  auto fp8 = estimate(m, testing::option_b(), hw, s);
+  ASSERT_TRUE(bf16.ok() && fp8.ok());
+  ASSERT_GT(hw.k.cast_passes, 0);
+  EXPECT_NEAR(fp8->time.elementwise_s / bf16->time.elementwise_s,
+              (hw.k.elementwise_passes + hw.k.cast_passes) / hw.k.elementwise_passes, 1e-9);
+}
+
+TEST(ModelMoe, NarrowExpertsRunTheirGemmsSlower) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  LayoutChoice l = testing::option_b();
+  l.ep = 4;
+  l.etp = 1;
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto gemm = [&](int64_t width, double half_width) {
+    Hardware h = hw;
+    h.k.gemm_half_width = half_width;
+    auto e = estimate(moe_model(width), l, h, s);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e->time.gemm_s : 0.0;
+  };
+  // Off (0), the width changes nothing but the FLOPs; on, a 512-wide expert pays more than a
+  // 4096-wide one.
+  EXPECT_GT(gemm(512, 256), gemm(512, 0));
+  double narrow = gemm(512, 256) / gemm(512, 0);
+  double wide = gemm(4096, 256) / gemm(4096, 0);
+  EXPECT_GT(narrow, wide);
+  EXPECT_GT(wide, 1.0);
+}
+
+TEST(ModelMoe, DeepEpCrossesEachRemoteDomainOnce) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100());  // 8-GPU NVLink domains
+  ModelDims m = moe_model(2048);
+  TrainingSetup s;
+  s.global_batch = 64;
+  LayoutChoice across;  // EP 32 over four domains
+  across.tp = 1;
+  across.cp = 1;
+  across.dp = 32;
+  across.ep = 32;
+  across.etp = 1;
+  LayoutChoice inside = across;  // EP 8: one domain
+  inside.ep = 8;
+  auto a2a = [&](const LayoutChoice& l, bool deepep) {
+    s.moe_deepep = deepep;
+    auto e = estimate(m, l, hw, s);
+    EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+    return e.ok() ? e->time.ep_a2a_s : 0.0;
+  };
+  // Top-8 over four domains: about 3 x (1 - 0.75^8) = 2.7 remote domains per token instead of
+  // 8 x 0.75 = 6 remote experts, so the network part falls by about 2.2x.
+  double plain = a2a(across, false);
+  double deepep = a2a(across, true);
+  ASSERT_GT(plain, 0);
+  EXPECT_LT(deepep, plain / 1.8);
+  EXPECT_GT(deepep, plain / 2.6);
+  // Inside one NVLink domain nothing crosses the network: the same either way.
+  EXPECT_DOUBLE_EQ(a2a(inside, true), a2a(inside, false));
+}
+
+}  // namespace
+}  // namespace hcp
