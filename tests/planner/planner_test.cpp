@@ -111,6 +111,25 @@ TEST(PlannerSeed, ReasonsQuoteTheRingOverlapInNumbers) {
   EXPECT_TRUE(nvlink);
 }
 
+TEST(PlannerSeed, APartlyHiddenRingSaysSoWhenAttentionOutlastsTheTransfer) {
+  // The corpus may show that a ring hides only part of its transfer even when attention per
+  // step outlasts it (ring_overlap < 1): the reason must not claim it "cannot hide" it.
+  PlanRequest req = seed_request(default_recipe());
+  req.hardware.k.ring_overlap = 0.5;
+  auto result = plan(req);
+  ASSERT_TRUE(result.ok()) << result.error().str();
+  const PlanOption& c = option(*result, kC);
+  ASSERT_GT(c.estimate.time.ring_step_compute_s, c.estimate.time.ring_step_transfer_s);
+  ASSERT_GT(c.estimate.time.cp_ring_exposed_s, 0.005 * c.estimate.time.step_s);
+  bool part = false;
+  for (const std::string& s : c.reasons) {
+    part |= s.find("the ring hides only part of the IB transfer behind attention") !=
+            std::string::npos;
+    EXPECT_EQ(s.find("cannot hide"), std::string::npos) << s;
+  }
+  EXPECT_TRUE(part);
+}
+
 TEST(PlannerSeed, FlatRingFallsBehindAt32K) {
   Recipe r = default_recipe({"dataset.seq_length=32768", "model.seq_length=32768"});
   auto result = plan(seed_request(r, Recompute::kNone));
