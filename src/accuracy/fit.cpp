@@ -16,6 +16,7 @@ namespace {
 struct RowCluster {
   ClusterProfile profile;
   std::string generation;
+  GpuGeneration gen = GpuGeneration::kHopper;  ///< The same, as the enum fit_group takes.
   bool ok = false;
   std::string error;
 };
@@ -28,7 +29,8 @@ std::map<std::string, RowCluster> clusters_of(const Corpus& corpus) {
     auto profile = find_cluster_profile(row.cluster);
     if (profile) {
       c.profile = *profile;
-      c.generation = generation_of(*profile);
+      c.gen = hardware_from_profile(*profile).generation;
+      c.generation = generation_name(c.gen);
       c.ok = true;
     } else {
       c.error = profile.error().message;
@@ -257,18 +259,27 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
       ok = constants.set(q, v, "fit") && ok;
     return ok;
   };
+  // The rows a constant's fit group covers (model_constants.h, fit_group).
+  auto rows_of_group = [&](std::string_view name, std::string_view group) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (fit_group(name, rows[i].cluster->gen) == group) out.push_back(i);
+    }
+    return out;
+  };
   for (const ConstantInfo& info : constant_catalog()) {
     if (!info.fittable) continue;
-    // One parameter per fit group (model_constants.h, fit_group): a generation's own value, or
-    // one value shared by the generations whose hardware or software the constant describes
-    // alike, fitted on all their rows and written to each of them.
-    std::map<std::string, std::vector<std::string>> groups;
+    // One parameter per fit group: a generation's own value, or one value shared by the
+    // generations whose hardware or software the constant describes alike, fitted on all their
+    // rows and written to each of them.
+    std::map<std::string_view, std::vector<std::string>> groups;
     for (int g = 0; g < kGpuGenerations; ++g) {
       auto gen = static_cast<GpuGeneration>(g);
-      groups[std::string(fit_group(info.name, gen))].push_back(generation_name(gen));
+      groups[fit_group(info.name, gen)].push_back(generation_name(gen));
     }
     for (const auto& [group, members] : groups) {
-      FitParameter p{"", &info, {}, {}};
+      FitParameter p{"", &info, rows_of_group(info.name, group), {}};
+      if (p.rows.empty()) continue;
       double log_sum = 0;
       int counted = 0;
       for (const std::string& g : members) {
@@ -278,20 +289,12 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
         } else {
           p.copies.push_back(q);
         }
-        if (!generations.count(g)) continue;
         double v = *constants.get(q);
-        if (v > 0) {
+        if (generations.count(g) && v > 0) {
           log_sum += std::log(v);
           ++counted;
         }
       }
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (std::find(members.begin(), members.end(), rows[i].cluster->generation) !=
-            members.end()) {
-          p.rows.push_back(i);
-        }
-      }
-      if (p.rows.empty()) continue;
       // A shared value starts from the geometric mean of its generations' starting values.
       if (!p.copies.empty() && counted > 0) set_value(p, std::exp(log_sum / counted));
       params.push_back(std::move(p));
@@ -370,12 +373,7 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
     auto gen = static_cast<GpuGeneration>(gi);
     std::string g = generation_name(gen);
     for (const ConstantInfo& info : constant_catalog()) {
-      std::string_view group = fit_group(info.name, gen);
-      std::vector<std::string> group_rows;
-      for (const FitRow& r : rows) {
-        if (fit_group(info.name, *parse_generation(r.cluster->generation)) == group)
-          group_rows.push_back(r.row->id);
-      }
+      std::vector<size_t> group_rows = rows_of_group(info.name, fit_group(info.name, gen));
       bool fitted = info.fittable && !group_rows.empty();
       if (!generations.count(g) && !fitted) continue;
       std::string q = g + "." + std::string(info.name);
@@ -386,7 +384,8 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
       c.generation = g;
       c.value = value;
       if (info.fittable) {
-        c.fitted_on = std::move(group_rows);
+        for (size_t i : group_rows)
+          c.fitted_on.push_back(rows[i].row->id);
       } else {
         c.source = constants.source(q);
       }

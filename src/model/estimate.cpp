@@ -166,8 +166,7 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
                         static_cast<double>(l.expert_tp()) /
                         (tp * static_cast<double>(m.num_experts));
     double eff = per_expert / (per_expert + std::max(0.0, k.gemm_half_tokens));
-    double width =
-        static_cast<double>(m.moe_ffn > 0 ? m.moe_ffn : m.ffn) / static_cast<double>(l.expert_tp());
+    double width = static_cast<double>(m.moe_ffn) / static_cast<double>(l.expert_tp());
     if (width > 0) eff *= width / (width + std::max(0.0, k.gemm_half_width));
     double load = moe_load_factor(m, hw);
     double active = x.moe_active_params - x.moe_other_params;

@@ -32,10 +32,16 @@ class TempFile {
   std::string path_;
 };
 
-const char* kTinyCorpus = R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
+/// A corpus of one model, "M" (Llama-3-8B dimensions), with the given rows (a JSON array body).
+std::string corpus_of_m(const std::string& rows) {
+  return R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
   "ffn_hidden_size": 14336, "num_attention_heads": 32, "num_query_groups": 8,
   "kv_channels": 128, "vocab_size": 128256, "gated_linear_unit": true}},
- "rows": [
+ "rows": [)" +
+         rows + "]}";
+}
+
+const std::string kTinyCorpus = corpus_of_m(R"(
   {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100", "cluster": "dgx-h100",
    "precision": "BF16", "num_gpus": 8, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
    "tp": 1, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 12000}},
@@ -47,7 +53,7 @@ const char* kTinyCorpus = R"({"models": {"M": {"num_layers": 32, "hidden_size": 
    "micro_batch": 1, "seq_length": 65536, "tp": 2, "pp": 1, "cp": 4,
    "measured": {"model_tflops_per_gpu": 400}},
   {"id": "d", "model": null, "excluded": "no dimensions", "measured": {}}
- ]})";
+ )");
 
 /// Load kTinyCorpus (through a file, as users give one).
 Result<Corpus> tiny_corpus() {
@@ -84,10 +90,7 @@ TEST(Corpus, TflopsRowsAreConvertedThroughModelFlops) {
 }
 
 TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
-  TempFile f(R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
-    "ffn_hidden_size": 14336, "num_attention_heads": 32, "num_query_groups": 8,
-    "kv_channels": 128, "vocab_size": 128256, "gated_linear_unit": true}},
-   "rows": [
+  TempFile f(corpus_of_m(R"(
     {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
      "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
      "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
@@ -96,7 +99,7 @@ TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
     {"id": "b", "kind": "nemo_long_sequence", "model": "M", "system": "DGX-H100",
      "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 8,
      "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
-     "measured": {"tokens_per_s_per_gpu": 1}}]})");
+     "measured": {"tokens_per_s_per_gpu": 1}})"));
   auto corpus = load_corpus(f.path());
   ASSERT_TRUE(corpus) << corpus.error().str();
   EXPECT_EQ(corpus->rows[0].setup.activation_offload_layers, 20);
@@ -231,10 +234,7 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
 
 TEST(Fit, SharedConstantsTakeOneValueInEveryGenerationOfTheirGroup) {
   // One row on each of Hopper, Blackwell and Blackwell Ultra.
-  TempFile f(R"({"models": {"M": {"num_layers": 32, "hidden_size": 4096,
-    "ffn_hidden_size": 14336, "num_attention_heads": 32, "num_query_groups": 8,
-    "kv_channels": 128, "vocab_size": 128256, "gated_linear_unit": true}},
-   "rows": [
+  TempFile f(corpus_of_m(R"(
     {"id": "h", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
      "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
      "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
@@ -246,8 +246,7 @@ TEST(Fit, SharedConstantsTakeOneValueInEveryGenerationOfTheirGroup) {
     {"id": "u", "kind": "bridge_summary", "model": "M", "system": "DGX-B300",
      "cluster": "dgx-b300", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
      "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
-     "measured": {"tokens_per_s_per_gpu": 21000}}
-   ]})");
+     "measured": {"tokens_per_s_per_gpu": 21000}})"));
   auto corpus = load_corpus(f.path());
   ASSERT_TRUE(corpus) << corpus.error().str();
   FitOptions o;

@@ -289,9 +289,11 @@ TEST(MlmTestConfig, AMapThatMergesItselfIsAnError) {
       "  --context-parallel-size: 2\n"
       "  <<: *args\n",
       "self.yaml");
+  auto merges_itself = [](const Result<MlmConfig>& r) {
+    return !r.ok() && r.error().message.find("merges a map into itself") != std::string::npos;
+  };
+  EXPECT_TRUE(merges_itself(bad)) << (bad.ok() ? "loaded" : bad.error().message);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("merges a map into itself"), std::string::npos)
-      << bad.error().message;
   EXPECT_EQ(bad.error().location.file, "self.yaml");
   EXPECT_EQ(bad.error().location.line, 1);
   // The same through another map: A merges B, B merges A.
@@ -308,9 +310,7 @@ TEST(MlmTestConfig, AMapThatMergesItselfIsAnError) {
       "    <<: *a\n"
       "  <<: *b\n",
       "cycle.yaml");
-  ASSERT_FALSE(cycle.ok());
-  EXPECT_NE(cycle.error().message.find("merges a map into itself"), std::string::npos)
-      << cycle.error().message;
+  EXPECT_TRUE(merges_itself(cycle)) << (cycle.ok() ? "loaded" : cycle.error().message);
 }
 
 TEST(MlmTestConfig, AFlagMergedManyTimesIsOneArgument) {
