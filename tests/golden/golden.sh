@@ -9,7 +9,8 @@ root="$(cd "$here/../.." && pwd)"
 bin="$(realpath "$1")"
 mode="${2:-check}"
 cd "$root" || exit 2
-export COLUMNS=100 NO_COLOR=1 HCP_PLAN_DATA_DIR="$root/recipes" LC_ALL=C
+# A relative data dir keeps the checkout's path (and the line wrapping it would shift) out of the outputs.
+export COLUMNS=100 NO_COLOR=1 HCP_PLAN_DATA_DIR=recipes LC_ALL=C
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 n=0
