@@ -1,4 +1,5 @@
-// Topology model: names, PCI id tables, derived fields (finalize) and merging of sources.
+// Topology model: names, PCI ids (read from the hardware table), derived fields (finalize) and
+// merging of sources.
 #include "hcp/topology.h"
 
 #include <algorithm>
@@ -66,44 +67,20 @@ std::string normalize_bus_id(const std::string& id) {
   return lower;
 }
 
-namespace {
-
-struct GpuModel {
-  int device_id;
-  const char* name;
-  int sm;
-};
-
-// NVIDIA PCI device ids of data-centre GPUs (pci.ids; the hwloc fixtures' README).
-constexpr GpuModel kGpuModels[] = {
-    {0x15f7, "P100-PCIE-12GB", 60}, {0x15f8, "P100-PCIE-16GB", 60}, {0x15f9, "P100-SXM2-16GB", 60},
-    {0x1db1, "V100-SXM2-16GB", 70}, {0x1db4, "V100-PCIE-16GB", 70}, {0x1db5, "V100-SXM2-32GB", 70},
-    {0x1db6, "V100-PCIE-32GB", 70}, {0x1db8, "V100-SXM3-32GB", 70}, {0x1df6, "V100S-PCIE-32GB", 70},
-    {0x20b0, "A100-SXM4-40GB", 80}, {0x20b2, "A100-SXM4-80GB", 80}, {0x20b3, "A100-SXM-64GB", 80},
-    {0x20b5, "A100-PCIE-80GB", 80}, {0x20f1, "A100-PCIE-40GB", 80}, {0x20f3, "A800-SXM4-80GB", 80},
-    {0x2321, "H100-NVL", 90},       {0x2324, "H800-SXM5-80GB", 90}, {0x2330, "H100-SXM5-80GB", 90},
-    {0x2331, "H100-PCIE-80GB", 90}, {0x2335, "H200-SXM-141GB", 90}, {0x2901, "B200", 100},
-};
-
-}  // namespace
+// GPU names, SMs and NVLink rates come from the hardware table (gpu_specs.h).
 
 std::string gpu_name_from_device_id(int device_id) {
-  for (const auto& m : kGpuModels)
-    if (m.device_id == device_id) return m.name;
-  return "";
+  auto gpu = find_pci_gpu(device_id);
+  return gpu ? gpu->name : "";
 }
 
 int gpu_sm_from_device_id(int device_id) {
-  for (const auto& m : kGpuModels)
-    if (m.device_id == device_id) return m.sm;
-  return 0;
+  auto gpu = find_pci_gpu(device_id);
+  return gpu ? gpu->sm : 0;
 }
 
 double nvlink_gbps_per_link(int sm) {
-  if (sm <= 0) return 0;
-  if (sm < 70) return 20;
-  if (sm < 100) return 25;
-  return 50;
+  return nvlink_link_gbs_of_sm(sm);
 }
 
 namespace probe_detail {

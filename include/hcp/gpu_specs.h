@@ -1,6 +1,11 @@
-// GPU specification table by device name: memory, dense tensor-core peaks per precision, HBM and
-// NVLink bandwidth, generation. Used by the cost model (hardware.cpp) and by `probe --save` (the
-// saved profile carries the figures of the probed device). Every row cites its datasheet.
+// The hardware table: every GPU fact the project uses, in one place (src/hardware/gpu_specs.cpp).
+// Per GPU model: its name and the name fragments that identify it, its PCI device ids, compute
+// capability, memory, dense tensor-core peaks per precision, HBM bandwidth, NVLink (links, rate per
+// link and per GPU) and NVLink domain. The cost model (hardware.cpp), `probe --save` (the saved
+// profile carries the figures of the probed device) and the topology readers (a GPU's name and SM
+// from its PCI id, the NVLink rate per link) all read it. Every row cites its datasheet; the
+// shipped cluster profiles (recipes/clusters/*.yaml) are tested against it
+// (tests/hardware/gpu_specs_test.cpp). This module depends on nothing else of the project.
 #pragma once
 
 #include <optional>
@@ -22,20 +27,32 @@ std::optional<GpuGeneration> parse_generation(std::string_view text);
 /// 100 -> Blackwell, 103 -> Blackwell Ultra); nullopt when unknown.
 std::optional<GpuGeneration> generation_of_sm(int sm);
 
+/// An NVIDIA PCI device id and the product name the probes give a GPU that reports it (pci.ids).
+struct GpuPciId {
+  int device_id;     ///< PCI device id (vendor 0x10de).
+  const char* name;  ///< "A100-SXM4-80GB", "H100-NVL", ...
+};
+
 /// One device's published figures. Peaks are dense (no sparsity), per GPU, in TFLOP/s; 0 means
 /// the precision has no tensor-core path on this device.
 struct GpuSpec {
   const char* key;  ///< Canonical short name: "H100-SXM", "B300", ...
+  /// Fragments of a device name that identify this row when all appear in it (after
+  /// normalisation: upper case, '-' for ' ' and '_', "NVIDIA" / "GeForce" / "Tesla" dropped).
+  std::vector<std::string> name_parts;
   GpuGeneration generation;
-  int sm;              ///< Compute capability x10.
-  double memory_gib;   ///< Usable device memory as nvidia-smi reports it, GiB.
-  double bf16_tflops;  ///< Dense BF16 tensor-core peak (FP32 accumulate).
-  double fp8_tflops;   ///< Dense FP8 peak (also MXFP8 on Blackwell).
-  double fp4_tflops;   ///< Dense FP4 (NVFP4) peak; 0 before Blackwell.
-  double hbm_gbs;      ///< Memory bandwidth, GB/s.
-  double nvlink_gbs;   ///< NVLink GB/s per GPU per direction (0: none).
-  int nvlink_domain;   ///< GPUs of the usual NVLink domain (1: no NVLink, 2: bridge pairs).
-  const char* source;  ///< Where the figures come from.
+  int sm;                  ///< Compute capability x10.
+  double memory_gib;       ///< Usable device memory as nvidia-smi reports it, GiB.
+  double bf16_tflops;      ///< Dense BF16 tensor-core peak (FP32 accumulate).
+  double fp8_tflops;       ///< Dense FP8 peak (also MXFP8 on Blackwell).
+  double fp4_tflops;       ///< Dense FP4 (NVFP4) peak; 0 before Blackwell.
+  double hbm_gbs;          ///< Memory bandwidth, GB/s.
+  int nvlink_links;        ///< NVLinks per GPU (0: none).
+  double nvlink_link_gbs;  ///< NVLink GB/s per link per direction (0: none).
+  double nvlink_gbs;       ///< NVLink GB/s per GPU per direction (links x rate per link; 0: none).
+  int nvlink_domain;       ///< GPUs of the usual NVLink domain (1: no NVLink, 2: bridge pairs).
+  std::vector<GpuPciId> pci_ids;  ///< The device ids whose product names this row matches.
+  const char* source;             ///< Where the figures come from.
 };
 
 /// Return the whole table (for listing and tests).
@@ -44,5 +61,34 @@ const std::vector<GpuSpec>& gpu_spec_table();
 /// Find the spec of a device by the name nvidia-smi, NVML or a profile gives ("NVIDIA H100 80GB
 /// HBM3", "H100-SXM5-80GB", "NVIDIA GB200", "NVIDIA GeForce RTX 4090"); nullptr when unknown.
 const GpuSpec* find_gpu_spec(std::string_view device_name);
+
+/// A GPU the topology readers name by PCI id although the cost model has no generation for it
+/// (Pascal, Volta): find_gpu_spec() does not return it.
+struct UnmodelledGpu {
+  const char* key;  ///< "V100-SXM", ...
+  int sm;           ///< Compute capability x10.
+  int nvlink_links;
+  double nvlink_link_gbs;  ///< NVLink GB/s per link per direction (0: none).
+  std::vector<GpuPciId> pci_ids;
+  const char* source;
+};
+
+/// Return the GPUs known by PCI id only.
+const std::vector<UnmodelledGpu>& unmodelled_gpu_table();
+
+/// A GPU identified by its PCI device id: the product name and compute capability x10.
+struct PciGpu {
+  std::string name;
+  int sm = 0;
+};
+
+/// Find a GPU by its NVIDIA PCI device id, in either table; nullopt when unknown.
+std::optional<PciGpu> find_pci_gpu(int device_id);
+
+/// NVLink GB/s per link per direction of a compute capability x10: the rate of the NVLink
+/// device of the tables with the highest SM at or below `sm` (devices older than every NVLink
+/// device of the tables take the oldest one's rate); 0 when `sm` <= 0. 20 for SM60 (NVLink 1),
+/// 25 for SM70-SM99 (NVLink 2-4), 50 from SM100 (NVLink 5).
+double nvlink_link_gbs_of_sm(int sm);
 
 }  // namespace hcp
