@@ -113,14 +113,15 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit);
 Result<FittedModel> load_fit(const std::string& path);
 std::string fit_to_json(const FittedModel& fit);
 
-/// Return the shipped fit (recipes/corpus/fitted_constants.json), loaded once; nullptr when no
-/// file is shipped or it does not parse.
+/// Return the shipped fit: recipes/corpus/fitted_constants.json as compiled in at build time
+/// (CMakeLists.txt), parsed once; nullptr only when it does not parse.
 const FittedModel* shipped_fit();
-/// Return the path of the shipped fit ("" when absent).
+/// Return the path of the installed copy of the shipped fit ("" when absent): what `accuracy`
+/// reads and `accuracy --fit --write` rewrites.
 std::string shipped_fit_path();
 /// Return the values of the shipped fit (loaded once): it names every constant of every
 /// generation (tests/accuracy holds it to that). `plan`, `compare` and `check-log` price with
-/// these. Without a shipped fit file: ModelConstants::fit_start().
+/// these.
 const ModelConstants& shipped_constants();
 
 /// Return the band of one prediction: the regime's spread around the estimate. When the fit has

@@ -10,6 +10,7 @@
 
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
+#include "shipped_fit_text.h"
 
 namespace hcp::accuracy {
 
@@ -89,9 +90,9 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit) {
   return applied;
 }
 
-Result<FittedModel> load_fit(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fit_error(path, "", "cannot read the fit file");
+namespace {
+
+Result<FittedModel> parse_fit(std::istream& in, const std::string& path) {
   json j;
   try {
     in >> j;
@@ -164,6 +165,14 @@ Result<FittedModel> load_fit(const std::string& path) {
   return fit;
 }
 
+}  // namespace
+
+Result<FittedModel> load_fit(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fit_error(path, "", "cannot read the fit file");
+  return parse_fit(in, path);
+}
+
 std::string fit_to_json(const FittedModel& fit) {
   // Keys in reading order: what a constant is and its value before the rows it was fitted on.
   using ordered = nlohmann::ordered_json;
@@ -220,9 +229,10 @@ const FittedModel* shipped_fit() {
   static std::once_flag once;
   static std::optional<FittedModel> fit;
   std::call_once(once, [] {
-    std::string path = shipped_fit_path();
-    if (path.empty()) return;
-    auto loaded = load_fit(path);
+    // Compiled in from recipes/corpus/fitted_constants.json at build time (CMakeLists.txt): the
+    // values `plan` runs are that file's, whichever data directory is found at run time.
+    std::istringstream in{std::string(detail::shipped_fit_text())};
+    auto loaded = parse_fit(in, "recipes/corpus/fitted_constants.json (compiled in)");
     if (loaded) fit = std::move(*loaded);
   });
   return fit ? &*fit : nullptr;

@@ -479,6 +479,7 @@ TEST(ShippedFit, NamesEveryConstantOfEveryGenerationOnceInsideItsRange) {
 }
 
 TEST(ShippedFit, ShippedConstantsAreTheFileValues) {
+  // shipped_constants() reads the fit compiled in at build time; the file is read here as JSON.
   const ModelConstants& shipped = shipped_constants();
   const nlohmann::json file = shipped_fit_file();
   for (const auto& c : file["constants"]) {
@@ -530,7 +531,7 @@ TEST(Bands, EnclosePredictionAndFallBack) {
 }
 
 TEST(Bands, ShippedBandEnclosesTheEstimate) {
-  // The tests run with HCP_PLAN_DATA_DIR = the source recipes/, which ships a fit with bands.
+  // The shipped fit is compiled in (CMakeLists.txt) and has bands.
   ASSERT_NE(shipped_fit(), nullptr);
   ModelDims m;
   LayoutChoice l;
