@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "hcp/accuracy.h"
 #include "hcp/planner.h"
 
 namespace {
@@ -22,7 +23,7 @@ hcp::PlanRequest million_token_request() {
   req.env.nodes = 2048;
   req.env.gpus_per_node = 8;
   req.env.nvlink_domain = 8;
-  req.hardware = hcp::hardware_from_profile(*profile);
+  req.hardware = hcp::hardware_from_profile(*profile, hcp::accuracy::shipped_constants());
   req.setup = hcp::training_setup_of(*recipe);
   req.setup.recompute = hcp::Recompute::kFull;
   return req;
@@ -63,7 +64,7 @@ void BM_PlanSearch16384Gpus1MTokensMoeVppEp(benchmark::State& state) {
   req.env.nodes = 2048;
   req.env.gpus_per_node = 8;
   req.env.nvlink_domain = 8;
-  req.hardware = hcp::hardware_from_profile(*profile);
+  req.hardware = hcp::hardware_from_profile(*profile, hcp::accuracy::shipped_constants());
   req.setup = hcp::training_setup_of(*recipe);
   req.setup.recompute = hcp::Recompute::kFull;
   req.max_pp = static_cast<int64_t>(state.range(0));

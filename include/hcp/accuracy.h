@@ -4,17 +4,18 @@
 //
 // Data files (shipped under recipes/corpus/, found with find_data_file):
 //   measured_runs.json    the corpus; every row cites its source (see recipes/corpus/README.md).
-//   fitted_constants.json the fitted constants, each named per GPU generation with the rows it
-//                         was fitted on, and the error bands per regime. Written by
-//                         `hcp-plan accuracy --fit --write FILE`; read by `plan` and `compare`.
+//   fitted_constants.json the values the model runs: every constant of every GPU generation
+//                         with its range and the rows it was fitted on (or its source), and the
+//                         error bands per regime. Written by `hcp-plan accuracy --fit --write
+//                         FILE`; read by `plan`, `compare` and `check-log`.
 //
 // Stable API for other commands (check-log's speed check):
 //   const FittedModel* shipped_fit();                         the shipped fit, or nullptr
 //   Band band_for(const FittedModel&, Regime, const Estimate&) low/high tokens/s/GPU, step time
 //   Regime regime_of(const ModelDims&, const LayoutChoice&)   dense/MoE/hybrid x CP on/off
 //   Band shipped_band(const ModelDims&, const LayoutChoice&, const Estimate&)  the two above in one
-//   const ModelConstants& shipped_constants()                 defaults + the shipped fit, for
-//                                                             hardware_from_profile(profile, ...)
+//   const ModelConstants& shipped_constants()                 the shipped fit's values (every
+//                                                             constant), for hardware_from_profile
 #pragma once
 
 #include <cstdint>
@@ -112,13 +113,15 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit);
 Result<FittedModel> load_fit(const std::string& path);
 std::string fit_to_json(const FittedModel& fit);
 
-/// Return the shipped fit (recipes/corpus/fitted_constants.json), loaded once; nullptr when no
-/// file is shipped or it does not parse.
+/// Return the shipped fit: recipes/corpus/fitted_constants.json as compiled in at build time
+/// (CMakeLists.txt), parsed once; nullptr only when it does not parse.
 const FittedModel* shipped_fit();
-/// Return the path of the shipped fit ("" when absent).
+/// Return the path of the installed copy of the shipped fit ("" when absent): what `accuracy`
+/// reads and `accuracy --fit --write` rewrites.
 std::string shipped_fit_path();
-/// Return the model's shipped constants with the shipped fit applied (loaded once); the
-/// defaults when no fit is shipped. `plan` and `compare` price with these.
+/// Return the values of the shipped fit (loaded once): it names every constant of every
+/// generation (tests/accuracy holds it to that). `plan`, `compare` and `check-log` price with
+/// these.
 const ModelConstants& shipped_constants();
 
 /// Return the band of one prediction: the regime's spread around the estimate. When the fit has
@@ -217,8 +220,8 @@ struct FitOptions {
   int max_rounds = 8;                    ///< Coordinate-descent rounds.
   std::vector<std::string> only_models;  ///< Empty: fit on every model.
   std::string exclude_model;             ///< Leave this model out.
-  /// Start from ModelConstants::priors() (spec, benchmark or assumption values) instead of the
-  /// shipped defaults, which are themselves a corpus fit.
+  /// Start from ModelConstants::priors() (spec, benchmark or assumption values) instead of
+  /// ModelConstants::fit_start(), which is itself an earlier corpus fit.
   bool from_priors = false;
   /// Weight of the penalty sum over fitted constants of log(value / prior)^2, added to the sum
   /// of squared log residuals: it keeps a constant the corpus barely sees near its prior.
@@ -227,8 +230,9 @@ struct FitOptions {
 
 /// Fit the fittable constants of model_constants.h, per GPU generation present in the corpus, to
 /// the corpus: minimise the mean squared log(measured / predicted) by coordinate descent (steps
-/// in log space, within each constant's catalogue bounds), starting from the defaults with
-/// `start` applied. Only constants that moved are returned. Bands are not filled.
+/// in log space, within each constant's catalogue bounds), starting from fit_start() (or priors())
+/// with `start` applied. Every constant of every generation is returned: the moved ones with the
+/// rows they were fitted on, the others with their source. Bands are not filled.
 FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options);
 
 /// Leave-one-model-out: for each model, fit without its rows and predict them.

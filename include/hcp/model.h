@@ -127,7 +127,7 @@ std::optional<Recompute> parse_recompute(std::string_view text);
 struct Hardware {
   std::string gpu_name;
   GpuGeneration generation = GpuGeneration::kHopper;
-  GenerationConstants k;  ///< The generation's named constants (model_constants.h).
+  GenerationConstants k{};  ///< The generation's named constants (model_constants.h).
   int gpus_per_node = 8;
   int nvlink_domain = 8;
   double peak_tflops = 0;       ///< Dense BF16 peak per GPU (profile).
@@ -164,10 +164,14 @@ struct Hardware {
 };
 
 /// Build the hardware description from a cluster profile and the named constants of the
-/// profile's GPU generation (the shipped defaults unless the fitter passes its own). Figures the
-/// profile lacks (FP8/FP4 peaks, HBM bandwidth) come from the GPU spec table by device name.
-Hardware hardware_from_profile(const ClusterProfile& profile,
-                               const ModelConstants& constants = ModelConstants::defaults());
+/// profile's GPU generation. There is no default: commands pass accuracy::shipped_constants()
+/// (the values in recipes/corpus/fitted_constants.json), the fitter its trial values, tests their
+/// named test values. Figures the profile lacks (FP8/FP4 peaks, HBM bandwidth) come from the GPU
+/// spec table by device name.
+Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstants& constants);
+/// Return the GPU generation of a profile as hardware_from_profile() decides it (compute
+/// capability, else the spec table by device name, else Hopper).
+GpuGeneration gpu_generation(const ClusterProfile& profile);
 
 /// Replace the figures a calibration file (`hcp-plan bench`) measured: attention TFLOP/s,
 /// intra- and inter-node a2a and send/recv busbw. `name` (the file) is recorded in sources.

@@ -1,8 +1,18 @@
-// Every efficiency and overhead constant of the cost and memory model, per GPU generation, in one
-// place, each named with where its value comes from (a spec sheet, a published kernel benchmark,
-// or "fitted on measured_runs.json rows ..."). No per-model or per-row corrections exist.
+// The named efficiency and overhead constants of the cost and memory model, per GPU generation.
+// No per-model or per-row corrections exist.
 //
-// The fitter (`hcp-plan accuracy`, src/accuracy) reads and writes them by qualified name
+// Where the values are:
+//   recipes/corpus/fitted_constants.json  the values `plan`, `compare` and `check-log` run: every
+//       constant of every generation with its value and source (the corpus rows it was fitted
+//       on, or the spec sheet, kernel benchmark or counted figure it was taken from). Written by
+//       `hcp-plan accuracy --fit --write`, read by accuracy::shipped_constants().
+//   constant_catalog() (src/model/model_constants.cpp)  what each constant means, its unit, its
+//       allowed range, whether the fitter may move it, and the two values a fit starts from
+//       (ModelConstants::fit_start() and ModelConstants::priors()). These are the fitter's
+//       inputs, never what `plan` runs.
+// GenerationConstants has no default values: a set of constants always comes from one of those.
+//
+// The fitter (`hcp-plan accuracy`, src/accuracy) reads and writes the constants by qualified name
 // "<generation>.<constant>" ("hopper.gemm_eff_bf16"); the model reads them through
 // Hardware::k (model.h), a copy of one generation's GenerationConstants.
 #pragma once
@@ -17,68 +27,71 @@
 
 namespace hcp {
 
-/// The constants of one GPU generation. Units in the names: _eff = fraction of the spec peak,
-/// _s = seconds, _tokens = tokens, _passes = bytes moved through HBM in units of (tokens x hidden
-/// x 2 bytes).
+/// The constants of one GPU generation (no default values: see the top of this file). Units in
+/// the names: _eff = fraction of the spec peak, _s = seconds, _tokens = tokens, _passes = bytes
+/// moved through HBM in units of (tokens x hidden x 2 bytes).
 struct GenerationConstants {
   // GEMM rate per precision: achieved / dense peak of that precision (gpu_specs.h).
-  double gemm_eff_bf16 = 0.294;
-  double gemm_eff_fp8_tensor = 0.561;  ///< FP8 delayed or current per-tensor scaling.
-  double gemm_eff_fp8_block = 0.45;    ///< FP8 block (sub-channel) scaling.
-  double gemm_eff_mxfp8 = 0.396;
-  double gemm_eff_nvfp4 = 0.336;
+  double gemm_eff_bf16;
+  double gemm_eff_fp8_tensor;  ///< FP8 delayed or current per-tensor scaling.
+  double gemm_eff_fp8_block;   ///< FP8 block (sub-channel) scaling.
+  double gemm_eff_mxfp8;
+  double gemm_eff_nvfp4;
   /// Rows (tokens) of one GEMM at which it runs at half its large-GEMM rate: grouped expert GEMMs
   /// with few tokens per expert.
-  double gemm_half_tokens = 154;
+  double gemm_half_tokens;
   /// Width (expert FFN columns per GPU) at which a routed expert's grouped GEMM runs at half its
   /// wide-GEMM rate: narrow experts pay tile, epilogue and quantisation overheads per column.
-  double gemm_half_width = 0;
+  double gemm_half_width;
   // Attention kernels: achieved / dense BF16 peak for long chunks, forward and backward.
-  double attn_fwd_eff = 0.234;
-  double attn_bwd_eff = 0.564;
-  double attn_half_tokens = 230;  ///< Query chunk at which attention runs at half rate.
-  double attn_fp8_eff = 0.45;     ///< FP8 attention forward / FP8 peak.
-  double attn_call_s = 20e-6;     ///< Fixed cost per attention kernel call (launch, setup).
-  double ring_step_s = 30e-6;     ///< Fixed cost per ring step (stream sync, send/recv launch).
-  double ring_overlap = 1.0;      ///< Share of a ring step's transfer attention can hide.
+  double attn_fwd_eff;
+  double attn_bwd_eff;
+  double attn_half_tokens;  ///< Query chunk at which attention runs at half rate.
+  double attn_fp8_eff;      ///< FP8 attention forward / FP8 peak.
+  double attn_call_s;       ///< Fixed cost per attention kernel call (launch, setup).
+  double ring_step_s;       ///< Fixed cost per ring step (stream sync, send/recv launch).
+  double ring_overlap;      ///< Share of a ring step's transfer attention can hide.
   // Memory-bound work.
-  double hbm_eff = 0.75;  ///< Achieved / peak HBM bandwidth for elementwise kernels.
+  double hbm_eff;  ///< Achieved / peak HBM bandwidth for elementwise kernels.
   /// Norms, residuals, activations, RoPE per token per layer (counted, not fitted).
-  double elementwise_passes = 55;
+  double elementwise_passes;
   /// FP8 / MXFP8 / NVFP4 runs: quantising each GEMM's inputs and output gradients (and their
   /// transposed copies for the weight gradient) per token per layer (counted, not fitted).
-  double cast_passes = 30;
-  double moe_permute_passes = 12;  ///< Router, permute and unpermute per routed token (counted).
-  double moe_dropless_imbalance = 1.15;  ///< Dropless: busiest expert's load / mean load.
-  double layer_overhead_s = 52.5e-6;  ///< Host and launch cost per layer per micro-batch (fwd+bwd).
-  double cuda_graph_overhead = 0.3;   ///< Share of layer_overhead_s left with CUDA graphs.
+  double cast_passes;
+  double moe_permute_passes;      ///< Router, permute and unpermute per routed token (counted).
+  double moe_dropless_imbalance;  ///< Dropless: busiest expert's load / mean load.
+  double layer_overhead_s;        ///< Host and launch cost per layer per micro-batch (fwd+bwd).
+  double cuda_graph_overhead;     ///< Share of layer_overhead_s left with CUDA graphs.
   /// Share of layer_overhead_s left when the whole iteration is one CUDA graph.
-  double cuda_graph_full_overhead = 0.1;
+  double cuda_graph_full_overhead;
   // Links: NCCL bus bandwidth / link rate.
-  double nvlink_eff = 0.82;
-  double nic_eff = 0.96;
-  double a2a_nvlink_eff = 0.95;  ///< All-to-all (CP a2a, EP dispatch/combine) inside a domain.
-  double a2a_nic_eff = 0.80;     ///< All-to-all across domains.
-  double pcie_a2a_eff = 0.35;    ///< All-to-all over PCIe (no NVLink): share of the PCIe rate.
-  double nvlink_latency_s = 5e-6;
-  double nic_latency_s = 15e-6;
-  double tp_overlap = 0.8;  ///< Share of TP collectives hidden by tp_comm_overlap.
-  double ep_overlap = 0.8;  ///< Share of EP dispatch / combine hidden by the MoE a2a overlap.
+  double nvlink_eff;
+  double nic_eff;
+  double a2a_nvlink_eff;  ///< All-to-all (CP a2a, EP dispatch/combine) inside a domain.
+  double a2a_nic_eff;     ///< All-to-all across domains.
+  double pcie_a2a_eff;    ///< All-to-all over PCIe (no NVLink): share of the PCIe rate.
+  double nvlink_latency_s;
+  double nic_latency_s;
+  double tp_overlap;  ///< Share of TP collectives hidden by tp_comm_overlap.
+  double ep_overlap;  ///< Share of EP dispatch / combine hidden by the MoE a2a overlap.
   // Hybrid layers.
-  double mamba_eff = 0.05;  ///< Mamba-2 SSD scan / gated delta net kernels: achieved / BF16 peak.
+  double mamba_eff;  ///< Mamba-2 SSD scan / gated delta net kernels: achieved / BF16 peak.
   // Memory not available to tensors.
-  double reserved_gib = 2.0;
-  double reserved_fraction = 0.05;
+  double reserved_gib;
+  double reserved_fraction;
 };
 
 /// What the catalogue says about one constant (the same for every generation).
 struct ConstantInfo {
   std::string_view name;  ///< "gemm_eff_bf16"
   double GenerationConstants::*member;
-  double min;  ///< Bounds a fitter must respect.
+  double min;  ///< Allowed range: every value, shipped or fitted, lies in [min, max].
   double max;
   bool fittable;  ///< False for figures taken from specs or kept out of fitting.
-  std::string_view what;
+  /// Where the shipped protocol's fits and leave-one-model-out refits start (an earlier joint
+  /// fit on the corpus, kept fixed so that `accuracy` repeats its figures). Not what runs.
+  double fit_start;
+  std::string_view what;  ///< Meaning and unit.
 };
 
 /// Return the catalogue of constants, in declaration order.
@@ -94,10 +107,13 @@ std::string_view fit_group(std::string_view constant, GpuGeneration g);
 /// The constants of every generation with their sources.
 class ModelConstants {
  public:
-  /// The shipped values (src/model/model_constants.cpp), each with its source.
-  static const ModelConstants& defaults();
+  /// Every constant at its catalogue fit_start, the same for every generation, each with its
+  /// source: where `accuracy`'s fits start under the shipped protocol (from_priors false). The
+  /// fitter's starting point, not what `plan` runs (accuracy::shipped_constants()).
+  static const ModelConstants& fit_start();
   /// The values before any corpus fit, each from a spec, a kernel benchmark or a stated
-  /// assumption: where the fitter starts and what its penalty pulls toward.
+  /// assumption: where `--from-priors` fits start and what the fitter's penalty pulls toward.
+  /// The fitter's starting point, not what `plan` runs.
   static const ModelConstants& priors();
 
   const GenerationConstants& of(GpuGeneration g) const { return gen_[static_cast<size_t>(g)]; }
@@ -119,7 +135,7 @@ class ModelConstants {
  private:
   std::array<GenerationConstants, kGpuGenerations> gen_{};
   std::array<std::vector<std::string>, kGpuGenerations> source_{};
-  friend ModelConstants make_default_constants();
+  friend ModelConstants make_fit_start_constants();
   friend ModelConstants make_prior_constants();
 };
 

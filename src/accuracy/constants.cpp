@@ -4,10 +4,13 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
+#include "shipped_fit_text.h"
 
 namespace hcp::accuracy {
 
@@ -21,6 +24,24 @@ Error fit_error(const std::string& path, const std::string& key, const std::stri
   e.location = Location{path, 0, 0};
   e.key = key;
   return e;
+}
+
+/// The range a fit file states for a constant must be the catalogue's, and its value inside it.
+std::optional<std::string> range_error(const ConstantInfo& info, const json& c) {
+  auto range = [&] {
+    std::ostringstream out;
+    out << "[" << info.min << ", " << info.max << "]";
+    return out.str();
+  };
+  if (c.contains("range") &&
+      (!c["range"].is_array() || c["range"].size() != 2 || !c["range"][0].is_number() ||
+       !c["range"][1].is_number() || c["range"][0].get<double>() != info.min ||
+       c["range"][1].get<double>() != info.max)) {
+    return "range differs from the catalogue's " + range() + " (src/model/model_constants.cpp)";
+  }
+  double value = c["value"].get<double>();
+  if (!(value >= info.min && value <= info.max)) return "value outside its range " + range();
+  return std::nullopt;
 }
 
 }  // namespace
@@ -54,7 +75,7 @@ Regime regime_of(const ModelDims& model, const LayoutChoice& layout) {
 }
 
 std::string generation_of(const ClusterProfile& profile) {
-  return generation_name(hardware_from_profile(profile).generation);
+  return generation_name(gpu_generation(profile));
 }
 
 int apply_fit(ModelConstants& constants, const FittedModel& fit) {
@@ -69,9 +90,9 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit) {
   return applied;
 }
 
-Result<FittedModel> load_fit(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fit_error(path, "", "cannot read the fit file");
+namespace {
+
+Result<FittedModel> parse_fit(std::istream& in, const std::string& path) {
   json j;
   try {
     in >> j;
@@ -109,10 +130,13 @@ Result<FittedModel> load_fit(const std::string& path) {
     k.name = c["name"].get<std::string>();
     k.generation = c.value("generation", "");
     k.value = c["value"].get<double>();
-    if (!ModelConstants::defaults().get(k.qualified())) {
+    const ConstantInfo* info = ModelConstants::info(k.qualified());
+    if (info == nullptr) {
       return fit_error(path, "constants." + k.qualified(),
                        "unknown constant '" + k.qualified() + "' (see model_constants.h)");
     }
+    if (auto bad = range_error(*info, c))
+      return fit_error(path, "constants." + k.qualified(), *bad);
     if (c.contains("source") && c["source"].is_string()) k.source = c["source"].get<std::string>();
     if (c.contains("fitted_on") && c["fitted_on"].is_array()) {
       for (const json& id : c["fitted_on"]) {
@@ -141,28 +165,40 @@ Result<FittedModel> load_fit(const std::string& path) {
   return fit;
 }
 
+}  // namespace
+
+Result<FittedModel> load_fit(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fit_error(path, "", "cannot read the fit file");
+  return parse_fit(in, path);
+}
+
 std::string fit_to_json(const FittedModel& fit) {
-  json j;
+  // Keys in reading order: what a constant is and its value before the rows it was fitted on.
+  using ordered = nlohmann::ordered_json;
+  ordered j;
   j["what"] =
-      "Fitted constants of hcp-plan's cost model, per GPU generation, and the error bands per "
-      "regime. Written by `hcp-plan accuracy --fit --write`; every constant names the corpus "
-      "rows it was fitted on. No per-model or per-row corrections.";
+      "The constants hcp-plan's cost model runs (plan, compare, check-log): every constant of "
+      "every GPU generation with its value, its allowed range and where it comes from (the "
+      "corpus rows it was fitted on, or its source: spec sheet, kernel benchmark, count), and "
+      "the error bands per regime. Written by `hcp-plan accuracy --fit --write`; meanings and "
+      "units in src/model/model_constants.cpp. No per-model or per-row corrections.";
   j["corpus"] = fit.corpus;
   j["objective"] = fit.objective;
   j["lomo_mape_threshold"] = fit.lomo_mape_threshold;
   j["protocol"] = {
       {"from_priors", fit.from_priors}, {"prior_weight", fit.prior_weight}, {"rounds", fit.rounds}};
-  json constants = json::array();
+  ordered constants = ordered::array();
   for (const FittedConstant& c : fit.constants) {
-    json one = {{"name", c.name},
-                {"generation", c.generation},
-                {"value", c.value},
-                {"fitted_on", c.fitted_on}};
+    ordered one = {{"generation", c.generation}, {"name", c.name}, {"value", c.value}};
+    if (const ConstantInfo* info = ModelConstants::info(c.qualified()))
+      one["range"] = {info->min, info->max};
     if (!c.source.empty()) one["source"] = c.source;
+    if (!c.fitted_on.empty()) one["fitted_on"] = c.fitted_on;
     constants.push_back(std::move(one));
   }
   j["constants"] = constants;
-  json bands = json::array();
+  ordered bands = ordered::array();
   for (const RegimeBand& b : fit.bands) {
     bands.push_back({{"regime", b.regime},
                      {"rows", b.rows},
@@ -180,7 +216,9 @@ std::string shipped_fit_path() {
 
 const ModelConstants& shipped_constants() {
   static std::once_flag once;
-  static ModelConstants constants = ModelConstants::defaults();
+  // The fit file sets every constant of every generation (the accuracy tests hold it to that), so
+  // no fit_start value reaches `plan`.
+  static ModelConstants constants = ModelConstants::fit_start();
   std::call_once(once, [] {
     if (const FittedModel* fit = shipped_fit()) apply_fit(constants, *fit);
   });
@@ -191,9 +229,10 @@ const FittedModel* shipped_fit() {
   static std::once_flag once;
   static std::optional<FittedModel> fit;
   std::call_once(once, [] {
-    std::string path = shipped_fit_path();
-    if (path.empty()) return;
-    auto loaded = load_fit(path);
+    // Compiled in from recipes/corpus/fitted_constants.json at build time (CMakeLists.txt): the
+    // values `plan` runs are that file's, whichever data directory is found at run time.
+    std::istringstream in{std::string(detail::shipped_fit_text())};
+    auto loaded = parse_fit(in, "recipes/corpus/fitted_constants.json (compiled in)");
     if (loaded) fit = std::move(*loaded);
   });
   return fit ? &*fit : nullptr;

@@ -29,7 +29,7 @@ std::map<std::string, RowCluster> clusters_of(const Corpus& corpus) {
     auto profile = find_cluster_profile(row.cluster);
     if (profile) {
       c.profile = *profile;
-      c.gen = hardware_from_profile(*profile).generation;
+      c.gen = gpu_generation(*profile);
       c.generation = generation_name(c.gen);
       c.ok = true;
     } else {
@@ -116,7 +116,7 @@ double Prediction::ape() const {
 
 std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit) {
   auto clusters = clusters_of(corpus);
-  ModelConstants constants = ModelConstants::defaults();
+  ModelConstants constants = ModelConstants::fit_start();
   if (fit) apply_fit(constants, *fit);
   std::vector<Prediction> out;
   for (const CorpusRow& row : corpus.rows) {
@@ -240,7 +240,7 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
     generations.insert(c.generation);
   }
   const ModelConstants& prior =
-      options.from_priors ? ModelConstants::priors() : ModelConstants::defaults();
+      options.from_priors ? ModelConstants::priors() : ModelConstants::fit_start();
   ModelConstants constants = prior;
   if (start) apply_fit(constants, *start);
   const ModelConstants initial = constants;
@@ -365,29 +365,26 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
   out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
                   std::to_string(rows.size()) + " rows (coordinate descent, " +
                   std::to_string(options.max_rounds) + " rounds, log-space steps)";
-  // Every constant that differs from the shipped defaults, for each generation with rows and,
-  // for a constant shared by a group of generations, for every generation of a group with rows:
-  // the ones fitted (with the group's rows), and the priors the fit started from and kept (with
-  // their source).
+  // Every constant of every generation, so that the fit file holds every value `plan` runs:
+  // a fittable constant that differs from where fits start (fit_start and the start fit), with
+  // its fit group's rows; any other with its source (the start fit's, or the catalogue's).
   for (int gi = 0; gi < kGpuGenerations; ++gi) {
     auto gen = static_cast<GpuGeneration>(gi);
     std::string g = generation_name(gen);
     for (const ConstantInfo& info : constant_catalog()) {
       std::vector<size_t> group_rows = rows_of_group(info.name, fit_group(info.name, gen));
-      bool fitted = info.fittable && !group_rows.empty();
-      if (!generations.count(g) && !fitted) continue;
       std::string q = g + "." + std::string(info.name);
       double value = *constants.get(q);
-      if (value == *ModelConstants::defaults().get(q) && value == *initial.get(q)) continue;
+      bool moved = value != *ModelConstants::fit_start().get(q) || value != *initial.get(q);
       FittedConstant c;
       c.name = std::string(info.name);
       c.generation = g;
       c.value = value;
-      if (info.fittable) {
+      if (moved && info.fittable && !group_rows.empty()) {
         for (size_t i : group_rows)
           c.fitted_on.push_back(rows[i].row->id);
       } else {
-        c.source = constants.source(q);
+        c.source = moved ? constants.source(q) : initial.source(q);
       }
       out.constants.push_back(std::move(c));
     }

@@ -117,6 +117,10 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
   if (r.fitted) {
     out += "\nFitted constants (" + r.fitted->objective + "):\n";
     for (const FittedConstant& c : r.fitted->constants) {
+      // The fit names every constant; the report lists those the fit moved or started apart.
+      if (c.fitted_on.empty() && c.value == *ModelConstants::fit_start().get(c.qualified())) {
+        continue;
+      }
       out += "  " + pad(c.name, 20) + pad(c.generation, 17) + fmt("%-12.4g", c.value) + "(" +
              std::to_string(c.fitted_on.size()) + " rows)\n";
     }

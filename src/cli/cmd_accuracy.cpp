@@ -58,7 +58,7 @@ int run_accuracy(const AccuracyCliOptions& o) {
     return kExitBadInput;
   }
   std::optional<FittedModel> start;
-  std::string constants_label = "built-in (src/model/model_constants.cpp defaults)";
+  std::string constants_label = "built-in (src/model/model_constants.cpp fit_start values)";
   if (!o.builtin) {
     std::string path = o.constants.empty() ? shipped_fit_path() : o.constants;
     if (!path.empty()) {
@@ -143,7 +143,7 @@ std::function<int()> setup_accuracy(CLI::App& sub) {
                  "Coordinate-descent rounds of the fitter (default: the fit file's, else 8)");
   sub.add_flag("--from-priors", opts->from_priors,
                "Fits start from the priors (spec, benchmark or assumption values), not the "
-               "shipped defaults");
+               "catalogue's fit_start values");
   sub.add_option("--prior-weight", opts->prior_weight,
                  "Penalty weight on log(value / prior)^2 per fitted constant (default: the fit "
                  "file's, else 0)")

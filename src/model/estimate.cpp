@@ -6,7 +6,9 @@
 // micro-batches, the interleaved 1F1B bubble (pp-1)/vpp micro-batch times, pipeline send/recv
 // (vpp per micro-batch and direction), and the part of the DP gradient reduce-scatter /
 // parameter all-gather that the last (first) micro-batch's backward (forward) cannot hide.
-// Every rate and overhead is a named constant of Hardware::k (model_constants.h).
+// Every rate and overhead is a named constant of Hardware::k (model_constants.h); every other
+// factor (units, bytes per element, FLOPs per parameter, forward / backward ratios) is a named
+// constexpr below with its reason.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -31,8 +33,47 @@ Error model_error(std::string message) {
   return e;
 }
 
+// Units.
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kBf16 = 2;
+constexpr double kPerTera = 1e12;  ///< TFLOP/s -> FLOP/s.
+constexpr double kPerGiga = 1e9;   ///< GB/s -> B/s.
+// Bytes per element.
+constexpr double kBf16 = 2;  ///< BF16 activations, weights, gradients.
+constexpr double kFp8 = 1;   ///< FP8 / FP4 recipes keep GEMM inputs quantised to 1 byte.
+constexpr double kFp32 = 4;  ///< grad_reduce_in_fp32 gradients.
+/// fp32 master weights + Adam m and v: 3 x 4 bytes per parameter.
+constexpr double kOptimizerBytesPerParam = 12;
+/// bf16 logits and their gradient (fused cross entropy keeps no fp32 copy): 2 x 2 bytes.
+constexpr double kLogitBytesPerVocabEntry = 4;
+// FLOPs and passes.
+constexpr double kFlopsPerParamToken = 2;  ///< One multiply-add per weight per token.
+/// Backward GEMMs compute the input and the weight gradient: twice the forward.
+constexpr double kBwdOverFwd = 2;
+/// Forward + backward = 3 forwards; also the share a forward pass is of both (1/3).
+constexpr double kFwdBwdOverFwd = 3;
+/// Forward + backward of a symmetric transfer (EP dispatch / combine, PP send / receive).
+constexpr double kDirections = 2;
+/// TP with sequence parallelism per layer and pass: 2 all-gathers + 2 reduce-scatters.
+constexpr double kTpCollectivesPerLayerPass = 4;
+/// EP per MoE layer and pass: one dispatch and one combine all-to-all.
+constexpr double kEpA2aPerLayerPass = 2;
+/// Without distributed optimizer the gradient all-reduce moves 2x a reduce-scatter's bytes.
+constexpr double kAllReduceOverReduceScatter = 2;
+/// Megatron-FSDP holds the layer it computes and the one it prefetches unsharded.
+constexpr double kFsdpUnshardedLayers = 2;
+/// Selective recompute of layernorm or moe_act redoes ~5 % of a layer's memory-bound passes
+/// (one norm's or one activation's forward among the elementwise_passes; assumed, not fitted).
+constexpr double kSelectiveElementwiseShare = 0.05;
+/// Activations: each layer keeps two norm inputs (attention, MLP), K and V, and Mamba-2's
+/// in_proj splits into two d_inner halves (z, x) and two state projections (B, C).
+constexpr double kNormsPerLayer = 2;
+constexpr double kKAndV = 2;
+constexpr double kMambaInProjHalves = 2;
+constexpr double kMambaStateProjections = 2;
+/// Mamba-2 keeps the scan output and the gated norm's input, BF16 each, per d_inner.
+constexpr double kMambaScanOutputBytes = 2 * kBf16;
+/// No CUDA graphs: the full per-layer host and launch cost (layer_overhead_s).
+constexpr double kNoGraphOverheadShare = 1.0;
 
 /// The work of one micro-batch on one GPU summed over all layers (before dividing by pp).
 struct MicroBatchWork {
@@ -78,9 +119,11 @@ void add_attention(MicroBatchWork& w, const AttentionCost& c, double layers) {
 /// pass (planner_anchors.md §1.2, last row), on NVLink when the TP group stays in the domain.
 double tp_comm_seconds(const ModelDims& m, const LayoutChoice& l, const Hardware& hw, bool inside) {
   if (l.tp <= 1) return 0;
-  double bytes = 4.0 * (l.tp - 1) / l.tp * tokens_per_gpu(m, l) * m.hidden * kBf16;
+  double bytes =
+      kTpCollectivesPerLayerPass * (l.tp - 1) / l.tp * tokens_per_gpu(m, l) * m.hidden * kBf16;
   double gbs = hw.link_gbs(inside);
-  return 2 * (bytes / (gbs * 1e9) + 4 * hw.link_latency(inside));
+  return kDirections *
+         (bytes / (gbs * kPerGiga) + kTpCollectivesPerLayerPass * hw.link_latency(inside));
 }
 
 /// GEMM FLOP/s of the linear layers at the run's precision: the precision's dense peak
@@ -92,10 +135,11 @@ double gemm_rate(const Hardware& hw, Precision p) {
   const GenerationConstants& k = hw.k;
   bool blackwell =
       hw.generation == GpuGeneration::kBlackwell || hw.generation == GpuGeneration::kBlackwellUltra;
-  if (p == Precision::kNvfp4 && hw.fp4_tflops > 0) return hw.fp4_tflops * 1e12 * k.gemm_eff_nvfp4;
+  if (p == Precision::kNvfp4 && hw.fp4_tflops > 0)
+    return hw.fp4_tflops * kPerTera * k.gemm_eff_nvfp4;
   if (p == Precision::kNvfp4) p = Precision::kFp8Current;
   if (hw.fp8_tflops <= 0) return bf16;
-  double fp8 = hw.fp8_tflops * 1e12;
+  double fp8 = hw.fp8_tflops * kPerTera;
   switch (p) {
     case Precision::kBf16:
       return bf16;
@@ -113,7 +157,7 @@ double gemm_rate(const Hardware& hw, Precision p) {
 }
 
 double hbm_seconds(double bytes, const Hardware& hw) {
-  double rate = hw.hbm_gbs * 1e9 * hw.k.hbm_eff;
+  double rate = hw.hbm_gbs * kPerGiga * hw.k.hbm_eff;
   return rate > 0 ? bytes / rate : 0;
 }
 
@@ -147,15 +191,15 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
   // projections, shared experts, routers), split over TP.
   double dense_params = x.attention * x.attention_params + x.mlp * x.mlp_params +
                         (x.mamba + x.gdn) * x.mamba_params + x.moe * x.moe_other_params;
-  double dense = 2.0 * tokens * dense_params / tp / rate;
-  w.mlp_fwd = 2.0 * tokens * x.mlp * x.mlp_params / tp / rate;
+  double dense = kFlopsPerParamToken * tokens * dense_params / tp / rate;
+  w.mlp_fwd = kFlopsPerParamToken * tokens * x.mlp * x.mlp_params / tp / rate;
   if (m.mla) {
     double n = static_cast<double>(m.heads);
     double up =
         static_cast<double>(m.kv_lora_rank) * n *
             static_cast<double>(m.qk_head_dim + m.v_head_dim) +
         static_cast<double>(m.q_lora_rank) * n * static_cast<double>(m.qk_head_dim + m.qk_pos_dim);
-    w.up_proj_fwd = 2.0 * tokens * x.attention * up / tp / rate;
+    w.up_proj_fwd = kFlopsPerParamToken * tokens * x.attention * up / tp / rate;
   }
   // Routed experts: grouped GEMMs whose rate falls with the tokens each local expert gets
   // (gemm_half_tokens), times the busiest expert's load.
@@ -170,7 +214,7 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
     if (width > 0) eff *= width / (width + std::max(0.0, k.gemm_half_width));
     double load = moe_load_factor(m, hw);
     double active = x.moe_active_params - x.moe_other_params;
-    experts = 2.0 * tokens * x.moe * active / tp / (rate * eff) * load;
+    experts = kFlopsPerParamToken * tokens * x.moe * active / tp / (rate * eff) * load;
     w.expert_fwd = experts;
     // Router, permute and unpermute: memory-bound passes over every routed token copy.
     w.permute = x.moe * hbm_seconds(k.moe_permute_passes * tokens / tp * topk * h * kBf16, hw);
@@ -190,34 +234,34 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
         double remote = (domains - 1.0) * (1.0 - std::pow(1.0 - 1.0 / domains, topk));
         inter_bytes = std::min(inter_bytes, tokens / tp * h * kBf16 * remote);
       }
-      double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * 1e9);
-      double inter = off > 0 ? inter_bytes / (hw.a2a_gbs(false) * 1e9) : 0;
+      double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * kPerGiga);
+      double inter = off > 0 ? inter_bytes / (hw.a2a_gbs(false) * kPerGiga) : 0;
       double one = std::max(intra, inter) + hw.link_latency(off == 0);
-      w.ep_a2a = x.moe * 4 * one * load;
+      w.ep_a2a = x.moe * (kEpA2aPerLayerPass * kDirections) * one * load;
       if (setup.moe_a2a_overlap) {
         // overlap_moe_expert_parallel_comm runs one micro-batch's dispatch / combine beside the
         // other's compute (Megatron-LM combined 1F1B schedule; Bridge perf flag moe_a2a_overlap,
         // scripts/performance/utils/overrides.py:165-175 @5cb3444): hidden up to ep_overlap of
         // it, and never more than the expert and dense GEMMs beside it (fwd + bwd).
-        double beside = 3 * (dense + experts);
+        double beside = kFwdBwdOverFwd * (dense + experts);
         w.ep_a2a = std::max((1 - k.ep_overlap) * w.ep_a2a, w.ep_a2a - beside);
       }
     }
   }
-  double logits =
-      2.0 * tokens * h * static_cast<double>(m.vocab) * (1 + x.mtp) / tp / hw.gemm_flops();
+  double logits = kFlopsPerParamToken * tokens * h * static_cast<double>(m.vocab) * (1 + x.mtp) /
+                  tp / hw.gemm_flops();
   double mamba = 0;
   if (x.mamba + x.gdn > 0 && k.mamba_eff > 0) {
     mamba = tokens * (x.mamba + x.gdn) * x.mamba_scan_flops / tp /
-            (hw.peak_tflops * 1e12 * k.mamba_eff);
+            (hw.peak_tflops * kPerTera * k.mamba_eff);
   }
   w.gemm_fwd = dense + experts + logits + mamba;
-  w.gemm_bwd = 2 * w.gemm_fwd;
+  w.gemm_bwd = kBwdOverFwd * w.gemm_fwd;
   double passes = k.elementwise_passes + (setup.precision == Precision::kBf16 ? 0 : k.cast_passes);
   w.elementwise = x.blocks * hbm_seconds(passes * tokens / tp * h * kBf16, hw);
   double graphs = setup.cuda_graph_full_iteration ? k.cuda_graph_full_overhead
                   : setup.cuda_graphs             ? k.cuda_graph_overhead
-                                                  : 1.0;
+                                                  : kNoGraphOverheadShare;
   w.overhead = (x.blocks + x.mtp) * k.layer_overhead_s * graphs;
 
   double full = x.attention - x.windowed;
@@ -238,7 +282,8 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
   double tpc = tp_comm_seconds(m, l, hw, placement.tp_inside_domain);
   double per_layer_gemm = x.blocks > 0 ? (dense + experts) / x.blocks : 0;
   if (setup.tp_comm_overlap) {
-    w.tp_comm = x.blocks * std::max((1 - k.tp_overlap) * tpc, tpc - 3 * per_layer_gemm);
+    w.tp_comm =
+        x.blocks * std::max((1 - k.tp_overlap) * tpc, tpc - kFwdBwdOverFwd * per_layer_gemm);
   } else {
     w.tp_comm = x.blocks * tpc;
   }
@@ -284,19 +329,21 @@ double activation_bytes_per_token(const ModelDims& m, const LayoutChoice& l, con
   double h = static_cast<double>(m.hidden);
   // GEMM inputs are saved as the GEMM consumes them: FP8 (1 byte) under the FP8 and FP4
   // recipes (TE keeps the quantised input for the weight gradient), else BF16.
-  double g = s.precision == Precision::kBf16 ? 2.0 : 1.0;
-  double norm = on("layernorm") ? 2 * h : 4 * h;  // two LN inputs (attention, MLP), bf16
+  double g = s.precision == Precision::kBf16 ? kBf16 : kFp8;
+  // The norm inputs (attention, MLP), bf16; layernorm recompute keeps one.
+  double norm = on("layernorm") ? kBf16 * h : kNormsPerLayer * kBf16 * h;
   double q_dim = static_cast<double>(m.heads) * x.qk_dim;
-  double kv_dim = m.mla ? static_cast<double>(m.heads) * (x.qk_dim + x.v_dim) / 2
+  double kv_dim = m.mla ? static_cast<double>(m.heads) * (x.qk_dim + x.v_dim) / kKAndV
                         : static_cast<double>(m.kv_heads) * m.head_dim;
   double o_dim = static_cast<double>(m.heads) * x.v_dim;
   // QKV input, Q K V, attention output (O-projection input) and its softmax output.
-  double attn =
-      norm / 2 + g * h + g * o_dim + (on("mla_up_proj") ? 0 : 2 * q_dim + 4 * kv_dim) + 2 * o_dim;
-  double act = m.gated_mlp ? 4.0 : 2.0;  // FC1 output (both halves under SwiGLU)
+  double attn = norm / kNormsPerLayer + g * h + g * o_dim +
+                (on("mla_up_proj") ? 0 : kBf16 * q_dim + kKAndV * kBf16 * kv_dim) + kBf16 * o_dim;
+  // FC1 output, bf16 (both halves under SwiGLU).
+  double act = m.gated_mlp ? 2 * kBf16 : kBf16;
   double ffn = static_cast<double>(m.ffn);
-  double mlp = norm / 2 + g * h + (on("mlp") ? 0 : act * ffn + g * ffn);
-  double moe = norm / 2 + g * h;
+  double mlp = norm / kNormsPerLayer + g * h + (on("mlp") ? 0 : act * ffn + g * ffn);
+  double moe = norm / kNormsPerLayer + g * h;
   if (!on("moe")) {
     double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
     double moe_ffn = static_cast<double>(m.moe_ffn);
@@ -307,7 +354,10 @@ double activation_bytes_per_token(const ModelDims& m, const LayoutChoice& l, con
   double mamba = 0;
   if (m.mamba_heads > 0) {
     double d_inner = static_cast<double>(m.mamba_heads * m.mamba_head_dim);
-    mamba = norm / 2 + 2 * (2 * d_inner + 2.0 * m.mamba_groups * m.mamba_state_dim) + 4 * d_inner;
+    mamba = norm / kNormsPerLayer +
+            kBf16 * (kMambaInProjHalves * d_inner +
+                     kMambaStateProjections * m.mamba_groups * m.mamba_state_dim) +
+            kMambaScanOutputBytes * d_inner;
   }
   double total = x.attention * attn + x.mlp * mlp + x.moe * moe + (x.mamba + x.gdn) * mamba;
   return total / std::max(1.0, x.blocks) / l.tp;
@@ -334,13 +384,13 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
       std::max(1.0, static_cast<double>(l.tp) * dense_shards /
                         static_cast<double>(l.expert_tp() * std::max<int64_t>(l.ep, 1)));
   double sharded = params.dense / dense_shards + params.experts / expert_shards;
-  double grad_bytes = setup.grad_reduce_in_fp32 ? 4.0 : 2.0;
+  double grad_bytes = setup.grad_reduce_in_fp32 ? kFp32 : kBf16;
   if (setup.fsdp) {
     // Megatron-FSDP (optim_grads_params): weights, gradients and optimizer state sharded over
     // the DP x CP group (experts over the expert DP group); one layer's weights are gathered
     // at a time.
     double layer_unsharded = params.total() / std::max(1.0, std::ceil(x.blocks / l.pp));
-    mem.weights = kBf16 * (sharded + 2 * layer_unsharded);
+    mem.weights = kBf16 * (sharded + kFsdpUnshardedLayers * layer_unsharded);
     mem.gradients = grad_bytes * sharded;
   } else {
     mem.weights = kBf16 * params.total();
@@ -349,9 +399,9 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
   if (setup.distributed_optimizer || setup.fsdp) {
     // fp32 master weights + Adam m and v, sharded over the DP x CP group (dense) and the expert
     // DP group (experts): param_and_grad_buffer.py / optimizer.py, not data_parallel_size alone.
-    mem.optimizer = 12.0 * sharded;
+    mem.optimizer = kOptimizerBytesPerParam * sharded;
   } else {
-    mem.optimizer = 12.0 * params.total();
+    mem.optimizer = kOptimizerBytesPerParam * params.total();
   }
   if (setup.optimizer_cpu_offload) {
     // optimizer_cpu_offload keeps optimizer_offload_fraction of the state on the host.
@@ -372,13 +422,13 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
       mem.activations = per_layer * in_flight;
       break;
     case Recompute::kFull:  // layer inputs only, plus one layer being recomputed
-      mem.activations = 2.0 * m.hidden / l.tp * tokens * in_flight + per_layer;
+      mem.activations = kBf16 * m.hidden / l.tp * tokens * in_flight + per_layer;
       break;
   }
   mem.cp_buffers = w.cp_buffers;
   // bf16 logits and their gradient: Bridge fuses the cross entropy (cross_entropy_loss_fusion,
   // src/megatron/bridge/models/gpt_provider.py:205 @067f987), no fp32 copy of the logits.
-  mem.logits = 4.0 * tokens * m.vocab / l.tp;
+  mem.logits = kLogitBytesPerVocabEntry * tokens * m.vocab / l.tp;
   mem.reserved = hw.reserved_gib * kGiB;
   mem.total = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.cp_buffers +
               mem.logits + mem.reserved;
@@ -393,16 +443,16 @@ double dp_exposed_seconds(const ModelDims& m, const LayoutChoice& l, const Hardw
   double n = static_cast<double>(l.dp * l.cp);
   if (n <= 1) return 0;
   double params = stage_params(m, l, x).total();
-  double grad_bytes = setup.grad_reduce_in_fp32 ? 4.0 : 2.0;
+  double grad_bytes = setup.grad_reduce_in_fp32 ? kFp32 : kBf16;
   double share = (n - 1) / n;
   double gbs = hw.link_gbs(inside);
   double rs = 0;
   double ag = 0;
   if (setup.distributed_optimizer) {
-    rs = share * params * grad_bytes / (gbs * 1e9);
-    ag = share * params * kBf16 / (gbs * 1e9);
+    rs = share * params * grad_bytes / (gbs * kPerGiga);
+    ag = share * params * kBf16 / (gbs * kPerGiga);
   } else {
-    rs = 2 * share * params * grad_bytes / (gbs * 1e9);
+    rs = kAllReduceOverReduceScatter * share * params * grad_bytes / (gbs * kPerGiga);
   }
   if (!setup.overlap_grad_reduce) return rs + ag;
   double layers = std::max(1.0, std::ceil(static_cast<double>(m.num_layers) / l.pp));
@@ -465,18 +515,18 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
   t.overhead_s = m * w.overhead / pp;
   double recompute = 0;
   if (setup.recompute == Recompute::kFull) {
-    recompute = w.gemm_fwd + w.attn_fwd + w.cp_exposed_fwd + w.elementwise / 3 + w.permute / 3 +
-                w.ep_a2a / 2;
+    recompute = w.gemm_fwd + w.attn_fwd + w.cp_exposed_fwd + w.elementwise / kFwdBwdOverFwd +
+                w.permute / kFwdBwdOverFwd + w.ep_a2a / kDirections;
   }
   if (setup.recompute == Recompute::kSelective) {
     // Megatron's default module is core_attn (recompute_modules unset).
     auto on = [&](const char* module) { return has_module(setup, module); };
     if (setup.recompute_modules.empty() || on("core_attn")) recompute += w.attn_fwd;
     if (on("mlp")) recompute += w.mlp_fwd;
-    if (on("moe")) recompute += w.expert_fwd + w.permute / 3;
+    if (on("moe")) recompute += w.expert_fwd + w.permute / kFwdBwdOverFwd;
     if (on("mla_up_proj")) recompute += w.up_proj_fwd;
-    if (on("layernorm")) recompute += w.elementwise * 0.05;
-    if (on("moe_act")) recompute += w.elementwise * 0.05;
+    if (on("layernorm")) recompute += w.elementwise * kSelectiveElementwiseShare;
+    if (on("moe_act")) recompute += w.elementwise * kSelectiveElementwiseShare;
   }
   t.recompute_s = m * recompute / pp;
   t.tp_comm_s = m * w.tp_comm / pp;
@@ -493,8 +543,8 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
     double bytes = tokens_per_gpu(model, l) * model.hidden * kBf16 / l.tp;
     bool inside = e.placement.pp_inside_domain;
     // Each virtual stage boundary sends the activations forward and the gradients back.
-    double sends = 2.0 * static_cast<double>(std::max<int64_t>(l.vpp, 1));
-    t.pp_comm_s = m * sends * (bytes / (hw.link_gbs(inside) * 1e9) + hw.link_latency(inside));
+    double sends = kDirections * static_cast<double>(std::max<int64_t>(l.vpp, 1));
+    t.pp_comm_s = m * sends * (bytes / (hw.link_gbs(inside) * kPerGiga) + hw.link_latency(inside));
   }
   double fwd_mb = (w.gemm_fwd + w.attn_fwd) / pp;
   double bwd_mb = (w.gemm_bwd + w.attn_bwd) / pp;

@@ -31,6 +31,10 @@ GpuGeneration generation_of(const ClusterProfile& profile, const GpuSpec* spec) 
 
 }  // namespace
 
+GpuGeneration gpu_generation(const ClusterProfile& profile) {
+  return generation_of(profile, find_gpu_spec(profile.gpu_name));
+}
+
 Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstants& constants) {
   Hardware hw;
   const GpuSpec* spec = find_gpu_spec(profile.gpu_name);

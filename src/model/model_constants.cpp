@@ -1,6 +1,7 @@
-// The model's named constants per GPU generation (include/hcp/model_constants.h) and where each
-// value comes from. Values marked "fitted on measured_runs.json" were fitted by `hcp-plan
-// accuracy --fit` on the rows named; every other value cites a spec or a kernel benchmark.
+// The catalogue of the model's named constants (include/hcp/model_constants.h): meaning, unit,
+// allowed range, whether the fitter may move it, and the two values a fit starts from, each with
+// its source. The values `plan` runs are not here: they are recipes/corpus/fitted_constants.json
+// (every constant of every generation), applied by accuracy::shipped_constants().
 #include "hcp/model_constants.h"
 
 #include <cstddef>
@@ -10,62 +11,70 @@ namespace hcp {
 const std::vector<ConstantInfo>& constant_catalog() {
   using K = GenerationConstants;
   static const std::vector<ConstantInfo> catalog = {
-      {"gemm_eff_bf16", &K::gemm_eff_bf16, 0.2, 0.95, true, "BF16 GEMM rate / BF16 dense peak"},
-      {"gemm_eff_fp8_tensor", &K::gemm_eff_fp8_tensor, 0.15, 0.95, true,
+      {"gemm_eff_bf16", &K::gemm_eff_bf16, 0.2, 0.95, true, 0.294,
+       "BF16 GEMM rate / BF16 dense peak"},
+      {"gemm_eff_fp8_tensor", &K::gemm_eff_fp8_tensor, 0.15, 0.95, true, 0.561,
        "FP8 (delayed / current tensor scaling) GEMM rate / FP8 dense peak"},
-      {"gemm_eff_fp8_block", &K::gemm_eff_fp8_block, 0.15, 0.95, true,
+      {"gemm_eff_fp8_block", &K::gemm_eff_fp8_block, 0.15, 0.95, true, 0.45,
        "FP8 block-scaling GEMM rate / FP8 dense peak"},
-      {"gemm_eff_mxfp8", &K::gemm_eff_mxfp8, 0.15, 0.95, true, "MXFP8 GEMM rate / FP8 dense peak"},
-      {"gemm_eff_nvfp4", &K::gemm_eff_nvfp4, 0.1, 0.95, true, "NVFP4 GEMM rate / FP4 dense peak"},
-      {"gemm_half_tokens", &K::gemm_half_tokens, 0, 8192, true,
+      {"gemm_eff_mxfp8", &K::gemm_eff_mxfp8, 0.15, 0.95, true, 0.396,
+       "MXFP8 GEMM rate / FP8 dense peak"},
+      {"gemm_eff_nvfp4", &K::gemm_eff_nvfp4, 0.1, 0.95, true, 0.336,
+       "NVFP4 GEMM rate / FP4 dense peak"},
+      {"gemm_half_tokens", &K::gemm_half_tokens, 0, 8192, true, 154,
        "GEMM rows (tokens per expert) at which a GEMM runs at half its large-GEMM rate"},
-      {"gemm_half_width", &K::gemm_half_width, 0, 8192, true,
+      {"gemm_half_width", &K::gemm_half_width, 0, 8192, true, 0,
        "routed expert FFN width per GPU at which its grouped GEMM runs at half its wide rate"},
       // Attention rates stay at the kernel measurements (not fitted): in the throughput corpus
       // attention is a small share of the step at 4K-8K tokens, and fitting it there moved the
       // long-sequence rates far from the measured flash-attention kernels (planner_anchors.md).
-      {"attn_fwd_eff", &K::attn_fwd_eff, 0.1, 0.95, false,
+      {"attn_fwd_eff", &K::attn_fwd_eff, 0.1, 0.95, false, 0.234,
        "attention forward rate on long chunks / BF16 dense peak"},
-      {"attn_bwd_eff", &K::attn_bwd_eff, 0.1, 0.95, false,
+      {"attn_bwd_eff", &K::attn_bwd_eff, 0.1, 0.95, false, 0.564,
        "attention backward rate on long chunks / BF16 dense peak"},
-      {"attn_half_tokens", &K::attn_half_tokens, 0, 16384, false,
+      {"attn_half_tokens", &K::attn_half_tokens, 0, 16384, false, 230,
        "query chunk tokens at which attention runs at half rate"},
-      {"attn_fp8_eff", &K::attn_fp8_eff, 0.1, 0.95, true, "FP8 attention rate / FP8 dense peak"},
-      {"attn_call_s", &K::attn_call_s, 0, 1e-3, true, "fixed seconds per attention kernel call"},
-      {"ring_step_s", &K::ring_step_s, 0, 1e-3, true, "fixed seconds per CP ring step"},
-      {"ring_overlap", &K::ring_overlap, 0, 1, true, "share of ring transfer attention can hide"},
-      {"hbm_eff", &K::hbm_eff, 0.3, 0.95, false, "elementwise kernels' HBM rate / peak"},
-      {"elementwise_passes", &K::elementwise_passes, 0, 200, false,
+      {"attn_fp8_eff", &K::attn_fp8_eff, 0.1, 0.95, true, 0.45,
+       "FP8 attention rate / FP8 dense peak"},
+      {"attn_call_s", &K::attn_call_s, 0, 1e-3, true, 20e-6,
+       "fixed seconds per attention kernel call"},
+      {"ring_step_s", &K::ring_step_s, 0, 1e-3, true, 30e-6, "fixed seconds per CP ring step"},
+      {"ring_overlap", &K::ring_overlap, 0, 1, true, 1.0,
+       "share of ring transfer attention can hide"},
+      {"hbm_eff", &K::hbm_eff, 0.3, 0.95, false, 0.75, "elementwise kernels' HBM rate / peak"},
+      {"elementwise_passes", &K::elementwise_passes, 0, 200, false, 55,
        "HBM bytes of norms, residuals, activations per token per layer, in tokens x hidden x 2"},
-      {"cast_passes", &K::cast_passes, 0, 200, false,
+      {"cast_passes", &K::cast_passes, 0, 200, false, 30,
        "HBM bytes of FP8/FP4 casts of GEMM inputs and gradients per token per layer, in tokens x "
        "hidden x 2"},
-      {"moe_permute_passes", &K::moe_permute_passes, 0, 100, false,
+      {"moe_permute_passes", &K::moe_permute_passes, 0, 100, false, 12,
        "HBM bytes of router, permute, unpermute per routed token, in hidden x 2"},
-      {"moe_dropless_imbalance", &K::moe_dropless_imbalance, 1, 3, true,
+      {"moe_dropless_imbalance", &K::moe_dropless_imbalance, 1, 3, true, 1.15,
        "dropless MoE: busiest expert's tokens / mean (token drop caps it at the capacity)"},
-      {"layer_overhead_s", &K::layer_overhead_s, 0, 5e-3, true,
+      {"layer_overhead_s", &K::layer_overhead_s, 0, 5e-3, true, 52.5e-6,
        "host and launch seconds per layer per micro-batch, forward + backward"},
-      {"cuda_graph_overhead", &K::cuda_graph_overhead, 0, 1, true,
+      {"cuda_graph_overhead", &K::cuda_graph_overhead, 0, 1, true, 0.3,
        "share of layer_overhead_s left when CUDA graphs are on"},
-      {"cuda_graph_full_overhead", &K::cuda_graph_full_overhead, 0, 1, true,
+      {"cuda_graph_full_overhead", &K::cuda_graph_full_overhead, 0, 1, true, 0.1,
        "share of layer_overhead_s left when the whole iteration is one CUDA graph"},
-      {"nvlink_eff", &K::nvlink_eff, 0.3, 1, false, "NCCL busbw / NVLink rate"},
-      {"nic_eff", &K::nic_eff, 0.3, 1, false, "NCCL busbw / NIC rate"},
-      {"a2a_nvlink_eff", &K::a2a_nvlink_eff, 0.1, 1, true,
+      {"nvlink_eff", &K::nvlink_eff, 0.3, 1, false, 0.82, "NCCL busbw / NVLink rate"},
+      {"nic_eff", &K::nic_eff, 0.3, 1, false, 0.96, "NCCL busbw / NIC rate"},
+      {"a2a_nvlink_eff", &K::a2a_nvlink_eff, 0.1, 1, true, 0.95,
        "all-to-all busbw / NVLink rate (CP a2a, EP dispatch and combine)"},
-      {"a2a_nic_eff", &K::a2a_nic_eff, 0.1, 1, true, "all-to-all busbw / NIC rate"},
-      {"pcie_a2a_eff", &K::pcie_a2a_eff, 0.05, 1, false, "all-to-all busbw / PCIe rate"},
-      {"nvlink_latency_s", &K::nvlink_latency_s, 0, 1e-4, false,
+      {"a2a_nic_eff", &K::a2a_nic_eff, 0.1, 1, true, 0.80, "all-to-all busbw / NIC rate"},
+      {"pcie_a2a_eff", &K::pcie_a2a_eff, 0.05, 1, false, 0.35, "all-to-all busbw / PCIe rate"},
+      {"nvlink_latency_s", &K::nvlink_latency_s, 0, 1e-4, false, 5e-6,
        "per-message latency inside an NVLink domain"},
-      {"nic_latency_s", &K::nic_latency_s, 0, 1e-3, false, "per-message latency across domains"},
-      {"tp_overlap", &K::tp_overlap, 0, 1, true, "share of TP collectives tp_comm_overlap hides"},
-      {"ep_overlap", &K::ep_overlap, 0, 1, true,
+      {"nic_latency_s", &K::nic_latency_s, 0, 1e-3, false, 15e-6,
+       "per-message latency across domains"},
+      {"tp_overlap", &K::tp_overlap, 0, 1, true, 0.8,
+       "share of TP collectives tp_comm_overlap hides"},
+      {"ep_overlap", &K::ep_overlap, 0, 1, true, 0.8,
        "share of EP dispatch / combine overlap_moe_expert_parallel_comm hides"},
-      {"mamba_eff", &K::mamba_eff, 0.02, 0.95, true,
+      {"mamba_eff", &K::mamba_eff, 0.02, 0.95, true, 0.05,
        "Mamba-2 SSD / gated delta net scan rate / BF16 dense peak"},
-      {"reserved_gib", &K::reserved_gib, 0, 16, false, "GiB not available to tensors (fixed)"},
-      {"reserved_fraction", &K::reserved_fraction, 0, 0.3, false,
+      {"reserved_gib", &K::reserved_gib, 0, 16, false, 2.0, "GiB not available to tensors (fixed)"},
+      {"reserved_fraction", &K::reserved_fraction, 0, 0.3, false, 0.05,
        "share of device memory not available to tensors"},
   };
   return catalog;
@@ -98,9 +107,8 @@ std::size_t index_of(std::string_view name) {
   return cat.size();
 }
 
-/// Sources of the shipped defaults, by constant (the same for every generation unless a
-/// generation overrides it below).
-/// The corpus fit behind the values marked fitted (include/hcp/model_constants.h defaults).
+/// The source of a fit_start value: the corpus fit behind the values marked fitted (an earlier
+/// joint fit; the shipped fit, fitted_constants.json, names its own rows), else the prior's.
 constexpr const char* kCorpusFit =
     "fitted on measured_runs.json: the 157 priced rows of the validation corpus (Bridge "
     "performance summary 25.09-26.08 and NeMo long-sequence CP rows; recipes/corpus), all GPU "
@@ -191,25 +199,27 @@ const char* prior_source(std::string_view name) {
   return "";
 }
 
-const char* default_source(std::string_view name) {
+const char* fit_start_source(std::string_view name) {
   return fitted_on_corpus(name) ? kCorpusFit : prior_source(name);
 }
 
 }  // namespace
 
-ModelConstants make_default_constants() {
+ModelConstants make_fit_start_constants() {
   ModelConstants c;
   const auto& cat = constant_catalog();
   for (int g = 0; g < kGpuGenerations; ++g) {
     c.source_[g].resize(cat.size());
-    for (std::size_t i = 0; i < cat.size(); ++i)
-      c.source_[g][i] = default_source(cat[i].name);
+    for (std::size_t i = 0; i < cat.size(); ++i) {
+      c.gen_[g].*(cat[i].member) = cat[i].fit_start;
+      c.source_[g][i] = fit_start_source(cat[i].name);
+    }
   }
   return c;
 }
 
 ModelConstants make_prior_constants() {
-  ModelConstants c = make_default_constants();
+  ModelConstants c = make_fit_start_constants();
   const auto& cat = constant_catalog();
   for (int g = 0; g < kGpuGenerations; ++g) {
     for (std::size_t i = 0; i < cat.size(); ++i)
@@ -225,9 +235,9 @@ const ModelConstants& ModelConstants::priors() {
   return prior;
 }
 
-const ModelConstants& ModelConstants::defaults() {
-  static const ModelConstants shipped = make_default_constants();
-  return shipped;
+const ModelConstants& ModelConstants::fit_start() {
+  static const ModelConstants start = make_fit_start_constants();
+  return start;
 }
 
 std::vector<std::string> ModelConstants::names(bool all) const {

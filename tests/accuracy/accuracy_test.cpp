@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "hcp/accuracy.h"
@@ -213,17 +215,27 @@ TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
     return s;
   };
   EXPECT_LT(msle(after), msle(before));
-  ASSERT_FALSE(fitted.constants.empty());
+  // Every constant of every generation, each once: the fit file holds every value that runs.
+  EXPECT_EQ(fitted.constants.size(), ModelConstants::fit_start().names(true).size());
+  int moved = 0;
   for (const FittedConstant& c : fitted.constants) {
-    // Hopper's own constants, and the shared ones in every generation of their group.
+    if (c.fitted_on.empty()) {
+      // Not moved by the fit: its fit_start value, with that value's source.
+      EXPECT_EQ(*ModelConstants::fit_start().get(c.qualified()), c.value) << c.qualified();
+      EXPECT_EQ(c.source, ModelConstants::fit_start().source(c.qualified())) << c.qualified();
+      continue;
+    }
+    // Moved: Hopper's own constants, and the shared ones in every generation of their group.
+    ++moved;
     auto gen = parse_generation(c.generation);
     ASSERT_TRUE(gen.has_value()) << c.generation;
     if (fit_group(c.name, *gen) != "all") {
       EXPECT_EQ(c.generation, "hopper") << c.name;
     }
     EXPECT_EQ(c.fitted_on.size(), 3u) << c.name;
-    EXPECT_NE(*ModelConstants::defaults().get(c.qualified()), c.value) << c.name;
+    EXPECT_NE(*ModelConstants::fit_start().get(c.qualified()), c.value) << c.name;
   }
+  EXPECT_GT(moved, 0);
   // Written and read back unchanged.
   TempFile out(fit_to_json(fitted));
   auto back = load_fit(out.path());
@@ -253,7 +265,7 @@ TEST(Fit, SharedConstantsTakeOneValueInEveryGenerationOfTheirGroup) {
   o.max_rounds = 4;
   o.from_priors = true;
   FittedModel fitted = fit(*corpus, nullptr, o);
-  ModelConstants c = ModelConstants::defaults();
+  ModelConstants c = ModelConstants::fit_start();
   apply_fit(c, fitted);
   // The BF16 rate is one value for both Blackwell generations, fitted on both rows; Hopper's
   // is its own, fitted on its row.
@@ -293,7 +305,7 @@ TEST(Fit, ApplyFitSetsQualifiedConstantsWithTheirSource) {
                    {"gemm_eff_bf16", "blackwell", 0.33, {"b", "c"}, ""},
                    {"gemm_eff_bf16", "hopper", 7.0, {"a"}, ""},  // outside the bounds: skipped
                    {"attn_fwd_eff", "hopper", 0.5, {}, "prior: a kernel benchmark"}};
-  ModelConstants k = ModelConstants::defaults();
+  ModelConstants k = ModelConstants::fit_start();
   EXPECT_EQ(apply_fit(k, fit), 3);
   EXPECT_DOUBLE_EQ(*k.get("hopper.gemm_eff_bf16"), 0.42);
   EXPECT_EQ(k.source("hopper.attn_fwd_eff"), "prior: a kernel benchmark");
@@ -313,8 +325,8 @@ TEST(Fit, GenerationOfAProfile) {
 
 TEST(Priors, CorpusFittedConstantsHaveASpecOrAssumptionPrior) {
   const ModelConstants& prior = ModelConstants::priors();
-  const ModelConstants& shipped = ModelConstants::defaults();
-  // The shipped default is a corpus fit; the prior is what the catalogue cites.
+  const ModelConstants& shipped = ModelConstants::fit_start();
+  // The fit start is an earlier corpus fit; the prior is what the catalogue cites.
   EXPECT_DOUBLE_EQ(*prior.get("hopper.gemm_eff_bf16"), 0.70);
   EXPECT_DOUBLE_EQ(*prior.get("blackwell.attn_fwd_eff"), 0.545);
   EXPECT_NE(*shipped.get("hopper.gemm_eff_bf16"), *prior.get("hopper.gemm_eff_bf16"));
@@ -352,7 +364,7 @@ TEST(Fit, FromPriorsKeepsUnfittedPriorsWithTheirSourceAndSaysHowItWasMade) {
   EXPECT_TRUE(back->from_priors);
   EXPECT_DOUBLE_EQ(back->prior_weight, 0.05);
   EXPECT_EQ(back->rounds, 1);
-  ModelConstants k = ModelConstants::defaults();
+  ModelConstants k = ModelConstants::fit_start();
   apply_fit(k, *back);
   EXPECT_DOUBLE_EQ(*k.get("hopper.attn_fwd_eff"), attn->value);
   EXPECT_EQ(k.source("hopper.attn_fwd_eff"), attn->source);
@@ -423,6 +435,79 @@ TEST(FitFile, BadInputs) {
   EXPECT_FALSE(load_fit(bad_kind.path()));
   TempFile not_object(R"({"constants": [], "protocol": 3})");
   EXPECT_FALSE(load_fit(not_object.path()));
+  // A value outside the catalogue's range, or a range that is not the catalogue's.
+  TempFile out_of_range(
+      R"({"constants": [{"name": "gemm_eff_bf16", "generation": "hopper", "value": 1.5}]})");
+  auto o = load_fit(out_of_range.path());
+  ASSERT_FALSE(o);
+  EXPECT_NE(o.error().str().find("outside its range [0.2, 0.95]"), std::string::npos)
+      << o.error().str();
+  TempFile other_range(R"({"constants": [{"name": "gemm_eff_bf16", "generation": "hopper",
+                           "value": 0.5, "range": [0, 1]}]})");
+  auto d = load_fit(other_range.path());
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().str().find("range differs"), std::string::npos) << d.error().str();
+}
+
+// The shipped fit file is the one source of the values that run.
+
+nlohmann::json shipped_fit_file() {
+  std::ifstream in(HCP_RECIPES_DIR "/corpus/fitted_constants.json");
+  return nlohmann::json::parse(in);
+}
+
+TEST(ShippedFit, NamesEveryConstantOfEveryGenerationOnceInsideItsRange) {
+  // Every constant of every generation is in the file, once: no fit_start value (the catalogue's)
+  // reaches `plan`, and no constant has two values.
+  std::map<std::string, int> seen;
+  const nlohmann::json file = shipped_fit_file();
+  for (const auto& c : file["constants"]) {
+    std::string q = c["generation"].get<std::string>() + "." + c["name"].get<std::string>();
+    ++seen[q];
+    const ConstantInfo* info = ModelConstants::info(q);
+    ASSERT_NE(info, nullptr) << q;
+    double v = c["value"].get<double>();
+    EXPECT_GE(v, info->min) << q;
+    EXPECT_LE(v, info->max) << q;
+    EXPECT_EQ(c["range"], nlohmann::json({info->min, info->max})) << q;
+    // Where the value comes from: the rows it was fitted on, or a source.
+    EXPECT_TRUE(c.contains("fitted_on") || !c.value("source", "").empty()) << q;
+  }
+  for (const std::string& q : ModelConstants::fit_start().names(true))
+    EXPECT_EQ(seen[q], 1) << q;
+  EXPECT_EQ(seen.size(), ModelConstants::fit_start().names(true).size());
+}
+
+TEST(ShippedFit, ShippedConstantsAreTheFileValues) {
+  // shipped_constants() reads the fit compiled in at build time; the file is read here as JSON.
+  const ModelConstants& shipped = shipped_constants();
+  const nlohmann::json file = shipped_fit_file();
+  for (const auto& c : file["constants"]) {
+    std::string q = c["generation"].get<std::string>() + "." + c["name"].get<std::string>();
+    EXPECT_EQ(*shipped.get(q), c["value"].get<double>()) << q;
+    std::string source = c.value("source", "");
+    if (!source.empty()) {
+      EXPECT_EQ(shipped.source(q), source) << q;
+    } else {
+      EXPECT_NE(shipped.source(q).find("fitted on " + std::to_string(c["fitted_on"].size())),
+                std::string::npos)
+          << q;
+    }
+  }
+}
+
+TEST(ShippedFit, WrittenAgainItReadsBackToTheSameValues) {
+  // `accuracy --fit --write` writes what load_fit reads: the round trip keeps every value.
+  ASSERT_NE(shipped_fit(), nullptr);
+  TempFile out(fit_to_json(*shipped_fit()));
+  auto back = load_fit(out.path());
+  ASSERT_TRUE(back) << back.error().str();
+  ModelConstants k = ModelConstants::fit_start();
+  EXPECT_EQ(apply_fit(k, *back), static_cast<int>(k.names(true).size()));
+  for (const std::string& q : k.names(true)) {
+    EXPECT_EQ(*k.get(q), *shipped_constants().get(q)) << q;
+    EXPECT_EQ(k.source(q), shipped_constants().source(q)) << q;
+  }
 }
 
 TEST(Bands, EnclosePredictionAndFallBack) {
@@ -446,7 +531,7 @@ TEST(Bands, EnclosePredictionAndFallBack) {
 }
 
 TEST(Bands, ShippedBandEnclosesTheEstimate) {
-  // The tests run with HCP_PLAN_DATA_DIR = the source recipes/, which ships a fit with bands.
+  // The shipped fit is compiled in (CMakeLists.txt) and has bands.
   ASSERT_NE(shipped_fit(), nullptr);
   ModelDims m;
   LayoutChoice l;

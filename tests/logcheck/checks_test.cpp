@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/accuracy.h"
 #include "hcp/cluster.h"
 #include "hcp/logcheck.h"
 
@@ -233,7 +234,8 @@ TEST(SpeedCheck, FittedBandComesFromThePlannerFidelityFit) {
   auto recipe = load_recipe_file(std::string(HCP_RECIPES_DIR) + "/llama3_8b_128k.yaml");
   ASSERT_TRUE(recipe.ok());
   LogHardware hw;
-  hw.hardware = hardware_from_profile(*find_cluster_profile("dgx-h100"));
+  hw.hardware =
+      hardware_from_profile(*find_cluster_profile("dgx-h100"), accuracy::shipped_constants());
   hw.label = "dgx-h100";
   auto fitted = predict_run(*recipe, 32, hw, std::nullopt);
   ASSERT_TRUE(fitted.ok()) << fitted.error().str();

@@ -12,7 +12,7 @@ namespace hcp {
 namespace {
 
 TEST(ModelConstants, EnumeratesFittableConstantsPerGeneration) {
-  const ModelConstants& c = ModelConstants::defaults();
+  const ModelConstants& c = ModelConstants::fit_start();
   auto fittable = c.names();
   auto all = c.names(true);
   EXPECT_GT(all.size(), fittable.size());
@@ -27,7 +27,7 @@ TEST(ModelConstants, EnumeratesFittableConstantsPerGeneration) {
 }
 
 TEST(ModelConstants, GetSetByQualifiedNameWithBoundsAndSource) {
-  ModelConstants c = ModelConstants::defaults();
+  ModelConstants c = ModelConstants::fit_start();
   ASSERT_TRUE(c.get("hopper.gemm_eff_bf16").has_value());
   EXPECT_TRUE(c.set("hopper.gemm_eff_bf16", 0.61, "fitted on rows 1-3"));
   EXPECT_DOUBLE_EQ(*c.get("hopper.gemm_eff_bf16"), 0.61);
@@ -35,7 +35,7 @@ TEST(ModelConstants, GetSetByQualifiedNameWithBoundsAndSource) {
   EXPECT_EQ(c.source("hopper.gemm_eff_bf16"), "fitted on rows 1-3");
   // Other generations keep theirs.
   EXPECT_DOUBLE_EQ(*c.get("blackwell.gemm_eff_bf16"),
-                   *ModelConstants::defaults().get("blackwell.gemm_eff_bf16"));
+                   *ModelConstants::fit_start().get("blackwell.gemm_eff_bf16"));
   EXPECT_FALSE(c.set("hopper.gemm_eff_bf16", 1.5, "out of bounds"));
   EXPECT_FALSE(c.set("hopper.no_such_constant", 0.5, "x"));
   EXPECT_FALSE(c.set("volta.gemm_eff_bf16", 0.5, "x"));
@@ -44,7 +44,7 @@ TEST(ModelConstants, GetSetByQualifiedNameWithBoundsAndSource) {
 }
 
 TEST(ModelConstants, HardwareTakesTheProfileGenerationsConstants) {
-  ModelConstants c = ModelConstants::defaults();
+  ModelConstants c = ModelConstants::fit_start();
   ASSERT_TRUE(c.set("hopper.gemm_eff_bf16", 0.5, "test"));
   Hardware hw = hardware_from_profile(testing::dgx_h100(), c);
   EXPECT_EQ(hw.generation, GpuGeneration::kHopper);
@@ -52,6 +52,30 @@ TEST(ModelConstants, HardwareTakesTheProfileGenerationsConstants) {
   EXPECT_DOUBLE_EQ(hw.k.gemm_eff_bf16, 0.5);
   EXPECT_NEAR(hw.fp8_tflops, 2 * hw.peak_tflops, 5);
   EXPECT_EQ(hw.fp4_tflops, 0);
+}
+
+TEST(ModelConstants, TheHeaderHoldsNoValues) {
+  // GenerationConstants has no initialisers: a value-initialised one is all zero, so every value
+  // that runs comes from the shipped fit file (or, in the fitter and model tests, from the
+  // catalogue's named starting points).
+  GenerationConstants k{};
+  for (const ConstantInfo& c : constant_catalog())
+    EXPECT_EQ(k.*(c.member), 0.0) << c.name;
+  // The catalogue names every member once (34 doubles).
+  EXPECT_EQ(constant_catalog().size() * sizeof(double), sizeof(GenerationConstants));
+}
+
+TEST(ModelConstants, FitStartingPointsLieInsideTheirRanges) {
+  for (const ModelConstants* set : {&ModelConstants::fit_start(), &ModelConstants::priors()}) {
+    for (const std::string& q : set->names(true)) {
+      const ConstantInfo* info = ModelConstants::info(q);
+      ASSERT_NE(info, nullptr) << q;
+      EXPECT_LE(info->min, info->max) << q;
+      EXPECT_GE(*set->get(q), info->min) << q;
+      EXPECT_LE(*set->get(q), info->max) << q;
+      EXPECT_FALSE(set->source(q).empty()) << q;
+    }
+  }
 }
 
 TEST(GpuSpecs, FindsDevicesByTheirNvidiaSmiNames) {
@@ -139,7 +163,7 @@ TEST(ModelConstants, FitGroupsShareSoftwareConstantsAndBlackwellGemmRates) {
 }
 
 TEST(ModelConstants, CountedPassesAreNotOfferedToTheFitter) {
-  const ModelConstants& c = ModelConstants::defaults();
+  const ModelConstants& c = ModelConstants::fit_start();
   auto fittable = c.names();
   for (const char* name :
        {"hopper.elementwise_passes", "hopper.cast_passes", "hopper.moe_permute_passes"}) {

@@ -17,6 +17,7 @@ using testing::llama3_8b;
 using testing::option_a;
 using testing::option_b;
 using testing::option_c;
+using testing::test_constants;
 
 constexpr double kGB = 1e9;
 
@@ -35,7 +36,7 @@ Estimate must_estimate(const ModelDims& m, const LayoutChoice& l, const Hardware
 }
 
 TEST(ModelSeed, OptionsAAndBWithinFifteenPercentAt128K) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   auto s = setup_with_batch(8, Recompute::kFull);
   Estimate a = must_estimate(m, option_a(), hw, s);
@@ -48,7 +49,7 @@ TEST(ModelSeed, OptionsAAndBWithinFifteenPercentAt128K) {
 }
 
 TEST(ModelSeed, FlatRingHidesIbTransferAt128K) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   Estimate c = must_estimate(llama3_8b(131072), option_c(), hw, setup_with_batch(8));
   EXPECT_FALSE(c.placement.cp_inside_domain);  // the ring leaves the node
   EXPECT_EQ(c.time.ring_steps, 15);
@@ -61,7 +62,7 @@ TEST(ModelSeed, FlatRingHidesIbTransferAt128K) {
 }
 
 TEST(ModelSeed, FlatRingFallsBehindHierarchicalAt32K) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(32768);
   auto s = setup_with_batch(8);
   Estimate a = must_estimate(m, option_a(), hw, s);
@@ -74,7 +75,7 @@ TEST(ModelSeed, FlatRingFallsBehindHierarchicalAt32K) {
 }
 
 TEST(ModelPlacement, SeedOptionsUseTheExpectedLinks) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   Estimate a = must_estimate(m, option_a(), hw, setup_with_batch(8));
   EXPECT_TRUE(a.placement.hcp_a2a_inside_domain);    // a2a over 8 consecutive GPUs
@@ -88,7 +89,7 @@ TEST(ModelPlacement, SeedOptionsUseTheExpectedLinks) {
 }
 
 TEST(ModelPlacement, A2aAcrossNodesGoesPartlyOverIb) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   m.kv_heads = 32;                   // MHA, so that TP4 x CP4 a2a splits heads exactly
   LayoutChoice inside = option_b();  // TP2 x CP4 inside one node
@@ -111,7 +112,7 @@ TEST(ModelMemory, SeedMemoryMatchesTheAnchorCounts) {
   // each saved tensor (two LN inputs, QKV and O-projection inputs, Q K V, attention output, FC1
   // output and FC2 input: 36h for Llama-3-8B in BF16), so activations are 36/34 of the anchor,
   // and the fused cross entropy keeps bf16 logits and their gradient (4 bytes, not 6).
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   Estimate a = must_estimate(m, option_a(), hw, setup_with_batch(8));
   Estimate b = must_estimate(m, option_b(), hw, setup_with_batch(8));
@@ -136,7 +137,7 @@ TEST(ModelMemory, SeedMemoryMatchesTheAnchorCounts) {
 }
 
 TEST(ModelMemory, CpBuffersFollowTheCommType) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   LayoutChoice gather = option_c();
   gather.comm = CommType::kAllGather;
@@ -156,7 +157,7 @@ nlohmann::json megatron_cases() {
 
 TEST(ModelMemory, MatchesMegatronWhenCpIsOneAndShardsOptimizerOverDpTimesCp) {
   nlohmann::json cases = megatron_cases();
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   const nlohmann::json& a = cases["cases"][0];
   ASSERT_EQ(a["name"], "llama3_8b_tp1_cp16_hcp");
@@ -177,7 +178,7 @@ TEST(ModelMemory, MatchesMegatronWhenCpIsOneAndShardsOptimizerOverDpTimesCp) {
 
 TEST(ModelMemory, MegatronActivationsIgnoreCp) {
   nlohmann::json cases = megatron_cases();
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   const nlohmann::json& a = cases["cases"][0];
   double megatron = a["activation_MB"].get<double>() * 1024 * 1024;
   Estimate e = must_estimate(llama3_8b(131072), option_a(), hw, setup_with_batch(8));
@@ -188,7 +189,7 @@ TEST(ModelMemory, MegatronActivationsIgnoreCp) {
 }
 
 TEST(ModelRecompute, FullRecomputeTradesTimeForMemory) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   Estimate none = must_estimate(m, option_b(), hw, setup_with_batch(8));
   Estimate sel = must_estimate(m, option_b(), hw, setup_with_batch(8, Recompute::kSelective));
@@ -201,7 +202,7 @@ TEST(ModelRecompute, FullRecomputeTradesTimeForMemory) {
 }
 
 TEST(ModelCalibration, SlowNicsExposeTheFlatRing) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   auto cal = load_calibration(HCP_FIXTURES_DIR "/model/slow_nic_calibration.json");
   ASSERT_TRUE(cal.ok()) << cal.error().str();
   Hardware slow = hw;
@@ -219,7 +220,7 @@ TEST(ModelCalibration, SlowNicsExposeTheFlatRing) {
 }
 
 TEST(ModelCalibration, AttentionRateReplacesTheDefault) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   Calibration cal;
   cal.summary.attention_tflops = 300.0;
   apply_calibration(hw, cal, "x.json");
@@ -231,7 +232,7 @@ TEST(ModelCalibration, AttentionRateReplacesTheDefault) {
 }
 
 TEST(ModelHardware, ShortChunksRunAttentionSlower) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   EXPECT_LT(hw.attn_flops(2048), hw.attn_flops(16384));
   EXPECT_LT(hw.attn_flops(16384), hw.peak_tflops * 1e12 * hw.attn_efficiency);
   EXPECT_NEAR(hw.nic_gbs, 50 * 0.96, 1e-9);  // one 400G NIC per GPU
@@ -239,7 +240,7 @@ TEST(ModelHardware, ShortChunksRunAttentionSlower) {
 }
 
 TEST(ModelWindow, SlidingWindowLayersDoLessAttention) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims full = llama3_8b(131072);
   ModelDims windowed = full;
   windowed.window = 4096;
@@ -256,14 +257,14 @@ TEST(ModelWindow, SlidingWindowLayersDoLessAttention) {
 }
 
 TEST(ModelErrors, RejectsBatchesThatDoNotDivide) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   auto e = estimate(llama3_8b(131072), option_b(), hw, setup_with_batch(6));  // DP4
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("not divisible"), std::string::npos);
 }
 
 TEST(ModelErrors, RejectsInvalidHeadSplitAndGrid) {
-  Hardware hw = hardware_from_profile(dgx_h100());
+  Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   LayoutChoice bad = option_c();
   bad.comm = CommType::kA2a;  // 8 KV heads over CP16
   EXPECT_FALSE(estimate(llama3_8b(131072), bad, hw, setup_with_batch(8)).ok());
@@ -271,9 +272,9 @@ TEST(ModelErrors, RejectsInvalidHeadSplitAndGrid) {
   zero.cp = 0;
   EXPECT_FALSE(estimate(llama3_8b(131072), zero, hw, setup_with_batch(8)).ok());
   ClusterProfile empty;
-  EXPECT_FALSE(
-      estimate(llama3_8b(131072), option_c(), hardware_from_profile(empty), setup_with_batch(8))
-          .ok());
+  EXPECT_FALSE(estimate(llama3_8b(131072), option_c(),
+                        hardware_from_profile(empty, test_constants()), setup_with_batch(8))
+                   .ok());
 }
 
 TEST(ModelDimsOf, ReadsARecipeAndNamesMissingKeys) {
@@ -316,7 +317,7 @@ namespace hcp {
 namespace {
 
 TEST(ModelMemory, ExpertsAreShardedOverEpTimesEtp) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
   ModelDims m = testing::llama3_8b(32768);
   m.num_experts = 8;
   m.moe_ffn = 14336;
@@ -345,7 +346,7 @@ namespace hcp {
 namespace {
 
 TEST(ModelOverlap, MoeA2aOverlapHidesExpertDispatch) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
   ModelDims m = testing::llama3_8b(8192);
   m.num_experts = 8;
   m.moe_ffn = 14336;
@@ -367,7 +368,7 @@ TEST(ModelOverlap, MoeA2aOverlapHidesExpertDispatch) {
 }
 
 TEST(ModelOverhead, FullIterationGraphsLeaveLessLaunchCostThanPartialOnes) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
   hw.k.cuda_graph_overhead = 0.5;
   hw.k.cuda_graph_full_overhead = 0.1;
   ModelDims m = testing::llama3_8b(8192);
@@ -418,7 +419,7 @@ ModelDims moe_model(int64_t width) {
 }
 
 TEST(ModelElementwise, LowPrecisionRunsPayTheirCasts) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
   ModelDims m = testing::llama3_8b(8192);
   TrainingSetup s;
   s.global_batch = 8;
@@ -432,7 +433,7 @@ TEST(ModelElementwise, LowPrecisionRunsPayTheirCasts) {
 }
 
 TEST(ModelMoe, NarrowExpertsRunTheirGemmsSlower) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100());
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
   LayoutChoice l = testing::option_b();
   l.ep = 4;
   l.etp = 1;
@@ -455,7 +456,8 @@ TEST(ModelMoe, NarrowExpertsRunTheirGemmsSlower) {
 }
 
 TEST(ModelMoe, DeepEpCrossesEachRemoteDomainOnce) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100());  // 8-GPU NVLink domains
+  Hardware hw = hardware_from_profile(testing::dgx_h100(),
+                                      testing::test_constants());  // 8-GPU NVLink domains
   ModelDims m = moe_model(2048);
   TrainingSetup s;
   s.global_batch = 64;

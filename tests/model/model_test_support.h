@@ -3,8 +3,17 @@
 #pragma once
 
 #include "hcp/model.h"
+#include "hcp/model_constants.h"
 
 namespace hcp::testing {
+
+/// The model tests' constants: the catalogue's fit_start values (model_constants.cpp), fixed in
+/// code, not the shipped fit (recipes/corpus/fitted_constants.json). These tests check the
+/// model's arithmetic and relations between layouts; they must not move when the corpus is
+/// refitted. What `plan` runs is tested in tests/planner/inputs_test.cpp.
+inline const ModelConstants& test_constants() {
+  return ModelConstants::fit_start();
+}
 
 /// Llama-3-8B (model_dims.json: 32 layers, hidden 4096, 32 heads, 8 KV heads, ffn 14336, vocab
 /// 128256, untied embeddings, SwiGLU) at `seq` tokens.

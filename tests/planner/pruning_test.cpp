@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/accuracy.h"
 #include "hcp/planner.h"
 
 namespace hcp {
@@ -31,7 +32,7 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
   req.env.world_size = world;
   req.env.gpus_per_node = 8;
   req.env.nvlink_domain = 8;
-  req.hardware = hardware_from_profile(*profile);
+  req.hardware = hardware_from_profile(*profile, accuracy::shipped_constants());
   req.setup = training_setup_of(*recipe);
   req.max_pp = max_pp;
   auto result = plan(req);
