@@ -4,7 +4,9 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "hcp/accuracy.h"
 
@@ -219,187 +221,260 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
   return out;
 }
 
-FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options) {
-  auto clusters = clusters_of(corpus);
-  struct FitRow {
-    const CorpusRow* row;
-    const RowCluster* cluster;
-  };
-  std::vector<FitRow> rows;
-  std::set<std::string> generations;
-  for (const CorpusRow& row : corpus.rows) {
-    if (!row.excluded.empty() || row.model == options.exclude_model) continue;
-    if (!options.only_models.empty() &&
-        std::find(options.only_models.begin(), options.only_models.end(), row.model) ==
-            options.only_models.end()) {
-      continue;
-    }
-    const RowCluster& c = clusters.at(row.cluster);
-    if (!c.ok) continue;
-    rows.push_back({&row, &c});
-    generations.insert(c.generation);
+namespace {
+
+/// A corpus row the fit prices, with its cluster.
+struct FitRow {
+  const CorpusRow* row;
+  const RowCluster* cluster;
+};
+
+/// One fitted value: a constant of one generation, or one value shared by a fit group.
+struct FitParameter {
+  std::string qualified;            ///< "<generation>.<constant>" (the first one when shared)
+  const ConstantInfo* info;         ///< Its catalogue entry (bounds).
+  std::vector<size_t> rows;         ///< Rows of that generation (every row when shared).
+  std::vector<std::string> copies;  ///< Shared constants: the other generations' names.
+  bool inert = false;  ///< No trial changed the loss: the corpus says nothing about it.
+};
+
+/// The fitter's state: the rows it prices, the constants it moves (starting from the priors or
+/// the defaults, then `start`), its parameters and the current loss of each row.
+class Fitter {
+ public:
+  Fitter(const Corpus& corpus, const FittedModel* start, const FitOptions& options)
+      : options_(options),
+        clusters_(clusters_of(corpus)),
+        prior_(options.from_priors ? ModelConstants::priors() : ModelConstants::defaults()),
+        constants_(prior_),
+        initial_(prior_) {
+    select_rows(corpus);
+    if (start) apply_fit(constants_, *start);
+    initial_ = constants_;
+    add_parameters();
   }
-  const ModelConstants& prior =
-      options.from_priors ? ModelConstants::priors() : ModelConstants::defaults();
-  ModelConstants constants = prior;
-  if (start) apply_fit(constants, *start);
-  const ModelConstants initial = constants;
-  // Parameters: the catalogue's fittable constants of every generation with rows.
-  struct FitParameter {
-    std::string qualified;            ///< "<generation>.<constant>" (the first one when shared)
-    const ConstantInfo* info;         ///< Its catalogue entry (bounds).
-    std::vector<size_t> rows;         ///< Rows of that generation (every row when shared).
-    std::vector<std::string> copies;  ///< Shared constants: the other generations' names.
-    bool inert = false;  ///< No trial changed the loss: the corpus says nothing about it.
-  };
-  std::vector<FitParameter> params;
-  auto set_value = [&](const FitParameter& p, double v) {
-    bool ok = constants.set(p.qualified, v, "fit");
-    for (const std::string& q : p.copies)
-      ok = constants.set(q, v, "fit") && ok;
-    return ok;
-  };
-  // The rows a constant's fit group covers (model_constants.h, fit_group).
-  auto rows_of_group = [&](std::string_view name, std::string_view group) {
-    std::vector<size_t> out;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (fit_group(name, rows[i].cluster->gen) == group) out.push_back(i);
+  Fitter(const Fitter&) = delete;
+  Fitter& operator=(const Fitter&) = delete;
+
+  /// Coordinate descent in log space: options.max_rounds rounds over every parameter.
+  void descend() {
+    price_every_row();
+    for (int round = 0; round < options_.max_rounds; ++round) {
+      double step = std::log(2.0) / (1 + round);
+      for (FitParameter& p : params_) {
+        if (p.inert || p.rows.empty()) continue;
+        descend_one(p, step, round);
+      }
+    }
+  }
+
+  /// The fit as a FittedModel (see fitted_constants for which constants it lists).
+  FittedModel result(const Corpus& corpus, const FittedModel* start) const {
+    FittedModel out;
+    out.corpus = corpus.path;
+    out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
+                    std::to_string(rows_.size()) + " rows (coordinate descent, " +
+                    std::to_string(options_.max_rounds) + " rounds, log-space steps)";
+    out.constants = fitted_constants();
+    out.from_priors = options_.from_priors;
+    out.prior_weight = options_.prior_weight;
+    out.rounds = options_.max_rounds;
+    if (start) {
+      out.bands = start->bands;
+      out.lomo_mape_threshold = start->lomo_mape_threshold;
     }
     return out;
-  };
-  for (const ConstantInfo& info : constant_catalog()) {
-    if (!info.fittable) continue;
-    // One parameter per fit group: a generation's own value, or one value shared by the
-    // generations whose hardware or software the constant describes alike, fitted on all their
-    // rows and written to each of them.
-    std::map<std::string_view, std::vector<std::string>> groups;
-    for (int g = 0; g < kGpuGenerations; ++g) {
-      auto gen = static_cast<GpuGeneration>(g);
-      groups[fit_group(info.name, gen)].push_back(generation_name(gen));
-    }
-    for (const auto& [group, members] : groups) {
-      FitParameter p{"", &info, rows_of_group(info.name, group), {}};
-      if (p.rows.empty()) continue;
-      double log_sum = 0;
-      int counted = 0;
-      for (const std::string& g : members) {
-        std::string q = g + "." + std::string(info.name);
-        if (p.qualified.empty()) {
-          p.qualified = q;
-        } else {
-          p.copies.push_back(q);
-        }
-        double v = *constants.get(q);
-        if (generations.count(g) && v > 0) {
-          log_sum += std::log(v);
-          ++counted;
-        }
+  }
+
+ private:
+  /// The rows the fit prices: not excluded, of the models the options name, on a known cluster.
+  void select_rows(const Corpus& corpus) {
+    for (const CorpusRow& row : corpus.rows) {
+      if (!row.excluded.empty() || row.model == options_.exclude_model) continue;
+      if (!options_.only_models.empty() &&
+          std::find(options_.only_models.begin(), options_.only_models.end(), row.model) ==
+              options_.only_models.end()) {
+        continue;
       }
-      // A shared value starts from the geometric mean of its generations' starting values.
-      if (!p.copies.empty() && counted > 0) set_value(p, std::exp(log_sum / counted));
-      params.push_back(std::move(p));
+      const RowCluster& c = clusters_.at(row.cluster);
+      if (!c.ok) continue;
+      rows_.push_back({&row, &c});
+      generations_.insert(c.generation);
     }
   }
-  auto row_loss = [&](size_t i) {
+
+  /// The rows a constant's fit group covers (model_constants.h, fit_group).
+  std::vector<size_t> rows_of_group(std::string_view name, std::string_view group) const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      if (fit_group(name, rows_[i].cluster->gen) == group) out.push_back(i);
+    }
+    return out;
+  }
+
+  bool set_value(const FitParameter& p, double v) {
+    bool ok = constants_.set(p.qualified, v, "fit");
+    for (const std::string& q : p.copies)
+      ok = constants_.set(q, v, "fit") && ok;
+    return ok;
+  }
+
+  /// Parameters: the catalogue's fittable constants of every generation with rows.
+  void add_parameters() {
+    for (const ConstantInfo& info : constant_catalog()) {
+      if (!info.fittable) continue;
+      // One parameter per fit group: a generation's own value, or one value shared by the
+      // generations whose hardware or software the constant describes alike, fitted on all their
+      // rows and written to each of them.
+      std::map<std::string_view, std::vector<std::string>> groups;
+      for (int g = 0; g < kGpuGenerations; ++g) {
+        auto gen = static_cast<GpuGeneration>(g);
+        groups[fit_group(info.name, gen)].push_back(generation_name(gen));
+      }
+      for (const auto& [group, members] : groups) {
+        add_parameter(info, group, members);
+      }
+    }
+  }
+
+  void add_parameter(const ConstantInfo& info, std::string_view group,
+                     const std::vector<std::string>& members) {
+    FitParameter p{"", &info, rows_of_group(info.name, group), {}};
+    if (p.rows.empty()) return;
+    double log_sum = 0;
+    int counted = 0;
+    for (const std::string& g : members) {
+      std::string q = g + "." + std::string(info.name);
+      if (p.qualified.empty()) {
+        p.qualified = q;
+      } else {
+        p.copies.push_back(q);
+      }
+      double v = *constants_.get(q);
+      if (generations_.count(g) && v > 0) {
+        log_sum += std::log(v);
+        ++counted;
+      }
+    }
+    // A shared value starts from the geometric mean of its generations' starting values.
+    if (!p.copies.empty() && counted > 0) set_value(p, std::exp(log_sum / counted));
+    params_.push_back(std::move(p));
+  }
+
+  double row_loss(size_t i) const {
     Prediction p =
-        predict_row(*rows[i].row, hardware_from_profile(rows[i].cluster->profile, constants));
+        predict_row(*rows_[i].row, hardware_from_profile(rows_[i].cluster->profile, constants_));
     if (p.predicted_tokens <= 0) return kUnpricedPenalty;
     double r = p.residual();
     return r * r;
-  };
-  // The pull of the prior on one constant: prior_weight x log(value / prior)^2.
-  auto penalty = [&](const FitParameter& p, double v) {
-    double p0 = *prior.get(p.qualified);
-    if (options.prior_weight <= 0 || p0 <= 0 || v <= 0) return 0.0;
+  }
+
+  /// The pull of the prior on one constant: prior_weight x log(value / prior)^2.
+  double penalty(const FitParameter& p, double v) const {
+    double p0 = *prior_.get(p.qualified);
+    if (options_.prior_weight <= 0 || p0 <= 0 || v <= 0) return 0.0;
     double d = std::log(v / p0);
-    return options.prior_weight * d * d;
-  };
-  std::vector<double> loss(rows.size(), 0);
-  double best = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    loss[i] = row_loss(i);
-    best += loss[i];
+    return options_.prior_weight * d * d;
   }
-  for (const FitParameter& p : params)
-    best += penalty(p, *constants.get(p.qualified));
-  for (int round = 0; round < options.max_rounds; ++round) {
-    double step = std::log(2.0) / (1 + round);
-    for (FitParameter& p : params) {
-      if (p.inert || p.rows.empty()) continue;
-      double original = *constants.get(p.qualified);
-      bool moved_loss = false;
-      std::vector<double> trials;
-      if (original > 0) {
-        for (double k : {-1.0, -0.5, 0.5, 1.0})
-          trials.push_back(original * std::exp(k * step));
-      } else {
-        trials = {p.info->max * 1e-3, p.info->max * 1e-2};  // a zero cannot move in log space
-      }
-      double best_value = original;
-      std::vector<double> best_loss;
-      const double base = best;  // the total at `original`: every trial is priced from it
-      for (double v : trials) {
-        v = std::clamp(v, p.info->min, p.info->max);
-        if (v == original || !set_value(p, v)) continue;
-        std::vector<double> trial = loss;
-        double rows_change = 0;
-        for (size_t i : p.rows) {
-          trial[i] = row_loss(i);
-          rows_change += trial[i] - loss[i];
-        }
-        moved_loss = moved_loss || std::abs(rows_change) > 1e-12;
-        double sum = base + rows_change - penalty(p, original) + penalty(p, v);
-        if (sum < best - 1e-9) {
-          best = sum;
-          best_value = v;
-          best_loss = std::move(trial);
-        }
-      }
-      set_value(p, best_value);
-      if (!best_loss.empty()) loss = std::move(best_loss);
-      if (round == 0 && !moved_loss) p.inert = true;
+
+  /// The loss of every row and the total with the priors' pull.
+  void price_every_row() {
+    loss_.assign(rows_.size(), 0);
+    best_ = 0;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      loss_[i] = row_loss(i);
+      best_ += loss_[i];
     }
+    for (const FitParameter& p : params_)
+      best_ += penalty(p, *constants_.get(p.qualified));
   }
-  FittedModel out;
-  out.corpus = corpus.path;
-  out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
-                  std::to_string(rows.size()) + " rows (coordinate descent, " +
-                  std::to_string(options.max_rounds) + " rounds, log-space steps)";
-  // Every constant that differs from the shipped defaults, for each generation with rows and,
-  // for a constant shared by a group of generations, for every generation of a group with rows:
-  // the ones fitted (with the group's rows), and the priors the fit started from and kept (with
-  // their source).
-  for (int gi = 0; gi < kGpuGenerations; ++gi) {
-    auto gen = static_cast<GpuGeneration>(gi);
-    std::string g = generation_name(gen);
-    for (const ConstantInfo& info : constant_catalog()) {
-      std::vector<size_t> group_rows = rows_of_group(info.name, fit_group(info.name, gen));
-      bool fitted = info.fittable && !group_rows.empty();
-      if (!generations.count(g) && !fitted) continue;
-      std::string q = g + "." + std::string(info.name);
-      double value = *constants.get(q);
-      if (value == *ModelConstants::defaults().get(q) && value == *initial.get(q)) continue;
-      FittedConstant c;
-      c.name = std::string(info.name);
-      c.generation = g;
-      c.value = value;
-      if (info.fittable) {
-        for (size_t i : group_rows)
-          c.fitted_on.push_back(rows[i].row->id);
-      } else {
-        c.source = constants.source(q);
-      }
-      out.constants.push_back(std::move(c));
+
+  /// Try p at original x e^(k step), k in {-1, -0.5, 0.5, 1}, and keep the best total.
+  void descend_one(FitParameter& p, double step, int round) {
+    double original = *constants_.get(p.qualified);
+    bool moved_loss = false;
+    std::vector<double> trials;
+    if (original > 0) {
+      for (double k : {-1.0, -0.5, 0.5, 1.0})
+        trials.push_back(original * std::exp(k * step));
+    } else {
+      trials = {p.info->max * 1e-3, p.info->max * 1e-2};  // a zero cannot move in log space
     }
+    double best_value = original;
+    std::vector<double> best_loss;
+    const double base = best_;  // the total at `original`: every trial is priced from it
+    for (double v : trials) {
+      v = std::clamp(v, p.info->min, p.info->max);
+      if (v == original || !set_value(p, v)) continue;
+      std::vector<double> trial = loss_;
+      double rows_change = 0;
+      for (size_t i : p.rows) {
+        trial[i] = row_loss(i);
+        rows_change += trial[i] - loss_[i];
+      }
+      moved_loss = moved_loss || std::abs(rows_change) > 1e-12;
+      double sum = base + rows_change - penalty(p, original) + penalty(p, v);
+      if (sum < best_ - 1e-9) {
+        best_ = sum;
+        best_value = v;
+        best_loss = std::move(trial);
+      }
+    }
+    set_value(p, best_value);
+    if (!best_loss.empty()) loss_ = std::move(best_loss);
+    if (round == 0 && !moved_loss) p.inert = true;
   }
-  out.from_priors = options.from_priors;
-  out.prior_weight = options.prior_weight;
-  out.rounds = options.max_rounds;
-  if (start) {
-    out.bands = start->bands;
-    out.lomo_mape_threshold = start->lomo_mape_threshold;
+
+  /// Every constant that differs from the shipped defaults, for each generation with rows and,
+  /// for a constant shared by a group of generations, for every generation of a group with rows:
+  /// the ones fitted (with the group's rows), and the priors the fit started from and kept (with
+  /// their source).
+  std::vector<FittedConstant> fitted_constants() const {
+    std::vector<FittedConstant> out;
+    for (int gi = 0; gi < kGpuGenerations; ++gi) {
+      auto gen = static_cast<GpuGeneration>(gi);
+      std::string g = generation_name(gen);
+      for (const ConstantInfo& info : constant_catalog()) {
+        std::vector<size_t> group_rows = rows_of_group(info.name, fit_group(info.name, gen));
+        bool fitted = info.fittable && !group_rows.empty();
+        if (!generations_.count(g) && !fitted) continue;
+        std::string q = g + "." + std::string(info.name);
+        double value = *constants_.get(q);
+        if (value == *ModelConstants::defaults().get(q) && value == *initial_.get(q)) continue;
+        FittedConstant c;
+        c.name = std::string(info.name);
+        c.generation = g;
+        c.value = value;
+        if (info.fittable) {
+          for (size_t i : group_rows)
+            c.fitted_on.push_back(rows_[i].row->id);
+        } else {
+          c.source = constants_.source(q);
+        }
+        out.push_back(std::move(c));
+      }
+    }
+    return out;
   }
-  return out;
+
+  const FitOptions& options_;
+  std::map<std::string, RowCluster> clusters_;
+  std::vector<FitRow> rows_;
+  std::set<std::string> generations_;
+  const ModelConstants& prior_;
+  ModelConstants constants_;
+  ModelConstants initial_;
+  std::vector<FitParameter> params_;
+  std::vector<double> loss_;
+  double best_ = 0;
+};
+
+}  // namespace
+
+FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options) {
+  Fitter fitter(corpus, start, options);
+  fitter.descend();
+  return fitter.result(corpus, start);
 }
 
 std::vector<Prediction> leave_one_model_out(const Corpus& corpus, const FittedModel* start,
