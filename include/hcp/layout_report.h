@@ -1,4 +1,5 @@
-// JSON contracts of `hcp-plan groups` and `hcp-plan simulate` (formatting only; the CLI wires).
+// JSON contracts of `hcp-plan groups` and `hcp-plan simulate`, and simulate's text (formatting
+// only; the CLI wires).
 #pragma once
 
 #include <string>
@@ -32,5 +33,10 @@ std::string format_groups_invalid_json(const LayoutError& error, const Location&
 /// formula's bytes, bytes_match_formula, tolerance, passed, the problem and the rank chunks.
 std::string format_simulate_json(const CpSimResult& result, const CpSimOptions& options,
                                  double tolerance, bool passed);
+
+/// The simulate text: the problem, each rank's chunks, the HCP groups, the error against full
+/// attention (OK / WRONG at `tolerance`), the bytes each rank sends and the cp_volume formula's.
+std::string format_simulate_text(const CpSimResult& result, const CpSimOptions& options,
+                                 double tolerance);
 
 }  // namespace hcp

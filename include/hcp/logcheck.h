@@ -282,5 +282,31 @@ std::string format_log_report_text(const LogCheckReport& report);
 /// JSON report: {"verdict", "files", "config", "groups", "versions", "iterations", "speed",
 /// "memory", "failures", "diagnostics", "summary"}.
 std::string format_log_report_json(const LogCheckReport& report);
+/// The report in one of check-log's --format values: "text" (the default), "json", or the CI
+/// formats of validate ("sarif", "junit", "github", "gcc"; `tool_version` goes into SARIF).
+std::string format_log_check(const std::string& format, const LogCheckReport& report,
+                             const std::string& tool_version);
+
+// --- The whole check ---------------------------------------------------------------------------
+
+/// What check-log was given besides the logs: the command line's options, parsed.
+struct LogCheckRun {
+  std::optional<Recipe> recipe;     ///< RECIPE with overrides, when given.
+  Environment env;                  ///< From the command line, finalized.
+  std::string cluster;              ///< --cluster NAME ("" for the GPU the log names).
+  std::string topology;             ///< --topology FILE.
+  std::string calibration;          ///< --calibration FILE.
+  std::optional<double> tolerance;  ///< --tolerance; default: the fitted band.
+  double memory_tolerance = 0.2;
+  int64_t warmup = 3;
+  std::string save_calibration;  ///< --save-calibration FILE ("" for none).
+  std::string tool_version;      ///< Written into a saved calibration.
+};
+
+/// Check a parsed log: choose the hardware (hardware_for_log), price the effective configuration
+/// (predict_run), measure the speed, run check_log and the speed check, and save the run as a
+/// calibration when asked. Error (bad input) when the hardware cannot be read or the calibration
+/// cannot be made or saved.
+Result<LogCheckReport> run_log_check(ParsedLog log, const LogCheckRun& run);
 
 }  // namespace hcp

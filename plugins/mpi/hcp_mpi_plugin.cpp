@@ -1,5 +1,5 @@
 // libhcp_mpi.so: the MPI calls of hcp-plan's cluster commands behind the C interface of
-// include/hcp/mpi_plugin_abi.h. probes/mpi_gather.cpp loads it with dlopen when a command joins an
+// include/hcp/mpi_plugin_abi.h. probes/mpi_world.cpp loads it with dlopen when a command joins an
 // MPI job, so only those runs load the MPI libraries.
 #include <mpi.h>
 

@@ -23,13 +23,7 @@ namespace {
 
 struct CheckLogOptions {
   std::map<std::string, std::string> env_options;
-  std::string cluster;
-  std::string topology;
-  std::string calibration;
-  std::string save_calibration;
-  std::optional<double> tolerance;  ///< --tolerance; default: the fitted band.
-  double memory_tolerance = 0.2;
-  int64_t warmup = 3;
+  LogCheckRun run;  ///< --cluster, --topology, --calibration, the bands, --save-calibration.
   bool strict = false;
   OutputOptions output;
 };
@@ -81,18 +75,18 @@ Result<Positionals> split_positionals(const std::vector<std::string>& args) {
   return p;
 }
 
-std::string format_ci(const std::string& format, const LogCheckReport& report) {
-  DiagnosticsReport diags;
-  diags.recipe = report.log.files.empty() ? "log" : report.log.files.front();
-  diags.framework = report.log.config ? framework_name(report.log.config->recipe.framework) : "";
-  diags.diagnostics = report.diagnostics;
-  std::vector<DiagnosticsReport> reports{diags};
-  if (format == "sarif") return format_diagnostics_sarif(reports, HCP_VERSION);
-  if (format == "junit") return format_diagnostics_junit(reports);
-  if (format == "github") return format_diagnostics_github(reports);
-  if (format == "gcc") return format_diagnostics_gcc(reports);
-  if (format == "json") return format_log_report_json(report);
-  return format_log_report_text(report);
+/// The recipe and environment the command line gives; error (bad input) as the first one fails.
+Status fill_run_inputs(const CheckLogOptions& opts, const Positionals& pos, LogCheckRun& run) {
+  if (!pos.recipe.empty()) {
+    auto subjects =
+        load_recipe_subjects(RecipeSources{pos.recipe, "", "", "direct"}, pos.overrides);
+    if (!subjects) return subjects.error();
+    run.recipe = subjects->front().recipe;
+  }
+  for (const auto& [name, value] : opts.env_options) {
+    if (Status s = set_environment_option(run.env, name, value); !s) return s;
+  }
+  return finalize_environment(run.env);
 }
 
 int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& args) {
@@ -106,99 +100,21 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
     print_error(log.error().str());
     return kExitBadInput;
   }
-  LogCheckInputs in;
-  if (!pos->recipe.empty()) {
-    auto subjects =
-        load_recipe_subjects(RecipeSources{pos->recipe, "", "", "direct"}, pos->overrides);
-    if (!subjects) {
-      print_error(subjects.error().str());
-      return kExitBadInput;
-    }
-    in.recipe = subjects->front().recipe;
-  }
-  for (const auto& [name, value] : opts.env_options) {
-    if (Status s = set_environment_option(in.env, name, value); !s) {
-      print_error(s.error().str());
-      return kExitBadInput;
-    }
-  }
-  if (Status s = finalize_environment(in.env); !s) {
+  LogCheckRun run = opts.run;
+  run.tool_version = HCP_VERSION;
+  if (Status s = fill_run_inputs(opts, *pos, run); !s) {
     print_error(s.error().str());
     return kExitBadInput;
   }
-  in.memory_tolerance = opts.memory_tolerance;
-  auto hardware = hardware_for_log(*log, opts.cluster, opts.topology, opts.calibration);
-  if (!hardware) {
-    print_error(hardware.error().str());
+  auto report = run_log_check(std::move(*log), run);
+  if (!report) {
+    print_error(report.error().str());
     return kExitBadInput;
   }
-  // A cluster named on the command line also gives the rules its node size.
-  if (!in.env.gpus_per_node && (!opts.cluster.empty() || !opts.topology.empty()))
-    in.env.gpus_per_node = hardware->gpus_per_node;
-  std::optional<Recipe> config = effective_recipe(*log, in.recipe);
-  std::optional<int64_t> world = in.env.world_size ? in.env.world_size : log->world_size;
-  if (!config) {
-    in.prediction_error = "no configuration (the log prints none; pass RECIPE)";
-  } else if (!world) {
-    in.prediction_error = "the world size is unknown (pass --world-size)";
-  } else {
-    std::optional<PredictionBand> band;
-    // The fitted bands describe the shipped constants' residuals; a calibrated run is centred.
-    if (opts.tolerance) {
-      band = default_prediction_band(*opts.tolerance);
-    } else if (!opts.calibration.empty()) {
-      band = default_prediction_band(0.25);
-    }
-    auto prediction = predict_run(*config, *world, *hardware, band);
-    if (prediction) {
-      in.prediction = std::move(*prediction);
-    } else {
-      in.prediction_error = prediction.error().message;
-    }
+  if (!emit(opts.output, format_log_check(opts.output.format, *report, HCP_VERSION))) {
+    return kExitBadInput;
   }
-  in.speed = measured_speed(*log, opts.warmup);
-
-  LogCheckReport report;
-  report.diagnostics = check_log(*log, in);
-  report.speed = in.speed;
-  report.prediction = in.prediction;
-  report.config_source = log->config ? "log" : (in.recipe ? "recipe" : "");
-  if (in.speed && in.prediction) {
-    report.speed_check =
-        check_speed(in.speed->median_step_ms / 1000.0, in.prediction->estimate.time,
-                    in.prediction->cp_off_step_s, in.prediction->band);
-  }
-  report.log = std::move(*log);
-
-  if (!opts.save_calibration.empty()) {
-    if (!in.speed || !in.prediction) {
-      print_error("--save-calibration: " + (in.speed ? in.prediction_error
-                                                     : std::string("no iteration lines after "
-                                                                   "warm-up")));
-      return kExitBadInput;
-    }
-    auto dims = model_dims_of(*config);
-    if (!dims) {
-      print_error("--save-calibration: " + dims.error().message);
-      return kExitBadInput;
-    }
-    auto cal =
-        calibration_from_run(*dims, *in.prediction, hardware->hardware, training_setup_of(*config),
-                             in.speed->median_step_ms / 1000.0, HCP_VERSION);
-    if (!cal) {
-      print_error("--save-calibration: " + cal.error().message);
-      return kExitBadInput;
-    }
-    auto nccl = report.log.versions.find("nccl");
-    if (nccl != report.log.versions.end()) cal->nccl_version = nccl->second.version.str();
-    if (Status s = save_calibration(*cal, opts.save_calibration); !s) {
-      print_error(s.error().str());
-      return kExitBadInput;
-    }
-  }
-
-  if (!emit(opts.output, format_ci(opts.output.format, report))) return kExitBadInput;
-  Summary s = summarize(report.diagnostics);
+  Summary s = summarize(report->diagnostics);
   return s.errors > 0 || (opts.strict && s.warnings > 0) ? kExitFindings : kExitOk;
 }
 
@@ -221,20 +137,21 @@ std::function<int()> setup_check_log(CLI::App& sub) {
         std::string("--") + name,
         [opts, n = std::string(name)](const std::string& v) { opts->env_options[n] = v; }, help);
   }
-  sub.add_option("--cluster", opts->cluster,
+  sub.add_option("--cluster", opts->run.cluster,
                  "Cluster profile for the prediction (default: the GPU the log names)");
-  sub.add_option("--topology", opts->topology, "Cluster-profile YAML, e.g. from `probe --save`");
-  sub.add_option("--calibration", opts->calibration, "Calibration JSON (bench or check-log)");
-  sub.add_option("--tolerance", opts->tolerance,
+  sub.add_option("--topology", opts->run.topology,
+                 "Cluster-profile YAML, e.g. from `probe --save`");
+  sub.add_option("--calibration", opts->run.calibration, "Calibration JSON (bench or check-log)");
+  sub.add_option("--tolerance", opts->run.tolerance,
                  "Relative band of the step-time prediction (default: the fitted band of the "
                  "run's regime, else 0.25)")
       ->check(CLI::Range(0.0, 10.0));
-  sub.add_option("--memory-tolerance", opts->memory_tolerance,
+  sub.add_option("--memory-tolerance", opts->run.memory_tolerance,
                  "Relative band of the memory prediction (default 0.2)")
       ->check(CLI::Range(0.0, 10.0));
-  sub.add_option("--warmup", opts->warmup, "Iterations left out of the median (default 3)")
+  sub.add_option("--warmup", opts->run.warmup, "Iterations left out of the median (default 3)")
       ->check(CLI::NonNegativeNumber);
-  sub.add_option("--save-calibration", opts->save_calibration,
+  sub.add_option("--save-calibration", opts->run.save_calibration,
                  "Write the measured step time as a calibration file for plan/compare");
   sub.add_flag("--strict", opts->strict, "Fail (exit 1) on warnings as well as errors");
   add_output_options(sub, opts->output, {"text", "json", "sarif", "junit", "github", "gcc"});

@@ -103,82 +103,97 @@ size_t timestamp_length(std::string_view s) {
   return i;
 }
 
+/// srun --label: "3: " (task number, maybe padded with spaces).
+bool strip_srun_label(std::string_view& line, std::optional<int64_t>& rank) {
+  size_t i = 0;
+  while (i < line.size() && line[i] == ' ')
+    ++i;
+  size_t start = i;
+  while (i < line.size() && logscan::is_digit(line[i]) && i - start < 7)
+    ++i;
+  if (i == start || i >= line.size() || line[i] != ':') return false;
+  if (i + 1 != line.size() && line[i + 1] != ' ') return false;
+  size_t pos = start;
+  rank = logscan::parse_int_at(line, pos);
+  line = line.substr(std::min(line.size(), i + 2));
+  return true;
+}
+
+/// torchrun "[default3]:" and PyTorch "[rank3]:" (followed by one space in the latter).
+bool strip_torchrun_rank(std::string_view& line, std::optional<int64_t>& rank) {
+  for (std::string_view tag : {std::string_view("[default"), std::string_view("[rank")}) {
+    if (!starts_with(line, tag)) continue;
+    size_t pos = tag.size();
+    auto r = logscan::parse_int_at(line, pos);
+    if (!r || pos + 1 >= line.size() || line[pos] != ']' || line[pos + 1] != ':') continue;
+    rank = r;
+    std::string_view s = line.substr(pos + 2);
+    if (tag == "[rank" && !s.empty() && s.front() == ' ') s.remove_prefix(1);
+    line = s;
+    return true;
+  }
+  return false;
+}
+
+/// Open MPI --tag-output "[job,rank]<stdout>:" / "<stderr>:".
+bool strip_open_mpi_tag(std::string_view& line, std::optional<int64_t>& rank) {
+  size_t pos = 1;
+  auto job = logscan::parse_int_at(line, pos);
+  if (!job || pos >= line.size() || line[pos] != ',') return false;
+  ++pos;
+  auto r = logscan::parse_int_at(line, pos);
+  if (!r || pos >= line.size() || line[pos] != ']') return false;
+  std::string_view rest = line.substr(pos + 1);
+  for (std::string_view stream : {std::string_view("<stdout>:"), std::string_view("<stderr>:")}) {
+    if (starts_with(rest, stream)) {
+      rank = r;
+      line = rest.substr(stream.size());
+      return true;
+    }
+  }
+  return false;
+}
+
+/// "[timestamp] " (the spaces after it go too).
+bool strip_bracketed_timestamp(std::string_view& line) {
+  size_t n = timestamp_length(line.substr(1));
+  if (n == 0 || n + 1 >= line.size() || line[n + 1] != ']') return false;
+  std::string_view s = line.substr(n + 2);
+  while (!s.empty() && s.front() == ' ')
+    s.remove_prefix(1);
+  line = s;
+  return true;
+}
+
+/// "timestamp " (only when a space follows; the spaces go too).
+bool strip_plain_timestamp(std::string_view& line) {
+  size_t n = timestamp_length(line);
+  if (n == 0) return false;
+  std::string_view s = line.substr(n);
+  if (s.empty() || s.front() != ' ') return false;
+  while (!s.empty() && s.front() == ' ')
+    s.remove_prefix(1);
+  line = s;
+  return true;
+}
+
+/// Strip one launcher prefix or timestamp from the start of `line`; false when there is none.
+bool strip_one_prefix(std::string_view& line, std::optional<int64_t>& rank) {
+  if (strip_srun_label(line, rank)) return true;
+  if (!line.empty() && line.front() == '[') {
+    if (strip_torchrun_rank(line, rank) || strip_open_mpi_tag(line, rank) ||
+        strip_bracketed_timestamp(line)) {
+      return true;
+    }
+  }
+  return strip_plain_timestamp(line);
+}
+
 }  // namespace
 
 std::string_view strip_log_prefixes(std::string_view line, std::optional<int64_t>& rank) {
   for (int round = 0; round < 4; ++round) {
-    std::string_view s = line;
-    // srun --label: "3: " (task number, maybe padded with spaces).
-    {
-      size_t i = 0;
-      while (i < s.size() && s[i] == ' ')
-        ++i;
-      size_t start = i;
-      while (i < s.size() && logscan::is_digit(s[i]) && i - start < 7)
-        ++i;
-      if (i > start && i + 1 < s.size() + 1 && i < s.size() && s[i] == ':' &&
-          (i + 1 == s.size() || s[i + 1] == ' ')) {
-        size_t pos = start;
-        rank = logscan::parse_int_at(s, pos);
-        line = s.substr(std::min(s.size(), i + 2));
-        continue;
-      }
-    }
-    if (!s.empty() && s.front() == '[') {
-      // torchrun "[default3]:" and PyTorch "[rank3]:" (followed by one space in the latter).
-      for (std::string_view tag : {std::string_view("[default"), std::string_view("[rank")}) {
-        if (!starts_with(s, tag)) continue;
-        size_t pos = tag.size();
-        auto r = logscan::parse_int_at(s, pos);
-        if (r && pos + 1 < s.size() + 1 && pos < s.size() && s[pos] == ']' && pos + 1 < s.size() &&
-            s[pos + 1] == ':') {
-          rank = r;
-          s = s.substr(pos + 2);
-          if (tag == "[rank" && !s.empty() && s.front() == ' ') s.remove_prefix(1);
-          line = s;
-          goto next_round;
-        }
-      }
-      // Open MPI --tag-output "[job,rank]<stdout>:" / "<stderr>:".
-      {
-        size_t pos = 1;
-        auto job = logscan::parse_int_at(s, pos);
-        if (job && pos < s.size() && s[pos] == ',') {
-          ++pos;
-          auto r = logscan::parse_int_at(s, pos);
-          if (r && pos < s.size() && s[pos] == ']') {
-            std::string_view rest = s.substr(pos + 1);
-            for (std::string_view stream :
-                 {std::string_view("<stdout>:"), std::string_view("<stderr>:")}) {
-              if (starts_with(rest, stream)) {
-                rank = r;
-                line = rest.substr(stream.size());
-                goto next_round;
-              }
-            }
-          }
-        }
-      }
-      // "[timestamp] "
-      if (size_t n = timestamp_length(s.substr(1)); n > 0 && n + 1 < s.size() && s[n + 1] == ']') {
-        s = s.substr(n + 2);
-        while (!s.empty() && s.front() == ' ')
-          s.remove_prefix(1);
-        line = s;
-        continue;
-      }
-    }
-    if (size_t n = timestamp_length(s); n > 0) {
-      s = s.substr(n);
-      if (!s.empty() && s.front() == ' ') {
-        while (!s.empty() && s.front() == ' ')
-          s.remove_prefix(1);
-        line = s;
-        continue;
-      }
-    }
-    break;
-  next_round:;
+    if (!strip_one_prefix(line, rank)) break;
   }
   return line;
 }

@@ -1,9 +1,9 @@
 // Catalog entries of the checks that read a node, a launch or a job's log instead of a recipe:
-// preflight's PF* (src/preflight/checks.cpp, cluster.cpp), the probe's TOPO*
-// (probes/topology_findings.cpp) and check-log's LOG* (src/logcheck/checks.cpp). Their computation
-// lives there, on topologies, process environments and logs; the registry holds their ID,
-// severity, rationale, fix and example inputs so `rules` lists them, `explain` shows them and the
-// emitting code takes severity and fix from here. check_rules() skips them (no recipe check);
+// preflight's PF* (src/preflight/preflight_checks.cpp, preflight_cluster.cpp), the probe's TOPO*
+// (probes/topology_findings.cpp) and check-log's LOG* (src/logcheck/logcheck_checks.cpp). Their
+// computation lives there, on topologies, process environments and logs; the registry holds their
+// ID, severity, rationale, fix and example inputs so `rules` lists them, `explain` shows them and
+// the emitting code takes severity and fix from here. check_rules() skips them (no recipe check);
 // Registry.LaunchRuleIdsMatchTheirSources keeps these entries and the IDs the sources emit in step.
 #include "families.h"
 
@@ -31,9 +31,9 @@ Rule launch_rule(std::string_view id, Severity severity, std::string_view family
 }
 
 constexpr std::string_view kNcclEnv =
-    "hcp-plan src/preflight/checks.cpp; NCCL documentation, Environment Variables";
-constexpr std::string_view kNodeChecks = "hcp-plan src/preflight/checks.cpp";
-constexpr std::string_view kClusterChecks = "hcp-plan src/preflight/cluster.cpp";
+    "hcp-plan src/preflight/preflight_checks.cpp; NCCL documentation, Environment Variables";
+constexpr std::string_view kNodeChecks = "hcp-plan src/preflight/preflight_checks.cpp";
+constexpr std::string_view kClusterChecks = "hcp-plan src/preflight/preflight_cluster.cpp";
 constexpr std::string_view kTopo = "hcp-plan probes/topology_findings.cpp";
 // Where check-log's inputs come from (tests/fixtures/logs/README.md cites each print statement).
 constexpr std::string_view kPgLog =

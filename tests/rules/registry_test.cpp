@@ -127,8 +127,9 @@ std::string read_source(const std::string& path) {
 TEST(Registry, LaunchRuleIdsMatchTheirSources) {
   std::set<std::string> emitted;
   std::regex id_literal("\"((PF|TOPO|LOG)[0-9]{3})\"");
-  for (const char* path : {"src/preflight/checks.cpp", "src/preflight/cluster.cpp",
-                           "probes/topology_findings.cpp", "src/logcheck/checks.cpp"}) {
+  for (const char* path :
+       {"src/preflight/preflight_checks.cpp", "src/preflight/preflight_cluster.cpp",
+        "probes/topology_findings.cpp", "src/logcheck/logcheck_checks.cpp"}) {
     std::string text = read_source(path);
     ASSERT_FALSE(text.empty()) << path;
     for (std::sregex_iterator it(text.begin(), text.end(), id_literal), end; it != end; ++it)

@@ -178,6 +178,63 @@ double moe_load_factor(const ModelDims& m, const Hardware& hw) {
   return imbalance;
 }
 
+/// Routed experts of one micro-batch (forward): grouped GEMMs whose rate falls with the tokens
+/// each local expert gets (gemm_half_tokens), times the busiest expert's load; sets expert_fwd,
+/// permute and ep_a2a of `w` and returns the expert GEMM seconds (0 without routed experts).
+/// `dense` is the other linear layers' forward seconds (what EP overlap can hide behind).
+double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const LayoutChoice& l,
+                          const Hardware& hw, const TrainingSetup& setup, const LayerMix& x,
+                          double tokens, double dense) {
+  if (!(x.moe > 0 && m.num_experts > 0)) return 0;
+  const GenerationConstants& k = hw.k;
+  double tp = static_cast<double>(l.tp);
+  double h = static_cast<double>(m.hidden);
+  double rate = gemm_rate(hw, setup.precision);
+  double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
+  double per_expert = tokens * topk * static_cast<double>(l.ep) *
+                      static_cast<double>(l.expert_tp()) /
+                      (tp * static_cast<double>(m.num_experts));
+  double eff = per_expert / (per_expert + std::max(0.0, k.gemm_half_tokens));
+  double width = static_cast<double>(m.moe_ffn) / static_cast<double>(l.expert_tp());
+  if (width > 0) eff *= width / (width + std::max(0.0, k.gemm_half_width));
+  double load = moe_load_factor(m, hw);
+  double active = x.moe_active_params - x.moe_other_params;
+  double experts = kFlopsPerParamToken * tokens * x.moe * active / tp / (rate * eff) * load;
+  w.expert_fwd = experts;
+  // Router, permute and unpermute: memory-bound passes over every routed token copy.
+  w.permute = x.moe * hbm_seconds(k.moe_permute_passes * tokens / tp * topk * h * kBf16, hw);
+  if (l.ep > 1) {
+    // Dispatch and combine, forward and backward: each token copy leaves its GPU unless its
+    // expert is local ((ep-1)/ep of them), on the link the EP group uses.
+    double bytes = tokens / tp * topk * h * kBf16 * (l.ep - 1.0) / l.ep;
+    double off = ep_offdomain_fraction(l, hw);
+    double inter_bytes = bytes * off;
+    if (setup.moe_deepep && off > 0) {
+      // DeepEP / HybridEP send a token once to each remote NVLink domain that holds one of
+      // its experts and forward it inside that domain over NVLink (DeepSeek-V3 technical
+      // report, arXiv 2412.19437, section 3.2.2; deepseek-ai/DeepEP README, internode
+      // kernels): the expected number of remote domains among topk experts spread evenly
+      // over the EP group's domains, instead of one crossing per remote expert.
+      double domains = 1.0 / (1.0 - off);
+      double remote = (domains - 1.0) * (1.0 - std::pow(1.0 - 1.0 / domains, topk));
+      inter_bytes = std::min(inter_bytes, tokens / tp * h * kBf16 * remote);
+    }
+    double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * kPerGiga);
+    double inter = off > 0 ? inter_bytes / (hw.a2a_gbs(false) * kPerGiga) : 0;
+    double one = std::max(intra, inter) + hw.link_latency(off == 0);
+    w.ep_a2a = x.moe * (kEpA2aPerLayerPass * kDirections) * one * load;
+    if (setup.moe_a2a_overlap) {
+      // overlap_moe_expert_parallel_comm runs one micro-batch's dispatch / combine beside the
+      // other's compute (Megatron-LM combined 1F1B schedule; Bridge perf flag moe_a2a_overlap,
+      // scripts/performance/utils/overrides.py:165-175 @5cb3444): hidden up to ep_overlap of
+      // it, and never more than the expert and dense GEMMs beside it (fwd + bwd).
+      double beside = kFwdBwdOverFwd * (dense + experts);
+      w.ep_a2a = std::max((1 - k.ep_overlap) * w.ep_a2a, w.ep_a2a - beside);
+    }
+  }
+  return experts;
+}
+
 Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& l,
                                         const Hardware& hw, const TrainingSetup& setup,
                                         const LinkPlacement& placement, const LayerMix& x) {
@@ -203,51 +260,7 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& 
   }
   // Routed experts: grouped GEMMs whose rate falls with the tokens each local expert gets
   // (gemm_half_tokens), times the busiest expert's load.
-  double experts = 0;
-  if (x.moe > 0 && m.num_experts > 0) {
-    double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
-    double per_expert = tokens * topk * static_cast<double>(l.ep) *
-                        static_cast<double>(l.expert_tp()) /
-                        (tp * static_cast<double>(m.num_experts));
-    double eff = per_expert / (per_expert + std::max(0.0, k.gemm_half_tokens));
-    double width = static_cast<double>(m.moe_ffn) / static_cast<double>(l.expert_tp());
-    if (width > 0) eff *= width / (width + std::max(0.0, k.gemm_half_width));
-    double load = moe_load_factor(m, hw);
-    double active = x.moe_active_params - x.moe_other_params;
-    experts = kFlopsPerParamToken * tokens * x.moe * active / tp / (rate * eff) * load;
-    w.expert_fwd = experts;
-    // Router, permute and unpermute: memory-bound passes over every routed token copy.
-    w.permute = x.moe * hbm_seconds(k.moe_permute_passes * tokens / tp * topk * h * kBf16, hw);
-    if (l.ep > 1) {
-      // Dispatch and combine, forward and backward: each token copy leaves its GPU unless its
-      // expert is local ((ep-1)/ep of them), on the link the EP group uses.
-      double bytes = tokens / tp * topk * h * kBf16 * (l.ep - 1.0) / l.ep;
-      double off = ep_offdomain_fraction(l, hw);
-      double inter_bytes = bytes * off;
-      if (setup.moe_deepep && off > 0) {
-        // DeepEP / HybridEP send a token once to each remote NVLink domain that holds one of
-        // its experts and forward it inside that domain over NVLink (DeepSeek-V3 technical
-        // report, arXiv 2412.19437, section 3.2.2; deepseek-ai/DeepEP README, internode
-        // kernels): the expected number of remote domains among topk experts spread evenly
-        // over the EP group's domains, instead of one crossing per remote expert.
-        double domains = 1.0 / (1.0 - off);
-        double remote = (domains - 1.0) * (1.0 - std::pow(1.0 - 1.0 / domains, topk));
-        inter_bytes = std::min(inter_bytes, tokens / tp * h * kBf16 * remote);
-      }
-      double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * kPerGiga);
-      double inter = off > 0 ? inter_bytes / (hw.a2a_gbs(false) * kPerGiga) : 0;
-      double one = std::max(intra, inter) + hw.link_latency(off == 0);
-      w.ep_a2a = x.moe * (kEpA2aPerLayerPass * kDirections) * one * load;
-      if (setup.moe_a2a_overlap) {
-        // overlap_moe_expert_parallel_comm runs one micro-batch's dispatch / combine beside the
-        // other's compute (Megatron-LM combined 1F1B schedule; Bridge perf flag moe_a2a_overlap,
-        // scripts/performance/utils/overrides.py:165-175 @5cb3444): hidden up to ep_overlap of
-        // it, and never more than the expert and dense GEMMs beside it (fwd + bwd).
-        double beside = kFwdBwdOverFwd * (dense + experts);
-        w.ep_a2a = std::max((1 - k.ep_overlap) * w.ep_a2a, w.ep_a2a - beside);
-      }
-    }
-  }
+  double experts = add_routed_experts(w, m, l, hw, setup, x, tokens, dense);
   double logits = kFlopsPerParamToken * tokens * h * static_cast<double>(m.vocab) * (1 + x.mtp) /
                   tp / hw.gemm_flops();
   double mamba = 0;

@@ -235,15 +235,20 @@ std::string band_text(const PlanOption& o) {
   return " +-" + percent(std::exp(o.band.relative) - 1);
 }
 
-}  // namespace
+/// The letter of option i: the caller's, else the default A, B, ...
+std::string letter_at(const std::vector<std::string>& letters, size_t i) {
+  return i < letters.size() ? letters[i] : letter_of(i);
+}
 
-void explain_options(std::vector<PlanOption>& options, std::vector<std::string>* summary,
-                     bool recommend, const std::vector<bool>& eligible,
-                     const std::vector<std::string>& letters) {
-  auto letter = [&](size_t i) { return i < letters.size() ? letters[i] : letter_of(i); };
-  auto can = [&](size_t i) {
-    return options[i].estimate.fits_memory && (eligible.empty() || eligible[i]);
-  };
+/// An option the recommendation may pick: it fits in memory and is eligible.
+bool can_recommend(const std::vector<PlanOption>& options, const std::vector<bool>& eligible,
+                   size_t i) {
+  return options[i].estimate.fits_memory && (eligible.empty() || eligible[i]);
+}
+
+/// Clear every option's explanation; return the fastest option that may be recommended.
+std::optional<size_t> reset_and_find_fastest(std::vector<PlanOption>& options,
+                                             const std::vector<bool>& eligible) {
   std::optional<size_t> fastest;
   for (size_t i = 0; i < options.size(); ++i) {
     PlanOption& o = options[i];
@@ -251,52 +256,65 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
     o.reasons.clear();
     o.recommended = false;
     o.tie_with_best = false;
-    if (!can(i)) continue;
+    if (!can_recommend(options, eligible, i)) continue;
     if (!fastest || o.estimate.time.step_s < options[*fastest].estimate.time.step_s) fastest = i;
   }
-  // Ties: options whose band overlaps the fastest's. The choice among them does not depend on
-  // their order: the most headroom; within 1 GiB of it, the simplest transport, then the fewest
-  // collectives across NVLink domains, then the fastest.
-  std::optional<size_t> chosen = fastest;
-  if (fastest) {
-    std::vector<size_t> ties;
-    double most_headroom = headroom_gib(options[*fastest]);
-    for (size_t i = 0; i < options.size(); ++i) {
-      if (!can(i)) continue;
-      options[i].tie_with_best = bands_overlap(options[i], options[*fastest]);
-      if (!options[i].tie_with_best) continue;
-      ties.push_back(i);
-      most_headroom = std::max(most_headroom, headroom_gib(options[i]));
-    }
-    auto key = [&](size_t i) {
-      return std::make_tuple(transport_complexity(options[i].layout),
-                             cross_domain_collectives(options[i]), options[i].estimate.time.step_s);
-    };
-    chosen.reset();
-    for (size_t i : ties) {
-      if (headroom_gib(options[i]) < most_headroom - kHeadroomStepGiB) continue;
-      if (!chosen || key(i) < key(*chosen)) chosen = i;
-    }
+  return fastest;
+}
+
+/// Ties: options whose band overlaps the fastest's (marked tie_with_best). The choice among them
+/// does not depend on their order: the most headroom; within 1 GiB of it, the simplest transport,
+/// then the fewest collectives across NVLink domains, then the fastest.
+std::optional<size_t> choose_among_ties(std::vector<PlanOption>& options,
+                                        const std::vector<bool>& eligible,
+                                        std::optional<size_t> fastest) {
+  if (!fastest) return std::nullopt;
+  std::vector<size_t> ties;
+  double most_headroom = headroom_gib(options[*fastest]);
+  for (size_t i = 0; i < options.size(); ++i) {
+    if (!can_recommend(options, eligible, i)) continue;
+    options[i].tie_with_best = bands_overlap(options[i], options[*fastest]);
+    if (!options[i].tie_with_best) continue;
+    ties.push_back(i);
+    most_headroom = std::max(most_headroom, headroom_gib(options[i]));
   }
-  // The tied option closest to the recommendation (the fastest other one), to explain the choice.
+  auto key = [&](size_t i) {
+    return std::make_tuple(transport_complexity(options[i].layout),
+                           cross_domain_collectives(options[i]), options[i].estimate.time.step_s);
+  };
+  std::optional<size_t> chosen;
+  for (size_t i : ties) {
+    if (headroom_gib(options[i]) < most_headroom - kHeadroomStepGiB) continue;
+    if (!chosen || key(i) < key(*chosen)) chosen = i;
+  }
+  return chosen;
+}
+
+/// The tied option closest to the recommendation (the fastest other one), to explain the choice.
+std::optional<size_t> closest_rival(const std::vector<PlanOption>& options,
+                                    std::optional<size_t> chosen) {
   std::optional<size_t> rival;
-  if (chosen) {
-    for (size_t i = 0; i < options.size(); ++i) {
-      if (i == *chosen || !options[i].tie_with_best) continue;
-      if (!rival || options[i].estimate.time.step_s < options[*rival].estimate.time.step_s) {
-        rival = i;
-      }
+  if (!chosen) return rival;
+  for (size_t i = 0; i < options.size(); ++i) {
+    if (i == *chosen || !options[i].tie_with_best) continue;
+    if (!rival || options[i].estimate.time.step_s < options[*rival].estimate.time.step_s) {
+      rival = i;
     }
   }
-  PlanOption* best = chosen ? &options[*chosen] : nullptr;
-  if (recommend && best != nullptr) best->recommended = true;
+  return rival;
+}
+
+/// Each option's notes and reasons: transport, memory, rules, a tie with the fastest, and how it
+/// compares with the recommendation.
+void add_option_reasons(std::vector<PlanOption>& options, std::optional<size_t> fastest,
+                        const PlanOption* best, const std::vector<std::string>& letters) {
   for (size_t i = 0; i < options.size(); ++i) {
     PlanOption& o = options[i];
     comm_reasons(o);
     memory_reason(o);
     rule_notes(o);
     if (fastest && i != *fastest && o.tie_with_best) {
-      o.notes.push_back("tie with " + letter(*fastest));
+      o.notes.push_back("tie with " + letter_at(letters, *fastest));
     }
     if (best != nullptr && &o != best) {
       double slower = o.estimate.time.step_s / best->estimate.time.step_s - 1;
@@ -308,39 +326,49 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
                           (o.tie_with_best ? ", within model error" : ""));
     }
   }
-  std::string tie_sentence;
-  if (best != nullptr && rival) {
-    const PlanOption& r = options[*rival];
-    std::string why = preference(*best, r);
-    if (why.empty()) why = "the higher predicted throughput";
-    tie_sentence = "within model error of " + letter(*rival) + " (" + r.layout.label() + ", " +
-                   format_fixed(r.estimate.tokens_per_s_per_gpu, 0) + band_text(r) + " vs " +
-                   format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + band_text(*best) +
-                   " tokens/s/GPU); preferred for " + why;
-    best->reasons.insert(best->reasons.begin(), tie_sentence);
+}
+
+/// Why the recommendation beat its closest tied rival, put first among its reasons; "" when
+/// there is no rival.
+std::string explain_tie(std::vector<PlanOption>& options, PlanOption* best,
+                        std::optional<size_t> rival, const std::vector<std::string>& letters) {
+  if (best == nullptr || !rival) return "";
+  const PlanOption& r = options[*rival];
+  std::string why = preference(*best, r);
+  if (why.empty()) why = "the higher predicted throughput";
+  std::string tie_sentence = "within model error of " + letter_at(letters, *rival) + " (" +
+                             r.layout.label() + ", " +
+                             format_fixed(r.estimate.tokens_per_s_per_gpu, 0) + band_text(r) +
+                             " vs " + format_fixed(best->estimate.tokens_per_s_per_gpu, 0) +
+                             band_text(*best) + " tokens/s/GPU); preferred for " + why;
+  best->reasons.insert(best->reasons.begin(), tie_sentence);
+  return tie_sentence;
+}
+
+/// The summary when no option fits: the smallest and what to try.
+std::string nothing_fits_line(const std::vector<PlanOption>& options) {
+  const PlanOption* smallest = &options.front();
+  for (const PlanOption& o : options) {
+    if (o.estimate.memory.total < smallest->estimate.memory.total) smallest = &o;
   }
-  if (summary == nullptr) return;
-  summary->clear();
-  if (options.empty()) {
-    summary->push_back("no layout passes the rules on this cluster");
-    return;
-  }
-  if (best == nullptr) {
-    const PlanOption* smallest = &options.front();
-    for (const PlanOption& o : options) {
-      if (o.estimate.memory.total < smallest->estimate.memory.total) smallest = &o;
-    }
-    summary->push_back(
-        "no layout fits in " + format_fixed(options.front().estimate.memory_limit_gib, 0) +
-        " GiB per GPU; the smallest, " + smallest->layout.label() + ", needs " +
-        format_fixed(smallest->estimate.memory_gib(), 1) +
-        " GiB (try --recompute full, a longer pipeline with --max-pp, or more GPUs)");
-    return;
-  }
+  return "no layout fits in " + format_fixed(options.front().estimate.memory_limit_gib, 0) +
+         " GiB per GPU; the smallest, " + smallest->layout.label() + ", needs " +
+         format_fixed(smallest->estimate.memory_gib(), 1) +
+         " GiB (try --recompute full, a longer pipeline with --max-pp, or more GPUs)";
+}
+
+/// The summary lines: the recommendation and why, or why there is none.
+std::vector<std::string> summary_lines(const std::vector<PlanOption>& options,
+                                       const PlanOption* best, std::optional<size_t> fastest,
+                                       const std::string& tie_sentence,
+                                       const std::vector<bool>& eligible,
+                                       const std::vector<std::string>& letters) {
+  if (options.empty()) return {"no layout passes the rules on this cluster"};
+  if (best == nullptr) return {nothing_fits_line(options)};
   size_t best_index = static_cast<size_t>(best - options.data());
   bool is_fastest = fastest && best_index == *fastest;
-  std::string line = "recommended: " + letter(best_index) + " " + best->layout.label() + ", " +
-                     (is_fastest ? "the fastest layout that fits: " : "") +
+  std::string line = "recommended: " + letter_at(letters, best_index) + " " + best->layout.label() +
+                     ", " + (is_fastest ? "the fastest layout that fits: " : "") +
                      format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + band_text(*best) +
                      " tokens/s/GPU, " + duration(best->estimate.time.step_s) + " per step";
   if (!tie_sentence.empty()) {
@@ -348,16 +376,33 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
   } else {
     for (size_t i = 0; i < options.size(); ++i) {
       const PlanOption& o = options[i];
-      if (&o == best || !can(i)) continue;
+      if (&o == best || !can_recommend(options, eligible, i)) continue;
       double ahead = o.estimate.time.step_s / best->estimate.time.step_s - 1;
       line += "; " + percent(ahead) + " ahead of " + o.layout.label();
       break;
     }
   }
-  summary->push_back(line);
+  std::vector<std::string> out{line};
   for (size_t r = tie_sentence.empty() ? 0 : 1; r < best->reasons.size(); ++r) {
-    summary->push_back(best->reasons[r]);
+    out.push_back(best->reasons[r]);
   }
+  return out;
+}
+
+}  // namespace
+
+void explain_options(std::vector<PlanOption>& options, std::vector<std::string>* summary,
+                     bool recommend, const std::vector<bool>& eligible,
+                     const std::vector<std::string>& letters) {
+  std::optional<size_t> fastest = reset_and_find_fastest(options, eligible);
+  std::optional<size_t> chosen = choose_among_ties(options, eligible, fastest);
+  std::optional<size_t> rival = closest_rival(options, chosen);
+  PlanOption* best = chosen ? &options[*chosen] : nullptr;
+  if (recommend && best != nullptr) best->recommended = true;
+  add_option_reasons(options, fastest, best, letters);
+  std::string tie_sentence = explain_tie(options, best, rival, letters);
+  if (summary == nullptr) return;
+  *summary = summary_lines(options, best, fastest, tie_sentence, eligible, letters);
 }
 
 }  // namespace hcp

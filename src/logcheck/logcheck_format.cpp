@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "hcp/logcheck.h"
 #include "hcp/report.h"
@@ -187,6 +188,21 @@ std::string format_log_report_json(const LogCheckReport& report) {
   j["diagnostics"] = validate_form["diagnostics"];
   j["summary"] = validate_form["summary"];
   return j.dump(2) + "\n";
+}
+
+std::string format_log_check(const std::string& format, const LogCheckReport& report,
+                             const std::string& tool_version) {
+  DiagnosticsReport diags;
+  diags.recipe = report.log.files.empty() ? "log" : report.log.files.front();
+  diags.framework = report.log.config ? framework_name(report.log.config->recipe.framework) : "";
+  diags.diagnostics = report.diagnostics;
+  std::vector<DiagnosticsReport> reports{diags};
+  if (format == "sarif") return format_diagnostics_sarif(reports, tool_version);
+  if (format == "junit") return format_diagnostics_junit(reports);
+  if (format == "github") return format_diagnostics_github(reports);
+  if (format == "gcc") return format_diagnostics_gcc(reports);
+  if (format == "json") return format_log_report_json(report);
+  return format_log_report_text(report);
 }
 
 }  // namespace hcp

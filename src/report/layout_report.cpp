@@ -1,5 +1,8 @@
-// JSON forms of `groups` and `simulate` (see layout_report.h).
+// JSON forms of `groups` and `simulate`, and simulate's text (see layout_report.h).
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "hcp/cp_volume.h"
 #include "hcp/json_io.h"
@@ -52,6 +55,26 @@ ordered_json per_rank(const std::vector<int64_t>& values) {
   for (size_t r = 0; r < values.size(); ++r)
     j[std::to_string(r)] = values[r];
   return j;
+}
+
+std::string sci(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2e", x);
+  return buffer;
+}
+
+std::string list_text(const std::vector<int>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string groups_text(const std::vector<std::vector<int>>& groups) {
+  std::string s;
+  for (const auto& g : groups)
+    s += (s.empty() ? "" : " ") + list_text(g);
+  return s;
 }
 
 }  // namespace
@@ -145,6 +168,52 @@ std::string format_simulate_json(const CpSimResult& r, const CpSimOptions& o, do
   j["rank_chunks"] = r.rank_chunks;
   j["hcp_groups"] = r.hcp_groups;
   return json_dump(j, 2) + "\n";
+}
+
+std::string format_simulate_text(const CpSimResult& r, const CpSimOptions& o, double tolerance) {
+  std::string t = "simulate: S=" + std::to_string(o.shape.seq_length) +
+                  " heads=" + std::to_string(o.shape.heads) +
+                  " kv_heads=" + std::to_string(o.shape.kv_heads) +
+                  " head_dim=" + std::to_string(o.shape.head_dim) +
+                  (o.shape.causal ? " causal" : " non-causal") + " cp=" + std::to_string(o.cp) +
+                  " cp_comm_type=" + cp_comm_type_name(o.comm_type);
+  if (!o.hcp.empty()) t += " hcp=" + std::to_string(o.hcp[0]) + "x" + std::to_string(o.hcp[1]);
+  t += "\n  chunks (of " + std::to_string(2 * o.cp) + "):";
+  for (size_t i = 0; i < r.rank_chunks.size(); ++i) {
+    t += " rank " + std::to_string(i) + ": " + std::to_string(r.rank_chunks[i][0]) + "," +
+         std::to_string(r.rank_chunks[i][1]) + (i + 1 < r.rank_chunks.size() ? ";" : "");
+  }
+  t += "\n";
+  if (r.hcp_groups.size() == 2) {
+    t += "  hcp groups: a2a " + groups_text(r.hcp_groups[0]) + "  p2p ring " +
+         groups_text(r.hcp_groups[1]) + "\n";
+  }
+  if (o.local_only) {
+    t += "  CP communication OFF (--local-only): each rank attends only its own chunks\n";
+  }
+  const bool ok = r.max_abs_error < tolerance;
+  t += "  max abs error vs full attention: " + sci(r.max_abs_error) + " (tolerance " +
+       sci(tolerance) + "): " + (ok ? "OK" : "WRONG") + "\n";
+  t += "  single-device blocked online softmax vs full: " + sci(r.blocked_max_abs_error) + "\n";
+  t += "  forward bytes sent per rank (" + std::to_string(o.bytes_per_element) + " B/element):";
+  for (size_t i = 0; i < r.comm_bytes_per_rank.size(); ++i) {
+    t += (i % 4 == 0 ? "\n    " : "  ") + std::string("rank ") + std::to_string(i) + ": " +
+         std::to_string(r.comm_bytes_per_rank[i]);
+  }
+  t += "\n  cp_volume formula, forward per rank: a2a " +
+       std::to_string(r.formula.a2a_forward_bytes) + " + ring " +
+       std::to_string(r.formula.ring_forward_bytes) + " = " +
+       std::to_string(r.formula.forward_bytes()) +
+       (o.local_only            ? " (not sent: communication off)"
+        : r.bytes_match_formula ? " (match)"
+                                : " (MISMATCH)") +
+       "\n";
+  if (!ok && o.local_only) {
+    t += "  This is what training computes when CP is configured but its communication is off "
+         "(e.g. hierarchical_context_parallel_sizes unset with a2a+p2p): every rank sees only "
+         "its own chunks.\n";
+  }
+  return t;
 }
 
 }  // namespace hcp

@@ -1,7 +1,9 @@
-// groups and simulate JSON contracts, formatted without the CLI (issue 16, point 11).
+// groups and simulate JSON contracts and simulate's text, formatted without the CLI (issue 16,
+// point 11).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "hcp/layout_report.h"
 
@@ -64,6 +66,22 @@ TEST(SimulateJson, BytesPerRankAndVerdict) {
   EXPECT_EQ(j["cp_comm_type"], "p2p");
   EXPECT_EQ(j["rank_chunks"][0], json({0, 3}));
   EXPECT_EQ(j["seq_length"], 64);
+}
+
+TEST(SimulateText, ProblemChunksErrorAndBytes) {
+  CpSimOptions o;
+  o.shape = {64, 4, 4, 8, true};
+  o.cp = 2;
+  CpSimResult r;
+  r.max_abs_error = 1e-2;
+  r.comm_bytes_per_rank = {100, 120};
+  r.rank_chunks = {{0, 3}, {1, 2}};
+  std::string text = format_simulate_text(r, o, 1e-3);
+  EXPECT_EQ(text.rfind("simulate: S=64 heads=4 kv_heads=4 head_dim=8 causal cp=2", 0), 0u) << text;
+  EXPECT_NE(text.find("chunks (of 4): rank 0: 0,3; rank 1: 1,2"), std::string::npos) << text;
+  EXPECT_NE(text.find("(tolerance 1.00e-03): WRONG"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1: 120"), std::string::npos) << text;
+  EXPECT_NE(text.find("(MISMATCH)"), std::string::npos) << text;
 }
 
 }  // namespace

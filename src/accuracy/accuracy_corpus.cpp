@@ -118,6 +118,55 @@ Recompute recompute_of(const json& settings) {
   return Recompute::kNone;
 }
 
+/// The recompute settings of a row: full (recompute_num_layers) or selective (its modules).
+void read_recompute(const json& settings, TrainingSetup& setup) {
+  setup.recompute = recompute_of(settings);
+  if (settings.contains("recompute_modules") && settings["recompute_modules"].is_array()) {
+    for (const json& module : settings["recompute_modules"]) {
+      if (module.is_string()) setup.recompute_modules.push_back(module.get<std::string>());
+    }
+  }
+  setup.recompute_layers = int_or(settings, "recompute_num_layers", 0);
+}
+
+/// CUDA graphs of a row: on unless cuda_graph_impl is "none", and whether they capture the full
+/// iteration.
+void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
+  std::string graphs = string_or(settings, "cuda_graph_impl", "none");
+  setup.cuda_graphs = !graphs.empty() && graphs != "none";
+  // Full-iteration graphs as Bridge decides them (src/megatron/bridge/utils/cuda_graph.py:118-126,
+  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444): impl "full_iteration", or impl "local" with
+  // "full_iteration" in the scope.
+  bool full_scope = false;
+  if (settings.contains("cuda_graph_scope")) {
+    const json& scope = settings["cuda_graph_scope"];
+    if (scope.is_string()) full_scope = scope.get<std::string>() == "full_iteration";
+    if (scope.is_array()) {
+      for (const json& item : scope)
+        full_scope =
+            full_scope || (item.is_string() && item.get<std::string>() == "full_iteration");
+    }
+  }
+  setup.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
+}
+
+/// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens.
+void read_measured(const json& r, CorpusRow& row) {
+  const json empty = json::object();
+  const json& measured = r.contains("measured") ? r["measured"] : empty;
+  if (measured.contains("tokens_per_s_per_gpu") && measured["tokens_per_s_per_gpu"].is_number()) {
+    row.measured_tokens = measured["tokens_per_s_per_gpu"].get<double>();
+  }
+  if (measured.contains("model_tflops_per_gpu") && measured["model_tflops_per_gpu"].is_number()) {
+    row.measured_tflops = measured["model_tflops_per_gpu"].get<double>();
+  }
+  if (row.measured_tokens <= 0 && row.measured_tflops > 0 && row.dims.seq_length > 0) {
+    row.tflops_metric = true;
+    row.measured_tokens = row.measured_tflops * 1e12 / model_flops_per_token(row.dims);
+  }
+  if (row.measured_tokens <= 0 && row.excluded.empty()) row.excluded = "no measured throughput";
+}
+
 Result<CorpusRow> row_of(const json& r, const json& models, const std::string& path) {
   CorpusRow row;
   row.id = string_or(r, "id");
@@ -170,13 +219,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
     row.settings_found =
         row.kind != "bridge_summary" || bool_or(r["settings_source"], "found", false);
   }
-  row.setup.recompute = recompute_of(settings);
-  if (settings.contains("recompute_modules") && settings["recompute_modules"].is_array()) {
-    for (const json& module : settings["recompute_modules"]) {
-      if (module.is_string()) row.setup.recompute_modules.push_back(module.get<std::string>());
-    }
-  }
-  row.setup.recompute_layers = int_or(settings, "recompute_num_layers", 0);
+  read_recompute(settings, row.setup);
   // cpu_offloading_num_layers: Bridge's perf overrides turn on model.cpu_offloading for that
   // many layers' activations (weights stay on the GPU): scripts/performance/utils/overrides.py
   // _set_recompute_overrides (NVIDIA-NeMo/Megatron-Bridge v0.4.2 @c810129, lines 140-143).
@@ -193,41 +236,14 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   if (auto p = parse_precision(row.precision)) row.setup.precision = *p;
   row.setup.fp8_attention = bool_or(settings, "fp8_dot_product_attention", false);
   row.setup.fsdp = int_or(r, "fsdp", 0) > 0 || bool_or(settings, "use_megatron_fsdp", false);
-  std::string graphs = string_or(settings, "cuda_graph_impl", "none");
-  row.setup.cuda_graphs = !graphs.empty() && graphs != "none";
-  // Full-iteration graphs as Bridge decides them (src/megatron/bridge/utils/cuda_graph.py:118-126,
-  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444): impl "full_iteration", or impl "local" with
-  // "full_iteration" in the scope.
-  bool full_scope = false;
-  if (settings.contains("cuda_graph_scope")) {
-    const json& scope = settings["cuda_graph_scope"];
-    if (scope.is_string()) full_scope = scope.get<std::string>() == "full_iteration";
-    if (scope.is_array()) {
-      for (const json& item : scope)
-        full_scope =
-            full_scope || (item.is_string() && item.get<std::string>() == "full_iteration");
-    }
-  }
-  row.setup.cuda_graph_full_iteration =
-      graphs == "full_iteration" || (graphs == "local" && full_scope);
+  read_cuda_graphs(settings, row.setup);
   // moe_a2a_overlap sets comm_overlap.overlap_moe_expert_parallel_comm (and delayed wgrad):
   // scripts/performance/utils/overrides.py:165-175 (Megatron-Bridge v0.5.1 @5cb3444).
   row.setup.moe_a2a_overlap = bool_or(settings, "moe_a2a_overlap", false);
   row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty();
   // "DeepSeekV3 (w/o MTP)" rows: the same model without its multi-token prediction layer.
   if (string_or(r, "variant") == "without MTP") row.dims.mtp_layers = 0;
-  const json& measured = r.contains("measured") ? r["measured"] : empty;
-  if (measured.contains("tokens_per_s_per_gpu") && measured["tokens_per_s_per_gpu"].is_number()) {
-    row.measured_tokens = measured["tokens_per_s_per_gpu"].get<double>();
-  }
-  if (measured.contains("model_tflops_per_gpu") && measured["model_tflops_per_gpu"].is_number()) {
-    row.measured_tflops = measured["model_tflops_per_gpu"].get<double>();
-  }
-  if (row.measured_tokens <= 0 && row.measured_tflops > 0 && row.dims.seq_length > 0) {
-    row.tflops_metric = true;
-    row.measured_tokens = row.measured_tflops * 1e12 / model_flops_per_token(row.dims);
-  }
-  if (row.measured_tokens <= 0 && row.excluded.empty()) row.excluded = "no measured throughput";
+  read_measured(r, row);
   return row;
 }
 

@@ -1,0 +1,532 @@
+// Predicting the corpus, error metrics, the fitter and leave-one-model-out.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hcp/accuracy.h"
+
+namespace hcp::accuracy {
+
+namespace {
+
+/// The cluster profile of each row and its GPU generation.
+struct RowCluster {
+  ClusterProfile profile;
+  std::string generation;
+  GpuGeneration gen = GpuGeneration::kHopper;  ///< The same, as the enum fit_group takes.
+  bool ok = false;
+  std::string error;
+};
+
+std::map<std::string, RowCluster> clusters_of(const Corpus& corpus) {
+  std::map<std::string, RowCluster> out;
+  for (const CorpusRow& row : corpus.rows) {
+    if (!row.excluded.empty() || out.count(row.cluster)) continue;
+    RowCluster c;
+    auto profile = find_cluster_profile(row.cluster);
+    if (profile) {
+      c.profile = *profile;
+      c.gen = gpu_generation(*profile);
+      c.generation = generation_name(c.gen);
+      c.ok = true;
+    } else {
+      c.error = profile.error().message;
+    }
+    out.emplace(row.cluster, std::move(c));
+  }
+  return out;
+}
+
+Prediction predict_row(const CorpusRow& row, const Hardware& hw) {
+  Prediction p;
+  p.row = &row;
+  auto e = estimate(row.dims, row.layout, hw, row.setup);
+  if (!e) {
+    p.error = e.error().message;
+    return p;
+  }
+  p.predicted_tokens = e->tokens_per_s_per_gpu;
+  p.fits_memory = e->fits_memory;
+  p.memory = e->memory;
+  p.time = e->time;
+  p.memory_limit_gib = e->memory_limit_gib;
+  return p;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double pos = q * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(v.size() - 1, lo + 1);
+  double frac = pos - static_cast<double>(lo);
+  return v[lo] * (1 - frac) + v[hi] * frac;
+}
+
+int sign(double x) {
+  return (x > 0) - (x < 0);
+}
+
+/// Kendall tau-b of predicted vs measured inside one group; nullopt when undefined.
+std::optional<double> kendall_tau_b(const std::vector<const Prediction*>& group) {
+  int64_t concordant = 0;
+  int64_t discordant = 0;
+  int64_t ties_measured = 0;
+  int64_t ties_predicted = 0;
+  int64_t pairs = 0;
+  for (size_t i = 0; i < group.size(); ++i) {
+    for (size_t j = i + 1; j < group.size(); ++j) {
+      ++pairs;
+      int sm = sign(group[i]->row->measured_tokens - group[j]->row->measured_tokens);
+      // Predictions closer than 0.1 % are a tie (the model cannot tell them apart).
+      double a = group[i]->predicted_tokens;
+      double b = group[j]->predicted_tokens;
+      int sp = std::abs(a - b) <= 1e-3 * std::max(a, b) ? 0 : sign(a - b);
+      if (sm == 0) ++ties_measured;
+      if (sp == 0) ++ties_predicted;
+      if (sm != 0 && sp != 0) (sm == sp ? concordant : discordant)++;
+    }
+  }
+  double denom = std::sqrt(static_cast<double>(pairs - ties_measured) *
+                           static_cast<double>(pairs - ties_predicted));
+  if (denom <= 0) return std::nullopt;
+  return static_cast<double>(concordant - discordant) / denom;
+}
+
+std::string group_key(const CorpusRow& row) {
+  return row.model + " | " + row.system;
+}
+
+constexpr double kUnpricedPenalty = 4.0;  // (log e^2)^2: an unpriced row counts as 7x off.
+
+}  // namespace
+
+double Prediction::residual() const {
+  if (predicted_tokens <= 0 || !row || row->measured_tokens <= 0) return 0;
+  return std::log(row->measured_tokens / predicted_tokens);
+}
+
+double Prediction::ape() const {
+  if (!row || row->measured_tokens <= 0) return 0;
+  return std::abs(predicted_tokens - row->measured_tokens) / row->measured_tokens;
+}
+
+std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit) {
+  auto clusters = clusters_of(corpus);
+  ModelConstants constants = ModelConstants::fit_start();
+  if (fit) apply_fit(constants, *fit);
+  std::vector<Prediction> out;
+  for (const CorpusRow& row : corpus.rows) {
+    if (!row.excluded.empty()) continue;
+    const RowCluster& c = clusters.at(row.cluster);
+    if (!c.ok) {
+      Prediction p;
+      p.row = &row;
+      p.error = "cluster profile " + row.cluster + ": " + c.error;
+      out.push_back(p);
+      continue;
+    }
+    out.push_back(predict_row(row, hardware_from_profile(c.profile, constants)));
+  }
+  return out;
+}
+
+Metrics metrics_of(const std::vector<Prediction>& predictions) {
+  Metrics m;
+  std::vector<double> apes;
+  std::map<std::string, std::vector<const Prediction*>> groups;
+  for (const Prediction& p : predictions) {
+    ++m.rows;
+    if (p.predicted_tokens <= 0) {
+      ++m.unpriced;
+      continue;
+    }
+    if (!p.fits_memory) ++(p.row->settings_found ? m.predicted_oom : m.predicted_oom_unknown);
+    apes.push_back(p.ape());
+    groups[group_key(*p.row)].push_back(&p);
+  }
+  if (!apes.empty()) {
+    double sum = 0;
+    int64_t within = 0;
+    for (double a : apes) {
+      sum += a;
+      within += a <= 0.15;
+    }
+    m.mape = sum / static_cast<double>(apes.size());
+    m.median_ape = percentile(apes, 0.5);
+    m.within_15 = static_cast<double>(within) / static_cast<double>(apes.size());
+  }
+  double tau_sum = 0;
+  for (const auto& [key, group] : groups) {
+    if (group.size() < 3) continue;
+    auto tau = kendall_tau_b(group);
+    if (!tau) continue;
+    tau_sum += *tau;
+    ++m.tau_groups;
+  }
+  if (m.tau_groups > 0) m.kendall_tau = tau_sum / static_cast<double>(m.tau_groups);
+  return m;
+}
+
+std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
+  std::vector<std::pair<std::string, std::vector<Prediction>>> named;
+  auto add = [&](const std::string& name, const Prediction& p) {
+    for (auto& [n, list] : named) {
+      if (n == name) {
+        list.push_back(p);
+        return;
+      }
+    }
+    named.emplace_back(name, std::vector<Prediction>{p});
+  };
+  for (const Prediction& p : predictions)
+    add("all", p);
+  for (const char* f : {"dense", "moe", "hybrid"}) {
+    for (const Prediction& p : predictions) {
+      if (family_name(p.row->family) == std::string(f)) add(std::string("family ") + f, p);
+    }
+  }
+  for (const Prediction& p : predictions)
+    add("CP " + std::string(p.row->layout.cp > 1 ? ">1" : "=1"), p);
+  std::set<std::string> precisions;
+  std::set<std::string> systems;
+  for (const Prediction& p : predictions) {
+    precisions.insert(p.row->precision);
+    systems.insert(p.row->system);
+  }
+  for (const std::string& prec : precisions) {
+    for (const Prediction& p : predictions) {
+      if (p.row->precision == prec) add("precision " + prec, p);
+    }
+  }
+  for (const std::string& sys : systems) {
+    for (const Prediction& p : predictions) {
+      if (p.row->system == sys) add("GPU " + sys, p);
+    }
+  }
+  for (const Prediction& p : predictions) {
+    if (p.row->kind == "nemo_long_sequence" && p.row->layout.cp > 1 &&
+        p.row->dims.seq_length >= 32768) {
+      add("NeMo long-seq CP 32K-1M", p);
+    }
+  }
+  std::vector<Slice> out;
+  for (const auto& [name, list] : named)
+    out.push_back({name, metrics_of(list)});
+  return out;
+}
+
+namespace {
+
+/// A corpus row the fit prices, with its cluster.
+struct FitRow {
+  const CorpusRow* row;
+  const RowCluster* cluster;
+};
+
+/// One fitted value: a constant of one generation, or one value shared by a fit group.
+struct FitParameter {
+  std::string qualified;            ///< "<generation>.<constant>" (the first one when shared)
+  const ConstantInfo* info;         ///< Its catalogue entry (bounds).
+  std::vector<size_t> rows;         ///< Rows of that generation (every row when shared).
+  std::vector<std::string> copies;  ///< Shared constants: the other generations' names.
+  bool inert = false;  ///< No trial changed the loss: the corpus says nothing about it.
+};
+
+/// The fitter's state: the rows it prices, the constants it moves (starting from the priors or
+/// the defaults, then `start`), its parameters and the current loss of each row.
+class Fitter {
+ public:
+  Fitter(const Corpus& corpus, const FittedModel* start, const FitOptions& options)
+      : options_(options),
+        clusters_(clusters_of(corpus)),
+        prior_(options.from_priors ? ModelConstants::priors() : ModelConstants::fit_start()),
+        constants_(prior_),
+        initial_(prior_) {
+    select_rows(corpus);
+    if (start) apply_fit(constants_, *start);
+    initial_ = constants_;
+    add_parameters();
+  }
+  Fitter(const Fitter&) = delete;
+  Fitter& operator=(const Fitter&) = delete;
+
+  /// Coordinate descent in log space: options.max_rounds rounds over every parameter.
+  void descend() {
+    price_every_row();
+    for (int round = 0; round < options_.max_rounds; ++round) {
+      double step = std::log(2.0) / (1 + round);
+      for (FitParameter& p : params_) {
+        if (p.inert || p.rows.empty()) continue;
+        descend_one(p, step, round);
+      }
+    }
+  }
+
+  /// The fit as a FittedModel (see fitted_constants for which constants it lists).
+  FittedModel result(const Corpus& corpus, const FittedModel* start) const {
+    FittedModel out;
+    out.corpus = corpus.path;
+    out.objective = "minimise the mean squared log(measured / predicted) tokens/s/GPU over " +
+                    std::to_string(rows_.size()) + " rows (coordinate descent, " +
+                    std::to_string(options_.max_rounds) + " rounds, log-space steps)";
+    out.constants = fitted_constants();
+    out.from_priors = options_.from_priors;
+    out.prior_weight = options_.prior_weight;
+    out.rounds = options_.max_rounds;
+    if (start) {
+      out.bands = start->bands;
+      out.lomo_mape_threshold = start->lomo_mape_threshold;
+    }
+    return out;
+  }
+
+ private:
+  /// The rows the fit prices: not excluded, of the models the options name, on a known cluster.
+  void select_rows(const Corpus& corpus) {
+    for (const CorpusRow& row : corpus.rows) {
+      if (!row.excluded.empty() || row.model == options_.exclude_model) continue;
+      if (!options_.only_models.empty() &&
+          std::find(options_.only_models.begin(), options_.only_models.end(), row.model) ==
+              options_.only_models.end()) {
+        continue;
+      }
+      const RowCluster& c = clusters_.at(row.cluster);
+      if (!c.ok) continue;
+      rows_.push_back({&row, &c});
+      generations_.insert(c.generation);
+    }
+  }
+
+  /// The rows a constant's fit group covers (model_constants.h, fit_group).
+  std::vector<size_t> rows_of_group(std::string_view name, std::string_view group) const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      if (fit_group(name, rows_[i].cluster->gen) == group) out.push_back(i);
+    }
+    return out;
+  }
+
+  bool set_value(const FitParameter& p, double v) {
+    bool ok = constants_.set(p.qualified, v, "fit");
+    for (const std::string& q : p.copies)
+      ok = constants_.set(q, v, "fit") && ok;
+    return ok;
+  }
+
+  /// Parameters: the catalogue's fittable constants of every generation with rows.
+  void add_parameters() {
+    for (const ConstantInfo& info : constant_catalog()) {
+      if (!info.fittable) continue;
+      // One parameter per fit group: a generation's own value, or one value shared by the
+      // generations whose hardware or software the constant describes alike, fitted on all their
+      // rows and written to each of them.
+      std::map<std::string_view, std::vector<std::string>> groups;
+      for (int g = 0; g < kGpuGenerations; ++g) {
+        auto gen = static_cast<GpuGeneration>(g);
+        groups[fit_group(info.name, gen)].push_back(generation_name(gen));
+      }
+      for (const auto& [group, members] : groups) {
+        add_parameter(info, group, members);
+      }
+    }
+  }
+
+  void add_parameter(const ConstantInfo& info, std::string_view group,
+                     const std::vector<std::string>& members) {
+    FitParameter p{"", &info, rows_of_group(info.name, group), {}};
+    if (p.rows.empty()) return;
+    double log_sum = 0;
+    int counted = 0;
+    for (const std::string& g : members) {
+      std::string q = g + "." + std::string(info.name);
+      if (p.qualified.empty()) {
+        p.qualified = q;
+      } else {
+        p.copies.push_back(q);
+      }
+      double v = *constants_.get(q);
+      if (generations_.count(g) && v > 0) {
+        log_sum += std::log(v);
+        ++counted;
+      }
+    }
+    // A shared value starts from the geometric mean of its generations' starting values.
+    if (!p.copies.empty() && counted > 0) set_value(p, std::exp(log_sum / counted));
+    params_.push_back(std::move(p));
+  }
+
+  double row_loss(size_t i) const {
+    Prediction p =
+        predict_row(*rows_[i].row, hardware_from_profile(rows_[i].cluster->profile, constants_));
+    if (p.predicted_tokens <= 0) return kUnpricedPenalty;
+    double r = p.residual();
+    return r * r;
+  }
+
+  /// The pull of the prior on one constant: prior_weight x log(value / prior)^2.
+  double penalty(const FitParameter& p, double v) const {
+    double p0 = *prior_.get(p.qualified);
+    if (options_.prior_weight <= 0 || p0 <= 0 || v <= 0) return 0.0;
+    double d = std::log(v / p0);
+    return options_.prior_weight * d * d;
+  }
+
+  /// The loss of every row and the total with the priors' pull.
+  void price_every_row() {
+    loss_.assign(rows_.size(), 0);
+    best_ = 0;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      loss_[i] = row_loss(i);
+      best_ += loss_[i];
+    }
+    for (const FitParameter& p : params_)
+      best_ += penalty(p, *constants_.get(p.qualified));
+  }
+
+  /// Try p at original x e^(k step), k in {-1, -0.5, 0.5, 1}, and keep the best total.
+  void descend_one(FitParameter& p, double step, int round) {
+    double original = *constants_.get(p.qualified);
+    bool moved_loss = false;
+    std::vector<double> trials;
+    if (original > 0) {
+      for (double k : {-1.0, -0.5, 0.5, 1.0})
+        trials.push_back(original * std::exp(k * step));
+    } else {
+      trials = {p.info->max * 1e-3, p.info->max * 1e-2};  // a zero cannot move in log space
+    }
+    double best_value = original;
+    std::vector<double> best_loss;
+    const double base = best_;  // the total at `original`: every trial is priced from it
+    for (double v : trials) {
+      v = std::clamp(v, p.info->min, p.info->max);
+      if (v == original || !set_value(p, v)) continue;
+      std::vector<double> trial = loss_;
+      double rows_change = 0;
+      for (size_t i : p.rows) {
+        trial[i] = row_loss(i);
+        rows_change += trial[i] - loss_[i];
+      }
+      moved_loss = moved_loss || std::abs(rows_change) > 1e-12;
+      double sum = base + rows_change - penalty(p, original) + penalty(p, v);
+      if (sum < best_ - 1e-9) {
+        best_ = sum;
+        best_value = v;
+        best_loss = std::move(trial);
+      }
+    }
+    set_value(p, best_value);
+    if (!best_loss.empty()) loss_ = std::move(best_loss);
+    if (round == 0 && !moved_loss) p.inert = true;
+  }
+
+  /// Every constant of every generation, so that the fit file holds every value `plan` runs:
+  /// a fittable constant that differs from where fits start (fit_start and the start fit), with
+  /// its fit group's rows; any other with its source (the start fit's, or the catalogue's).
+  std::vector<FittedConstant> fitted_constants() const {
+    std::vector<FittedConstant> out;
+    for (int gi = 0; gi < kGpuGenerations; ++gi) {
+      auto gen = static_cast<GpuGeneration>(gi);
+      std::string g = generation_name(gen);
+      for (const ConstantInfo& info : constant_catalog()) {
+        std::vector<size_t> group_rows = rows_of_group(info.name, fit_group(info.name, gen));
+        std::string q = g + "." + std::string(info.name);
+        double value = *constants_.get(q);
+        bool moved = value != *ModelConstants::fit_start().get(q) || value != *initial_.get(q);
+        FittedConstant c;
+        c.name = std::string(info.name);
+        c.generation = g;
+        c.value = value;
+        if (moved && info.fittable && !group_rows.empty()) {
+          for (size_t i : group_rows)
+            c.fitted_on.push_back(rows_[i].row->id);
+        } else {
+          c.source = moved ? constants_.source(q) : initial_.source(q);
+        }
+        out.push_back(std::move(c));
+      }
+    }
+    return out;
+  }
+
+  const FitOptions& options_;
+  std::map<std::string, RowCluster> clusters_;
+  std::vector<FitRow> rows_;
+  std::set<std::string> generations_;
+  const ModelConstants& prior_;
+  ModelConstants constants_;
+  ModelConstants initial_;
+  std::vector<FitParameter> params_;
+  std::vector<double> loss_;
+  double best_ = 0;
+};
+
+}  // namespace
+
+FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions& options) {
+  Fitter fitter(corpus, start, options);
+  fitter.descend();
+  return fitter.result(corpus, start);
+}
+
+std::vector<Prediction> leave_one_model_out(const Corpus& corpus, const FittedModel* start,
+                                            const FitOptions& options) {
+  std::set<std::string> models;
+  for (const CorpusRow& row : corpus.rows) {
+    if (row.excluded.empty()) models.insert(row.model);
+  }
+  std::vector<Prediction> out;
+  for (const std::string& model : models) {
+    FitOptions o = options;
+    o.exclude_model = model;
+    FittedModel without = fit(corpus, start, o);
+    for (const Prediction& p : predict(corpus, &without)) {
+      if (p.row->model == model) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+std::vector<RegimeBand> bands_from(const std::vector<Prediction>& predictions) {
+  std::map<std::string, std::vector<const Prediction*>> by_regime;
+  std::map<std::string, std::vector<double>> by_group;
+  for (const Prediction& p : predictions) {
+    if (p.predicted_tokens <= 0) continue;
+    Regime r{p.row->family, p.row->layout.cp > 1};
+    by_regime[r.key()].push_back(&p);
+    by_group[group_key(*p.row)].push_back(p.residual());
+  }
+  std::map<std::string, double> group_mean;
+  for (const auto& [key, list] : by_group) {
+    double s = 0;
+    for (double v : list)
+      s += v;
+    group_mean[key] = s / static_cast<double>(list.size());
+  }
+  std::vector<RegimeBand> out;
+  for (const auto& [key, list] : by_regime) {
+    if (list.size() < 3) continue;
+    std::vector<double> residuals;
+    std::vector<double> deviations;
+    for (const Prediction* p : list) {
+      residuals.push_back(p->residual());
+      std::string g = group_key(*p->row);
+      if (by_group[g].size() >= 2) deviations.push_back(std::abs(p->residual() - group_mean[g]));
+    }
+    RegimeBand b;
+    b.regime = key;
+    b.rows = static_cast<int64_t>(list.size());
+    b.low = percentile(residuals, 0.10);
+    b.high = percentile(residuals, 0.90);
+    b.relative = deviations.empty() ? (b.high - b.low) / 2 : percentile(deviations, 0.80);
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace hcp::accuracy
