@@ -26,6 +26,8 @@ EXEMPT = {
     # Catalog data: one launch_rule(...) entry per PF / LOG rule, nothing else.
     "src/rules/rules_launch.cpp:add_preflight_rules",
     "src/rules/rules_launch.cpp:add_logcheck_rules",
+    # Hardware data: one GpuSpec row per GPU model with its figures' sources, nothing else.
+    "src/hardware/gpu_specs.cpp:gpu_spec_table",
     # Test data: one {ID, fires, stays quiet} case per rule of the family.
     "tests/rules/rules_backend_test.cpp:backend_cases",
     "tests/rules/rules_dynamic_test.cpp:dynamic_cases",
