@@ -8,6 +8,7 @@
 #include "common_options.h"
 #include "hcp/cluster.h"
 #include "hcp/json_io.h"
+#include "hcp/preflight.h"
 #include "hcp/topology.h"
 #include "output.h"
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "families.h"
 #include "hcp/checked.h"
@@ -13,23 +14,70 @@
 
 namespace hcp {
 
-// --- Reporter -------------------------------------------------------------------------------
+// --- Findings: severity and fix from the catalog entry -----------------------------------------
 
-void Reporter::report(std::string_view key, std::string message) {
-  report(key, std::move(message), rule_.severity);
+namespace {
+
+const RuleCase* find_case(const Rule& rule, std::string_view name) {
+  for (const RuleCase& c : rule.cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
 }
 
-void Reporter::report(std::string_view key, std::string message, Severity severity,
-                      std::string fix) {
+/// Return `fix` with its "{}" slot (if any) filled with `value`.
+std::string filled(std::string_view fix, const std::string& value) {
+  std::string text(fix);
+  if (size_t slot = text.find("{}"); slot != std::string::npos) text.replace(slot, 2, value);
+  return text;
+}
+
+/// The finding of `rule` in case `as`: ID, severity, fix and enforced_by from the entry.
+Diagnostic finding_of(const Rule& rule, const FindingCase& as, std::string key,
+                      std::string message) {
+  const RuleCase* c = find_case(rule, as.name);
+  if (c == nullptr && !as.name.empty()) {
+    throw std::logic_error(std::string(rule.id) + " has no case '" + std::string(as.name) +
+                           "' in the rule catalog");
+  }
   Diagnostic d;
-  d.id = std::string(rule_.id);
-  d.severity = severity;
+  d.id = std::string(rule.id);
+  d.severity = c != nullptr ? c->severity : rule.severity;
   d.message = std::move(message);
-  d.key = std::string(key);
-  d.location = key.empty() ? recipe_.where("") : recipe_.where(key);
-  d.fix = fix.empty() ? std::string(rule_.fix) : std::move(fix);
-  for (std::string_view who : rule_.enforced_by)
+  d.key = std::move(key);
+  d.fix = filled(c != nullptr && c->fix ? *c->fix : rule.fix, as.fix_value);
+  for (std::string_view who : rule.enforced_by)
     d.enforced_by.emplace_back(who);
+  return d;
+}
+
+const Rule& catalog_entry(std::string_view id) {
+  const Rule* rule = find_rule(id);
+  if (rule == nullptr) {
+    throw std::logic_error(std::string(id) + " is not in the rule catalog");
+  }
+  return *rule;
+}
+
+}  // namespace
+
+Diagnostic finding(std::string_view id, std::string key, std::string message,
+                   const FindingCase& as) {
+  return finding_of(catalog_entry(id), as, std::move(key), std::move(message));
+}
+
+Diagnostic finding_explained_by(const Rule& cause, std::string_view id, std::string key,
+                                std::string message) {
+  Diagnostic d = finding(id, std::move(key), std::move(message));
+  if (!cause.fix.empty()) d.fix = std::string(cause.fix);
+  return d;
+}
+
+// --- Reporter -------------------------------------------------------------------------------
+
+void Reporter::report(std::string_view key, std::string message, const FindingCase& as) {
+  Diagnostic d = finding_of(rule_, as, std::string(key), std::move(message));
+  d.location = key.empty() ? recipe_.where("") : recipe_.where(key);
   out_.push_back(std::move(d));
 }
 
