@@ -150,6 +150,14 @@ Diagnostic finding(std::string_view id, std::string key, std::string message,
 Diagnostic finding_explained_by(const Rule& cause, std::string_view id, std::string key,
                                 std::string message);
 
+/// Rewrite `d`'s fix hint in Megatron-LM flag names (--context-parallel-size), for inputs given
+/// as Megatron-LM arguments: the catalog's text, respelled (hcp::mlm_spelling).
+void spell_fix_for_mlm(Diagnostic& d);
+/// Return a finding as another hcp-plan run recorded it (preflight's node reports, read back by
+/// the cluster check), or a note when `id` is empty. Error when `id` names no catalog entry or
+/// the entry never has `severity`. Never for new findings: those come from finding().
+Result<Diagnostic> recorded_finding(std::string id, Severity severity, std::string fix);
+
 /// Run every rule; return diagnostics ordered by severity (errors first) then by location.
 std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env);
 

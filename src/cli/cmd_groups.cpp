@@ -307,8 +307,8 @@ std::string format_text(const Subject& s, const RankGroups& g, const GroupsOptio
     }
     // A rule's finding (CP020) in its catalog entry's words: severity and fix from the registry.
     Diagnostic d = finding(id, "", message);
-    out << severity_name(d.severity) << ": [" << d.id << "] " << d.message << "\n";
-    if (!d.fix.empty()) out << "    fix: " << d.fix << "\n";
+    out << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
+    if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
   }
   return out.str();
 }

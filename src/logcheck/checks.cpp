@@ -561,7 +561,7 @@ std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& in
   check_speed_and_memory(log, in, out);
   check_failures(log, in, out);
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+    return static_cast<int>(a.severity()) > static_cast<int>(b.severity());
   });
   return out;
 }

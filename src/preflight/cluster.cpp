@@ -39,7 +39,7 @@ int cluster_exit_code(const std::vector<NodePreflight>& nodes, bool go) {
 class FindingMerger {
  public:
   void add(const std::string& source, const Diagnostic& d, const std::string& host) {
-    auto key = std::make_tuple(source, d.id, static_cast<int>(d.severity), d.key, d.message);
+    auto key = std::make_tuple(source, d.id(), static_cast<int>(d.severity()), d.key, d.message);
     auto [it, fresh] = index_.emplace(key, merged_.size());
     if (fresh) merged_.push_back({source, d, {}, false});
     std::vector<std::string>& hosts = merged_[it->second].hosts;
@@ -50,7 +50,7 @@ class FindingMerger {
       f.every_node = f.hosts.size() == checked_nodes && checked_nodes > 1;
     std::stable_sort(merged_.begin(), merged_.end(),
                      [](const ClusterFinding& a, const ClusterFinding& b) {
-                       return a.diagnostic.severity > b.diagnostic.severity;
+                       return a.diagnostic.severity() > b.diagnostic.severity();
                      });
     return std::move(merged_);
   }

@@ -20,7 +20,7 @@ std::string fixture(const std::string& rel) {
 std::vector<std::string> ids(const std::vector<Diagnostic>& ds) {
   std::vector<std::string> out;
   for (const auto& d : ds)
-    out.push_back(d.id);
+    out.push_back(d.id());
   return out;
 }
 
@@ -114,7 +114,7 @@ TEST(Findings, GpusSplitAcrossNumaNodes) {
   ASSERT_TRUE(hgx.ok());
   auto f = topology_findings(*hgx);
   EXPECT_EQ(ids(f), std::vector<std::string>{"TOPO005"});
-  EXPECT_EQ(f.front().severity, Severity::kInfo);
+  EXPECT_EQ(f.front().severity(), Severity::kInfo);
   auto one_node = parse_nccl_topo(nccl_dump("6", "400000"), "one.xml");
   ASSERT_TRUE(one_node.ok());
   EXPECT_FALSE(contains(ids(topology_findings(*one_node)), "TOPO005"));
@@ -136,16 +136,16 @@ TEST(Findings, PreflightReportsBrokenNvlinksAsTheCatalogSays) {
     EXPECT_EQ(probe[i].key, "topology");
     EXPECT_EQ(preflight[i].key, "node");
     EXPECT_EQ(probe[i].message, preflight[i].message);
-    EXPECT_EQ(probe[i].fix, preflight[i].fix);
+    EXPECT_EQ(probe[i].fix(), preflight[i].fix());
   }
-  EXPECT_EQ(probe.front().id, "TOPO001");
-  EXPECT_EQ(probe.front().fix, find_rule("TOPO001")->fix);
-  EXPECT_EQ(probe.front().severity, Severity::kWarning);
-  EXPECT_EQ(preflight.front().severity, Severity::kError);
+  EXPECT_EQ(probe.front().id(), "TOPO001");
+  EXPECT_EQ(probe.front().fix(), find_rule("TOPO001")->fix);
+  EXPECT_EQ(probe.front().severity(), Severity::kWarning);
+  EXPECT_EQ(preflight.front().severity(), Severity::kError);
   auto counted = topology_from_nvml(nvml_switch_node(8, 18, 5, 12, 0));
   for (const Diagnostic& d : preflight_topology_findings(counted)) {
-    if (d.id == "TOPO002") {
-      EXPECT_EQ(d.severity, Severity::kError);
+    if (d.id() == "TOPO002") {
+      EXPECT_EQ(d.severity(), Severity::kError);
     }
   }
 }
@@ -156,8 +156,8 @@ TEST(Findings, OtherTopologyFindingsKeepTheirSeverityInPreflight) {
   ASSERT_TRUE(hgx.ok());
   auto f = preflight_topology_findings(*hgx);
   ASSERT_EQ(ids(f), std::vector<std::string>{"TOPO005"});
-  EXPECT_EQ(f.front().severity, Severity::kInfo);
-  EXPECT_EQ(f.front().fix, find_rule("TOPO005")->fix);
+  EXPECT_EQ(f.front().severity(), Severity::kInfo);
+  EXPECT_EQ(f.front().fix(), find_rule("TOPO005")->fix);
 }
 
 }  // namespace

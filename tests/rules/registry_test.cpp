@@ -132,18 +132,18 @@ TEST(Findings, TakeSeverityAndFixFromTheirCatalogEntry) {
   for (const Rule& rule : rule_registry()) {
     Diagnostic own = finding(rule.id, "model.x", "message");
     ExpectedCase want = expected_case(rule, "");
-    EXPECT_EQ(own.id, rule.id);
-    EXPECT_EQ(own.severity, want.severity) << rule.id;
-    EXPECT_EQ(own.fix, want.fix) << rule.id;
+    EXPECT_EQ(own.id(), rule.id);
+    EXPECT_EQ(own.severity(), want.severity) << rule.id;
+    EXPECT_EQ(own.fix(), want.fix) << rule.id;
     EXPECT_EQ(own.key, "model.x");
     EXPECT_EQ(own.message, "message");
-    EXPECT_EQ(own.enforced_by.size(), rule.enforced_by.size()) << rule.id;
+    EXPECT_EQ(own.enforced_by().size(), rule.enforced_by.size()) << rule.id;
     for (const RuleCase& c : rule.cases) {
       Diagnostic d = finding(rule.id, "", "message", FindingCase(c.name));
       ExpectedCase in_case = expected_case(rule, c.name);
-      EXPECT_EQ(d.severity, in_case.severity) << rule.id << " case " << c.name;
+      EXPECT_EQ(d.severity(), in_case.severity) << rule.id << " case " << c.name;
       if (in_case.fix.find("{}") == std::string::npos) {
-        EXPECT_EQ(d.fix, in_case.fix) << rule.id << " case " << c.name;
+        EXPECT_EQ(d.fix(), in_case.fix) << rule.id << " case " << c.name;
       }
     }
   }
@@ -163,32 +163,32 @@ TEST(Findings, CasesAreNamedOncePerRule) {
 
 TEST(Findings, ACaseFillsTheSlotOfItsFix) {
   Diagnostic d = finding("CP041", "model.seq_length", "m", {"sequence_parallel", "48"});
-  EXPECT_EQ(d.severity, Severity::kError);
-  EXPECT_EQ(d.fix, "make seq_length a multiple of lcm(2*CP, TP*CP) = 48");
+  EXPECT_EQ(d.severity(), Severity::kError);
+  EXPECT_EQ(d.fix(), "make seq_length a multiple of lcm(2*CP, TP*CP) = 48");
 }
 
 TEST(Findings, PreflightRaisesBrokenNvlinksThroughTheCatalog) {
-  EXPECT_EQ(finding("TOPO001", "topology", "m").severity, Severity::kWarning);
-  EXPECT_EQ(finding("TOPO001", "node", "m", "preflight").severity, Severity::kError);
-  EXPECT_EQ(finding("TOPO002", "node", "m", "preflight").severity, Severity::kError);
-  EXPECT_EQ(finding("TOPO002", "node", "m", "fewer_links_preflight").fix,
-            finding("TOPO002", "topology", "m", "fewer_links").fix);
+  EXPECT_EQ(finding("TOPO001", "topology", "m").severity(), Severity::kWarning);
+  EXPECT_EQ(finding("TOPO001", "node", "m", "preflight").severity(), Severity::kError);
+  EXPECT_EQ(finding("TOPO002", "node", "m", "preflight").severity(), Severity::kError);
+  EXPECT_EQ(finding("TOPO002", "node", "m", "fewer_links_preflight").fix(),
+            finding("TOPO002", "topology", "m", "fewer_links").fix());
 }
 
 TEST(Findings, AnExplainedFailureTakesTheFixOfTheRuleThatExplainsIt) {
   const Rule* cause = find_rule("CP012");
   ASSERT_NE(cause, nullptr);
   Diagnostic d = finding_explained_by(*cause, "LOG020", "", "the job failed: ...");
-  EXPECT_EQ(d.id, "LOG020");
-  EXPECT_EQ(d.severity, Severity::kError);
-  EXPECT_EQ(d.fix, cause->fix.empty() ? find_rule("LOG020")->fix : cause->fix);
+  EXPECT_EQ(d.id(), "LOG020");
+  EXPECT_EQ(d.severity(), Severity::kError);
+  EXPECT_EQ(d.fix(), cause->fix.empty() ? find_rule("LOG020")->fix : cause->fix);
 }
 
 TEST(Findings, CheckLogNotesCarryNoFix) {
   for (const char* id : {"LOG006", "LOG008", "LOG030", "LOG032", "LOG033"}) {
     Diagnostic d = finding(id, "", "note");
-    EXPECT_EQ(d.severity, Severity::kInfo) << id;
-    EXPECT_TRUE(d.fix.empty()) << id;
+    EXPECT_EQ(d.severity(), Severity::kInfo) << id;
+    EXPECT_TRUE(d.fix().empty()) << id;
     EXPECT_FALSE(find_rule(id)->fix.empty()) << id << ": `explain` shows the entry's fix";
   }
 }
@@ -201,8 +201,9 @@ TEST(Findings, AnUnknownIdOrCaseIsAProgrammingError) {
 TEST(Registry, CheckRulesSkipsLaunchRules) {
   Recipe recipe = default_recipe();
   for (const Diagnostic& d : check_rules(recipe, Environment{})) {
-    EXPECT_FALSE(d.id.starts_with("PF") || d.id.starts_with("TOPO") || d.id.starts_with("LOG"))
-        << d.id;
+    EXPECT_FALSE(d.id().starts_with("PF") || d.id().starts_with("TOPO") ||
+                 d.id().starts_with("LOG"))
+        << d.id();
   }
 }
 
@@ -232,7 +233,7 @@ TEST(CheckRules, ErrorsComeFirstThenByLocation) {
   auto diagnostics = check_rules(recipe, Environment{});
   ASSERT_GE(diagnostics.size(), 3u);
   for (size_t i = 1; i < diagnostics.size(); ++i) {
-    EXPECT_GE(diagnostics[i - 1].severity, diagnostics[i].severity) << dump(diagnostics);
+    EXPECT_GE(diagnostics[i - 1].severity(), diagnostics[i].severity()) << dump(diagnostics);
   }
   EXPECT_TRUE(has_id(diagnostics, "CP013"));
   EXPECT_TRUE(has_id(diagnostics, "CP016"));
@@ -243,7 +244,7 @@ TEST(CheckRules, ErrorsComeFirstThenByLocation) {
 std::vector<Diagnostic> input_infos(const std::vector<Diagnostic>& diagnostics) {
   std::vector<Diagnostic> out;
   for (const Diagnostic& d : diagnostics) {
-    if (d.id.empty() && d.location.file == "<command line>") out.push_back(d);
+    if (d.id().empty() && d.location.file == "<command line>") out.push_back(d);
   }
   return out;
 }
@@ -253,12 +254,12 @@ TEST(MissingInputs, OneInfoPerUnknownInputNamingTheRules) {
   auto infos = input_infos(check_rules(recipe, Environment{}));
   int world = 0, te = 0, gpn = 0;
   for (const Diagnostic& d : infos) {
-    EXPECT_EQ(d.severity, Severity::kInfo);
+    EXPECT_EQ(d.severity(), Severity::kInfo);
     if (d.message.find("world size unknown") != std::string::npos) {
       ++world;
       EXPECT_NE(d.message.find("CP001"), std::string::npos) << d.message;
       EXPECT_NE(d.message.find("CP003"), std::string::npos) << d.message;
-      EXPECT_NE(d.fix.find("--world-size"), std::string::npos);
+      EXPECT_NE(d.fix().find("--world-size"), std::string::npos);
     }
     if (d.message.find("Transformer Engine version unknown") != std::string::npos) {
       ++te;
