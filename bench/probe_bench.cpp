@@ -5,6 +5,7 @@
 #include <iterator>
 #include <string>
 
+#include "hcp/preflight.h"
 #include "hcp/topology.h"
 
 namespace {

@@ -193,21 +193,15 @@ std::vector<Diagnostic> python_env_diagnostics(const PythonEnvironment& py) {
     if (p.raw_version.empty()) continue;
     found += (found.empty() ? "" : ", ") + p.name + " " + p.raw_version;
   }
-  Diagnostic summary;
-  summary.severity = Severity::kInfo;
-  summary.key = "environment";
-  summary.location = at;
-  summary.message = "Python environment " + py.interpreter + ": " +
-                    (found.empty() ? std::string("none of the CP packages is installed") : found);
-  out.push_back(summary);
+  out.push_back(Diagnostic::note(
+      Severity::kInfo,
+      "Python environment " + py.interpreter + ": " +
+          (found.empty() ? std::string("none of the CP packages is installed") : found),
+      "environment", at));
   for (const std::string& name : py.missing()) {
-    Diagnostic d;
-    d.severity = Severity::kInfo;
-    d.key = "environment";
-    d.location = at;
-    d.message = name + " is not installed in " + py.interpreter;
-    d.fix = "install it, or pass its version explicitly (--te-version / --mcore-version)";
-    out.push_back(std::move(d));
+    out.push_back(Diagnostic::note(
+        Severity::kInfo, name + " is not installed in " + py.interpreter, "environment", at,
+        "install it, or pass its version explicitly (--te-version / --mcore-version)"));
   }
   return out;
 }

@@ -367,8 +367,8 @@ std::string topology_text(const Topology& t, const std::vector<Diagnostic>& find
   if (!findings.empty()) {
     out << "Findings:\n";
     for (const auto& d : findings) {
-      out << "  " << severity_name(d.severity) << ": [" << d.id << "] " << d.message << "\n";
-      if (!d.fix.empty()) out << "    fix: " << d.fix << "\n";
+      out << "  " << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
+      if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
     }
   }
   for (const auto& w : t.warnings)

@@ -25,15 +25,40 @@ enum class Severity { kInfo, kWarning, kError };
 /// Return "info", "warning" or "error".
 const char* severity_name(Severity s);
 
-/// One finding of a rule (or of a loader), in the JSON contract's shape.
-struct Diagnostic {
-  std::string id;  ///< Rule ID such as "CP013"; empty for loader errors.
-  Severity severity = Severity::kError;
+/// One finding of a rule, or a note without a rule, in the JSON contract's shape.
+///
+/// A rule's finding is made only from its catalog entry (hcp::finding and the rules' Reporter,
+/// include/hcp/rules.h): its ID, severity, fix and enforced_by are the entry's, and no code can set
+/// or change them afterwards. A note without a rule ID (a loader's warning, an unknown-input line)
+/// is made by Diagnostic::note, which states its own severity and fix.
+class Diagnostic {
+ public:
+  Diagnostic() = default;  ///< An empty note (severity error, no ID, no fix).
+  /// Return a note without a rule ID: `message` about `key` at `location`, with its `fix`.
+  static Diagnostic note(Severity severity, std::string message, std::string key = {},
+                         Location location = {}, std::string fix = {});
+
+  /// Rule ID such as "CP013"; empty for a note.
+  const std::string& id() const { return id_; }
+  Severity severity() const { return severity_; }
+  /// One-line fix hint; may be empty.
+  const std::string& fix() const { return fix_; }
+  /// Frameworks that reject it upstream.
+  const std::vector<std::string>& enforced_by() const { return enforced_by_; }
+
   std::string message;
   std::string key;  ///< Config key the finding is about, e.g. "model.context_parallel_size".
   Location location;
-  std::string fix;                       ///< One-line fix hint; may be empty.
-  std::vector<std::string> enforced_by;  ///< Frameworks that reject it upstream.
+
+ private:
+  /// The rule catalog's one maker of findings (src/rules/registry.cpp): it alone fills the ID,
+  /// severity, fix and enforced_by of a finding, from the rule's entry.
+  friend class CatalogFinding;
+
+  std::string id_;
+  Severity severity_ = Severity::kError;
+  std::string fix_;
+  std::vector<std::string> enforced_by_;
 };
 
 /// An error passed back as a value: a one-line message with its context.

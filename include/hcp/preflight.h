@@ -49,6 +49,14 @@ struct LaunchShape {
 Result<LaunchShape> launch_shape_from(const EnvMap& env, std::optional<int64_t> nodes_option,
                                       std::optional<int64_t> gpus_per_node_option);
 
+/// Findings about the node's topology, as `probe` reports them: NVLink links down or asymmetric,
+/// a GPU without a NIC on its PCIe switch, NICs of mixed speed, GPUs split across NUMA nodes.
+/// IDs "TOPO001".."TOPO005", key "topology".
+std::vector<Diagnostic> topology_findings(const Topology& topo);
+/// The same findings as preflight reports them before a launch: key "node", and NVLink links
+/// down or asymmetric (TOPO001/TOPO002) as errors, the catalog's "preflight" cases.
+std::vector<Diagnostic> preflight_topology_findings(const Topology& node);
+
 /// Findings about the NCCL variables that pin or exclude NICs and transports (NCCL_IB_HCA,
 /// NCCL_SOCKET_IFNAME, NCCL_NET, NCCL_IB_DISABLE, NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE), checked
 /// against the node's NICs and the launch shape. IDs PF101..PF106.
@@ -56,7 +64,7 @@ std::vector<Diagnostic> nccl_env_findings(const EnvMap& env, const Topology& nod
                                           const LaunchShape& launch, const Recipe& recipe);
 
 /// Findings about the node against the launch shape and the recipe's layout: GPU count
-/// (PF201), NVLink links down or asymmetric (TOPO001/TOPO002 raised to errors), fabric NICs for
+/// (PF201), NVLink links down or asymmetric (preflight_topology_findings), fabric NICs for
 /// a multi-node launch (PF203), TP groups and the HCP a2a level inside the NVLink domain (PF204,
 /// PF205), RDMA ports not ACTIVE on a multi-node launch (PF206: error when none of the NICs NCCL
 /// would use is active, warning naming those down otherwise; only the NICs `env`'s NCCL_IB_HCA

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hcp/diagnostic.h"
@@ -55,16 +56,29 @@ struct MissingInputs {
   std::map<Input, std::vector<Use>> uses;
 };
 
-/// Collects the findings of one rule, filling in the rule's ID, severity and fix by default.
+/// Which case of its catalog entry a finding is: the entry's own severity and fix (no name), or
+/// one of the entry's `cases` by name. For a case whose fix has a "{}" slot, the value to put
+/// there (a computed size). The emitter of a finding passes this, never a severity or a fix.
+struct FindingCase {
+  FindingCase() = default;
+  FindingCase(const char* case_name,  // NOLINT(google-explicit-constructor)
+              std::string value = {})
+      : name(case_name), fix_value(std::move(value)) {}
+  explicit FindingCase(std::string_view case_name) : name(case_name) {}
+  std::string_view name;
+  std::string fix_value;
+};
+
+/// Collects the findings of one rule; each takes its ID, severity and fix from the rule's
+/// catalog entry.
 class Reporter {
  public:
   Reporter(const Rule& rule, const Recipe& recipe, std::vector<Diagnostic>& out,
            MissingInputs* missing = nullptr)
       : rule_(rule), recipe_(recipe), out_(out), missing_(missing) {}
-  /// Report at the location of `key` with the rule's severity and fix.
-  void report(std::string_view key, std::string message);
-  /// Report with an explicit severity and fix (empty fix = the rule's).
-  void report(std::string_view key, std::string message, Severity severity, std::string fix = {});
+  /// Report at the location of `key` with the severity and fix of the rule's case `as` (the
+  /// entry's own when unnamed).
+  void report(std::string_view key, std::string message, const FindingCase& as = {});
   /// Record that the rule skipped its check because `input` is unknown.
   void skipped(Input input);
   /// Record that the rule went on with `assumption` ("TE >= 2.15") because `input` is unknown.
@@ -78,6 +92,17 @@ class Reporter {
 };
 
 using RuleCheck = void (*)(const RuleContext&, Reporter&);
+
+/// One case of a rule whose findings do not all weigh the same (a warning under Bridge, an error
+/// under the Megatron-LM CLI; a broken NVLink that `probe` warns about and preflight blocks on).
+/// The emitter names the case; its severity and fix are stated here, in the catalog entry.
+struct RuleCase {
+  std::string_view name;  ///< What the emitter passes ("bridge"); "" restates the entry's own.
+  Severity severity;      ///< Severity of the case's findings.
+  /// Fix hint of the case's findings: nullopt for the entry's own, "" for none. A "{}" in it is
+  /// filled with the value the emitter passes (FindingCase::fix_value).
+  std::optional<std::string_view> fix = std::nullopt;
+};
 
 /// One catalog entry.
 struct Rule {
@@ -105,12 +130,33 @@ struct Rule {
   /// that computes them ("preflight", "probe"). Their check is null, check_rules() skips them,
   /// and bad_example / good_example describe the example inputs in words.
   std::string_view runs_in = {};
+  /// The cases whose severity or fix differ from the entry's own (see RuleCase).
+  std::vector<RuleCase> cases = {};
 };
 
 /// Return every rule, ordered by ID.
 const std::vector<Rule>& rule_registry();
 /// Return the rule with this ID (case-insensitive), or nullptr.
 const Rule* find_rule(std::string_view id);
+
+/// Return the finding `id` in case `as` about `key`, saying `message`: its severity, fix and
+/// enforced_by come from the rule's catalog entry (the one way PF*, TOPO* and LOG* findings are
+/// made; recipe rules report through their Reporter). An ID or case the catalog lacks is a
+/// programming error: std::logic_error.
+Diagnostic finding(std::string_view id, std::string key, std::string message,
+                   const FindingCase& as = {});
+/// Return the finding `id` of a failure the catalog rule `cause` explains (an upstream assert
+/// that rule predicts): as finding(), with `cause`'s fix (the entry's own when `cause` has none).
+Diagnostic finding_explained_by(const Rule& cause, std::string_view id, std::string key,
+                                std::string message);
+
+/// Rewrite `d`'s fix hint in Megatron-LM flag names (--context-parallel-size), for inputs given
+/// as Megatron-LM arguments: the catalog's text, respelled (hcp::mlm_spelling).
+void spell_fix_for_mlm(Diagnostic& d);
+/// Return a finding as another hcp-plan run recorded it (preflight's node reports, read back by
+/// the cluster check), or a note when `id` is empty. Error when `id` names no catalog entry or
+/// the entry never has `severity`. Never for new findings: those come from finding().
+Result<Diagnostic> recorded_finding(std::string id, Severity severity, std::string fix);
 
 /// Run every rule; return diagnostics ordered by severity (errors first) then by location.
 std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env);

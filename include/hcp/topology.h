@@ -205,10 +205,6 @@ void merge_topology(Topology& base, const Topology& extra);
 /// gpus_per_node. Idempotent.
 void finalize_topology(Topology& topo);
 
-/// Findings about the node: NVLink links down or asymmetric, a GPU without a NIC on its PCIe
-/// switch, NICs of mixed speed, GPUs split across NUMA nodes. IDs "TOPO001".."TOPO005".
-std::vector<Diagnostic> topology_findings(const Topology& topo);
-
 /// JSON as ARCHITECTURE.md §4 (`gpus`, `nvlink`, `nics`, `gpus_per_node`, `sources`) plus
 /// `numa_nodes`, `cpus`, `warnings`, `notes`. Unknown numbers are null.
 nlohmann::json topology_to_json(const Topology& topo);

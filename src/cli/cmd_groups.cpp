@@ -301,9 +301,14 @@ std::string format_text(const Subject& s, const RankGroups& g, const GroupsOptio
   }
   if (!warnings.empty()) out << "\n";
   for (const auto& [id, message] : warnings) {
-    out << "warning: " << (id.empty() ? "" : "[" + id + "] ") << message << "\n";
-    if (id == "CP020")
-      out << "    fix: choose HCP[0] so that TP*HCP[0] fits in one NVLink domain\n";
+    if (id.empty()) {
+      out << "warning: " << message << "\n";
+      continue;
+    }
+    // A rule's finding (CP020) in its catalog entry's words: severity and fix from the registry.
+    Diagnostic d = finding(id, "", message);
+    out << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
+    if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
   }
   return out.str();
 }

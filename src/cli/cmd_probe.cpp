@@ -8,6 +8,7 @@
 #include "common_options.h"
 #include "hcp/cluster.h"
 #include "hcp/json_io.h"
+#include "hcp/preflight.h"
 #include "hcp/topology.h"
 #include "output.h"
 
@@ -44,11 +45,11 @@ Result<Topology> load_captures(const ProbeOptions& o) {
 nlohmann::json findings_json(const std::vector<Diagnostic>& findings) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& d : findings)
-    out.push_back({{"id", d.id},
-                   {"severity", severity_name(d.severity)},
+    out.push_back({{"id", d.id()},
+                   {"severity", severity_name(d.severity())},
                    {"message", d.message},
                    {"key", d.key},
-                   {"fix", d.fix}});
+                   {"fix", d.fix()}});
   return out;
 }
 

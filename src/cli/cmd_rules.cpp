@@ -88,7 +88,7 @@ ExampleReport run_example(const Rule& rule, bool failing) {
     return report;
   }
   for (const Diagnostic& d : run->diagnostics) {
-    if (d.id == rule.id) report.diagnostics.push_back(d);
+    if (d.id() == rule.id) report.diagnostics.push_back(d);
   }
   report.fired = !report.diagnostics.empty();
   return report;

@@ -200,7 +200,7 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
   bool failed = s.errors > 0 || (fail_on == "warning" && s.warnings > 0);
   if (opts.quiet) {
     std::erase_if(report.diagnostics,
-                  [](const Diagnostic& d) { return d.severity == Severity::kInfo; });
+                  [](const Diagnostic& d) { return d.severity() == Severity::kInfo; });
   }
   return {failed ? kExitFindings : kExitOk, std::move(report)};
 }

@@ -1,5 +1,7 @@
 #include "hcp/diagnostic.h"
 
+#include <utility>
+
 namespace hcp {
 
 std::string Location::str() const {
@@ -22,6 +24,17 @@ const char* severity_name(Severity s) {
       return "error";
   }
   return "error";
+}
+
+Diagnostic Diagnostic::note(Severity severity, std::string message, std::string key,
+                            Location location, std::string fix) {
+  Diagnostic d;
+  d.severity_ = severity;
+  d.message = std::move(message);
+  d.key = std::move(key);
+  d.location = std::move(location);
+  d.fix_ = std::move(fix);
+  return d;
 }
 
 std::string Error::str() const {

@@ -25,22 +25,20 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+/// The finding `id` (case `as` of its catalog entry, src/rules/rules_launch.cpp) at `at`.
 Diagnostic diag(std::string_view id, std::string message, Location at, std::string key = {},
-                std::optional<Severity> severity = std::nullopt, std::string fix = {}) {
-  // Severity and fix come from the LOG entry of the rule registry (src/rules/rules_launch.cpp).
-  const Rule* rule = find_rule(id);
-  Severity base = rule != nullptr ? rule->severity : Severity::kError;
-  Diagnostic d;
-  d.id = std::string(id);
-  d.severity = severity.value_or(base);
-  d.message = std::move(message);
-  d.key = std::move(key);
+                const FindingCase& as = {}) {
+  Diagnostic d = finding(id, std::move(key), std::move(message), as);
   d.location = std::move(at);
-  // An info finding (a note, or memory within the plan) carries no fix; `explain` shows it.
-  bool quiet = d.severity == Severity::kInfo;
-  d.fix = !fix.empty()               ? std::move(fix)
-          : quiet || rule == nullptr ? std::string()
-                                     : std::string(rule->fix);
+  return d;
+}
+
+/// The finding `id` of a failure at `at`, with the fix of the catalog rule that explains it.
+Diagnostic explained_diag(std::string_view id, const Rule* cause, std::string message,
+                          Location at) {
+  Diagnostic d = cause != nullptr ? finding_explained_by(*cause, id, {}, std::move(message))
+                                  : finding(id, {}, std::move(message));
+  d.location = std::move(at);
   return d;
 }
 
@@ -175,11 +173,10 @@ void check_failures(const ParsedLog& log, const LogCheckInputs& in, std::vector<
     const Rule* rule = f.rule_id.empty() ? nullptr : find_rule(f.rule_id);
     std::string explained =
         rule ? "; explained by " + std::string(rule->id) + ": " + std::string(rule->title) : "";
-    std::string rule_fix = rule ? std::string(rule->fix) : std::string();
     switch (f.kind) {
       case LogFailureKind::kAssertion:
-        out.push_back(diag("LOG020", "the job failed: " + what + where + ranks + explained, f.at,
-                           {}, std::nullopt, rule_fix));
+        out.push_back(explained_diag("LOG020", rule,
+                                     "the job failed: " + what + where + ranks + explained, f.at));
         break;
       case LogFailureKind::kOutOfMemory: {
         std::string msg = "CUDA out of memory" + ranks;
@@ -199,7 +196,7 @@ void check_failures(const ParsedLog& log, const LogCheckInputs& in, std::vector<
           if (!in.prediction->estimate.fits_memory) msg += ", more than the GPU holds";
         }
         msg += explained;
-        out.push_back(diag("LOG021", msg, f.at, {}, std::nullopt, rule_fix));
+        out.push_back(explained_diag("LOG021", rule, msg, f.at));
         break;
       }
       case LogFailureKind::kNcclTimeout:
@@ -207,12 +204,12 @@ void check_failures(const ParsedLog& log, const LogCheckInputs& in, std::vector<
         break;
       case LogFailureKind::kNcclError:
       case LogFailureKind::kCudaError:
-        out.push_back(diag("LOG023", "the job failed: " + what + where + ranks + explained, f.at,
-                           {}, std::nullopt, rule_fix));
+        out.push_back(explained_diag("LOG023", rule,
+                                     "the job failed: " + what + where + ranks + explained, f.at));
         break;
       case LogFailureKind::kOther:
-        out.push_back(diag("LOG024", "the job failed: " + what + where + ranks + explained, f.at,
-                           {}, std::nullopt, rule_fix));
+        out.push_back(explained_diag("LOG024", rule,
+                                     "the job failed: " + what + where + ranks + explained, f.at));
         break;
     }
   }
@@ -275,8 +272,7 @@ void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
     if (measured > predicted * (1 + in.memory_tolerance)) {
       out.push_back(diag("LOG007", "memory above the plan: " + text, peak->at));
     } else {
-      out.push_back(
-          diag("LOG007", "memory within the plan: " + text, peak->at, {}, Severity::kInfo));
+      out.push_back(diag("LOG007", "memory within the plan: " + text, peak->at, {}, "within_plan"));
     }
   }
 }
@@ -565,7 +561,7 @@ std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& in
   check_speed_and_memory(log, in, out);
   check_failures(log, in, out);
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+    return static_cast<int>(a.severity()) > static_cast<int>(b.severity());
   });
   return out;
 }

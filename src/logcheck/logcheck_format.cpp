@@ -34,8 +34,8 @@ std::string log_verdict(const LogCheckReport& report) {
   Summary s = summarize(report.diagnostics);
   std::string counts = plural(s.errors, "error") + ", " + plural(s.warnings, "warning");
   for (const Diagnostic& d : report.diagnostics) {
-    if (d.severity == Severity::kError) {
-      return "check-log: FAIL: [" + d.id + "] " + d.message.substr(0, 160) +
+    if (d.severity() == Severity::kError) {
+      return "check-log: FAIL: [" + d.id() + "] " + d.message.substr(0, 160) +
              (d.message.size() > 160 ? "..." : "") + " (" + counts + ")";
     }
   }

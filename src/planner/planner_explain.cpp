@@ -145,7 +145,7 @@ void memory_reason(PlanOption& o) {
 
 void rule_notes(PlanOption& o) {
   for (const Diagnostic& d : o.diagnostics) {
-    if (d.severity == Severity::kWarning && !d.id.empty()) o.notes.push_back("warn " + d.id);
+    if (d.severity() == Severity::kWarning && !d.id().empty()) o.notes.push_back("warn " + d.id());
   }
 }
 

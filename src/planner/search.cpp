@@ -248,7 +248,7 @@ std::optional<RejectedOption> check_layout_rules(const PlanRequest& request,
   env.world_size = layout.world();
   option.diagnostics = check_rules(candidate, env);
   for (const Diagnostic& d : option.diagnostics) {
-    if (d.severity == Severity::kError) return RejectedOption{layout, d.id, d.message};
+    if (d.severity() == Severity::kError) return RejectedOption{layout, d.id(), d.message};
   }
   return std::nullopt;
 }
@@ -413,7 +413,7 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
     if (evaluated.rejected) {
       std::string key;
       for (const Diagnostic& d : evaluated.option.diagnostics) {
-        if (d.severity == Severity::kError && d.id == evaluated.rejected->rule_id) {
+        if (d.severity() == Severity::kError && d.id() == evaluated.rejected->rule_id) {
           key = d.key;
           break;
         }
@@ -426,7 +426,7 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
       return variant_specific ? 0 : -1;
     }
     std::erase_if(evaluated.option.diagnostics,
-                  [](const Diagnostic& d) { return d.severity == Severity::kInfo; });
+                  [](const Diagnostic& d) { return d.severity() == Severity::kInfo; });
     evaluated.option.recipe_layout = own;
     evaluated.option.band = band_of(request, *model, evaluated.option);
     result.options.push_back(std::move(evaluated.option));
@@ -536,7 +536,7 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
     env.world_size = layout.world();
     entry.option.diagnostics = check_rules(candidate, env);
     for (const Diagnostic& d : entry.option.diagnostics)
-      entry.valid &= d.severity != Severity::kError;
+      entry.valid &= d.severity() != Severity::kError;
     auto estimated = estimate(*model, layout, request.hardware, request.setup);
     if (estimated) {
       entry.option.estimate = *estimated;

@@ -47,7 +47,7 @@ Environment full_environment(const PreflightInput& in) {
 using Fingerprint = std::tuple<std::string, std::string, std::string>;
 
 Fingerprint fingerprint(const Diagnostic& d) {
-  return {d.id, d.key, d.message};
+  return {d.id(), d.key, d.message};
 }
 
 /// Rule findings split by cause: those the launch shape alone produces are about the recipe,
@@ -58,7 +58,7 @@ void add_rule_findings(const PreflightInput& in, std::vector<PreflightFinding>& 
     recipe_only.insert(fingerprint(d));
   for (Diagnostic& d : check_rules(in.recipe, full_environment(in))) {
     // Unknown-input lines (no rule ID) say what the environment did not tell.
-    bool recipe = !d.id.empty() && recipe_only.count(fingerprint(d)) != 0;
+    bool recipe = !d.id().empty() && recipe_only.count(fingerprint(d)) != 0;
     out.push_back({recipe ? "recipe" : "environment", std::move(d)});
   }
 }
@@ -130,11 +130,11 @@ PreflightReport run_preflight(const PreflightInput& in) {
   // Megatron-LM launches get fix hints in its flag names, as check_rules() gives the rules'.
   if (in.recipe.framework == Framework::kMlm) {
     for (PreflightFinding& f : report.findings)
-      f.diagnostic.fix = mlm_spelling(f.diagnostic.fix);
+      spell_fix_for_mlm(f.diagnostic);
   }
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const PreflightFinding& a, const PreflightFinding& b) {
-                     return a.diagnostic.severity > b.diagnostic.severity;
+                     return a.diagnostic.severity() > b.diagnostic.severity();
                    });
   std::vector<Diagnostic> all;
   for (const PreflightFinding& f : report.findings)

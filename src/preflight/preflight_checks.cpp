@@ -8,20 +8,10 @@
 
 #include "hcp/layout.h"
 #include "hcp/preflight.h"
+#include "hcp/rules.h"
 
 namespace hcp {
 namespace {
-
-Diagnostic finding(const char* id, Severity severity, std::string key, std::string message,
-                   std::string fix) {
-  Diagnostic d;
-  d.id = id;
-  d.severity = severity;
-  d.key = std::move(key);
-  d.message = std::move(message);
-  d.fix = std::move(fix);
-  return d;
-}
 
 std::string lower(std::string s) {
   for (char& c : s)
@@ -113,22 +103,20 @@ void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnosti
     bool known = std::any_of(nics.begin(), nics.end(),
                              [&](const Nic* n) { return filter->names(entry, *n); });
     if (!known && !filter->exclude)
-      out.push_back(finding("PF101", Severity::kError, key,
-                            "NCCL_IB_HCA names '" + entry + "', which this node does not have",
-                            "list the node's HCAs (ibv_devices) or unset NCCL_IB_HCA"));
+      out.push_back(finding("PF101", key,
+                            "NCCL_IB_HCA names '" + entry + "', which this node does not have"));
   }
   int total = static_cast<int>(nics.size());
   if (selected == 0) {
-    out.push_back(finding("PF101", Severity::kError, key,
+    out.push_back(finding("PF101", key,
                           "NCCL_IB_HCA='" + hca + "' leaves none of the node's " +
                               std::to_string(total) + " RDMA NICs to NCCL",
-                          "unset NCCL_IB_HCA or name the HCAs to use"));
+                          "none_selected"));
   } else if (selected < total) {
-    out.push_back(finding("PF101", Severity::kWarning, key,
+    out.push_back(finding("PF101", key,
                           "NCCL_IB_HCA='" + hca + "' pins NCCL to " + std::to_string(selected) +
                               " of the node's " + std::to_string(total) + " RDMA NICs",
-                          "inter-node CP/DP traffic gets that share of the bandwidth; unset it "
-                          "unless that is intended"));
+                          "subset"));
   }
 }
 
@@ -136,34 +124,29 @@ void check_transport_switches(const EnvMap& env, const Topology& node, const Lau
                               const Recipe& recipe, std::vector<Diagnostic>& out) {
   bool rdma = !rdma_nics(node).empty();
   if (const std::string* v = value_of(env, "NCCL_SOCKET_IFNAME"))
-    out.push_back(finding("PF102", Severity::kInfo, "env:NCCL_SOCKET_IFNAME",
+    out.push_back(finding("PF102", "env:NCCL_SOCKET_IFNAME",
                           "NCCL_SOCKET_IFNAME='" + *v +
                               "' pins NCCL's bootstrap (and any socket transport) to those "
-                              "interfaces",
-                          "make sure every node has an interface of that name"));
+                              "interfaces"));
   const std::string* net = value_of(env, "NCCL_NET");
   if (net && lower(*net) == "socket" && multi_node(launch) && rdma)
-    out.push_back(finding("PF103", Severity::kWarning, "env:NCCL_NET",
+    out.push_back(finding("PF103", "env:NCCL_NET",
                           "NCCL_NET=Socket sends inter-node traffic over TCP although the node has "
-                          "RDMA NICs",
-                          "unset NCCL_NET (or set it to IB)"));
+                          "RDMA NICs"));
   const std::string* ib_off = value_of(env, "NCCL_IB_DISABLE");
   if (ib_off && *ib_off == "1" && multi_node(launch) && rdma)
-    out.push_back(finding("PF104", Severity::kWarning, "env:NCCL_IB_DISABLE",
-                          "NCCL_IB_DISABLE=1 turns off InfiniBand/RoCE for a multi-node launch",
-                          "unset NCCL_IB_DISABLE"));
+    out.push_back(finding("PF104", "env:NCCL_IB_DISABLE",
+                          "NCCL_IB_DISABLE=1 turns off InfiniBand/RoCE for a multi-node launch"));
   Parallelism p = parallelism_of(recipe);
   const std::string* p2p_off = value_of(env, "NCCL_P2P_DISABLE");
   if (p2p_off && *p2p_off == "1" && (p.tp > 1 || p.cp > 1))
-    out.push_back(finding("PF105", Severity::kWarning, "env:NCCL_P2P_DISABLE",
+    out.push_back(finding("PF105", "env:NCCL_P2P_DISABLE",
                           "NCCL_P2P_DISABLE=1 routes TP/CP traffic inside the node through host "
-                          "memory instead of NVLink",
-                          "unset NCCL_P2P_DISABLE"));
+                          "memory instead of NVLink"));
   const std::string* nvls = value_of(env, "NCCL_NVLS_ENABLE");
   if (nvls && *nvls == "0")
-    out.push_back(finding("PF106", Severity::kInfo, "env:NCCL_NVLS_ENABLE",
-                          "NCCL_NVLS_ENABLE=0 disables NVLink SHARP collectives",
-                          "unset it on NVSwitch systems unless NVLS is known to misbehave"));
+    out.push_back(finding("PF106", "env:NCCL_NVLS_ENABLE",
+                          "NCCL_NVLS_ENABLE=0 disables NVLink SHARP collectives"));
 }
 
 /// GPU count against the launch shape.
@@ -172,46 +155,34 @@ void check_gpu_count(const Topology& node, const LaunchShape& launch,
   int64_t visible = static_cast<int64_t>(node.gpus.size());
   if (visible == 0) {
     out.push_back(finding(
-        "PF201", Severity::kError, "node",
+        "PF201", "node",
         "no NVIDIA GPU visible on this node" +
             (launch.gpus_per_node && !launch.gpus_from_probe
                  ? " (the launch asks for " + std::to_string(*launch.gpus_per_node) + " per node)"
                  : std::string()),
-        "run preflight on a GPU node, inside the job allocation"));
+        "no_gpu"));
     return;
   }
   if (!launch.gpus_per_node || launch.gpus_from_probe) return;
   int64_t wanted = *launch.gpus_per_node;
   if (visible < wanted)
-    out.push_back(finding("PF201", Severity::kError, "node",
+    out.push_back(finding("PF201", "node",
                           std::to_string(visible) + " GPUs visible, the launch asks for " +
-                              std::to_string(wanted) + " per node",
-                          "check CUDA_VISIBLE_DEVICES, the allocation (--gpus-per-node) and "
-                          "nvidia-smi for GPUs that fell off the bus"));
+                              std::to_string(wanted) + " per node"));
   else if (visible > wanted)
-    out.push_back(finding("PF201", Severity::kWarning, "node",
+    out.push_back(finding("PF201", "node",
                           std::to_string(visible) + " GPUs visible, the launch uses " +
                               std::to_string(wanted) + " per node; the rest stay idle",
-                          "launch one rank per GPU"));
-}
-
-/// The probe's topology findings; NVLink links down or asymmetric block the launch.
-void add_topology_findings(const Topology& node, std::vector<Diagnostic>& out) {
-  for (Diagnostic d : topology_findings(node)) {
-    if (d.id == "TOPO001" || d.id == "TOPO002") d.severity = Severity::kError;
-    d.key = "node";
-    out.push_back(std::move(d));
-  }
+                          "idle"));
 }
 
 void check_nics(const Topology& node, const LaunchShape& launch, std::vector<Diagnostic>& out) {
   if (!multi_node(launch) || node.gpus.empty()) return;
   if (rdma_nics(node).empty())
-    out.push_back(finding("PF203", Severity::kError, "node",
+    out.push_back(finding("PF203", "node",
                           "the launch spans " + std::to_string(*launch.nodes) +
                               " nodes but this node shows no InfiniBand/RoCE/EFA NIC" +
-                              (node.nics.empty() ? "" : " (only Ethernet)"),
-                          "check the HCAs (ibstat, ibv_devinfo) and their drivers"));
+                              (node.nics.empty() ? "" : " (only Ethernet)")));
 }
 
 /// "mlx5_2 (DOWN, Disabled)"; the port is named when the HCA has several ("mlx5_0:2").
@@ -251,20 +222,17 @@ void check_nic_state(const Topology& node, const LaunchShape& launch, const EnvM
     list += (list.empty() ? "" : ", ") + d;
   const char* scope = value_of(env, "NCCL_IB_HCA") ? " NCCL_IB_HCA selects" : " of this node";
   if (down.size() == nics.size()) {
-    out.push_back(finding(
-        "PF206", Severity::kError, "node",
-        "no RDMA NIC port" + std::string(scope) + " is ACTIVE: " + list + "; NCCL would fall " +
-            "back to sockets or fail across the " + std::to_string(*launch.nodes) + " nodes",
-        "bring the ports up (ibstat; check cables and switch ports; INIT means no subnet "
-        "manager has configured the port)"));
+    out.push_back(finding("PF206", "node",
+                          "no RDMA NIC port" + std::string(scope) + " is ACTIVE: " + list +
+                              "; NCCL would fall back to sockets or fail across the " +
+                              std::to_string(*launch.nodes) + " nodes"));
     return;
   }
-  out.push_back(finding(
-      "PF206", Severity::kWarning, "node",
-      std::to_string(down.size()) + " of the " + std::to_string(nics.size()) + " RDMA NIC ports" +
-          scope + " are not ACTIVE: " + list + (known < nics.size() ? " (others unknown)" : ""),
-      "fewer rails give less inter-node bandwidth: bring the ports up (ibstat) or leave them out "
-      "of NCCL_IB_HCA"));
+  out.push_back(finding("PF206", "node",
+                        std::to_string(down.size()) + " of the " + std::to_string(nics.size()) +
+                            " RDMA NIC ports" + scope + " are not ACTIVE: " + list +
+                            (known < nics.size() ? " (others unknown)" : ""),
+                        "some_down"));
 }
 
 /// TP groups and the HCP a2a level must stay inside the NVLink domain.
@@ -279,14 +247,11 @@ void check_placement(const Topology& node, const LaunchShape& launch, const Reci
   std::string where = " (NVLink domain of " + std::to_string(shape.nvlink_domain) + " GPUs)";
   if (!locality->tp.intra_domain())
     out.push_back(finding(
-        "PF204", Severity::kError, "model.tensor_model_parallel_size",
-        "TP groups of " + std::to_string(config.tp) + " leave this node's NVLink domain" + where,
-        "keep tensor_model_parallel_size within the NVLink domain"));
+        "PF204", "model.tensor_model_parallel_size",
+        "TP groups of " + std::to_string(config.tp) + " leave this node's NVLink domain" + where));
   if (locality->a2a_leaves_domain())
-    out.push_back(finding("PF205", Severity::kError, "model.hierarchical_context_parallel_sizes",
-                          "the HCP a2a level leaves this node's NVLink domain" + where,
-                          "make the first hierarchical_context_parallel_sizes entry fit the "
-                          "NVLink domain"));
+    out.push_back(finding("PF205", "model.hierarchical_context_parallel_sizes",
+                          "the HCP a2a level leaves this node's NVLink domain" + where));
 }
 
 }  // namespace
@@ -309,7 +274,8 @@ std::vector<Diagnostic> node_findings(const Topology& node, const LaunchShape& l
                                       const Recipe& recipe, const EnvMap& env) {
   std::vector<Diagnostic> out;
   check_gpu_count(node, launch, out);
-  add_topology_findings(node, out);
+  for (Diagnostic& d : preflight_topology_findings(node))
+    out.push_back(std::move(d));
   check_nics(node, launch, out);
   check_nic_state(node, launch, env, out);
   check_placement(node, launch, recipe, out);

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "hcp/preflight.h"
+#include "hcp/rules.h"
 #include "preflight_format.h"
 
 namespace hcp {
@@ -14,14 +15,9 @@ namespace {
 
 using namespace preflight_format;
 
-Diagnostic cluster_finding(const char* id, Severity severity, std::string message,
-                           std::string fix) {
-  Diagnostic d;
-  d.id = id;
-  d.severity = severity;
-  d.message = std::move(message);
-  d.fix = std::move(fix);
-  return d;
+/// A cluster finding: about the nodes together, so without a recipe key.
+Diagnostic cluster_finding(const char* id, std::string message) {
+  return finding(id, "", std::move(message));
 }
 
 std::string label_of(const NodePreflight& n) {
@@ -43,7 +39,7 @@ int cluster_exit_code(const std::vector<NodePreflight>& nodes, bool go) {
 class FindingMerger {
  public:
   void add(const std::string& source, const Diagnostic& d, const std::string& host) {
-    auto key = std::make_tuple(source, d.id, static_cast<int>(d.severity), d.key, d.message);
+    auto key = std::make_tuple(source, d.id(), static_cast<int>(d.severity()), d.key, d.message);
     auto [it, fresh] = index_.emplace(key, merged_.size());
     if (fresh) merged_.push_back({source, d, {}, false});
     std::vector<std::string>& hosts = merged_[it->second].hosts;
@@ -54,7 +50,7 @@ class FindingMerger {
       f.every_node = f.hosts.size() == checked_nodes && checked_nodes > 1;
     std::stable_sort(merged_.begin(), merged_.end(),
                      [](const ClusterFinding& a, const ClusterFinding& b) {
-                       return a.diagnostic.severity > b.diagnostic.severity;
+                       return a.diagnostic.severity() > b.diagnostic.severity();
                      });
     return std::move(merged_);
   }
@@ -66,9 +62,8 @@ class FindingMerger {
 
 /// One compared fact of the nodes (a package version, a variable): its value on each node.
 struct Fact {
-  std::string label;  ///< "transformer-engine", "CUDA driver", "NCCL_IB_HCA".
-  const char* id;     ///< PF301 or PF302.
-  Severity severity;
+  std::string label;                ///< "transformer-engine", "CUDA driver", "NCCL_IB_HCA".
+  const char* id;                   ///< PF301 or PF302.
   std::vector<std::string> values;  ///< By position in the checked nodes.
 };
 
@@ -90,9 +85,9 @@ std::vector<Fact> software_facts(const std::vector<const NodePreflight*>& nodes)
         variables.insert(name);
   }
   std::vector<Fact> facts;
-  auto collect = [&](const std::string& label, const char* id, Severity severity,
-                     const std::string& section, const std::string& key, const char* missing) {
-    Fact f{label, id, severity, {}};
+  auto collect = [&](const std::string& label, const char* id, const std::string& section,
+                     const std::string& key, const char* missing) {
+    Fact f{label, id, {}};
     for (const NodePreflight* n : nodes) {
       const nlohmann::json& env = n->report->environment;
       const nlohmann::json& part = section.empty() ? env : env.value(section, nlohmann::json());
@@ -101,17 +96,11 @@ std::vector<Fact> software_facts(const std::vector<const NodePreflight*>& nodes)
     facts.push_back(std::move(f));
   };
   for (const std::string& p : packages)
-    collect(p, "PF301", Severity::kError, "packages", p, "not installed");
-  collect("CUDA driver", "PF302", Severity::kWarning, "", "driver_version", "unknown");
+    collect(p, "PF301", "packages", p, "not installed");
+  collect("CUDA driver", "PF302", "", "driver_version", "unknown");
   for (const std::string& v : variables)
-    collect(v, "PF302", Severity::kWarning, "variables", v, "unset");
+    collect(v, "PF302", "variables", v, "unset");
   return facts;
-}
-
-const char* fact_fix(const Fact& f) {
-  return std::string(f.id) == "PF301"
-             ? "install the same container image or Python environment on every node"
-             : "launch every node with the same environment (same job script, same image)";
 }
 
 /// Software and variable differences: findings and per-host difference lines.
@@ -131,9 +120,7 @@ void compare_software(const std::vector<const NodePreflight*>& nodes, FindingMer
     }
     if (hosts.empty()) continue;
     Diagnostic d = cluster_finding(
-        f.id, f.severity,
-        f.label + " differs across the nodes: " + odd + " (majority: " + majority + ")",
-        fact_fix(f));
+        f.id, f.label + " differs across the nodes: " + odd + " (majority: " + majority + ")");
     for (const std::string& h : hosts)
       merger.add("cluster", d, h);
   }
@@ -155,10 +142,7 @@ void compare_hardware(const std::vector<const NodePreflight*>& nodes, FindingMer
       joined += (joined.empty() ? "" : "; ") + d;
     }
     merger.add("cluster",
-               cluster_finding("PF303", Severity::kWarning,
-                               odd.host + " differs from the other nodes: " + joined,
-                               "check the node (nvidia-smi topo -m, ibstat) or leave it out of "
-                               "the job"),
+               cluster_finding("PF303", odd.host + " differs from the other nodes: " + joined),
                odd.host);
   }
 }
@@ -172,20 +156,15 @@ void check_coverage(const std::vector<NodePreflight>& nodes, const LaunchShape& 
   for (const auto& [host, ranks] : ranks_per_host) {
     if (ranks < 2) continue;
     merger.add("cluster",
-               cluster_finding("PF304", Severity::kWarning,
-                               std::to_string(ranks) + " preflight ranks ran on " + host +
-                                   "; the cluster report counts it once",
-                               "launch one preflight task per node (srun --ntasks-per-node=1, "
-                               "mpirun --map-by ppr:1:node)"),
+               cluster_finding("PF304", std::to_string(ranks) + " preflight ranks ran on " + host +
+                                            "; the cluster report counts it once"),
                host);
   }
   int64_t hosts = static_cast<int64_t>(ranks_per_host.size());
   if (launch.nodes && *launch.nodes > hosts) {
     merger.add("cluster",
-               cluster_finding("PF305", Severity::kWarning,
-                               "the launch has " + std::to_string(*launch.nodes) +
-                                   " nodes but preflight ran on " + std::to_string(hosts),
-                               "run preflight on every node of the allocation"),
+               cluster_finding("PF305", "the launch has " + std::to_string(*launch.nodes) +
+                                            " nodes but preflight ran on " + std::to_string(hosts)),
                label_of(nodes.front()));
   }
 }

@@ -59,12 +59,12 @@ std::string shape_text(const LaunchShape& l) {
 }
 
 void append_finding(std::ostringstream& ss, const Diagnostic& d) {
-  ss << "  " << severity_name(d.severity) << ": ";
-  if (!d.id.empty()) ss << "[" << d.id << "] ";
+  ss << "  " << severity_name(d.severity()) << ": ";
+  if (!d.id().empty()) ss << "[" << d.id() << "] ";
   ss << d.message;
   if (!d.key.empty() && d.key != "node" && d.key != "environment") ss << " (" << d.key << ")";
   ss << "\n";
-  if (!d.fix.empty()) ss << "      fix: " << d.fix << "\n";
+  if (!d.fix().empty()) ss << "      fix: " << d.fix() << "\n";
 }
 
 nlohmann::json launch_json(const LaunchShape& l) {
@@ -97,8 +97,8 @@ nlohmann::json summary_json(const Summary& s) {
 }
 
 nlohmann::json finding_json(const std::string& source, const Diagnostic& d) {
-  return {{"source", source},     {"id", d.id},   {"severity", severity_name(d.severity)},
-          {"message", d.message}, {"key", d.key}, {"fix", d.fix}};
+  return {{"source", source},     {"id", d.id()}, {"severity", severity_name(d.severity())},
+          {"message", d.message}, {"key", d.key}, {"fix", d.fix()}};
 }
 
 Result<Diagnostic> finding_from_json(const nlohmann::json& j, const std::string& where,
@@ -107,12 +107,10 @@ Result<Diagnostic> finding_from_json(const nlohmann::json& j, const std::string&
     return json_error(where, "a diagnostic without a message");
   auto severity = severity_from(text_of(j, "severity"), where);
   if (!severity) return severity.error();
-  Diagnostic d;
-  d.id = text_of(j, "id");
-  d.severity = *severity;
-  d.message = text_of(j, "message");
-  d.key = text_of(j, "key");
-  d.fix = text_of(j, "fix");
+  auto d = recorded_finding(text_of(j, "id"), *severity, text_of(j, "fix"));
+  if (!d) return json_error(where, d.error().message);
+  d->message = text_of(j, "message");
+  d->key = text_of(j, "key");
   source_out = text_of(j, "source");
   return d;
 }

@@ -265,7 +265,7 @@ Diagnostic skipped_key_note(const std::string& key, const std::string& suggestio
       "), so this line sets nothing";
   std::string fix = suggestion.empty() ? "remove it, or name a field the section has"
                                        : "spell it " + suggestion + ", or remove it";
-  return Diagnostic{"", Severity::kWarning, message, key, at, fix, {}};
+  return Diagnostic::note(Severity::kWarning, message, key, at, fix);
 }
 
 Status check_key_known(std::string_view dotted, const Location& at) {
@@ -349,17 +349,13 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
     const FieldSpec* spec = fields.find(field);
     if (spec == nullptr) {
       if (!target_known && !target.empty()) {
-        recipe.load_notes.push_back(
-            Diagnostic{"",
-                       Severity::kWarning,
-                       "unknown key '" + key + "' for " + short_class(target) + " (" + target +
-                           "), a class the schema (Megatron-Bridge " +
-                           std::string(schema_detail::schema_bridge_commit().substr(0, 8)) +
-                           ") does not know: not checked",
-                       key,
-                       value.location(),
-                       "regenerate the schema with scripts/gen_bridge_schema.py",
-                       {}});
+        recipe.load_notes.push_back(Diagnostic::note(
+            Severity::kWarning,
+            "unknown key '" + key + "' for " + short_class(target) + " (" + target +
+                "), a class the schema (Megatron-Bridge " +
+                std::string(schema_detail::schema_bridge_commit().substr(0, 8)) +
+                ") does not know: not checked",
+            key, value.location(), "regenerate the schema with scripts/gen_bridge_schema.py"));
         continue;
       }
       std::string suggestion;

@@ -229,8 +229,8 @@ void write_diagnostics(std::ostream& out, const PlanOption* option) {
   out << "<section id=\"diagnostics\">\n<h2>Diagnostics of the recommended option</h2>\n<ul>\n";
   if (option != nullptr) {
     for (const Diagnostic& d : option->diagnostics) {
-      out << "<li class=\"diagnostic " << severity_name(d.severity) << "\">"
-          << severity_name(d.severity) << ": " << (d.id.empty() ? "" : "[" + d.id + "] ")
+      out << "<li class=\"diagnostic " << severity_name(d.severity()) << "\">"
+          << severity_name(d.severity()) << ": " << (d.id().empty() ? "" : "[" + d.id() + "] ")
           << xml_escape(d.message) << "</li>\n";
     }
     if (option->diagnostics.empty()) out << "<li class=\"none\">No findings.</li>\n";

@@ -25,11 +25,11 @@ json placement_json(const LinkPlacement& p) {
 json diagnostics_json(const std::vector<Diagnostic>& diagnostics) {
   json out = json::array();
   for (const Diagnostic& d : diagnostics) {
-    out.push_back(json{{"id", d.id},
-                       {"severity", severity_name(d.severity)},
+    out.push_back(json{{"id", d.id()},
+                       {"severity", severity_name(d.severity())},
                        {"message", d.message},
                        {"key", d.key},
-                       {"fix", d.fix}});
+                       {"fix", d.fix()}});
   }
   return out;
 }

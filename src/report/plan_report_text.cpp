@@ -278,8 +278,8 @@ std::string validation_cell(const CompareEntry& e) {
   int errors = 0;
   int warnings = 0;
   for (const Diagnostic& d : e.option.diagnostics) {
-    errors += d.severity == Severity::kError;
-    warnings += d.severity == Severity::kWarning;
+    errors += d.severity() == Severity::kError;
+    warnings += d.severity() == Severity::kWarning;
   }
   if (errors > 0)
     return "INVALID (" + std::to_string(errors) + (errors == 1 ? " error)" : " errors)");
@@ -328,8 +328,8 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
     for (const std::string& r : e.option.reasons)
       out << "  - " << r << "\n";
     for (const Diagnostic& d : e.option.diagnostics) {
-      if (d.severity == Severity::kInfo) continue;
-      out << "  " << severity_name(d.severity) << ": [" << d.id << "] " << d.message << "\n";
+      if (d.severity() == Severity::kInfo) continue;
+      out << "  " << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
     }
   }
   return out.str();

@@ -224,12 +224,12 @@ size_t drop_suppressed(std::vector<Diagnostic>& diagnostics, const std::vector<s
                        const InlineSuppressions& inline_ids, const std::string& file) {
   const size_t before = diagnostics.size();
   std::erase_if(diagnostics, [&](const Diagnostic& d) {
-    if (d.id.empty()) return false;
-    if (std::find(ignore.begin(), ignore.end(), d.id) != ignore.end()) return true;
-    if (inline_ids.whole_file.count(d.id) > 0) return true;
+    if (d.id().empty()) return false;
+    if (std::find(ignore.begin(), ignore.end(), d.id()) != ignore.end()) return true;
+    if (inline_ids.whole_file.count(d.id()) > 0) return true;
     if (d.location.file != file) return false;
     auto line = inline_ids.by_line.find(d.location.line);
-    return line != inline_ids.by_line.end() && line->second.count(d.id) > 0;
+    return line != inline_ids.by_line.end() && line->second.count(d.id()) > 0;
   });
   return before - diagnostics.size();
 }

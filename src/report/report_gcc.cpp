@@ -23,8 +23,8 @@ std::string format_diagnostics_gcc(const std::vector<DiagnosticsReport>& reports
       // A finding about the command line names its recipe, so several recipes stay apart.
       const bool unplaced = !d.location.known() || d.location.file == "<command line>";
       std::string where = unplaced ? report.recipe : d.location.str();
-      out << where << ": " << severity_name(d.severity) << ": " << one_line(d.message);
-      if (!d.id.empty()) out << " [" << d.id << "]";
+      out << where << ": " << severity_name(d.severity()) << ": " << one_line(d.message);
+      if (!d.id().empty()) out << " [" << d.id() << "]";
       out << "\n";
     }
   }

@@ -55,14 +55,14 @@ std::string annotation(const Diagnostic& d, const std::string& recipe) {
   bool in_file = d.location.known() && d.location.file.front() != '<';
   std::string file = in_file ? d.location.file : recipe;
   std::string line =
-      std::string("::") + command_name(d.severity) + " file=" + escape_property(file);
+      std::string("::") + command_name(d.severity()) + " file=" + escape_property(file);
   if (in_file && d.location.line > 0) {
     line += ",line=" + std::to_string(d.location.line);
     if (d.location.column > 0) line += ",col=" + std::to_string(d.location.column);
   }
-  line += ",title=" + escape_property(d.id.empty() ? "hcp-plan" : d.id);
+  line += ",title=" + escape_property(d.id().empty() ? "hcp-plan" : d.id());
   std::string message = d.message;
-  if (!d.fix.empty()) message += "\nfix: " + d.fix;
+  if (!d.fix().empty()) message += "\nfix: " + d.fix();
   return line + "::" + escape_data(message) + "\n";
 }
 

@@ -14,13 +14,13 @@ json location_json(const Location& at) {
 }
 
 json diagnostic_json(const Diagnostic& d) {
-  return json{{"id", d.id},
-              {"severity", severity_name(d.severity)},
+  return json{{"id", d.id()},
+              {"severity", severity_name(d.severity())},
               {"message", d.message},
               {"key", d.key},
               {"location", location_json(d.location)},
-              {"fix", d.fix},
-              {"enforced_by", d.enforced_by}};
+              {"fix", d.fix()},
+              {"enforced_by", d.enforced_by()}};
 }
 
 json diagnostics_json(const std::vector<Diagnostic>& diagnostics) {
@@ -54,19 +54,15 @@ std::string dump(const json& j) {
 std::vector<Diagnostic> load_error_diagnostics(const Error& error) {
   std::vector<Diagnostic> out;
   auto add = [&out](const Error& e) {
-    Diagnostic d;
-    d.severity = Severity::kError;
-    d.message = e.message;
-    d.key = e.key;
-    d.location = e.location;
     // "unknown ... 'X' (did you mean 'Y'?)": the suggestion is the fix.
     const std::string marker = "did you mean '";
     size_t at = e.message.find(marker);
     size_t end = at == std::string::npos ? at : e.message.find('\'', at + marker.size());
+    std::string fix;
     if (end != std::string::npos) {
-      d.fix = "use '" + e.message.substr(at + marker.size(), end - at - marker.size()) + "'";
+      fix = "use '" + e.message.substr(at + marker.size(), end - at - marker.size()) + "'";
     }
-    out.push_back(std::move(d));
+    out.push_back(Diagnostic::note(Severity::kError, e.message, e.key, e.location, fix));
   };
   add(error);
   for (const Error& e : error.more)

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kGeneralFamily = "general";
 
 std::string family_of(const Diagnostic& d) {
-  const Rule* rule = d.id.empty() ? nullptr : find_rule(d.id);
+  const Rule* rule = d.id().empty() ? nullptr : find_rule(d.id());
   return rule != nullptr ? std::string(rule->family) : kGeneralFamily;
 }
 
@@ -31,9 +31,9 @@ std::vector<std::string> all_families() {
 /// "recipes/x.yaml:12:5: error: [CP013] message" (the recipe stands in for an unknown file).
 std::string finding_line(const Diagnostic& d, const std::string& recipe) {
   std::string where = d.location.known() ? d.location.str() : recipe;
-  std::string id = d.id.empty() ? "" : "[" + d.id + "] ";
-  std::string line = where + ": " + severity_name(d.severity) + ": " + id + d.message;
-  if (!d.fix.empty()) line += "\n    fix: " + d.fix;
+  std::string id = d.id().empty() ? "" : "[" + d.id() + "] ";
+  std::string line = where + ": " + severity_name(d.severity()) + ": " + id + d.message;
+  if (!d.fix().empty()) line += "\n    fix: " + d.fix();
   return line + "\n";
 }
 
@@ -45,7 +45,7 @@ void write_testcase(std::ostream& out, const std::string& recipe, const std::str
   for (const Diagnostic* d : findings) {
     std::string line = finding_line(*d, recipe);
     all += line;
-    if (d->severity == Severity::kError) {
+    if (d->severity() == Severity::kError) {
       errors += line;
       ++error_count;
     }
@@ -70,7 +70,7 @@ int count_failures(const std::map<std::string, std::vector<const Diagnostic*>>& 
   int failures = 0;
   for (const auto& [family, findings] : by_family) {
     for (const Diagnostic* d : findings) {
-      if (d->severity == Severity::kError) {
+      if (d->severity() == Severity::kError) {
         ++failures;
         break;
       }

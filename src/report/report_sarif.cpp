@@ -73,13 +73,13 @@ json physical_location(const Location& at) {
 
 json result_json(const Diagnostic& d, const std::string& recipe) {
   std::string text = d.message;
-  if (!d.fix.empty()) text += " Fix: " + d.fix;
-  json result{{"level", sarif_level(d.severity)}, {"message", {{"text", text}}}};
-  if (d.id.empty()) {
+  if (!d.fix().empty()) text += " Fix: " + d.fix();
+  json result{{"level", sarif_level(d.severity())}, {"message", {{"text", text}}}};
+  if (d.id().empty()) {
     result["ruleId"] = kLoadErrorRuleId;  // Loader and environment findings have no catalog rule.
   } else {
-    result["ruleId"] = d.id;
-    const Rule* rule = find_rule(d.id);
+    result["ruleId"] = d.id();
+    const Rule* rule = find_rule(d.id());
     if (rule != nullptr) {
       const auto& rules = rule_registry();
       result["ruleIndex"] = static_cast<int>(rule - rules.data());
@@ -91,7 +91,7 @@ json result_json(const Diagnostic& d, const std::string& recipe) {
   if (!d.key.empty()) location["logicalLocations"] = json::array({{{"fullyQualifiedName", d.key}}});
   result["locations"] = json::array({location});
   json props{{"recipe", recipe}};
-  if (!d.enforced_by.empty()) props["enforcedBy"] = d.enforced_by;
+  if (!d.enforced_by().empty()) props["enforcedBy"] = d.enforced_by();
   result["properties"] = props;
   return result;
 }

@@ -25,12 +25,12 @@ void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent
                       const std::string& recipe = "") {
   const bool unplaced = !d.location.known() || d.location.file == "<command line>";
   const std::string where = unplaced && !recipe.empty() ? recipe : d.location.str();
-  out << indent << where << ": " << severity_name(d.severity) << ": ";
-  if (!d.id.empty()) out << "[" << d.id << "] ";
+  out << indent << where << ": " << severity_name(d.severity()) << ": ";
+  if (!d.id().empty()) out << "[" << d.id() << "] ";
   out << d.message << "\n";
-  if (!d.fix.empty()) out << indent << "    fix: " << d.fix << "\n";
-  if (!d.enforced_by.empty()) {
-    out << indent << "    note: enforced by " << join(d.enforced_by, ", ") << "\n";
+  if (!d.fix().empty()) out << indent << "    fix: " << d.fix() << "\n";
+  if (!d.enforced_by().empty()) {
+    out << indent << "    note: enforced by " << join(d.enforced_by(), ", ") << "\n";
   }
 }
 

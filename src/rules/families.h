@@ -13,9 +13,12 @@ namespace hcp::rules {
 
 // --- Families: each appends its rules to the registry ------------------------------------------
 // In a family file each rule is a check function followed by its catalog entry, `Rule cpNNN()`,
-// and add_<family>_rules lists the entries. Its tests are tests/rules/rules_<family>_test.cpp
-// (helpers in tests/rules/rule_test_util.h). To add a family: declare its function here, define
-// it in its rules_<family>.cpp, and call it from build_registry() in registry.cpp.
+// and add_<family>_rules lists the entries. A check reports r.report(key, message), or
+// r.report(key, message, "case") for a finding whose severity or fix differs: the entry's
+// `cases` state each case's severity and fix (a check never passes them). Its tests are
+// tests/rules/rules_<family>_test.cpp (helpers in tests/rules/rule_test_util.h). To add a family:
+// declare its function here, define it in its rules_<family>.cpp, and call it from build_registry()
+// in registry.cpp.
 
 /// §1 Topology and process groups (CP001–CP007).
 void add_topology_rules(std::vector<Rule>& out);

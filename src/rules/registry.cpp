@@ -5,6 +5,7 @@
 #include <charconv>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "families.h"
 #include "hcp/checked.h"
@@ -13,23 +14,117 @@
 
 namespace hcp {
 
-// --- Reporter -------------------------------------------------------------------------------
+// --- Findings: severity and fix from the catalog entry -----------------------------------------
 
-void Reporter::report(std::string_view key, std::string message) {
-  report(key, std::move(message), rule_.severity);
+namespace {
+
+const RuleCase* find_case(const Rule& rule, std::string_view name) {
+  for (const RuleCase& c : rule.cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
 }
 
-void Reporter::report(std::string_view key, std::string message, Severity severity,
-                      std::string fix) {
-  Diagnostic d;
-  d.id = std::string(rule_.id);
-  d.severity = severity;
-  d.message = std::move(message);
-  d.key = std::string(key);
+/// Return `fix` with its "{}" slot (if any) filled with `value`.
+std::string filled(std::string_view fix, const std::string& value) {
+  std::string text(fix);
+  if (size_t slot = text.find("{}"); slot != std::string::npos) text.replace(slot, 2, value);
+  return text;
+}
+
+const Rule& catalog_entry(std::string_view id) {
+  const Rule* rule = find_rule(id);
+  if (rule == nullptr) {
+    throw std::logic_error(std::string(id) + " is not in the rule catalog");
+  }
+  return *rule;
+}
+
+}  // namespace
+
+/// The one maker of rule findings (Diagnostic's friend): ID, severity, fix and enforced_by come
+/// from the rule's catalog entry, and only the functions below use it.
+class CatalogFinding {
+ public:
+  /// The finding of `rule` in case `as`.
+  static Diagnostic make(const Rule& rule, const FindingCase& as, std::string key,
+                         std::string message) {
+    const RuleCase* c = find_case(rule, as.name);
+    if (c == nullptr && !as.name.empty()) {
+      throw std::logic_error(std::string(rule.id) + " has no case '" + std::string(as.name) +
+                             "' in the rule catalog");
+    }
+    Diagnostic d;
+    d.id_ = std::string(rule.id);
+    d.severity_ = c != nullptr ? c->severity : rule.severity;
+    d.message = std::move(message);
+    d.key = std::move(key);
+    d.fix_ = filled(c != nullptr && c->fix ? *c->fix : rule.fix, as.fix_value);
+    for (std::string_view who : rule.enforced_by)
+      d.enforced_by_.emplace_back(who);
+    return d;
+  }
+  /// `d` with the fix of `cause`, the rule that explains it (when that rule has one).
+  static void take_fix_of(Diagnostic& d, const Rule& cause) {
+    if (!cause.fix.empty()) d.fix_ = std::string(cause.fix);
+  }
+  /// `d` with its fix in Megatron-LM flag names.
+  static void spell_for_mlm(Diagnostic& d) { d.fix_ = mlm_spelling(d.fix_); }
+  /// A finding as another run recorded it.
+  static Diagnostic recorded(std::string id, Severity severity, std::string fix) {
+    Diagnostic d;
+    d.id_ = std::move(id);
+    d.severity_ = severity;
+    d.fix_ = std::move(fix);
+    return d;
+  }
+};
+
+Diagnostic finding(std::string_view id, std::string key, std::string message,
+                   const FindingCase& as) {
+  return CatalogFinding::make(catalog_entry(id), as, std::move(key), std::move(message));
+}
+
+Diagnostic finding_explained_by(const Rule& cause, std::string_view id, std::string key,
+                                std::string message) {
+  Diagnostic d = finding(id, std::move(key), std::move(message));
+  CatalogFinding::take_fix_of(d, cause);
+  return d;
+}
+
+void spell_fix_for_mlm(Diagnostic& d) {
+  CatalogFinding::spell_for_mlm(d);
+}
+
+namespace {
+
+/// True when a finding of `rule` can have `severity`: the entry's or one of its cases'.
+bool severity_of_rule(const Rule& rule, Severity severity) {
+  return rule.severity == severity ||
+         std::any_of(rule.cases.begin(), rule.cases.end(),
+                     [&](const RuleCase& c) { return c.severity == severity; });
+}
+
+}  // namespace
+
+Result<Diagnostic> recorded_finding(std::string id, Severity severity, std::string fix) {
+  if (id.empty()) return Diagnostic::note(severity, {}, {}, {}, std::move(fix));
+  const Rule* rule = find_rule(id);
+  if (rule == nullptr) return Error{"finding " + id + " names no rule of the catalog", {}, {}};
+  if (!severity_of_rule(*rule, severity)) {
+    return Error{
+        "finding " + id + " is never " + std::string(severity_name(severity)) + " in the catalog",
+        {},
+        {}};
+  }
+  return CatalogFinding::recorded(std::move(id), severity, std::move(fix));
+}
+
+// --- Reporter -------------------------------------------------------------------------------
+
+void Reporter::report(std::string_view key, std::string message, const FindingCase& as) {
+  Diagnostic d = CatalogFinding::make(rule_, as, std::string(key), std::move(message));
   d.location = key.empty() ? recipe_.where("") : recipe_.where(key);
-  d.fix = fix.empty() ? std::string(rule_.fix) : std::move(fix);
-  for (std::string_view who : rule_.enforced_by)
-    d.enforced_by.emplace_back(who);
   out_.push_back(std::move(d));
 }
 
@@ -102,7 +197,7 @@ std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env
     rule.check(ctx, reporter);
   }
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.severity() != b.severity()) return a.severity() > b.severity();
     return location_less(a.location, b.location);
   });
   for (Diagnostic& d : missing_input_diagnostics(missing))
@@ -110,7 +205,7 @@ std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env
   // Megatron-LM inputs get fix hints in Megatron-LM flag names (--context-parallel-size).
   if (env.framework == Framework::kMlm || recipe.framework == Framework::kMlm) {
     for (Diagnostic& d : out)
-      d.fix = mlm_spelling(d.fix);
+      spell_fix_for_mlm(d);
   }
   return out;
 }
@@ -118,7 +213,7 @@ std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env
 Summary summarize(const std::vector<Diagnostic>& diagnostics) {
   Summary s;
   for (const Diagnostic& d : diagnostics) {
-    switch (d.severity) {
+    switch (d.severity()) {
       case Severity::kError:
         ++s.errors;
         break;
@@ -186,12 +281,9 @@ std::vector<Diagnostic> missing_input_diagnostics(const MissingInputs& missing) 
   for (const auto& [input, uses] : missing.uses) {
     if (uses.empty()) continue;
     InputText text = input_text(input);
-    Diagnostic d;
-    d.severity = Severity::kInfo;
-    d.message = std::string(text.what) + ": " + describe_uses(uses);
-    d.fix = text.how;
-    d.location = Location{"<command line>", 0, 0};
-    out.push_back(std::move(d));
+    out.push_back(Diagnostic::note(Severity::kInfo,
+                                   std::string(text.what) + ": " + describe_uses(uses), {},
+                                   Location{"<command line>", 0, 0}, text.how));
   }
   return out;
 }

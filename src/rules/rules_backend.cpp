@@ -77,7 +77,7 @@ void report_below_sm100(const RuleContext& ctx, Reporter& r, const std::string& 
              what +
                  ": no attention backend is left on GPUs below sm100 (GPU unknown: assumed "
                  "Hopper or older; pass --gpu-sm 100 for Blackwell)",
-             Severity::kWarning);
+             "gpu_unknown");
     return;
   }
   if (*ctx.env.gpu_sm >= 100) return;
@@ -167,7 +167,7 @@ void check_thd_padding_backend(const RuleContext& ctx, Reporter& r) {
              "THD with CP pads between sequences, which disables FlashAttention 2/4; with "
              "attention_backend=flash on sm" +
                  std::to_string(*ctx.env.gpu_sm) + " (no FA3) no backend is left",
-             Severity::kError);
+             "no_fa3");
     return;
   }
   r.report(kBackendKey,
@@ -192,6 +192,10 @@ Rule cp052() {
       .good_example = "++dataset.packing_buffer_size=8 ++model.attention_backend=fused",
       .example_args = "",
       .check = check_thd_padding_backend,
+      .cases =
+          {
+              {.name = "no_fa3", .severity = Severity::kError},
+          },
   };
 }
 
@@ -275,9 +279,7 @@ bool report_nvte_mismatch(const RuleContext& ctx, Reporter& r, const std::string
     r.report(kBackendKey,
              var + " set to " + *value + ", but expected " + want + " for attention backend type " +
                  choice + " (Megatron-Core asserts it when it builds the model)",
-             Severity::kError,
-             "unset NVTE_FLASH_ATTN, NVTE_FUSED_ATTN and NVTE_UNFUSED_ATTN and choose the backend "
-             "with attention_backend (flash/fused/unfused/auto/local)");
+             "nvte_mismatch");
   }
   return mismatch;
 }
@@ -319,6 +321,13 @@ Rule cp061() {
       .good_example = "++model.attention_backend=fused",
       .example_args = "",
       .check = check_backend_choice,
+      .cases =
+          {
+              {.name = "nvte_mismatch",
+               .severity = Severity::kError,
+               .fix = "unset NVTE_FLASH_ATTN, NVTE_FUSED_ATTN and NVTE_UNFUSED_ATTN and choose the "
+                      "backend with attention_backend (flash/fused/unfused/auto/local)"},
+          },
   };
 }
 
@@ -438,6 +447,10 @@ Rule cp063() {
       .good_example = "++model.fp8_dot_product_attention=true ++model.attention_backend=fused",
       .example_args = "",
       .check = check_fp8_attention,
+      .cases =
+          {
+              {.name = "gpu_unknown", .severity = Severity::kWarning},
+          },
   };
 }
 
@@ -460,7 +473,7 @@ void check_sliding_window(const RuleContext& ctx, Reporter& r) {
     r.report("model.window_size",
              "TE 1.10 silently forces sliding-window layers to all_gather whatever cp_comm_type "
              "says",
-             Severity::kWarning);
+             "te_1_10");
     return;
   }
   for (const std::string& type : types) {
@@ -475,7 +488,7 @@ void check_sliding_window(const RuleContext& ctx, Reporter& r) {
       r.report(kCommKey,
                "sliding window with all_gather moves CP x more data than a2a and is known to be "
                "very slow or hit NCCL timeouts (Megatron-LM#2222)",
-               Severity::kWarning, "use cp_comm_type=a2a on the sliding-window layers");
+               "all_gather");
     }
   }
 }
@@ -501,6 +514,13 @@ Rule cp064() {
       .good_example = "++model.window_size=[4095,0] model.cp_comm_type=a2a",
       .example_args = "",
       .check = check_sliding_window,
+      .cases =
+          {
+              {.name = "te_1_10", .severity = Severity::kWarning},
+              {.name = "all_gather",
+               .severity = Severity::kWarning,
+               .fix = "use cp_comm_type=a2a on the sliding-window layers"},
+          },
   };
 }
 
@@ -534,8 +554,7 @@ void check_softmax_sinks(const RuleContext& ctx, Reporter& r) {
   }
   if (uses_thd_input(recipe)) {
     r.report("model.softmax_type",
-             "softmax_type='" + type + "' with THD input under CP needs cuDNN >= 9.18",
-             Severity::kWarning);
+             "softmax_type='" + type + "' with THD input under CP needs cuDNN >= 9.18", "thd");
   }
   if (fp8_attention(recipe)) {
     bool v215 = te_supports(te, TeFeature::kFusedFiltersV215);
@@ -544,7 +563,7 @@ void check_softmax_sinks(const RuleContext& ctx, Reporter& r) {
                         "' under CP needs sm100+ and cuDNN >= 9.21"
                   : "FP8 attention with softmax_type='" + type +
                         "' is unsupported under CP on TE " + te.str(),
-             v215 ? Severity::kWarning : Severity::kError);
+             v215 ? "fp8_te_2_15" : "");
   }
 }
 
@@ -567,6 +586,11 @@ Rule cp065() {
       .good_example = "++model.softmax_type=vanilla",
       .example_args = "",
       .check = check_softmax_sinks,
+      .cases =
+          {
+              {.name = "thd", .severity = Severity::kWarning},
+              {.name = "fp8_te_2_15", .severity = Severity::kWarning},
+          },
   };
 }
 
@@ -820,7 +844,7 @@ void check_deterministic(const RuleContext& ctx, Reporter& r) {
              "NCCL_ALGO='" + *algo +
                  "': under --deterministic-mode each token must be one of CollnetChain, "
                  "CollnetDirect, Ring or ^NVLS (Tree is not bit-exact)",
-             Severity::kError, "export NCCL_ALGO=Ring, or leave it unset (MLM then sets Ring)");
+             "mlm_algo");
     return;
   }
   static const std::vector<std::string> kAlgos = {"Tree", "Ring", "CollnetDirect", "CollnetChain",
@@ -830,7 +854,7 @@ void check_deterministic(const RuleContext& ctx, Reporter& r) {
              "deterministic_mode needs NCCL_ALGO set to one of Tree, Ring, CollnetDirect, "
              "CollnetChain or ^NVLS (it is " +
                  (algo ? "'" + *algo + "'" : std::string("unset")) + ")",
-             Severity::kError, "export NCCL_ALGO=Ring");
+             "algo");
   }
 }
 
@@ -859,6 +883,13 @@ Rule cp071() {
           "--env NCCL_ALGO=Ring",
       .example_args = "",
       .check = check_deterministic,
+      .cases =
+          {
+              {.name = "mlm_algo",
+               .severity = Severity::kError,
+               .fix = "export NCCL_ALGO=Ring, or leave it unset (MLM then sets Ring)"},
+              {.name = "algo", .severity = Severity::kError, .fix = "export NCCL_ALGO=Ring"},
+          },
   };
 }
 

@@ -72,7 +72,7 @@ void report_cli_restriction(const RuleContext& ctx, Reporter& r, const std::stri
     r.report(key, message);
   } else {
     r.report(key, message + " (checked only by the Megatron-LM CLI; Bridge does not stop it)",
-             Severity::kWarning);
+             "bridge");
   }
 }
 
@@ -98,7 +98,7 @@ void check_restrictions(const RuleContext& ctx, Reporter& r, const std::string& 
              what +
                  " with CUDA graphs: the Megatron-LM CLI means to reject it, but its check reads "
                  "the deprecated --enable-cuda-graph, so cuda_graph_impl alone is not stopped",
-             Severity::kWarning);
+             "cuda_graph_impl");
   }
   if (megatron_fsdp(recipe)) {
     report_cli_restriction(ctx, r, "dist.use_megatron_fsdp",
@@ -142,6 +142,11 @@ Rule cp080() {
           "++model.calculate_per_token_loss=true",
       .example_args = kMlmExampleArgs,
       .check = check_hybrid_restrictions,
+      .cases =
+          {
+              {.name = "bridge", .severity = Severity::kWarning},
+              {.name = "cuda_graph_impl", .severity = Severity::kWarning},
+          },
   };
 }
 
@@ -165,6 +170,11 @@ Rule cp091() {
       .good_example = "",
       .example_args = kMlmExampleArgs,
       .check = check_dynamic_restrictions,
+      .cases =
+          {
+              {.name = "bridge", .severity = Severity::kWarning},
+              {.name = "cuda_graph_impl", .severity = Severity::kWarning},
+          },
   };
 }
 
@@ -182,7 +192,7 @@ void check_domain_shape(const RuleContext& ctx, Reporter& r) {
                  " is not a power of two: groups are slices ranks[i:i+g] for powers of two g, so "
                  "a trailing group is smaller than its key (a 6-rank domain gives a 2-rank group "
                  "under key 4)",
-             Severity::kWarning, "use a power-of-two DP*CP domain");
+             "not_power_of_two");
   }
 }
 
@@ -204,6 +214,12 @@ Rule cp081() {
       .good_example = "++model.hybrid_context_parallel=true --world-size 32",
       .example_args = "",
       .check = check_domain_shape,
+      .cases =
+          {
+              {.name = "not_power_of_two",
+               .severity = Severity::kWarning,
+               .fix = "use a power-of-two DP*CP domain"},
+          },
   };
 }
 
@@ -216,7 +232,7 @@ void check_max_seqlen_set(const RuleContext& ctx, Reporter& r) {
     r.report(flag_key(recipe),
              "max_seqlen_per_dp_cp_rank is unset; the dev MLM CLI derives ceil(S / total CP "
              "ranks)",
-             Severity::kInfo);
+             "mlm_derived");
     return;
   }
   r.report(flag_key(recipe), flag_name(recipe) +
@@ -242,6 +258,10 @@ Rule cp082() {
       .good_example = "++model.hybrid_context_parallel=true ++model.max_seqlen_per_dp_cp_rank=8192",
       .example_args = "",
       .check = check_max_seqlen_set,
+      .cases =
+          {
+              {.name = "mlm_derived", .severity = Severity::kInfo},
+          },
   };
 }
 
@@ -517,7 +537,7 @@ void check_min_dynamic_size(const RuleContext& ctx, Reporter& r) {
              "min_dynamic_context_parallel_size=" + std::to_string(*min) +
                  " is not a power of two: groups exist only for powers of two, so a sample "
                  "assigned the minimum finds no group",
-             Severity::kWarning, "use a power of two");
+             "not_power_of_two");
   }
   auto ranks = dp_cp_ranks(ctx, r);
   if (ranks && *min > *ranks) {
@@ -549,6 +569,13 @@ Rule cp090() {
           "++model.min_dynamic_context_parallel_size=2",
       .example_args = "--world-size 32",
       .check = check_min_dynamic_size,
+      .cases =
+          {
+              {.name = "bridge", .severity = Severity::kWarning},
+              {.name = "not_power_of_two",
+               .severity = Severity::kWarning,
+               .fix = "use a power of two"},
+          },
   };
 }
 

@@ -90,7 +90,7 @@ void check_device_connections(const RuleContext& ctx, Reporter& r) {
                message +
                    "; Bridge does not check it, but TP/CP communication then cannot "
                    "overlap with compute in order",
-               Severity::kWarning);
+               "bridge");
     }
   }
   // FSDP asserts the opposite: Bridge for Megatron FSDP (Megatron-Bridge 067f987d
@@ -101,8 +101,7 @@ void check_device_connections(const RuleContext& ctx, Reporter& r) {
     r.report(mfsdp ? "dist.use_megatron_fsdp" : "dist.use_torch_fsdp2",
              "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset, but it is 1" +
                  std::string(asserted ? "" : " (Bridge does not check it for torch FSDP2)"),
-             asserted ? Severity::kError : Severity::kWarning,
-             "unset CUDA_DEVICE_MAX_CONNECTIONS for FSDP");
+             asserted ? "fsdp" : "fsdp_bridge");
   }
 }
 
@@ -126,6 +125,16 @@ Rule cp111() {
       .good_example = "--env CUDA_DEVICE_MAX_CONNECTIONS=1",
       .example_args = "--framework mlm",
       .check = check_device_connections,
+      .cases =
+          {
+              {.name = "bridge", .severity = Severity::kWarning},
+              {.name = "fsdp",
+               .severity = Severity::kError,
+               .fix = "unset CUDA_DEVICE_MAX_CONNECTIONS for FSDP"},
+              {.name = "fsdp_bridge",
+               .severity = Severity::kWarning,
+               .fix = "unset CUDA_DEVICE_MAX_CONNECTIONS for FSDP"},
+          },
   };
 }
 
@@ -140,8 +149,7 @@ void check_torch_fsdp2(const RuleContext& ctx, Reporter& r) {
   if (ctx.env.framework == Framework::kMlm) {
     r.report("dist.use_torch_fsdp2", message);
   } else {
-    r.report("dist.use_torch_fsdp2", message + " (checked only by the Megatron-LM CLI)",
-             Severity::kWarning);
+    r.report("dist.use_torch_fsdp2", message + " (checked only by the Megatron-LM CLI)", "bridge");
   }
 }
 
@@ -159,6 +167,10 @@ Rule cp112() {
       .good_example = "++dist.use_torch_fsdp2=true",
       .example_args = "--framework mlm",
       .check = check_torch_fsdp2,
+      .cases =
+          {
+              {.name = "bridge", .severity = Severity::kWarning},
+          },
   };
 }
 

@@ -309,7 +309,7 @@ void check_hcp_te_version(const RuleContext& ctx, Reporter& r) {
                  " is older than 1.10: MCore never passes cp_comm_type to TE, so a2a+p2p "
                  "silently runs as p2p over all " +
                  std::to_string(parallelism_of(ctx.recipe).cp) + " CP ranks",
-             Severity::kWarning, "upgrade Transformer Engine to >= 1.12.0 for a2a+p2p");
+             "te_before_1_10");
     return;
   }
   r.report(kCommKey, "Transformer-Engine v" + te.str() +
@@ -333,6 +333,12 @@ Rule cp018() {
       .good_example = "--te-version 1.12.0",
       .example_args = "",
       .check = check_hcp_te_version,
+      .cases =
+          {
+              {.name = "te_before_1_10",
+               .severity = Severity::kWarning,
+               .fix = "upgrade Transformer Engine to >= 1.12.0 for a2a+p2p"},
+          },
   };
 }
 
@@ -366,7 +372,7 @@ void check_comm_te_minimums(const RuleContext& ctx, Reporter& r) {
                "Transformer-Engine " + te.str() +
                    " is older than 1.10: MCore never passes cp_comm_type to TE, so every layer "
                    "silently runs p2p whatever cp_comm_type says",
-               Severity::kWarning, "upgrade Transformer Engine to >= 1.11 to use a2a/all_gather");
+               "te_before_1_10");
     }
     return;
   }
@@ -403,6 +409,12 @@ Rule cp019() {
           "--te-version 1.11.0",
       .example_args = "",
       .check = check_comm_te_minimums,
+      .cases =
+          {
+              {.name = "te_before_1_10",
+               .severity = Severity::kWarning,
+               .fix = "upgrade Transformer Engine to >= 1.11 to use a2a/all_gather"},
+          },
   };
 }
 

@@ -63,7 +63,7 @@ void check_query_groups_vs_tp(const RuleContext& ctx, Reporter& r) {
              "num_query_groups (" + str(*g) +
                  ") must be a multiple of tensor_model_parallel_size (" + str(tp) +
                  ") on Megatron-Core " + mcore->str() + " (a divisor is accepted from 0.16)",
-             Severity::kError, "upgrade Megatron-Core to >= 0.16.0, or use TP <= num_query_groups");
+             "mcore_before_0_16");
     return;
   }
   r.report(kGroupsKey, "num_query_groups (" + str(*g) +
@@ -90,6 +90,12 @@ Rule cp031() {
       .good_example = "model.num_query_groups=4 model.tensor_model_parallel_size=2",
       .example_args = "",
       .check = check_query_groups_vs_tp,
+      .cases =
+          {
+              {.name = "mcore_before_0_16",
+               .severity = Severity::kError,
+               .fix = "upgrade Megatron-Core to >= 0.16.0, or use TP <= num_query_groups"},
+          },
   };
 }
 
@@ -201,7 +207,7 @@ void check_fused_even_heads(const RuleContext& ctx, Reporter& r) {
   }
   r.report(head_key(ctx.recipe, *h, 2),
            message + ", but " + fused + " needs FusedAttention: no attention backend is available",
-           Severity::kError);
+           "no_backend");
 }
 
 Rule cp034() {
@@ -222,6 +228,10 @@ Rule cp034() {
       .good_example = "model.num_query_groups=8 model.hierarchical_context_parallel_sizes=[1,16]",
       .example_args = "--te-version 2.18.0",
       .check = check_fused_even_heads,
+      .cases =
+          {
+              {.name = "no_backend", .severity = Severity::kError},
+          },
   };
 }
 

@@ -1,10 +1,10 @@
 // Catalog entries of the checks that read a node, a launch or a job's log instead of a recipe:
 // preflight's PF* (src/preflight/preflight_checks.cpp, preflight_cluster.cpp), the probe's TOPO*
-// (probes/topology_findings.cpp) and check-log's LOG* (src/logcheck/logcheck_checks.cpp). Their
-// computation lives there, on topologies, process environments and logs; the registry holds their
-// ID, severity, rationale, fix and example inputs so `rules` lists them, `explain` shows them and
-// the emitting code takes severity and fix from here. check_rules() skips them (no recipe check);
-// Registry.LaunchRuleIdsMatchTheirSources keeps these entries and the IDs the sources emit in step.
+// (src/preflight/topology_findings.cpp) and check-log's LOG* (src/logcheck/logcheck_checks.cpp).
+// Their computation lives there, on topologies, process environments and logs; the registry holds
+// their ID, severity, rationale, fix and example inputs so `rules` lists them and `explain` shows
+// them, and the emitting code makes each finding with finding(ID, key, message[, case]), which
+// takes the severity and fix from here. check_rules() skips them (no recipe check).
 #include "families.h"
 
 namespace hcp::rules {
@@ -12,7 +12,8 @@ namespace {
 
 Rule launch_rule(std::string_view id, Severity severity, std::string_view family,
                  std::string_view title, std::string_view rationale, std::string_view source,
-                 std::string_view fix, std::string_view failing, std::string_view passing) {
+                 std::string_view fix, std::string_view failing, std::string_view passing,
+                 std::vector<RuleCase> cases = {}) {
   return {
       .id = id,
       .severity = severity,
@@ -27,6 +28,7 @@ Rule launch_rule(std::string_view id, Severity severity, std::string_view family
       .example_args = {},
       .check = nullptr,
       .runs_in = family,
+      .cases = std::move(cases),
   };
 }
 
@@ -34,7 +36,11 @@ constexpr std::string_view kNcclEnv =
     "hcp-plan src/preflight/preflight_checks.cpp; NCCL documentation, Environment Variables";
 constexpr std::string_view kNodeChecks = "hcp-plan src/preflight/preflight_checks.cpp";
 constexpr std::string_view kClusterChecks = "hcp-plan src/preflight/preflight_cluster.cpp";
-constexpr std::string_view kTopo = "hcp-plan probes/topology_findings.cpp";
+constexpr std::string_view kTopo = "hcp-plan src/preflight/topology_findings.cpp";
+// TOPO002 when a GPU has fewer active NVLinks than most (rather than links NVML reports down).
+constexpr std::string_view kFewerLinksFix =
+    "check `nvidia-smi nvlink -s` and the fabric manager; collectives over this GPU run at its "
+    "reduced bandwidth";
 // Where check-log's inputs come from (tests/fixtures/logs/README.md cites each print statement).
 constexpr std::string_view kPgLog =
     "pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (ProcessGroupNCCL initialization "
@@ -50,6 +56,8 @@ constexpr std::string_view kMemLog =
 constexpr std::string_view kFailLog =
     "Python tracebacks; PyTorch's CUDA caching allocator and ProcessGroupNCCL watchdog messages; "
     "NCCL's error strings (src/misc/utils.cc ncclGetErrorString)";
+// check-log's notes (info findings) carry no fix; `explain` shows the entry's.
+constexpr RuleCase kNoteWithoutFix = {.name = "", .severity = Severity::kInfo, .fix = ""};
 constexpr std::string_view kConfigLog =
     "NVIDIA/Megatron-LM megatron/training/arguments.py:1990-2001 (_print_args) @ d98e8a64; "
     "Megatron-Bridge training/config.py:1809-1880 (log_non_default_values) @ 067f987d";
@@ -64,7 +72,14 @@ void add_preflight_rules(std::vector<Rule>& out) {
       "bandwidth (warning).",
       kNcclEnv, "list the node's HCAs (ibv_devices) or unset NCCL_IB_HCA",
       "NCCL_IB_HCA=mlx5_9 on a node whose RDMA NICs are mlx5_0..mlx5_7",
-      "NCCL_IB_HCA unset on the same node"));
+      "NCCL_IB_HCA unset on the same node",
+      {{.name = "none_selected",
+        .severity = Severity::kError,
+        .fix = "unset NCCL_IB_HCA or name the HCAs to use"},
+       {.name = "subset",
+        .severity = Severity::kWarning,
+        .fix = "inter-node CP/DP traffic gets that share of the bandwidth; unset it unless that "
+               "is intended"}}));
   out.push_back(launch_rule(
       "PF102", Severity::kInfo, "preflight", "NCCL_SOCKET_IFNAME pins NCCL's bootstrap",
       "NCCL_SOCKET_IFNAME restricts the bootstrap (and any socket transport) to the named "
@@ -100,7 +115,11 @@ void add_preflight_rules(std::vector<Rule>& out) {
       "check CUDA_VISIBLE_DEVICES, the allocation (--gpus-per-node) and nvidia-smi for GPUs that "
       "fell off the bus",
       "--gpus-per-node 8 on a node where 7 GPUs are visible",
-      "--gpus-per-node 8 on a node with 8 visible GPUs"));
+      "--gpus-per-node 8 on a node with 8 visible GPUs",
+      {{.name = "no_gpu",
+        .severity = Severity::kError,
+        .fix = "run preflight on a GPU node, inside the job allocation"},
+       {.name = "idle", .severity = Severity::kWarning, .fix = "launch one rank per GPU"}}));
   out.push_back(launch_rule(
       "PF203", Severity::kError, "preflight", "a multi-node launch needs an RDMA NIC",
       "A launch across nodes on a node without an InfiniBand, RoCE or EFA NIC runs its "
@@ -126,15 +145,21 @@ void add_preflight_rules(std::vector<Rule>& out) {
       "PF206", Severity::kError, "preflight", "RDMA NIC ports are ACTIVE on a multi-node launch",
       "A port that is DOWN or INIT carries nothing: none ACTIVE means NCCL falls back to sockets "
       "or fails (error); some down means fewer rails (warning).",
-      kNodeChecks, "bring the ports up (ibstat; check cables and switch ports)",
+      kNodeChecks,
+      "bring the ports up (ibstat; check cables and switch ports; INIT means no subnet manager has "
+      "configured the port)",
       "--nodes 2 on a node whose mlx5_* ports are all DOWN",
-      "--nodes 2 on a node whose ports are ACTIVE"));
+      "--nodes 2 on a node whose ports are ACTIVE",
+      {{.name = "some_down",
+        .severity = Severity::kWarning,
+        .fix = "fewer rails give less inter-node bandwidth: bring the ports up (ibstat) or leave "
+               "them out of NCCL_IB_HCA"}}));
   out.push_back(launch_rule(
       "PF301", Severity::kError, "preflight", "nodes run the same TE, Megatron and torch versions",
       "Nodes of one job with different Transformer Engine, Megatron-Core, Megatron-Bridge, torch "
       "or NCCL versions can pick different attention backends or CP code paths and hang or "
       "diverge.",
-      kClusterChecks, "install the same packages on every node (one container image)",
+      kClusterChecks, "install the same container image or Python environment on every node",
       "preflight over MPI where one node has transformer-engine 2.14 and the others 2.18",
       "the same versions on every node"));
   out.push_back(launch_rule(
@@ -142,7 +167,7 @@ void add_preflight_rules(std::vector<Rule>& out) {
       "nodes share the CUDA driver and the CP-relevant variables",
       "A different CUDA driver, or CUDA_DEVICE_MAX_CONNECTIONS / NVTE_* / NCCL_* set differently "
       "on one node, changes scheduling or backends on that node only.",
-      kClusterChecks, "launch every node with the same driver and environment",
+      kClusterChecks, "launch every node with the same environment (same job script, same image)",
       "one node with NVTE_FUSED_ATTN=0, the others without", "the same variables on every node"));
   out.push_back(launch_rule(
       "PF303", Severity::kWarning, "preflight", "nodes have the same hardware",
@@ -154,7 +179,9 @@ void add_preflight_rules(std::vector<Rule>& out) {
   out.push_back(launch_rule(
       "PF304", Severity::kWarning, "preflight", "one preflight rank per host",
       "Several preflight ranks on one host count it once and hide the nodes that did not run.",
-      kClusterChecks, "launch one preflight task per node (srun --ntasks-per-node=1)",
+      kClusterChecks,
+      "launch one preflight task per node (srun --ntasks-per-node=1, mpirun --map-by "
+      "ppr:1:node)",
       "mpirun -np 2 with both ranks on one host", "one rank on each host"));
   out.push_back(launch_rule(
       "PF305", Severity::kWarning, "preflight", "preflight ran on every node of the launch",
@@ -169,33 +196,41 @@ void add_probe_rules(std::vector<Rule>& out) {
       "GPU i reaching GPU j over a different number of NVLinks than j reaches i points to a "
       "broken link; ring collectives run at the slowest direction. Preflight raises it to an "
       "error.",
-      kTopo, "reset the GPU or check the NVLink/NVSwitch fabric (nvidia-smi nvlink --status)",
+      kTopo, "check `nvidia-smi nvlink -s` on both GPUs; a link may be down",
       "nvidia-smi topo -m where GPU0 -> GPU1 is NV4 and GPU1 -> GPU0 is NV2",
-      "the same matrix with NV4 both ways"));
+      "the same matrix with NV4 both ways", {{.name = "preflight", .severity = Severity::kError}}));
   out.push_back(launch_rule(
       "TOPO002", Severity::kWarning, "probe", "no NVLinks down",
       "A GPU with NVLinks down (NVML) or fewer active links than the other GPUs runs its TP/CP "
       "traffic at a fraction of the bandwidth. Preflight raises it to an error.",
-      kTopo, "reset the GPU or check the NVLink/NVSwitch fabric (nvidia-smi nvlink --status)",
-      "an NVML probe where GPU 3 reports 2 of 18 NVLinks down", "every link up"));
+      kTopo,
+      "reset the GPU or check the NVLink/NVSwitch fabric (nvidia-smi nvlink -s, fabric manager)",
+      "an NVML probe where GPU 3 reports 2 of 18 NVLinks down", "every link up",
+      {{.name = "preflight", .severity = Severity::kError},
+       {.name = "fewer_links", .severity = Severity::kWarning, .fix = kFewerLinksFix},
+       {.name = "fewer_links_preflight", .severity = Severity::kError, .fix = kFewerLinksFix}}));
   out.push_back(launch_rule(
       "TOPO003", Severity::kWarning, "probe", "every GPU has a NIC on its PCIe switch",
       "GPUs without a NIC under their PCIe switch send inter-node traffic across the CPU "
       "interconnect (no GPUDirect RDMA path).",
-      kTopo, "check the NIC placement or NCCL_IB_HCA / NCCL_NET_GDR_LEVEL",
+      kTopo,
+      "GPUDirect RDMA from these GPUs crosses the PCIe root or the CPU; expect lower inter-node "
+      "bandwidth, or route through NVLink peers (NCCL PXN)",
       "a topology where GPUs 4-7 share no PCIe switch with any NIC",
       "one NIC per PCIe switch of the GPUs"));
   out.push_back(launch_rule(
       "TOPO004", Severity::kWarning, "probe", "NICs of one speed",
       "NCCL rings run at the slowest NIC; a 100 Gb/s NIC among 400 Gb/s ones slows every ring "
       "through it.",
-      kTopo, "set NCCL_IB_HCA to the fast NICs", "NICs of 400 and 100 Gb/s on one node",
-      "NICs of 400 Gb/s only"));
+      kTopo, "NCCL rings run at the slowest NIC; set NCCL_IB_HCA to the fast ones",
+      "NICs of 400 and 100 Gb/s on one node", "NICs of 400 Gb/s only"));
   out.push_back(launch_rule(
       "TOPO005", Severity::kInfo, "probe", "GPUs on one NUMA node, or bound per rank",
       "GPUs split across NUMA nodes need each rank's CPU threads and memory bound to its GPU's "
       "NUMA node.",
-      kTopo, "bind each rank to its GPU's NUMA node (numactl, or the launcher's --cpu-bind)",
+      kTopo,
+      "bind each rank's CPU threads and memory to its GPU's NUMA node (numactl, or the "
+      "launcher's --cpu-bind)",
       "a node with GPUs 0-3 on NUMA node 0 and 4-7 on NUMA node 1",
       "a node with every GPU on one NUMA node"));
 }
@@ -252,21 +287,23 @@ void add_logcheck_rules(std::vector<Rule>& out) {
       "LOG006", Severity::kInfo, "check-log", "step time against the plan",
       "The measured median step time after warm-up beside the prediction and its band.", kIterLog,
       "none needed; `--save-calibration` turns the run into a calibration for plan and compare",
-      "a run with iteration lines inside the plan's band", "a log without iteration lines"));
+      "a run with iteration lines inside the plan's band", "a log without iteration lines",
+      {kNoteWithoutFix}));
   out.push_back(launch_rule(
       "LOG007", Severity::kWarning, "check-log", "measured peak memory against the plan",
       "The peak allocated memory the job reported above the plan's per-GPU prediction means the "
       "memory model misses a term for this run (or the run differs from the recipe).",
       kMemLog, "raise recompute, CP or TP (`hcp-plan plan`) before the job grows",
       "max allocated 70 GiB where the plan predicts 40 GiB",
-      "max allocated within the plan's prediction"));
+      "max allocated within the plan's prediction",
+      {{.name = "within_plan", .severity = Severity::kInfo, .fix = ""}}));
   out.push_back(launch_rule(
       "LOG008", Severity::kInfo, "check-log", "process-group creation not logged",
       "Without TORCH_CPP_LOG_LEVEL=INFO PyTorch does not log the groups it creates, so the CP "
       "and hierarchical groups cannot be checked.",
       kPgLog, "run with TORCH_CPP_LOG_LEVEL=INFO (PyTorch logs every ProcessGroupNCCL it creates)",
       "a log with iteration lines and no ProcessGroupNCCL initialization lines",
-      "a log with the ProcessGroupNCCL initialization lines"));
+      "a log with the ProcessGroupNCCL initialization lines", {kNoteWithoutFix}));
   out.push_back(launch_rule(
       "LOG020", Severity::kError, "check-log", "assertion failure",
       "The job stopped on an assert; when the message is an upstream CP check the finding names "
@@ -311,7 +348,8 @@ void add_logcheck_rules(std::vector<Rule>& out) {
       "ConfigContainer or its non-default summary) is the truth and goes through every rule; "
       "without one the recipe on the command line is checked.",
       kConfigLog, "none needed", "a log with a `--- arguments ---` block",
-      "a log without a printed configuration, checked against the recipe given"));
+      "a log without a printed configuration, checked against the recipe given",
+      {kNoteWithoutFix}));
   out.push_back(launch_rule(
       "LOG031", Severity::kWarning, "check-log", "the job ran with other values than the recipe",
       "The printed configuration differs from the recipe given on the command line in a "
@@ -325,13 +363,14 @@ void add_logcheck_rules(std::vector<Rule>& out) {
       "rules (the command line's --te-version and --mcore-version win).",
       "NVIDIA/nccl src/init.cc:695 (NCCL version line) @ 5067397c; Megatron-LM and Bridge "
       "start-up prints",
-      "none needed", "NCCL INFO NCCL version 2.21.5+cuda12.4", "a log without version lines"));
+      "none needed", "NCCL INFO NCCL version 2.21.5+cuda12.4", "a log without version lines",
+      {kNoteWithoutFix}));
   out.push_back(launch_rule(
       "LOG033", Severity::kInfo, "check-log", "speed not checked",
       "The step time is not compared with the plan when the log has too few iterations after "
       "warm-up or the model cannot price the layout; the finding says which.",
       kIterLog, "let the job run past warm-up, or pass --cluster/--topology",
-      "a log with two iteration lines", "a log with twenty iteration lines"));
+      "a log with two iteration lines", "a log with twenty iteration lines", {kNoteWithoutFix}));
 }
 
 }  // namespace hcp::rules

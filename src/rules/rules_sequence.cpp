@@ -63,7 +63,7 @@ void check_seq_parallel_split(const RuleContext& ctx, Reporter& r) {
            "with sequence parallel the per-CP-rank sequence (" + str(*s) + "/" + str(p.cp) + " = " +
                str(*s / p.cp) + ") must be divisible by TP (" + str(p.tp) +
                "): First dimension of the tensor should be divisible by tensor parallel size",
-           Severity::kError, "make seq_length a multiple of lcm(2*CP, TP*CP) = " + str(multiple));
+           {"sequence_parallel", str(multiple)});
 }
 
 Rule cp041() {
@@ -89,6 +89,12 @@ Rule cp041() {
           "model.tensor_model_parallel_size=4 ++model.sequence_parallel=true",
       .example_args = "",
       .check = check_seq_parallel_split,
+      .cases =
+          {
+              {.name = "sequence_parallel",
+               .severity = Severity::kError,
+               .fix = "make seq_length a multiple of lcm(2*CP, TP*CP) = {}"},
+          },
   };
 }
 
@@ -207,8 +213,8 @@ void check_sft_per_token_loss(const RuleContext& ctx, Reporter& r) {
   }
   if (ctx.recipe.bool_or("ddp.average_in_collective", false)) {
     r.report("ddp.average_in_collective",
-             "When finetuning with CP>1, average_in_collective must be False", Severity::kError,
-             "set ddp.average_in_collective=false");
+             "When finetuning with CP>1, average_in_collective must be False",
+             "average_in_collective");
   }
 }
 
@@ -233,6 +239,12 @@ Rule cp045() {
       .good_example = "++dataset.enable_offline_packing=true ++model.calculate_per_token_loss=true",
       .example_args = "",
       .check = check_sft_per_token_loss,
+      .cases =
+          {
+              {.name = "average_in_collective",
+               .severity = Severity::kError,
+               .fix = "set ddp.average_in_collective=false"},
+          },
   };
 }
 
@@ -249,7 +261,7 @@ void check_packing_micro_batch(const RuleContext& ctx, Reporter& r) {
              "in-batch packing packs the samples of one micro batch, so it needs "
              "micro_batch_size > 1 (got " +
                  str(mbs) + ")",
-             Severity::kError, "set train.micro_batch_size > 1 for in-batch packing");
+             "in_batch_packing");
   }
 }
 
@@ -269,6 +281,12 @@ Rule cp046() {
       .good_example = "++dataset.enable_offline_packing=true train.micro_batch_size=1",
       .example_args = "",
       .check = check_packing_micro_batch,
+      .cases =
+          {
+              {.name = "in_batch_packing",
+               .severity = Severity::kError,
+               .fix = "set train.micro_batch_size > 1 for in-batch packing"},
+          },
   };
 }
 

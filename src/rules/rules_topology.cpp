@@ -174,8 +174,7 @@ void check_expert_grid(const RuleContext& ctx, Reporter& r) {
   if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1 || p.etp < 1) return;
   bool pp_last = !ctx.recipe.bool_or("dist.use_tp_pp_dp_mapping", false);
   if (auto f = size_rules::rank_ordering_same_dp(pp_last, p.pp, p.tp * p.cp, p.etp * p.ep)) {
-    r.report(f->key, f->message, Severity::kError,
-             "set dist.use_tp_pp_dp_mapping=false or make TP*CP equal ETP*EP");
+    r.report(f->key, f->message, "rank_ordering");
   }
   if (p.ep == 1 && p.etp == p.tp) return;  // Implied by CP001 for dense models.
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
@@ -204,6 +203,12 @@ Rule cp005() {
       .good_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=2",
       .example_args = "--world-size 32",
       .check = check_expert_grid,
+      .cases =
+          {
+              {.name = "rank_ordering",
+               .severity = Severity::kError,
+               .fix = "set dist.use_tp_pp_dp_mapping=false or make TP*CP equal ETP*EP"},
+          },
   };
 }
 
@@ -214,7 +219,7 @@ void check_sequence_parallel_needs_tp(const RuleContext& ctx, Reporter& r) {
     r.report("model.sequence_parallel",
              "Disabling sequence parallelism because tensor model parallelism is disabled "
              "(the MLM CLI turns sequence_parallel off when TP=1)",
-             Severity::kInfo);
+             "mlm");
     return;
   }
   r.report("model.sequence_parallel", "Cannot use sequence parallelism without tensor parallelism");
@@ -238,6 +243,10 @@ Rule cp006() {
       .good_example = "++model.sequence_parallel=false",
       .example_args = "",
       .check = check_sequence_parallel_needs_tp,
+      .cases =
+          {
+              {.name = "mlm", .severity = Severity::kInfo},
+          },
   };
 }
 
@@ -290,7 +299,7 @@ void check_eval_cp(const RuleContext& ctx, Reporter& r) {
     r.report(key,
              "dist.eval_context_parallel_size is documented to require use_decentralized_pg=True, "
              "but nothing enforces it",
-             Severity::kWarning, "set dist.use_decentralized_pg=true");
+             "decentralized_pg");
   }
   if (ctx.env.framework != Framework::kBridge) return;
   // The SFT collate pads to a multiple that includes the eval CP size (config.py:1354-1373).
@@ -352,6 +361,12 @@ Rule cp007() {
       .good_example = "++dist.eval_context_parallel_size=8 ++dist.use_decentralized_pg=true",
       .example_args = "--world-size 32",
       .check = check_eval_cp,
+      .cases =
+          {
+              {.name = "decentralized_pg",
+               .severity = Severity::kWarning,
+               .fix = "set dist.use_decentralized_pg=true"},
+          },
   };
 }
 

@@ -91,7 +91,7 @@ void check_linear_attention(const RuleContext& ctx, Reporter& r) {
                "Gated DeltaNet has no context-parallel implementation on Megatron-Core " +
                    mcore.str() + " (GDN CP arrived in 0.18); context_parallel_size=" + str(p.cp) +
                    " would run each CP rank's GDN layers on its own sequence chunk",
-               Severity::kError, "upgrade Megatron-Core to >= 0.18.0, or use CP=1 for GDN");
+               "mcore_before_0_18");
     }
   }
   bool chunkwise = mode == "chunkwise";
@@ -139,6 +139,12 @@ Rule cp101() {
           "++model.linear_num_value_heads=32",
       .example_args = "--mcore-version 0.19.0",
       .check = check_linear_attention,
+      .cases =
+          {
+              {.name = "mcore_before_0_18",
+               .severity = Severity::kError,
+               .fix = "upgrade Megatron-Core to >= 0.18.0, or use CP=1 for GDN"},
+          },
   };
 }
 

@@ -7,6 +7,7 @@
 
 #include "fuzz_util.h"
 #include "hcp/json_io.h"
+#include "hcp/preflight.h"
 #include "hcp/topology.h"
 
 namespace hcp::fuzz {

@@ -148,7 +148,7 @@ TEST(Groups, RejectedLayoutsSayWhatTheRegistryRuleSays) {
   env.world_size = 32;
   std::string from_registry;
   for (const Diagnostic& d : check_rules(r, env)) {
-    if (d.id == "CP013") from_registry = d.message;
+    if (d.id() == "CP013") from_registry = d.message;
   }
   ASSERT_FALSE(from_registry.empty());
   EXPECT_EQ(problem->rule_message, from_registry);
@@ -161,7 +161,7 @@ TEST(Groups, RejectedLayoutsSayWhatTheRegistryRuleSays) {
   w.set("model.context_parallel_size", Value::integer(3));
   std::string cp001;
   for (const Diagnostic& d : check_rules(w, env)) {
-    if (d.id == "CP001") cp001 = d.message;
+    if (d.id() == "CP001") cp001 = d.message;
   }
   EXPECT_EQ(world->rule_message, cp001);
 }

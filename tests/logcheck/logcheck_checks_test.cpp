@@ -17,7 +17,7 @@ const std::string kLogs = std::string(HCP_FIXTURES_DIR) + "/logs/";
 std::vector<std::string> ids(const std::vector<Diagnostic>& ds, Severity at_least) {
   std::vector<std::string> out;
   for (const Diagnostic& d : ds) {
-    if (static_cast<int>(d.severity) >= static_cast<int>(at_least)) out.push_back(d.id);
+    if (static_cast<int>(d.severity()) >= static_cast<int>(at_least)) out.push_back(d.id());
   }
   return out;
 }
@@ -120,17 +120,17 @@ TEST(LogChecks, SilentCpOffBridgeRunIsFlaggedThreeWays) {
   EXPECT_TRUE(has(errors, "CP012"));   // the registry on the printed configuration
   EXPECT_TRUE(has(errors, "LOG001"));  // no hierarchical groups
   EXPECT_TRUE(has(errors, "LOG004"));  // attention / CP speed
-  auto speed = std::find_if(ds.begin(), ds.end(), [](auto& d) { return d.id == "LOG004"; });
+  auto speed = std::find_if(ds.begin(), ds.end(), [](auto& d) { return d.id() == "LOG004"; });
   EXPECT_NE(speed->message.find("the measured time matches it"), std::string::npos);
 }
 
 TEST(LogChecks, SlowRunIsAWarningNamingTheLargestTerm) {
   auto ds = run("mlm_hcp_ok.log", 30000, 18.0, 4.1, PredictionBand{0.8, 1.25, "t"});
-  auto d = std::find_if(ds.begin(), ds.end(), [](auto& x) { return x.id == "LOG005"; });
+  auto d = std::find_if(ds.begin(), ds.end(), [](auto& x) { return x.id() == "LOG005"; });
   ASSERT_NE(d, ds.end());
-  EXPECT_EQ(d->severity, Severity::kWarning);
+  EXPECT_EQ(d->severity(), Severity::kWarning);
   EXPECT_NE(d->message.find("attention compute"), std::string::npos);
-  EXPECT_NE(d->fix.find("probe"), std::string::npos);
+  EXPECT_NE(d->fix().find("probe"), std::string::npos);
 }
 
 TEST(LogChecks, GroupSizesOtherThanConfigured) {
@@ -148,12 +148,12 @@ TEST(LogChecks, GroupSizesOtherThanConfigured) {
 TEST(LogChecks, FailuresAreExplainedByRuleIds) {
   auto ds = check_log(*parse_logs({kLogs + "mlm_cp012_assert.log"}), LogCheckInputs{});
   ASSERT_FALSE(ds.empty());
-  EXPECT_EQ(ds.front().id, "LOG020");
+  EXPECT_EQ(ds.front().id(), "LOG020");
   EXPECT_NE(ds.front().message.find("explained by CP012"), std::string::npos);
-  EXPECT_EQ(ds.front().fix, std::string(find_rule("CP012")->fix));
+  EXPECT_EQ(ds.front().fix(), std::string(find_rule("CP012")->fix));
 
   auto oom = check_log(*parse_logs({kLogs + "mlm_oom.log"}), LogCheckInputs{});
-  EXPECT_EQ(oom.front().id, "LOG021");
+  EXPECT_EQ(oom.front().id(), "LOG021");
   EXPECT_NE(oom.front().message.find("tried to allocate 8.00 GiB"), std::string::npos);
   EXPECT_NE(oom.front().message.find("(2 occurrences)"), std::string::npos);
 }
@@ -171,7 +171,7 @@ TEST(LogChecks, LogValuesWinOverTheRecipeAndDifferencesAreNamed) {
   LogCheckInputs in;
   in.recipe = *recipe;
   auto ds = check_log(*log, in);
-  auto d = std::find_if(ds.begin(), ds.end(), [](auto& x) { return x.id == "LOG031"; });
+  auto d = std::find_if(ds.begin(), ds.end(), [](auto& x) { return x.id() == "LOG031"; });
   ASSERT_NE(d, ds.end());
   EXPECT_NE(d->message.find("model.context_parallel_size is 16 in the job but 8"),
             std::string::npos);

@@ -84,7 +84,7 @@ TEST(PlannerSeed, ListsTheSeedOptionsWithAAndBWithinFifteenPercent) {
   // Every listed option passed the rules: no error among its diagnostics.
   for (const PlanOption& o : result->options) {
     for (const Diagnostic& d : o.diagnostics)
-      EXPECT_NE(d.severity, Severity::kError) << d.id;
+      EXPECT_NE(d.severity(), Severity::kError) << d.id();
   }
   // Exactly one recommended option, the first that fits.
   int recommended = 0;

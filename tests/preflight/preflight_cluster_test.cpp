@@ -37,7 +37,7 @@ std::vector<NodePreflight> healthy_cluster(int nodes) {
 
 const ClusterFinding* find(const ClusterPreflightReport& c, const std::string& id) {
   auto it = std::find_if(c.findings.begin(), c.findings.end(),
-                         [&](const ClusterFinding& f) { return f.diagnostic.id == id; });
+                         [&](const ClusterFinding& f) { return f.diagnostic.id() == id; });
   return it == c.findings.end() ? nullptr : &*it;
 }
 
@@ -52,7 +52,7 @@ TEST(ClusterPreflight, HealthyNodesAreGoAndFindingsAppearOnce) {
   EXPECT_TRUE(numa->every_node);
   EXPECT_EQ(numa->hosts.size(), 4u);
   EXPECT_EQ(std::count_if(c.findings.begin(), c.findings.end(),
-                          [](const ClusterFinding& f) { return f.diagnostic.id == "TOPO005"; }),
+                          [](const ClusterFinding& f) { return f.diagnostic.id() == "TOPO005"; }),
             1);
   for (const char* id : {"PF301", "PF302", "PF303", "PF304", "PF305"})
     EXPECT_EQ(find(c, id), nullptr) << id << "\n" << cluster_preflight_text(c);
@@ -95,7 +95,7 @@ TEST(ClusterPreflight, DifferentPackageVersionsAreAnError) {
   ClusterPreflightReport c = aggregate_preflight(nodes);
   const ClusterFinding* versions = find(c, "PF301");
   ASSERT_NE(versions, nullptr) << cluster_preflight_text(c);
-  EXPECT_EQ(versions->diagnostic.severity, Severity::kError);
+  EXPECT_EQ(versions->diagnostic.severity(), Severity::kError);
   EXPECT_EQ(versions->hosts, std::vector<std::string>{"dgx-02"});
   EXPECT_NE(versions->diagnostic.message.find("transformer_engine"), std::string::npos);
   EXPECT_NE(versions->diagnostic.message.find("2.8.0 on dgx-02 (majority: 2.10.0)"),
@@ -115,8 +115,8 @@ TEST(ClusterPreflight, DifferentVariablesAndDriversAreWarnings) {
   ClusterPreflightReport c = aggregate_preflight(nodes);
   std::vector<std::string> messages;
   for (const ClusterFinding& f : c.findings)
-    if (f.diagnostic.id == "PF302") {
-      EXPECT_EQ(f.diagnostic.severity, Severity::kWarning);
+    if (f.diagnostic.id() == "PF302") {
+      EXPECT_EQ(f.diagnostic.severity(), Severity::kWarning);
       EXPECT_EQ(f.hosts, std::vector<std::string>{"dgx-01"});
       messages.push_back(f.diagnostic.message);
     }

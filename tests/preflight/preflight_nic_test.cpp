@@ -35,14 +35,14 @@ LaunchShape launch(int64_t nodes) {
 std::vector<Diagnostic> pf206(const Topology& node, int64_t nodes, const EnvMap& env = {}) {
   std::vector<Diagnostic> out;
   for (Diagnostic& d : node_findings(node, launch(nodes), llama_recipe(), env))
-    if (d.id == "PF206") out.push_back(std::move(d));
+    if (d.id() == "PF206") out.push_back(std::move(d));
   return out;
 }
 
 TEST(NicStatePf206, AllPortsDownIsAnErrorNamingThem) {
   auto found = pf206(dgx_node("sysfs_ndr_all_down"), 4);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].severity, Severity::kError);
+  EXPECT_EQ(found[0].severity(), Severity::kError);
   EXPECT_NE(found[0].message.find("no RDMA NIC port of this node is ACTIVE"), std::string::npos)
       << found[0].message;
   EXPECT_NE(found[0].message.find("mlx5_0 (DOWN, Polling)"), std::string::npos);
@@ -53,7 +53,7 @@ TEST(NicStatePf206, AllPortsDownIsAnErrorNamingThem) {
 TEST(NicStatePf206, SomePortsDownIsAWarningNamingOnlyThose) {
   auto found = pf206(dgx_node("sysfs_ndr_2down"), 2);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].severity, Severity::kWarning);
+  EXPECT_EQ(found[0].severity(), Severity::kWarning);
   EXPECT_NE(found[0].message.find("2 of the 8 RDMA NIC ports"), std::string::npos)
       << found[0].message;
   EXPECT_NE(found[0].message.find("mlx5_2 (DOWN, Disabled), mlx5_5 (DOWN, Disabled)"),
@@ -86,12 +86,12 @@ TEST(NicStatePf206, OnlyTheNicsNcclIbHcaSelectsCount) {
   // Only down HCAs selected: nothing left for NCCL.
   auto only_down = pf206(node, 4, {{"NCCL_IB_HCA", "=mlx5_2:1,mlx5_5:1"}});
   ASSERT_EQ(only_down.size(), 1u);
-  EXPECT_EQ(only_down[0].severity, Severity::kError);
+  EXPECT_EQ(only_down[0].severity(), Severity::kError);
   EXPECT_NE(only_down[0].message.find("NCCL_IB_HCA selects"), std::string::npos);
   // Excluding one of the two down HCAs leaves one down among seven.
   auto excluded = pf206(node, 4, {{"NCCL_IB_HCA", "^mlx5_2"}});
   ASSERT_EQ(excluded.size(), 1u);
-  EXPECT_EQ(excluded[0].severity, Severity::kWarning);
+  EXPECT_EQ(excluded[0].severity(), Severity::kWarning);
   EXPECT_NE(excluded[0].message.find("1 of the 7"), std::string::npos) << excluded[0].message;
 }
 
@@ -103,9 +103,10 @@ TEST(NicStatePf206, RunPreflightCountsItAsANodeFinding) {
   in.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
   PreflightReport report = run_preflight(in);
   EXPECT_FALSE(report.go);
-  EXPECT_TRUE(std::any_of(
-      report.findings.begin(), report.findings.end(),
-      [](const PreflightFinding& f) { return f.source == "node" && f.diagnostic.id == "PF206"; }));
+  EXPECT_TRUE(
+      std::any_of(report.findings.begin(), report.findings.end(), [](const PreflightFinding& f) {
+        return f.source == "node" && f.diagnostic.id() == "PF206";
+      }));
 }
 
 TEST(DriverVersion, ReadBelowARoot) {

@@ -16,13 +16,13 @@ using namespace preflight_fixtures;
 std::vector<std::string> ids(const std::vector<Diagnostic>& ds, Severity at_least) {
   std::vector<std::string> out;
   for (const auto& d : ds)
-    if (d.severity >= at_least) out.push_back(d.id);
+    if (d.severity() >= at_least) out.push_back(d.id());
   return out;
 }
 
 bool has_id(const std::vector<Diagnostic>& ds, const std::string& id, Severity s) {
   return std::any_of(ds.begin(), ds.end(),
-                     [&](const Diagnostic& d) { return d.id == id && d.severity == s; });
+                     [&](const Diagnostic& d) { return d.id() == id && d.severity() == s; });
 }
 
 TEST(LaunchShape, SlurmUsesGpusOnNodeNotOneTaskPerNode) {
@@ -164,7 +164,7 @@ TEST(NcclEnv, TransportSwitches) {
   auto multi = nccl_env_findings(env, node, shape(4, 8), r);
   for (const char* id : {"PF102", "PF103", "PF104", "PF105", "PF106"})
     EXPECT_TRUE(std::any_of(multi.begin(), multi.end(), [&](const Diagnostic& d) {
-      return d.id == id;
+      return d.id() == id;
     })) << id;
   auto single = nccl_env_findings(env, node, shape(1, 8), r);
   EXPECT_FALSE(has_id(single, "PF103", Severity::kWarning));
@@ -235,10 +235,10 @@ TEST(RunPreflight, OldTeIsAnEnvironmentFinding) {
   PreflightReport r = run_preflight(in);
   EXPECT_FALSE(r.go);
   auto it = std::find_if(r.findings.begin(), r.findings.end(),
-                         [](const PreflightFinding& f) { return f.diagnostic.id == "CP018"; });
+                         [](const PreflightFinding& f) { return f.diagnostic.id() == "CP018"; });
   ASSERT_NE(it, r.findings.end()) << preflight_text(r);
   EXPECT_EQ(it->source, "environment");
-  EXPECT_EQ(it->diagnostic.severity, Severity::kError);
+  EXPECT_EQ(it->diagnostic.severity(), Severity::kError);
   EXPECT_EQ(preflight_text(r).rfind("NO-GO: ", 0), 0u);
 }
 
@@ -248,7 +248,7 @@ TEST(RunPreflight, RecipeProblemsStayUnderRecipe) {
   PreflightReport r = run_preflight(in);
   EXPECT_FALSE(r.go);
   bool recipe_error = std::any_of(r.findings.begin(), r.findings.end(), [](const auto& f) {
-    return f.source == "recipe" && f.diagnostic.severity == Severity::kError;
+    return f.source == "recipe" && f.diagnostic.severity() == Severity::kError;
   });
   EXPECT_TRUE(recipe_error) << preflight_text(r);
 }

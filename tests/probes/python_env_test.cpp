@@ -78,7 +78,7 @@ TEST(PythonEnv, FeedsTheRulesEnvironmentWithoutOverridingTheCommandLine) {
   EXPECT_FALSE(env.bridge_version);
   auto ds = python_env_diagnostics(py);
   ASSERT_EQ(ds.size(), 4u);  // summary + megatron-bridge, torch, nccl missing
-  EXPECT_EQ(ds[0].severity, Severity::kInfo);
+  EXPECT_EQ(ds[0].severity(), Severity::kInfo);
   EXPECT_NE(ds[0].message.find("transformer_engine 2.12.0"), std::string::npos);
   EXPECT_EQ(ds[1].message, "megatron-bridge is not installed in py");
   EXPECT_EQ(ds[1].location.file, "<python py>");

@@ -9,6 +9,7 @@
 
 #include "hcp/cluster.h"
 #include "hcp/topology.h"
+#include "probes/nccl_dump.h"
 
 namespace hcp {
 namespace {
@@ -21,13 +22,6 @@ std::string temp_file(const std::string& name, const std::string& content) {
   auto path = std::filesystem::temp_directory_path() / ("hcp_probe_test_" + name);
   std::ofstream(path, std::ios::binary) << content;
   return path.string();
-}
-
-std::vector<std::string> ids(const std::vector<Diagnostic>& ds) {
-  std::vector<std::string> out;
-  for (const auto& d : ds)
-    out.push_back(d.id);
-  return out;
 }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -118,35 +112,6 @@ TEST(NvidiaSmiParse, MissingFileIsAnError) {
 }
 
 // --- NCCL XML: bad input -------------------------------------------------------------------------
-
-const char* kNcclDump = R"(<system version="1">
-  <cpu numaid="0" affinity="0000ffff">
-    <pci busid="0000:0a:00.0" class="0x060400">
-      <pci busid="0000:0b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">
-        <gpu dev="0" sm="90" rank="0" gdr="1"><nvlink target="0000:0c:00.0" count="%COUNT%" tclass="0x030200"/></gpu>
-      </pci>
-      <pci busid="0000:0c:00.0" class="0x030200" vendor="0x10de" device="0x2330">
-        <gpu dev="1" sm="90" rank="1" gdr="1"><nvlink target="0000:0b:00.0" count="6" tclass="0x030200"/></gpu>
-      </pci>
-      <pci busid="0000:0d:00.0" class="0x020700" vendor="0x15b3">
-        <nic><net name="mlx5_0" dev="0" speed="%SPEED%" port="1" gdr="1"/></nic>
-      </pci>
-    </pci>
-  </cpu>
-  <cpu numaid="1" affinity="ffff0000">
-    <pci busid="0000:8d:00.0" class="0x020700" vendor="0x15b3">
-      <nic><net name="mlx5_1" dev="1" speed="400000" port="1" gdr="1"/></nic>
-    </pci>
-  </cpu>
-</system>
-)";
-
-std::string nccl_dump(const std::string& count, const std::string& speed) {
-  std::string s = kNcclDump;
-  s.replace(s.find("%COUNT%"), 7, count);
-  s.replace(s.find("%SPEED%"), 7, speed);
-  return s;
-}
 
 TEST(NcclParse, SmallDumpGivesDirectLinksAndNicSpeeds) {
   auto r = parse_nccl_topo(nccl_dump("6", "400000"), "d.xml");
@@ -384,91 +349,6 @@ TEST(Merge, ConflictingSourcesKeepTheFirstAndWarn) {
   EXPECT_NE(c[1].find("2 matrix cells"), std::string::npos);
 }
 
-// --- findings ------------------------------------------------------------------------------------
-
-TEST(Findings, AsymmetricNvlinkFiresAndSymmetricDoesNot) {
-  auto asym =
-      parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV2 X NV4 NV4 PIX 0 0",
-                                 "GPU2 NV4 NV4 X NV4 PIX 0 0", "GPU3 NV4 NV4 NV4 X PIX 0 0"),
-                            "asym.txt");
-  ASSERT_TRUE(asym.ok());
-  auto f = topology_findings(*asym);
-  EXPECT_TRUE(contains(ids(f), "TOPO001"));
-  auto sym = parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 PIX 0 0",
-                                        "GPU2 NV4 NV4 X NV4 PIX 0 0", "GPU3 NV4 NV4 NV4 X PIX 0 0"),
-                                   "sym.txt");
-  ASSERT_TRUE(sym.ok());
-  EXPECT_TRUE(topology_findings(*sym).empty());
-}
-
-std::vector<NvmlGpuInfo> nvml_switch_node(int gpus, int links, int odd_gpu, int odd_links,
-                                          int odd_down) {
-  std::vector<NvmlGpuInfo> out;
-  for (int i = 0; i < gpus; ++i) {
-    NvmlGpuInfo g;
-    g.index = i;
-    g.pci_bus_id = normalize_bus_id("00000000:" + std::to_string(10 + i) + ":00.0");
-    g.name = "NVIDIA H100 80GB HBM3";
-    g.sm = 90;
-    int n = i == odd_gpu ? odd_links : links;
-    g.active_link_targets.assign(static_cast<size_t>(n), "switch");
-    g.inactive_links = i == odd_gpu ? odd_down : 0;
-    out.push_back(g);
-  }
-  return out;
-}
-
-TEST(Findings, NvlinksDownFireFromNvmlStateAndFromLinkCounts) {
-  auto healthy = topology_from_nvml(nvml_switch_node(8, 18, -1, 0, 0));
-  EXPECT_EQ(healthy.nvlink.matrix[2][5], 18);
-  EXPECT_DOUBLE_EQ(healthy.nvlink.gbps_per_gpu[0], 450);
-  EXPECT_EQ(healthy.gpus[0].name, "H100 80GB HBM3");
-  EXPECT_FALSE(contains(ids(topology_findings(healthy)), "TOPO002"));
-
-  auto down = topology_from_nvml(nvml_switch_node(8, 18, 3, 16, 2));
-  auto f = topology_findings(down);
-  ASSERT_TRUE(contains(ids(f), "TOPO002"));
-  EXPECT_EQ(down.nvlink.matrix[3][4], 16);
-  auto counted = topology_from_nvml(nvml_switch_node(8, 18, 5, 12, 0));
-  auto g = topology_findings(counted);
-  ASSERT_TRUE(contains(ids(g), "TOPO002"));
-  EXPECT_NE(g.front().message.find("GPU 5 has 12 active NVLinks, most GPUs have 18"),
-            std::string::npos);
-}
-
-TEST(Findings, GpuWithoutNicOnItsSwitch) {
-  auto pcie = load_nvidia_smi_topo(
-      fixture("nvidia-smi/pcie_8xA100-80GB_NVLink-bridge-pairs_TRUNCATED.txt"));
-  ASSERT_TRUE(pcie.ok());
-  auto f = topology_findings(*pcie);
-  ASSERT_TRUE(contains(ids(f), "TOPO003"));
-  auto ndv5 = load_nccl_topo(fixture("nccl/azure_ndv5_8xH100_8xNDR_topohint.xml"));
-  ASSERT_TRUE(ndv5.ok());
-  EXPECT_FALSE(contains(ids(topology_findings(*ndv5)), "TOPO003"));
-}
-
-TEST(Findings, MixedNicSpeeds) {
-  auto mixed = parse_nccl_topo(nccl_dump("6", "200000"), "m.xml");
-  ASSERT_TRUE(mixed.ok());
-  auto f = topology_findings(*mixed);
-  ASSERT_TRUE(contains(ids(f), "TOPO004"));
-  auto same = parse_nccl_topo(nccl_dump("6", "400000"), "s.xml");
-  ASSERT_TRUE(same.ok());
-  EXPECT_FALSE(contains(ids(topology_findings(*same)), "TOPO004"));
-}
-
-TEST(Findings, GpusSplitAcrossNumaNodes) {
-  auto hgx =
-      load_nccl_topo(fixture("nccl/hgx_8xA100-80GB_6xNVSwitch_4xCX6Dx-RoCE_ncclTopoDump.xml"));
-  ASSERT_TRUE(hgx.ok());
-  auto f = topology_findings(*hgx);
-  EXPECT_EQ(ids(f), std::vector<std::string>{"TOPO005"});
-  EXPECT_EQ(f.front().severity, Severity::kInfo);
-  auto one_node = parse_nccl_topo(nccl_dump("6", "400000"), "one.xml");
-  ASSERT_TRUE(one_node.ok());
-  EXPECT_FALSE(contains(ids(topology_findings(*one_node)), "TOPO005"));
-}
-
 // --- JSON, profile, cluster ----------------------------------------------------------------------
 
 TEST(TopologyJson, ContractKeysAndRoundTrip) {
@@ -603,7 +483,7 @@ TEST(LiveProbe, SucceedsAndSaysWhatItFound) {
     });
     EXPECT_TRUE(said);
   }
-  EXPECT_NE(topology_text(*t, topology_findings(*t)).find("NUMA nodes"), std::string::npos);
+  EXPECT_NE(topology_text(*t, {}).find("NUMA nodes"), std::string::npos);
 }
 
 TEST(LiveProbe, NcclWithoutGpusSaysWhy) {

@@ -189,7 +189,7 @@ TEST(ApplyOverrides, UnknownKeyGetsDidYouMean) {
   // 470-474 @ 067f987d): a warning that it sets nothing, not an error.
   Recipe plus = apply_ok({"+model.contex_parallel_size=4"});
   ASSERT_EQ(plus.load_notes.size(), 1u);
-  EXPECT_EQ(plus.load_notes[0].severity, Severity::kWarning);
+  EXPECT_EQ(plus.load_notes[0].severity(), Severity::kWarning);
   EXPECT_EQ(plus.load_notes[0].location.file, "<override 1>");
   EXPECT_NE(plus.load_notes[0].message.find("did you mean 'model.context_parallel_size'"),
             std::string::npos);

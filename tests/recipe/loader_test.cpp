@@ -180,12 +180,12 @@ TEST(Loader, UnknownKeyInModelledSectionIsSkippedWithASuggestion) {
   Recipe r = load_ok("model:\n  context_paralel_size: 2\n");
   const Diagnostic* d = note_for(r, "model.context_paralel_size");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->severity, Severity::kWarning);
+  EXPECT_EQ(d->severity(), Severity::kWarning);
   EXPECT_EQ(d->location.line, 2);
   EXPECT_NE(d->message.find("(did you mean 'model.context_parallel_size'?)"), std::string::npos)
       << d->message;
   EXPECT_NE(d->message.find("sets nothing"), std::string::npos) << d->message;
-  EXPECT_EQ(d->fix, "spell it model.context_parallel_size, or remove it");
+  EXPECT_EQ(d->fix(), "spell it model.context_parallel_size, or remove it");
   EXPECT_FALSE(r.has("model.context_parallel_size"));
   // In a dump, the provider's constructor rejects it.
   Error e = load_error(dump(kGpt, "  context_paralel_size: 2\n"));
@@ -307,7 +307,7 @@ TEST(Loader, UnknownProviderKeyIsAWarningNamingIt) {
   Recipe r = load_ok(
       dump("some.future.FancyModelProvider", "  fancy_new_field: 3\n  context_parallel_size: 2\n"));
   ASSERT_EQ(r.load_notes.size(), 1u);
-  EXPECT_EQ(r.load_notes[0].severity, Severity::kWarning);
+  EXPECT_EQ(r.load_notes[0].severity(), Severity::kWarning);
   EXPECT_NE(r.load_notes[0].message.find("FancyModelProvider"), std::string::npos);
   EXPECT_EQ(r.load_notes[0].key, "model.fancy_new_field");
   // Known fields are still type-checked.

@@ -129,7 +129,7 @@ TEST(Schema, WholeRecipeCheckForOtherLoaders) {
   r.set("model.bogus", Value::integer(2));
   EXPECT_TRUE(check_recipe_schema(r).ok());  // A Bridge tree: Bridge skips it, a warning.
   ASSERT_EQ(r.load_notes.size(), 1u);
-  EXPECT_EQ(r.load_notes[0].severity, Severity::kWarning);
+  EXPECT_EQ(r.load_notes[0].severity(), Severity::kWarning);
   r.load_notes.clear();
   r.targets["model"] = "megatron.bridge.models.gpt_provider.GPTModelProvider";
   EXPECT_FALSE(check_recipe_schema(r).ok());  // A dump: the class rejects it.

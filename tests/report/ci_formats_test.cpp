@@ -16,29 +16,40 @@ namespace {
 
 using nlohmann::json;
 
-Diagnostic make_diagnostic(std::string id, Severity severity, std::string message, Location at,
-                           std::string fix = "") {
-  Diagnostic d;
-  d.id = std::move(id);
-  d.severity = severity;
-  d.message = std::move(message);
-  d.key = "model.context_parallel_size";
+/// A note without a rule ID.
+Diagnostic make_note(Severity severity, std::string message, Location at) {
+  return Diagnostic::note(severity, std::move(message), "model.context_parallel_size",
+                          std::move(at));
+}
+
+/// A finding of rule `id` (severity and fix from its catalog entry).
+Diagnostic make_finding(std::string_view id, std::string message, Location at) {
+  Diagnostic d = finding(id, "model.context_parallel_size", std::move(message));
   d.location = std::move(at);
-  d.fix = std::move(fix);
-  d.enforced_by = {"bridge"};
   return d;
+}
+
+/// The catalog's first rule (an error) and an info rule of the same family.
+const Rule& first_rule() {
+  return rule_registry().front();
+}
+const char* kInfoRule = "CP006";  // "mlm" case: info; family "topology" like CP001.
+
+std::string first_fix() {
+  return std::string(first_rule().fix);
 }
 
 /// Two recipes: one with an error, a warning and an override-located info; one clean.
 std::vector<DiagnosticsReport> sample_reports() {
-  const std::string first_id(rule_registry().front().id);
   DiagnosticsReport bad{"recipes/bad.yaml", "bridge", {}};
-  bad.diagnostics.push_back(make_diagnostic(first_id, Severity::kError, "cp 3 does not divide",
-                                            {"recipes/bad.yaml", 12, 5}, "use cp 4"));
   bad.diagnostics.push_back(
-      make_diagnostic("", Severity::kWarning, "50% of a, b: c\nnext", {"recipes/bad.yaml", 3, 0}));
+      make_finding(first_rule().id, "cp 3 does not divide", {"recipes/bad.yaml", 12, 5}));
   bad.diagnostics.push_back(
-      make_diagnostic(first_id, Severity::kInfo, "from the command line", {"<override 1>", 0, 0}));
+      make_note(Severity::kWarning, "50% of a, b: c\nnext", {"recipes/bad.yaml", 3, 0}));
+  Diagnostic info =
+      finding(kInfoRule, "model.context_parallel_size", "from the command line", "mlm");
+  info.location = {"<override 1>", 0, 0};
+  bad.diagnostics.push_back(info);
   DiagnosticsReport good{"recipes/good.yaml", "mlm", {}};
   return {bad, good};
 }
@@ -125,7 +136,7 @@ TEST(SarifFormat, OneResultPerDiagnosticWithLocation) {
   EXPECT_EQ(results[0]["ruleId"], std::string(rule_registry().front().id));
   EXPECT_EQ(results[0]["ruleIndex"], 0);
   EXPECT_EQ(results[0]["level"], "error");
-  EXPECT_EQ(results[0]["message"]["text"], "cp 3 does not divide Fix: use cp 4");
+  EXPECT_EQ(results[0]["message"]["text"], "cp 3 does not divide Fix: " + first_fix());
   json physical = results[0]["locations"][0]["physicalLocation"];
   EXPECT_EQ(physical["artifactLocation"]["uri"], "recipes/bad.yaml");
   EXPECT_EQ(physical["region"]["startLine"], 12);
@@ -140,7 +151,7 @@ TEST(SarifFormat, OneResultPerDiagnosticWithLocation) {
 
 TEST(SarifFormat, EncodesPathsAsUriReferences) {
   DiagnosticsReport r{"my dir/x.yaml", "bridge", {}};
-  r.diagnostics.push_back(make_diagnostic("", Severity::kError, "m", {"my dir/x.yaml", 1, 1}));
+  r.diagnostics.push_back(make_note(Severity::kError, "m", {"my dir/x.yaml", 1, 1}));
   json results = json::parse(format_diagnostics_sarif({r}, "1"))["runs"][0]["results"];
   EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             "my%20dir/x.yaml");
@@ -193,7 +204,7 @@ TEST(JunitFormat, FailuresCarryTheErrors) {
 
 TEST(JunitFormat, EscapesMarkup) {
   DiagnosticsReport r{"a<b>&\".yaml", "bridge", {}};
-  r.diagnostics.push_back(make_diagnostic("", Severity::kError, "x < y && z", {"f", 1, 1}));
+  r.diagnostics.push_back(make_note(Severity::kError, "x < y && z", {"f", 1, 1}));
   pugi::xml_document doc;
   std::string xml = format_diagnostics_junit({r});
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
@@ -205,16 +216,17 @@ TEST(GithubFormat, ExactLines) {
   const std::string id(rule_registry().front().id);
   std::string expected =
       "::error file=recipes/bad.yaml,line=12,col=5,title=" + id +
-      "::cp 3 does not divide%0Afix: use cp 4\n"
+      "::cp 3 does not divide%0Afix: " + first_fix() +
+      "\n"
       "::warning file=recipes/bad.yaml,line=3,title=hcp-plan::50%25 of a, b: c%0Anext\n"
       "::notice file=recipes/bad.yaml,title=" +
-      id + "::from the command line\n";
+      kInfoRule + "::from the command line%0Afix: " + std::string(find_rule(kInfoRule)->fix) + "\n";
   EXPECT_EQ(format_diagnostics_github(sample_reports()), expected);
 }
 
 TEST(GithubFormat, EscapesPropertyValues) {
   DiagnosticsReport r{"C:/a,b%\r\n.yaml", "bridge", {}};
-  r.diagnostics.push_back(make_diagnostic("", Severity::kError, "m", {"C:/a,b%\r\n.yaml", 2, 1}));
+  r.diagnostics.push_back(make_note(Severity::kError, "m", {"C:/a,b%\r\n.yaml", 2, 1}));
   EXPECT_EQ(format_diagnostics_github({r}),
             "::error file=C%3A/a%2Cb%25%0D%0A.yaml,line=2,col=1,title=hcp-plan::m\n");
 }
@@ -225,7 +237,7 @@ TEST(GccFormat, OneLinePerDiagnostic) {
                          "]\n"
                          "recipes/bad.yaml:3: warning: 50% of a, b: c next\n"
                          "<override 1>: info: from the command line [" +
-                         id + "]\n";
+                         kInfoRule + "]\n";
   EXPECT_EQ(format_diagnostics_gcc(sample_reports()), expected);
 }
 

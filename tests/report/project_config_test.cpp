@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hcp/rules.h"
+
 namespace hcp {
 namespace {
 
@@ -100,9 +102,10 @@ TEST(Suppressions, LeadingCommentDisablesForTheWholeFileTrailingForItsLine) {
   EXPECT_TRUE(scan_suppressions("model: {}  # disable=CP064\n").by_line.empty());
 }
 
-Diagnostic finding(const std::string& id, const std::string& file, int line) {
-  Diagnostic d;
-  d.id = id;
+/// A finding of rule `id` (a load error without one when `id` is empty) at `file`:`line`.
+Diagnostic found_at(const std::string& id, const std::string& file, int line) {
+  Diagnostic d =
+      id.empty() ? Diagnostic::note(Severity::kError, "load error") : finding(id, "", "m");
   d.location = Location{file, line, 1};
   return d;
 }
@@ -111,16 +114,17 @@ TEST(Suppressions, DropOnlyWhatIsSuppressed) {
   InlineSuppressions s;
   s.whole_file = {"CP064"};
   s.by_line[4] = {"CP013"};
-  std::vector<Diagnostic> ds = {finding("CP064", "r.yaml", 9), finding("CP013", "r.yaml", 4),
-                                finding("CP013", "r.yaml", 5), finding("CP013", "<override 1>", 4),
-                                finding("CP020", "r.yaml", 1), finding("", "r.yaml", 4),
-                                finding("CP041", "r.yaml", 2)};
+  std::vector<Diagnostic> ds = {
+      found_at("CP064", "r.yaml", 9), found_at("CP013", "r.yaml", 4),
+      found_at("CP013", "r.yaml", 5), found_at("CP013", "<override 1>", 4),
+      found_at("CP020", "r.yaml", 1), found_at("", "r.yaml", 4),
+      found_at("CP041", "r.yaml", 2)};
   EXPECT_EQ(drop_suppressed(ds, {"CP041"}, s, "r.yaml"), 3u);
   ASSERT_EQ(ds.size(), 4u);
   EXPECT_EQ(ds[0].location.line, 5);
   EXPECT_EQ(ds[1].location.file, "<override 1>");
-  EXPECT_EQ(ds[2].id, "CP020");
-  EXPECT_EQ(ds[3].id, "");  // Load errors are never suppressed.
+  EXPECT_EQ(ds[2].id(), "CP020");
+  EXPECT_EQ(ds[3].id(), "");  // Load errors are never suppressed.
 }
 
 TEST(NonRecipeYaml, RecognisesCommonRepositoryFiles) {

@@ -3,10 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
+#include <stdexcept>
 
 #include "hcp/recipe.h"
 #include "hcp/rules.h"
@@ -115,47 +114,96 @@ std::vector<std::string> all_ids() {
   return ids;
 }
 
-std::string read_source(const std::string& path) {
-  std::ifstream in(std::string(HCP_SOURCE_DIR) + "/" + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+/// The case of `rule` named `name` ("" for the entry's own, which a case may restate).
+struct ExpectedCase {
+  Severity severity;
+  std::string fix;
+};
+ExpectedCase expected_case(const Rule& rule, std::string_view name) {
+  for (const RuleCase& c : rule.cases) {
+    if (c.name == name) return {c.severity, std::string(c.fix.value_or(rule.fix))};
+  }
+  return {rule.severity, std::string(rule.fix)};
 }
 
-// Issue #15: PF* and TOPO* join the registry. Each ID preflight or the probe emits has its
-// catalog entry (right command), and each entry is emitted somewhere.
-TEST(Registry, LaunchRuleIdsMatchTheirSources) {
-  std::set<std::string> emitted;
-  std::regex id_literal("\"((PF|TOPO|LOG)[0-9]{3})\"");
-  for (const char* path :
-       {"src/preflight/preflight_checks.cpp", "src/preflight/preflight_cluster.cpp",
-        "probes/topology_findings.cpp", "src/logcheck/logcheck_checks.cpp"}) {
-    std::string text = read_source(path);
-    ASSERT_FALSE(text.empty()) << path;
-    for (std::sregex_iterator it(text.begin(), text.end(), id_literal), end; it != end; ++it)
-      emitted.insert((*it)[1].str());
-  }
-  EXPECT_GE(emitted.size(), 38u);
-  for (const std::string& id : emitted) {
-    const Rule* rule = find_rule(id);
-    ASSERT_NE(rule, nullptr) << id << " is emitted but not in the registry";
-    EXPECT_EQ(rule->runs_in, id.starts_with("TOPO")  ? "probe"
-                             : id.starts_with("LOG") ? "check-log"
-                                                     : "preflight")
-        << id;
-  }
+// Issue #26: a finding of any family (CP, PF, TOPO, LOG) is made from its catalog entry; the
+// emitter passes an ID, a key, a message and at most a case name, never a severity or a fix.
+TEST(Findings, TakeSeverityAndFixFromTheirCatalogEntry) {
   for (const Rule& rule : rule_registry()) {
-    if (rule.check == nullptr) {
-      EXPECT_TRUE(emitted.count(std::string(rule.id))) << rule.id << " is never emitted";
+    Diagnostic own = finding(rule.id, "model.x", "message");
+    ExpectedCase want = expected_case(rule, "");
+    EXPECT_EQ(own.id(), rule.id);
+    EXPECT_EQ(own.severity(), want.severity) << rule.id;
+    EXPECT_EQ(own.fix(), want.fix) << rule.id;
+    EXPECT_EQ(own.key, "model.x");
+    EXPECT_EQ(own.message, "message");
+    EXPECT_EQ(own.enforced_by().size(), rule.enforced_by.size()) << rule.id;
+    for (const RuleCase& c : rule.cases) {
+      Diagnostic d = finding(rule.id, "", "message", FindingCase(c.name));
+      ExpectedCase in_case = expected_case(rule, c.name);
+      EXPECT_EQ(d.severity(), in_case.severity) << rule.id << " case " << c.name;
+      if (in_case.fix.find("{}") == std::string::npos) {
+        EXPECT_EQ(d.fix(), in_case.fix) << rule.id << " case " << c.name;
+      }
     }
   }
+}
+
+TEST(Findings, CasesAreNamedOncePerRule) {
+  int cases = 0;
+  for (const Rule& rule : rule_registry()) {
+    std::set<std::string_view> names;
+    for (const RuleCase& c : rule.cases) {
+      EXPECT_TRUE(names.insert(c.name).second) << rule.id << " repeats case '" << c.name << "'";
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 40);
+}
+
+TEST(Findings, ACaseFillsTheSlotOfItsFix) {
+  Diagnostic d = finding("CP041", "model.seq_length", "m", {"sequence_parallel", "48"});
+  EXPECT_EQ(d.severity(), Severity::kError);
+  EXPECT_EQ(d.fix(), "make seq_length a multiple of lcm(2*CP, TP*CP) = 48");
+}
+
+TEST(Findings, PreflightRaisesBrokenNvlinksThroughTheCatalog) {
+  EXPECT_EQ(finding("TOPO001", "topology", "m").severity(), Severity::kWarning);
+  EXPECT_EQ(finding("TOPO001", "node", "m", "preflight").severity(), Severity::kError);
+  EXPECT_EQ(finding("TOPO002", "node", "m", "preflight").severity(), Severity::kError);
+  EXPECT_EQ(finding("TOPO002", "node", "m", "fewer_links_preflight").fix(),
+            finding("TOPO002", "topology", "m", "fewer_links").fix());
+}
+
+TEST(Findings, AnExplainedFailureTakesTheFixOfTheRuleThatExplainsIt) {
+  const Rule* cause = find_rule("CP012");
+  ASSERT_NE(cause, nullptr);
+  Diagnostic d = finding_explained_by(*cause, "LOG020", "", "the job failed: ...");
+  EXPECT_EQ(d.id(), "LOG020");
+  EXPECT_EQ(d.severity(), Severity::kError);
+  EXPECT_EQ(d.fix(), cause->fix.empty() ? find_rule("LOG020")->fix : cause->fix);
+}
+
+TEST(Findings, CheckLogNotesCarryNoFix) {
+  for (const char* id : {"LOG006", "LOG008", "LOG030", "LOG032", "LOG033"}) {
+    Diagnostic d = finding(id, "", "note");
+    EXPECT_EQ(d.severity(), Severity::kInfo) << id;
+    EXPECT_TRUE(d.fix().empty()) << id;
+    EXPECT_FALSE(find_rule(id)->fix.empty()) << id << ": `explain` shows the entry's fix";
+  }
+}
+
+TEST(Findings, AnUnknownIdOrCaseIsAProgrammingError) {
+  EXPECT_THROW(finding("CP999", "", "m"), std::logic_error);
+  EXPECT_THROW(finding("PF101", "", "m", "no_such_case"), std::logic_error);
 }
 
 TEST(Registry, CheckRulesSkipsLaunchRules) {
   Recipe recipe = default_recipe();
   for (const Diagnostic& d : check_rules(recipe, Environment{})) {
-    EXPECT_FALSE(d.id.starts_with("PF") || d.id.starts_with("TOPO") || d.id.starts_with("LOG"))
-        << d.id;
+    EXPECT_FALSE(d.id().starts_with("PF") || d.id().starts_with("TOPO") ||
+                 d.id().starts_with("LOG"))
+        << d.id();
   }
 }
 
@@ -185,7 +233,7 @@ TEST(CheckRules, ErrorsComeFirstThenByLocation) {
   auto diagnostics = check_rules(recipe, Environment{});
   ASSERT_GE(diagnostics.size(), 3u);
   for (size_t i = 1; i < diagnostics.size(); ++i) {
-    EXPECT_GE(diagnostics[i - 1].severity, diagnostics[i].severity) << dump(diagnostics);
+    EXPECT_GE(diagnostics[i - 1].severity(), diagnostics[i].severity()) << dump(diagnostics);
   }
   EXPECT_TRUE(has_id(diagnostics, "CP013"));
   EXPECT_TRUE(has_id(diagnostics, "CP016"));
@@ -196,7 +244,7 @@ TEST(CheckRules, ErrorsComeFirstThenByLocation) {
 std::vector<Diagnostic> input_infos(const std::vector<Diagnostic>& diagnostics) {
   std::vector<Diagnostic> out;
   for (const Diagnostic& d : diagnostics) {
-    if (d.id.empty() && d.location.file == "<command line>") out.push_back(d);
+    if (d.id().empty() && d.location.file == "<command line>") out.push_back(d);
   }
   return out;
 }
@@ -206,12 +254,12 @@ TEST(MissingInputs, OneInfoPerUnknownInputNamingTheRules) {
   auto infos = input_infos(check_rules(recipe, Environment{}));
   int world = 0, te = 0, gpn = 0;
   for (const Diagnostic& d : infos) {
-    EXPECT_EQ(d.severity, Severity::kInfo);
+    EXPECT_EQ(d.severity(), Severity::kInfo);
     if (d.message.find("world size unknown") != std::string::npos) {
       ++world;
       EXPECT_NE(d.message.find("CP001"), std::string::npos) << d.message;
       EXPECT_NE(d.message.find("CP003"), std::string::npos) << d.message;
-      EXPECT_NE(d.fix.find("--world-size"), std::string::npos);
+      EXPECT_NE(d.fix().find("--world-size"), std::string::npos);
     }
     if (d.message.find("Transformer Engine version unknown") != std::string::npos) {
       ++te;

@@ -18,7 +18,7 @@ TEST_P(RuleCaseTest, GoodIsQuiet) {
 TEST(RuleCases, GqaRecipeHasNoErrors) {
   auto ds = run(nullptr);
   for (const Diagnostic& d : ds)
-    EXPECT_NE(d.severity, Severity::kError) << dump(ds);
+    EXPECT_NE(d.severity(), Severity::kError) << dump(ds);
 }
 
 TEST(RuleCases, LlamaRecipeIsClean) {
@@ -29,9 +29,10 @@ TEST(RuleCases, LlamaRecipeIsClean) {
 
 TEST(RuleCases, DiagnosticsCarryEnforcedByAndLocation) {
   auto ds = run([](Recipe& r, Environment&) { r.set("model.batch_invariant_mode", B(true)); });
-  auto it = std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id == "CP103"; });
+  auto it =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id() == "CP103"; });
   ASSERT_NE(it, ds.end());
-  EXPECT_EQ(it->enforced_by, std::vector<std::string>{"mcore"});
+  EXPECT_EQ(it->enforced_by(), std::vector<std::string>{"mcore"});
   EXPECT_EQ(it->location.file, "test.yaml");
 }
 

@@ -120,14 +120,14 @@ inline void set_mcore(Environment& env, int major, int minor) {
 // --- Lookups ---------------------------------------------------------------------------------
 
 inline bool has_id(const std::vector<Diagnostic>& ds, std::string_view id) {
-  return std::any_of(ds.begin(), ds.end(), [&](const Diagnostic& d) { return d.id == id; });
+  return std::any_of(ds.begin(), ds.end(), [&](const Diagnostic& d) { return d.id() == id; });
 }
 
 /// The findings of one rule.
 inline std::vector<Diagnostic> findings(const std::vector<Diagnostic>& ds, std::string_view id) {
   std::vector<Diagnostic> out;
   for (const Diagnostic& d : ds) {
-    if (d.id == id) out.push_back(d);
+    if (d.id() == id) out.push_back(d);
   }
   return out;
 }
@@ -142,7 +142,7 @@ inline bool fires(const Recipe& r, const Environment& env, std::string_view id) 
 /// The severity of the first finding of `id`, or nullopt when it did not fire.
 inline std::optional<Severity> severity_of(const std::vector<Diagnostic>& ds, std::string_view id) {
   for (const Diagnostic& d : ds) {
-    if (d.id == id) return d.severity;
+    if (d.id() == id) return d.severity();
   }
   return std::nullopt;
 }
@@ -150,7 +150,7 @@ inline std::optional<Severity> severity_of(const std::vector<Diagnostic>& ds, st
 /// Return true when some finding of `id` contains `text`.
 inline bool says(const std::vector<Diagnostic>& ds, std::string_view id, std::string_view text) {
   return std::any_of(ds.begin(), ds.end(), [&](const Diagnostic& d) {
-    return d.id == id && d.message.find(text) != std::string::npos;
+    return d.id() == id && d.message.find(text) != std::string::npos;
   });
 }
 
@@ -158,7 +158,7 @@ inline bool says(const std::vector<Diagnostic>& ds, std::string_view id, std::st
 inline std::string dump(const std::vector<Diagnostic>& ds) {
   std::string text;
   for (const Diagnostic& d : ds) {
-    text += "  " + d.location.str() + ": " + severity_name(d.severity) + ": [" + d.id + "] " +
+    text += "  " + d.location.str() + ": " + severity_name(d.severity()) + ": [" + d.id() + "] " +
             d.message + "\n";
   }
   return text;

@@ -54,8 +54,8 @@ std::vector<Diagnostic> validate_config(const std::string& path, int64_t world) 
 std::string errors_of(const std::vector<Diagnostic>& ds) {
   std::string text;
   for (const Diagnostic& d : ds) {
-    if (d.severity == Severity::kError) {
-      text += "  " + d.location.str() + " [" + d.id + "] " + d.message + "\n";
+    if (d.severity() == Severity::kError) {
+      text += "  " + d.location.str() + " [" + d.id() + "] " + d.message + "\n";
     }
   }
   return text;
@@ -63,7 +63,7 @@ std::string errors_of(const std::vector<Diagnostic>& ds) {
 
 bool has_error(const std::vector<Diagnostic>& ds, const std::string& id) {
   for (const Diagnostic& d : ds) {
-    if (d.id == id && d.severity == Severity::kError) return true;
+    if (d.id() == id && d.severity() == Severity::kError) return true;
   }
   return false;
 }

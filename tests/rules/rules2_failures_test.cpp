@@ -69,11 +69,11 @@ TEST_P(Rules2Failures, CaughtByTheCatalogRule) {
   }
   std::string seen;
   for (const Diagnostic& d : all) {
-    seen += "  [" + d.id + "] " + severity_name(d.severity) + ": " + d.message + "\n";
+    seen += "  [" + d.id() + "] " + severity_name(d.severity()) + ": " + d.message + "\n";
   }
   for (const auto& id : entry["expect"]) {
     bool caught = std::any_of(all.begin(), all.end(), [&](const Diagnostic& d) {
-      return d.id == id.get<std::string>() && d.severity != Severity::kInfo;
+      return d.id() == id.get<std::string>() && d.severity() != Severity::kInfo;
     });
     EXPECT_TRUE(caught) << entry["file"] << " not caught by " << id << "; saw:\n" << seen;
   }

@@ -145,9 +145,10 @@ TEST(DynamicRules, HybridRestrictionsAreWarningsUnderBridge) {
     r.set("model.pipeline_model_parallel_size", I(2));
     r.set("model.max_seqlen_per_dp_cp_rank", I(4096));
   });
-  auto it = std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id == "CP080"; });
+  auto it =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id() == "CP080"; });
   ASSERT_NE(it, ds.end());
-  EXPECT_EQ(it->severity, Severity::kWarning);
+  EXPECT_EQ(it->severity(), Severity::kWarning);
 }
 
 // Issue #15 finding 10: the CLI's CUDA-graph assert reads args.enable_cuda_graph.
@@ -172,9 +173,10 @@ TEST(DynamicRules, NonPowerOfTwoDomainWarns) {
     r.set("model.context_parallel_size", I(2));
     e.world_size = 12;  // TP2 -> DP3, DP*CP = 6
   });
-  auto it = std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id == "CP081"; });
+  auto it =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id() == "CP081"; });
   ASSERT_NE(it, ds.end());
-  EXPECT_EQ(it->severity, Severity::kWarning);
+  EXPECT_EQ(it->severity(), Severity::kWarning);
 }
 
 TEST(DynamicRules, DevCapacityUsesCpForDpBalanced) {

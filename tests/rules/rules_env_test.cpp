@@ -94,9 +94,10 @@ TEST(EnvRules, DeviceConnectionsIsWarningUnderBridge) {
   auto ds = run([](Recipe&, Environment& e) {
     e.process_env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "8"}};
   });
-  auto it = std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id == "CP111"; });
+  auto it =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id() == "CP111"; });
   ASSERT_NE(it, ds.end());
-  EXPECT_EQ(it->severity, Severity::kWarning);
+  EXPECT_EQ(it->severity(), Severity::kWarning);
 }
 
 TEST(EnvRules, Sm100DoesNotNeedOneConnection) {

@@ -52,8 +52,8 @@ TEST(HcpRules, CP013LocatesTheHcpValue) {
   auto f = findings(r, llama_env(), "CP013");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].location.str(), "<override 2>:1:42");
-  EXPECT_EQ(f[0].enforced_by, (std::vector<std::string>{"bridge", "mcore", "mlm"}));
-  EXPECT_FALSE(f[0].fix.empty());
+  EXPECT_EQ(f[0].enforced_by(), (std::vector<std::string>{"bridge", "mcore", "mlm"}));
+  EXPECT_FALSE(f[0].fix().empty());
 }
 
 TEST(HcpRules, CP015NamesTheEffectiveType) {
@@ -88,11 +88,11 @@ TEST(HcpRules, CP018BelowTe110IsAWarning) {
   env.te_version = Version{1, 9, 0, ""};
   auto f = findings(llama_cp16(), env, "CP018");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_EQ(f[0].severity(), Severity::kWarning);
   EXPECT_NE(f[0].message.find("silently runs as p2p"), std::string::npos) << f[0].message;
   EXPECT_FALSE(fires(llama_cp16(), env, "CP019"));  // one finding, one place
   env.te_version = Version{1, 10, 0, ""};
-  EXPECT_EQ(findings(llama_cp16(), env, "CP018").at(0).severity, Severity::kError);
+  EXPECT_EQ(findings(llama_cp16(), env, "CP018").at(0).severity(), Severity::kError);
 }
 
 // Issue #15 finding 7: cp_comm_type reaches TE only when CP > 1.
@@ -113,11 +113,11 @@ TEST(HcpRules, CP019OldTeSilentlyRunsP2p) {
   env.te_version = Version{1, 9, 0, ""};
   auto f = findings(r, env, "CP019");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_EQ(f[0].severity(), Severity::kWarning);
   env.te_version = Version{1, 10, 0, ""};
   EXPECT_FALSE(fires(r, env, "CP019"));
   env.te_version = Version{0, 9, 0, ""};
-  EXPECT_EQ(findings(r, env, "CP019").at(0).severity, Severity::kError);
+  EXPECT_EQ(findings(r, env, "CP019").at(0).severity(), Severity::kError);
 }
 
 TEST(HcpRules, CP020UsesTheNvlinkDomainWhenKnown) {
@@ -174,7 +174,7 @@ TEST(HcpRules, CP023HybridWithHierarchicalSizes) {
   r.set("model.hybrid_context_parallel", Value::boolean(true));
   auto f = findings(r, llama_env(), "CP023");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].severity, Severity::kInfo);
+  EXPECT_EQ(f[0].severity(), Severity::kInfo);
   r.set("model.cp_comm_type", Value::string("p2p"));
   r.set("model.hierarchical_context_parallel_sizes", Value::null());
   EXPECT_FALSE(fires(r, llama_env(), "CP023"));

@@ -58,9 +58,9 @@ TEST(HeadsRules, CP034BecomesAnErrorWhenFusedAttentionIsRequired) {
   r.set("model.num_query_groups", Value::integer(1));
   r.set("model.hierarchical_context_parallel_sizes", L({1, 16}));
   Environment env = llama_env();
-  EXPECT_EQ(findings(r, env, "CP034").at(0).severity, Severity::kWarning);
+  EXPECT_EQ(findings(r, env, "CP034").at(0).severity(), Severity::kWarning);
   r.set("model.attention_backend", Value::string("fused"));
-  EXPECT_EQ(findings(r, env, "CP034").at(0).severity, Severity::kError);
+  EXPECT_EQ(findings(r, env, "CP034").at(0).severity(), Severity::kError);
   env.te_version = Version{2, 14, 0, ""};  // the filter arrived in TE 2.15
   EXPECT_FALSE(fires(r, env, "CP034"));
 }

@@ -22,7 +22,7 @@ TEST(SequenceRules, CP041SuggestsTheLcm) {
   r.set("dataset.seq_length", Value::integer(131104));
   auto f = findings(r, llama_env(), "CP041");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f[0].fix.find("lcm(2*CP, TP*CP) = 64"), std::string::npos) << f[0].fix;
+  EXPECT_NE(f[0].fix().find("lcm(2*CP, TP*CP) = 64"), std::string::npos) << f[0].fix();
 }
 
 TEST(SequenceRules, CP045AndCP046ForPackedFinetuning) {

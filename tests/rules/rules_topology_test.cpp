@@ -55,11 +55,11 @@ TEST(TopologyRules, CP006IsAnErrorInBridgeAndAnInfoInMlm) {
   Environment env = llama_env();
   auto bridge = findings(r, env, "CP006");
   ASSERT_EQ(bridge.size(), 1u);
-  EXPECT_EQ(bridge[0].severity, Severity::kError);
+  EXPECT_EQ(bridge[0].severity(), Severity::kError);
   env.framework = Framework::kMlm;
   auto mlm = findings(r, env, "CP006");
   ASSERT_EQ(mlm.size(), 1u);
-  EXPECT_EQ(mlm[0].severity, Severity::kInfo);
+  EXPECT_EQ(mlm[0].severity(), Severity::kInfo);
   r.set("model.tensor_model_parallel_size", Value::integer(2));
   EXPECT_FALSE(fires(r, env, "CP006"));
 }

@@ -1,23 +1,24 @@
-// Findings about a node's topology: what a CP/TP layout on it should know about.
+// Findings about a node's topology (TOPO001-TOPO005): what a CP/TP layout on it should know
+// about. `probe` describes the node with them; preflight, about to launch on it, reports them with
+// the severity its catalog cases give there (a broken NVLink blocks the launch). Severity and fix
+// come from the catalog entries (src/rules/rules_launch.cpp).
 #include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "hcp/topology.h"
+#include "hcp/preflight.h"
+#include "hcp/rules.h"
 
 namespace hcp {
 namespace {
 
-Diagnostic finding(const char* id, Severity s, std::string message, std::string fix) {
-  Diagnostic d;
-  d.id = id;
-  d.severity = s;
-  d.message = std::move(message);
-  d.key = "topology";
-  d.fix = std::move(fix);
-  return d;
-}
+/// Who reports the findings: `probe` (about the topology) or preflight (about the node a launch
+/// starts on).
+struct Reporting {
+  bool preflight = false;
+  std::string key() const { return preflight ? "node" : "topology"; }
+};
 
 std::string format_gbps(double v) {
   std::ostringstream ss;
@@ -39,20 +40,20 @@ int mode_of(const std::vector<int>& values) {
   return best;
 }
 
-void check_asymmetric(const Topology& t, std::vector<Diagnostic>& out) {
+void check_asymmetric(const Topology& t, const Reporting& by, std::vector<Diagnostic>& out) {
   const auto& m = t.nvlink.matrix;
   for (size_t i = 0; i < m.size(); ++i)
     for (size_t j = i + 1; j < m.size(); ++j)
       if (m[i][j] >= 0 && m[j][i] >= 0 && m[i][j] != m[j][i])
-        out.push_back(finding("TOPO001", Severity::kWarning,
+        out.push_back(finding("TOPO001", by.key(),
                               "NVLink asymmetric: GPU " + std::to_string(t.gpus[i].index) + " -> " +
                                   std::to_string(t.gpus[j].index) + " has " +
                                   std::to_string(m[i][j]) + " links, the reverse " +
                                   std::to_string(m[j][i]),
-                              "check `nvidia-smi nvlink -s` on both GPUs; a link may be down"));
+                              by.preflight ? "preflight" : ""));
 }
 
-void check_links_down(const Topology& t, std::vector<Diagnostic>& out) {
+void check_links_down(const Topology& t, const Reporting& by, std::vector<Diagnostic>& out) {
   std::vector<int> known;
   for (int l : t.nvlink.links_per_gpu)
     if (l >= 0) known.push_back(l);
@@ -61,18 +62,16 @@ void check_links_down(const Topology& t, std::vector<Diagnostic>& out) {
     int links = i < t.nvlink.links_per_gpu.size() ? t.nvlink.links_per_gpu[i] : -1;
     const Gpu& g = t.gpus[i];
     if (g.nvlinks_down > 0) {
-      out.push_back(finding("TOPO002", Severity::kWarning,
+      out.push_back(finding("TOPO002", by.key(),
                             "GPU " + std::to_string(g.index) + " has " +
                                 std::to_string(g.nvlinks_down) + " NVLinks down",
-                            "reset the GPU or check the NVLink/NVSwitch fabric (nvidia-smi nvlink "
-                            "-s, fabric manager)"));
+                            by.preflight ? "preflight" : ""));
     } else if (majority > 0 && links >= 0 && links < majority) {
-      out.push_back(finding("TOPO002", Severity::kWarning,
+      out.push_back(finding("TOPO002", by.key(),
                             "GPU " + std::to_string(g.index) + " has " + std::to_string(links) +
                                 " active NVLinks, most GPUs have " + std::to_string(majority) +
                                 ": links down or disabled",
-                            "check `nvidia-smi nvlink -s` and the fabric manager; collectives over "
-                            "this GPU run at its reduced bandwidth"));
+                            by.preflight ? "fewer_links_preflight" : "fewer_links"));
     }
   }
 }
@@ -88,7 +87,7 @@ std::vector<const Nic*> fabric_nics(const Topology& t) {
   return fabric.empty() ? all : fabric;
 }
 
-void check_gpu_without_nic(const Topology& t, std::vector<Diagnostic>& out) {
+void check_gpu_without_nic(const Topology& t, const Reporting& by, std::vector<Diagnostic>& out) {
   auto nics = fabric_nics(t);
   // GPUs grouped by their best NIC level, so one finding names them all.
   std::map<Affinity, std::vector<int>> by_level;
@@ -114,18 +113,16 @@ void check_gpu_without_nic(const Topology& t, std::vector<Diagnostic>& out) {
       list += (k ? "," : "") + std::to_string(gpus[k]);
     for (const auto& n : nearest_nics[level])
       nics_text += (nics_text.empty() ? "" : ", ") + n;
-    out.push_back(finding("TOPO003", Severity::kWarning,
+    out.push_back(finding("TOPO003", by.key(),
                           std::string(gpus.size() == 1 ? "GPU " : "GPUs ") + list +
                               (gpus.size() == 1 ? " has" : " have") +
                               (gpus.size() == 1 ? " no NIC on its" : " no NIC on their") +
                               " PCIe switch (nearest: " + nics_text + ", " + affinity_name(level) +
-                              ")",
-                          "GPUDirect RDMA from these GPUs crosses the PCIe root or the CPU; expect "
-                          "lower inter-node bandwidth, or route through NVLink peers (NCCL PXN)"));
+                              ")"));
   }
 }
 
-void check_mixed_speed(const Topology& t, std::vector<Diagnostic>& out) {
+void check_mixed_speed(const Topology& t, const Reporting& by, std::vector<Diagnostic>& out) {
   std::map<double, std::vector<std::string>> by_speed;
   for (const Nic* n : fabric_nics(t))
     if (n->gbps > 0) by_speed[n->gbps].push_back(n->name);
@@ -136,11 +133,10 @@ void check_mixed_speed(const Topology& t, std::vector<Diagnostic>& out) {
     for (const auto& n : names)
       list += " " + n;
   }
-  out.push_back(finding("TOPO004", Severity::kWarning, "NICs of mixed speed (" + list + ")",
-                        "NCCL rings run at the slowest NIC; set NCCL_IB_HCA to the fast ones"));
+  out.push_back(finding("TOPO004", by.key(), "NICs of mixed speed (" + list + ")"));
 }
 
-void check_numa_split(const Topology& t, std::vector<Diagnostic>& out) {
+void check_numa_split(const Topology& t, const Reporting& by, std::vector<Diagnostic>& out) {
   std::map<int, std::vector<int>> by_node;
   for (const auto& g : t.gpus)
     if (g.numa_node >= 0) by_node[g.numa_node].push_back(g.index);
@@ -151,21 +147,27 @@ void check_numa_split(const Topology& t, std::vector<Diagnostic>& out) {
     for (size_t k = 0; k < gpus.size(); ++k)
       list += (k ? "," : " ") + std::to_string(gpus[k]);
   }
-  out.push_back(finding("TOPO005", Severity::kInfo, "GPUs split across NUMA nodes (" + list + ")",
-                        "bind each rank's CPU threads and memory to its GPU's NUMA node "
-                        "(numactl, or the launcher's --cpu-bind)"));
+  out.push_back(finding("TOPO005", by.key(), "GPUs split across NUMA nodes (" + list + ")"));
+}
+
+std::vector<Diagnostic> findings_for(const Topology& topo, const Reporting& by) {
+  std::vector<Diagnostic> out;
+  check_asymmetric(topo, by, out);
+  check_links_down(topo, by, out);
+  check_gpu_without_nic(topo, by, out);
+  check_mixed_speed(topo, by, out);
+  check_numa_split(topo, by, out);
+  return out;
 }
 
 }  // namespace
 
 std::vector<Diagnostic> topology_findings(const Topology& topo) {
-  std::vector<Diagnostic> out;
-  check_asymmetric(topo, out);
-  check_links_down(topo, out);
-  check_gpu_without_nic(topo, out);
-  check_mixed_speed(topo, out);
-  check_numa_split(topo, out);
-  return out;
+  return findings_for(topo, Reporting{.preflight = false});
+}
+
+std::vector<Diagnostic> preflight_topology_findings(const Topology& node) {
+  return findings_for(node, Reporting{.preflight = true});
 }
 
 }  // namespace hcp
