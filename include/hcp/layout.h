@@ -48,8 +48,8 @@ struct GroupConfig {
 /// model.hybrid_context_parallel, model.dynamic_context_parallel,
 /// model.min_dynamic_context_parallel_size and ddp.num_distributed_optimizer_instances.
 GroupConfig group_config_of(const Recipe& recipe, int64_t world_size);
-/// The same from a Parallelism alone (no hybrid/dynamic/DistOpt settings).
-GroupConfig group_config_of(const Parallelism& parallelism, int64_t world_size);
+/// The same from a Layout alone (no hybrid/dynamic/DistOpt settings).
+GroupConfig group_config_of(const Layout& parallelism, int64_t world_size);
 
 /// Why a group config cannot be laid out.
 struct LayoutError {

@@ -220,14 +220,14 @@ Result<RankGroups> build_groups(const GroupConfig& config) {
   return GroupBuilder(config, std::get<ResolvedLayout>(resolved)).build();
 }
 
-GroupConfig group_config_of(const Parallelism& p, int64_t world_size) {
+GroupConfig group_config_of(const Layout& p, int64_t world_size) {
   GroupConfig c;
   c.world_size = world_size;
   c.tp = p.tp;
   c.pp = p.pp;
   c.cp = p.cp;
   c.ep = p.ep;
-  c.etp = p.etp;
+  c.etp = p.expert_tp();  // resolved against the recipe's TP (a later --tp does not move it)
   c.vpp = p.vpp;
   c.hcp = p.hcp;
   c.order = p.order;
@@ -235,7 +235,7 @@ GroupConfig group_config_of(const Parallelism& p, int64_t world_size) {
 }
 
 GroupConfig group_config_of(const Recipe& recipe, int64_t world_size) {
-  GroupConfig c = group_config_of(parallelism_of(recipe), world_size);
+  GroupConfig c = group_config_of(layout_of(recipe), world_size);
   c.hybrid_context_parallel = recipe.bool_or("model.hybrid_context_parallel", false);
   c.dynamic_context_parallel = recipe.bool_or("model.dynamic_context_parallel", false);
   c.min_dynamic_context_parallel_size = recipe.int_or("model.min_dynamic_context_parallel_size", 1);

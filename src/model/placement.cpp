@@ -20,7 +20,7 @@ double offdomain_fraction(const GroupPlacement& g) {
 
 }  // namespace
 
-GroupConfig group_config_of(const LayoutChoice& layout) {
+GroupConfig group_config_of(const Layout& layout) {
   GroupConfig config;
   config.world_size = layout.world();
   config.tp = layout.tp;
@@ -33,8 +33,7 @@ GroupConfig group_config_of(const LayoutChoice& layout) {
   return config;
 }
 
-Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node,
-                                  int nvlink_domain) {
+Result<LinkPlacement> place_links(const Layout& layout, int gpus_per_node, int nvlink_domain) {
   GroupConfig config = group_config_of(layout);
   NodeShape shape{gpus_per_node, std::max(gpus_per_node, nvlink_domain)};
   const int64_t domain = std::max<int64_t>(1, shape.nvlink_domain);

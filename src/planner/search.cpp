@@ -26,12 +26,12 @@ std::vector<int64_t> divisors(int64_t n) {
 }
 
 /// Add the comm-type variants of one (tp, cp, pp) grid point.
-void add_comm_variants(std::vector<LayoutChoice>& out, LayoutChoice base, bool has_windowed) {
+void add_comm_variants(std::vector<Layout>& out, Layout base, bool has_windowed) {
   if (base.cp == 1) {
     out.push_back(base);
     return;
   }
-  std::vector<LayoutChoice> full;
+  std::vector<Layout> full;
   for (CommType type : {CommType::kP2p, CommType::kAllGather, CommType::kA2a}) {
     base.comm = type;
     full.push_back(base);
@@ -39,39 +39,21 @@ void add_comm_variants(std::vector<LayoutChoice>& out, LayoutChoice base, bool h
   for (int64_t a : divisors(base.cp)) {
     if (a == 1 || a == base.cp) continue;
     base.comm = CommType::kA2aP2p;
-    base.hcp_a2a = a;
-    base.hcp_p2p = base.cp / a;
+    base.hcp = {a, base.cp / a};
     full.push_back(base);
   }
-  for (const LayoutChoice& choice : full) {
+  for (const Layout& choice : full) {
     out.push_back(choice);
     if (!has_windowed) continue;
     // Sliding-window layers run only with a2a or all_gather in TE: pair them with each type of
     // the full-attention layers.
     for (CommType windowed : {CommType::kA2a, CommType::kAllGather}) {
       if (windowed == choice.comm) continue;
-      LayoutChoice mixed = choice;
+      Layout mixed = choice;
       mixed.windowed_comm = windowed;
       out.push_back(mixed);
     }
   }
-}
-
-Value int_value(int64_t v) {
-  return Value::integer(v, kCandidate);
-}
-
-Value comm_value(const ModelDims& model, const LayoutChoice& layout) {
-  if (!layout.windowed_comm || model.windowed.empty()) {
-    return Value::string(cp_comm_type_name(layout.comm), kCandidate);
-  }
-  std::vector<Value> per_layer;
-  per_layer.reserve(model.windowed.size());
-  for (bool windowed : model.windowed) {
-    CommType type = windowed ? *layout.windowed_comm : layout.comm;
-    per_layer.push_back(Value::string(cp_comm_type_name(type), kCandidate));
-  }
-  return Value::list(std::move(per_layer), kCandidate);
 }
 
 Error plan_error(std::string message, std::string key = {}) {
@@ -83,9 +65,9 @@ Error plan_error(std::string message, std::string key = {}) {
 
 }  // namespace
 
-std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t world,
-                                            int nvlink_domain, int64_t max_pp) {
-  std::vector<LayoutChoice> out;
+std::vector<Layout> enumerate_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
+                                      int64_t max_pp) {
+  std::vector<Layout> out;
   if (world < 1) return out;
   bool has_windowed = model.windowed_layers() > 0;
   for (int64_t tp : divisors(world)) {
@@ -95,11 +77,11 @@ std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t worl
     for (int64_t pp : divisors(world / tp)) {
       if (pp > std::max<int64_t>(max_pp, 1)) break;
       for (int64_t cp : divisors(world / (tp * pp))) {
-        LayoutChoice base;
+        Layout base;
         base.tp = tp;
         base.pp = pp;
         base.cp = cp;
-        base.dp = world / (tp * pp * cp);
+        base.dp = *data_parallel_size(base, world);
         add_comm_variants(out, base, has_windowed);
       }
     }
@@ -110,30 +92,30 @@ std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t worl
 namespace {
 
 /// Same layout as far as the job is concerned (the comm type only matters with CP).
-bool same_layout(const LayoutChoice& a, const LayoutChoice& b) {
+bool same_layout(const Layout& a, const Layout& b) {
   if (a.tp != b.tp || a.cp != b.cp || a.pp != b.pp || a.dp != b.dp) return false;
-  if (std::max<int64_t>(a.vpp, 1) != std::max<int64_t>(b.vpp, 1)) return false;
+  if (a.virtual_stages() != b.virtual_stages()) return false;
   if (std::max<int64_t>(a.ep, 1) != std::max<int64_t>(b.ep, 1)) return false;
   if (a.ep > 1 && a.expert_tp() != b.expert_tp()) return false;
   if (a.cp == 1) return true;
   if (a.comm != b.comm || a.windowed_comm != b.windowed_comm) return false;
-  return a.comm != CommType::kA2aP2p || (a.hcp_a2a == b.hcp_a2a && a.hcp_p2p == b.hcp_p2p);
+  return a.comm != CommType::kA2aP2p || (a.hcp_a2a() == b.hcp_a2a() && a.hcp_p2p() == b.hcp_p2p());
 }
 
 }  // namespace
 
-std::vector<LayoutChoice> search_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
-                                         const SearchSpace& space) {
-  std::vector<LayoutChoice> grid = enumerate_layouts(model, world, nvlink_domain, space.max_pp);
+std::vector<Layout> search_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
+                                   const SearchSpace& space) {
+  std::vector<Layout> grid = enumerate_layouts(model, world, nvlink_domain, space.max_pp);
   std::vector<int64_t> eps =
       model.num_experts > 0 && !space.ep.empty() ? space.ep : std::vector<int64_t>{1};
   std::vector<int64_t> vpps = space.vpp.empty() ? std::vector<int64_t>{1} : space.vpp;
-  std::vector<LayoutChoice> out;
+  std::vector<Layout> out;
   out.reserve(grid.size() * eps.size());
-  for (const LayoutChoice& base : grid) {
+  for (const Layout& base : grid) {
     for (int64_t ep : eps) {
       if (ep < 1 || (ep > 1 && model.num_experts % ep != 0)) continue;
-      LayoutChoice l = base;
+      Layout l = base;
       l.ep = ep;
       l.etp = space.etp;
       // Expert data parallelism: TP x CP x DP must be a multiple of EP x ETP (MCore's
@@ -150,90 +132,45 @@ std::vector<LayoutChoice> search_layouts(const ModelDims& model, int64_t world, 
       }
     }
   }
-  for (const LayoutChoice& must : space.include) {
-    bool present = std::any_of(out.begin(), out.end(),
-                               [&](const LayoutChoice& l) { return same_layout(l, must); });
+  for (const Layout& must : space.include) {
+    bool present =
+        std::any_of(out.begin(), out.end(), [&](const Layout& l) { return same_layout(l, must); });
     if (!present) out.push_back(must);
   }
   return out;
 }
 
-Recipe recipe_with_layout(const Recipe& recipe, const LayoutChoice& layout) {
+Recipe recipe_with_layout(const Recipe& recipe, const Layout& layout) {
+  Layout candidate = layout;
+  candidate.sequence_parallel = layout.tp > 1;
+  // Only a per-layer list needs the model's sliding-window pattern.
+  std::vector<bool> windowed_layers;
+  if (layout.windowed_comm) {
+    if (auto dims = model_dims_of(recipe)) windowed_layers = dims->windowed;
+  }
   Recipe out = recipe;
-  out.set("model.tensor_model_parallel_size", int_value(layout.tp));
-  out.set("model.context_parallel_size", int_value(layout.cp));
-  out.set("model.pipeline_model_parallel_size", int_value(layout.pp));
-  out.set("model.sequence_parallel", Value::boolean(layout.tp > 1, kCandidate));
-  if (layout.ep != parallelism_of(recipe).ep) {
-    out.set("model.expert_model_parallel_size", int_value(layout.ep));
-  }
-  bool bridge_default_etp = recipe.framework == Framework::kBridge && layout.ep > 1 &&
-                            layout.etp == 1 && !recipe.has("model.expert_tensor_parallel_size");
-  if (layout.etp > 0 && !bridge_default_etp &&
-      recipe.get_int("model.expert_tensor_parallel_size") != layout.etp) {
-    out.set("model.expert_tensor_parallel_size", int_value(layout.etp));
-  }
-  if (layout.pp == 1 || layout.vpp <= 1) {
-    if (out.has("model.virtual_pipeline_model_parallel_size")) {
-      out.set("model.virtual_pipeline_model_parallel_size", Value::null(kCandidate));
-    }
-  } else {
-    out.set("model.virtual_pipeline_model_parallel_size", int_value(layout.vpp));
-  }
-  if (layout.cp == 1) {
-    if (out.has("model.cp_comm_type")) out.set("model.cp_comm_type", Value::null(kCandidate));
-  } else if (!layout.windowed_comm) {
-    out.set("model.cp_comm_type", Value::string(cp_comm_type_name(layout.comm), kCandidate));
-  } else {
-    // Only a per-layer list needs the model's sliding-window pattern.
-    auto dims = model_dims_of(recipe);
-    ModelDims model = dims ? *dims : ModelDims{};
-    out.set("model.cp_comm_type", comm_value(model, layout));
-  }
-  std::vector<int64_t> hcp = layout.hcp_sizes();
-  if (!hcp.empty()) {
-    out.set("model.hierarchical_context_parallel_sizes",
-            Value::list({int_value(hcp[0]), int_value(hcp[1])}, kCandidate));
-  } else if (out.has("model.hierarchical_context_parallel_sizes")) {
-    out.set("model.hierarchical_context_parallel_sizes", Value::null(kCandidate));
-  }
+  apply(candidate, out, kCandidate, windowed_layers);
   return out;
 }
 
-Result<LayoutChoice> layout_of(const Recipe& recipe, int64_t world) {
-  Parallelism p = parallelism_of(recipe);
-  LayoutChoice l;
-  l.tp = p.tp;
-  l.cp = p.cp;
-  l.pp = p.pp;
-  l.ep = p.ep;
-  if (recipe.has("model.expert_tensor_parallel_size") ||
-      (recipe.framework == Framework::kBridge && p.ep > 1)) {
-    l.etp = p.etp;
-  }
-  l.vpp = p.vpp.value_or(1);
-  int64_t model = l.tp * l.cp * l.pp;
-  if (model < 1 || world % model != 0) {
+Result<Layout> layout_on(const Recipe& recipe, int64_t world) {
+  Layout l = layout_of(recipe);
+  auto dp = data_parallel_size(l, world);
+  if (!dp) {
+    int64_t model = l.tp * l.cp * l.pp;
     return plan_error("the world size " + std::to_string(world) +
                           " is not divisible by TP x CP x PP = " + std::to_string(model),
                       "model.context_parallel_size");
   }
-  l.dp = world / model;
-  auto dims = model_dims_of(recipe);
-  std::vector<std::string> types = p.cp_comm_types;
-  if (types.empty()) types.push_back("p2p");
-  for (size_t i = 0; i < types.size(); ++i) {
-    auto type = parse_cp_comm_type(types[i]);
+  for (const std::string& text : cp_comm_type_texts(recipe)) {
+    auto type = parse_cp_comm_type(text);
     if (!type) return plan_error(type.error().message, "model.cp_comm_type");
-    bool windowed = dims && i < dims->windowed.size() && dims->windowed[i];
-    if (i == 0 || !windowed) l.comm = *type;
-    if (windowed && *type != l.comm) l.windowed_comm = *type;
   }
-  if (l.windowed_comm && *l.windowed_comm == l.comm) l.windowed_comm.reset();
-  if (p.hcp.size() == 2) {
-    l.hcp_a2a = p.hcp[0];
-    l.hcp_p2p = p.hcp[1];
-  }
+  if (auto dims = model_dims_of(recipe)) l = layout_of(recipe, dims->windowed);
+  l.dp = *dp;
+  if (!(l.etp > 0)) l.etp.reset();  // an ETP below 1 follows TP (the rules reject it)
+  // The planner places every candidate in Megatron's default rank order, the recipe's own too.
+  l.order = kDefaultRankOrder;
   return l;
 }
 
@@ -241,8 +178,8 @@ namespace {
 
 /// Run every rule on the request's recipe with `layout` applied, at the layout's world size: the
 /// diagnostics go to `option`, and the first error is the rejection.
-std::optional<RejectedOption> check_layout_rules(const PlanRequest& request,
-                                                 const LayoutChoice& layout, PlanOption& option) {
+std::optional<RejectedOption> check_layout_rules(const PlanRequest& request, const Layout& layout,
+                                                 PlanOption& option) {
   Recipe candidate = recipe_with_layout(request.recipe, layout);
   Environment env = request.env;
   env.world_size = layout.world();
@@ -256,7 +193,7 @@ std::optional<RejectedOption> check_layout_rules(const PlanRequest& request,
 }  // namespace
 
 EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& model,
-                                const LayoutChoice& layout) {
+                                const Layout& layout) {
   EvaluatedOption out;
   out.option.layout = layout;
   out.rejected = check_layout_rules(request, layout, out.option);
@@ -275,7 +212,7 @@ namespace {
 /// evaluate_layout() for a layout the search has priced already (with the placement of its
 /// TP / CP / DP / PP groups, which EP, ETP and VPP do not move): the rules, then the rank grid of
 /// the layout itself (its expert grid must exist, as estimate() requires), then that price.
-EvaluatedOption evaluate_priced(const PlanRequest& request, const LayoutChoice& layout,
+EvaluatedOption evaluate_priced(const PlanRequest& request, const Layout& layout,
                                 const Estimate& priced) {
   EvaluatedOption out;
   out.option.layout = layout;
@@ -290,25 +227,6 @@ EvaluatedOption evaluate_priced(const PlanRequest& request, const LayoutChoice& 
   }
   out.option.estimate = priced;
   return out;
-}
-
-struct ExpertLayout {
-  int64_t ep = 1;
-  int64_t etp = 0;  ///< 0: follows TP.
-};
-
-/// The recipe's expert layout: an explicit expert_tensor_parallel_size is kept; otherwise Bridge
-/// sets ETP to 1 when EP > 1 and MCore lets it follow TP.
-ExpertLayout expert_layout_of(const Recipe& recipe) {
-  Parallelism p = parallelism_of(recipe);
-  ExpertLayout e;
-  e.ep = std::max<int64_t>(1, p.ep);
-  if (auto etp = recipe.get_int("model.expert_tensor_parallel_size")) {
-    e.etp = *etp;
-  } else if (recipe.framework == Framework::kBridge && e.ep > 1) {
-    e.etp = 1;
-  }
-  return e;
 }
 
 bool better(const PlanOption& a, const PlanOption& b) {
@@ -345,34 +263,37 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
   result.world_size = *request.env.world_size;
   // The space: TP, CP, PP, comm type, VPP (PP > 1) and, for MoE models, EP over the powers of
   // two dividing the experts; the recipe's own PP, VPP and EP are always in it.
-  ExpertLayout experts = expert_layout_of(request.recipe);
+  // The recipe's expert layout: its ETP (explicit, or the framework's default) for every
+  // candidate, its EP among the EPs searched.
+  const Layout recipe_layout = layout_of(request.recipe);
   SearchSpace space;
   space.max_pp = request.max_pp;
-  space.etp = experts.etp;
+  // An ETP below 1 follows TP (the rules reject it).
+  if (recipe_layout.etp > 0) space.etp = recipe_layout.etp;
   if (model->num_experts > 0) {
     for (int64_t ep = 1; ep <= model->num_experts; ep *= 2) {
       if (model->num_experts % ep == 0) space.ep.push_back(ep);
     }
-    add_unique(space.ep, experts.ep);
+    add_unique(space.ep, std::max<int64_t>(1, recipe_layout.ep));
   }
-  if (auto own = layout_of(request.recipe, result.world_size)) {
+  if (auto own = layout_on(request.recipe, result.world_size)) {
     result.recipe_layout = *own;
     space.max_pp = std::max(space.max_pp, own->pp);
-    add_unique(space.vpp, std::max<int64_t>(own->vpp, 1));
+    add_unique(space.vpp, own->virtual_stages());
     space.include.push_back(*own);
   }
-  std::vector<LayoutChoice> layouts =
+  std::vector<Layout> layouts =
       search_layouts(*model, result.world_size, request.hardware.nvlink_domain, space);
   result.candidates = static_cast<int64_t>(layouts.size());
   // The model prices every candidate first (cheap); the rules (dear) run on the fastest EP / VPP
   // variant of each layout, then on the next when they reject it, and always on the recipe's
   // own. Slower variants of a layout that passed are counted as pruned.
   std::vector<std::optional<Estimate>> priced(layouts.size());
-  auto base_key = [](const LayoutChoice& l) {
+  auto base_key = [](const Layout& l) {
     return std::make_tuple(l.tp, l.cp, l.pp, l.dp, static_cast<int>(l.comm),
                            l.windowed_comm ? static_cast<int>(*l.windowed_comm) : -1,
-                           l.comm == CommType::kA2aP2p ? l.hcp_a2a : 0,
-                           l.comm == CommType::kA2aP2p ? l.hcp_p2p : 0);
+                           l.comm == CommType::kA2aP2p ? l.hcp_a2a() : 0,
+                           l.comm == CommType::kA2aP2p ? l.hcp_p2p() : 0);
   };
   std::map<decltype(base_key(layouts[0])), std::vector<size_t>> groups;
   std::vector<decltype(base_key(layouts[0]))> order;
@@ -391,7 +312,7 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
   // 1: accepted; 0: rejected for an EP / VPP / pipeline reason (the next variant may pass);
   // -1: rejected for a reason every variant of the layout shares (the rejecting rule's key is
   // not an expert or pipeline setting), so the other variants get the same verdict unchecked.
-  auto reject = [&](const LayoutChoice& layout, const RejectedOption& why) {
+  auto reject = [&](const Layout& layout, const RejectedOption& why) {
     ++result.rejected_count;
     bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
     if (own) result.recipe_rejected = why;
@@ -406,7 +327,7 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
   };
   std::optional<RejectedOption> shared_rejection;
   auto accept = [&](size_t i) {
-    const LayoutChoice& layout = layouts[i];
+    const Layout& layout = layouts[i];
     bool own = result.recipe_layout && same_layout(layout, *result.recipe_layout);
     EvaluatedOption evaluated = priced[i] ? evaluate_priced(request, layout, *priced[i])
                                           : evaluate_layout(request, *model, layout);
@@ -437,14 +358,14 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, std::vector<int64_t>>,
            std::optional<LinkPlacement>>
       placements;
-  auto placement_of = [&](const LayoutChoice& l) -> const std::optional<LinkPlacement>& {
+  auto placement_of = [&](const Layout& l) -> const std::optional<LinkPlacement>& {
     auto [it, inserted] =
         placements.try_emplace(std::make_tuple(l.tp, l.cp, l.pp, l.dp, l.hcp_sizes()));
     if (inserted) {
-      LayoutChoice decoder = l;
+      Layout decoder = l;
       decoder.ep = 1;  // the expert grid does not move the decoder's groups
-      decoder.etp = 0;
-      decoder.vpp = 1;
+      decoder.etp.reset();
+      decoder.vpp.reset();
       auto p = place_links(decoder, request.hardware.gpus_per_node, request.hardware.nvlink_domain);
       if (p) it->second = *p;
     }
@@ -524,11 +445,11 @@ Result<PlanResult> plan(const PlanRequest& request) {
 }
 
 Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
-                                                  const std::vector<LayoutChoice>& layouts) {
+                                                  const std::vector<Layout>& layouts) {
   auto model = model_dims_of(request.recipe);
   if (!model) return model.error();
   std::vector<CompareEntry> entries;
-  for (const LayoutChoice& layout : layouts) {
+  for (const Layout& layout : layouts) {
     CompareEntry entry;
     entry.option.layout = layout;
     Recipe candidate = recipe_with_layout(request.recipe, layout);

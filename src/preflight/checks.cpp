@@ -152,7 +152,7 @@ void check_transport_switches(const EnvMap& env, const Topology& node, const Lau
     out.push_back(finding("PF104", Severity::kWarning, "env:NCCL_IB_DISABLE",
                           "NCCL_IB_DISABLE=1 turns off InfiniBand/RoCE for a multi-node launch",
                           "unset NCCL_IB_DISABLE"));
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   const std::string* p2p_off = value_of(env, "NCCL_P2P_DISABLE");
   if (p2p_off && *p2p_off == "1" && (p.tp > 1 || p.cp > 1))
     out.push_back(finding("PF105", Severity::kWarning, "env:NCCL_P2P_DISABLE",

@@ -166,7 +166,7 @@ std::string group_colour(int group) {
   return kPalette[group % 10];
 }
 
-GroupConfig config_of(const LayoutChoice& layout) {
+GroupConfig config_of(const Layout& layout) {
   GroupConfig config;
   config.tp = layout.tp;
   config.cp = layout.cp;
@@ -174,7 +174,7 @@ GroupConfig config_of(const LayoutChoice& layout) {
   config.ep = layout.ep;
   if (layout.etp > 0) config.etp = layout.etp;
   config.world_size = layout.tp * layout.cp * layout.pp * layout.dp;
-  if (layout.comm == CommType::kA2aP2p) config.hcp = {layout.hcp_a2a, layout.hcp_p2p};
+  if (layout.comm == CommType::kA2aP2p) config.hcp = {layout.hcp_a2a(), layout.hcp_p2p()};
   return config;
 }
 

@@ -449,7 +449,7 @@ TEST(Bands, ShippedBandEnclosesTheEstimate) {
   // The tests run with HCP_PLAN_DATA_DIR = the source recipes/, which ships a fit with bands.
   ASSERT_NE(shipped_fit(), nullptr);
   ModelDims m;
-  LayoutChoice l;
+  Layout l;
   l.cp = 2;
   Estimate e;
   e.tokens_per_s_per_gpu = 1000;
@@ -483,7 +483,7 @@ TEST(Bands, FromResidualsPerRegime) {
 
 TEST(Regime, FromModelAndLayout) {
   ModelDims m;
-  LayoutChoice l;
+  Layout l;
   EXPECT_EQ(regime_of(m, l).key(), "dense_nocp");
   m.num_experts = 8;
   l.cp = 2;

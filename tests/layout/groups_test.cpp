@@ -373,7 +373,7 @@ TEST(ParseHcp, AcceptsCommaTimesAndBrackets) {
 }
 
 TEST(GroupConfigOf, TakesTheRecipeParallelism) {
-  Parallelism p;
+  Layout p;
   p.tp = 2;
   p.cp = 8;
   p.pp = 2;

@@ -34,7 +34,7 @@ std::vector<CompareEntry> compare_seed(const std::vector<std::string>& options) 
   EXPECT_TRUE(prepared) << (prepared ? "" : prepared.error().str());
   if (!prepared) return {};
   EXPECT_NE(prepared->request.fit, nullptr) << "the shipped fit (recipes/corpus) was not found";
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const std::string& text : options) {
     auto l = layout_from_option(prepared->request.recipe, text, prepared->request.env.world_size);
     EXPECT_TRUE(l) << (l ? "" : l.error().str());
@@ -78,7 +78,7 @@ TEST(SeedDecision, WithoutBandsTheFastestWins) {
   ASSERT_TRUE(prepared);
   PlanRequest req = prepared->request;
   req.fit = nullptr;  // no error bands: only identical predictions tie
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const char* text : {kOptionA, kOptionB, kOptionC}) {
     layouts.push_back(*layout_from_option(req.recipe, text, req.env.world_size));
   }
@@ -101,8 +101,7 @@ PlanOption option_with(double tokens, double relative, double headroom_gib, Comm
   o.layout.cp = cp;
   o.layout.comm = comm;
   if (comm == CommType::kA2aP2p) {
-    o.layout.hcp_a2a = 2;
-    o.layout.hcp_p2p = cp / 2;
+    o.layout.hcp = {2, cp / 2};
   }
   o.estimate.tokens_per_s_per_gpu = tokens;
   o.estimate.time.step_s = 1000.0 / tokens;
@@ -160,7 +159,7 @@ TEST(CompareOrder, KeepsTheUsersOrderAndHonoursVp) {
   auto prepared = prepare_plan(in);
   ASSERT_TRUE(prepared) << prepared.error().str();
   const PlanRequest& req = prepared->request;
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const char* text : {"tp=8,cp=2,pp=4,vp=1", "tp=8,cp=2,pp=4,vp=5", "tp=8,cp=1,pp=8"}) {
     auto l = layout_from_option(req.recipe, text, req.env.world_size);
     ASSERT_TRUE(l) << l.error().str();
@@ -186,7 +185,7 @@ TEST(PlanSearch, HoldsTheRecipesOwnLayoutBeyondMaxPp) {
   auto prepared = prepare_plan(in);
   ASSERT_TRUE(prepared) << prepared.error().str();
   ASSERT_EQ(prepared->request.max_pp, 1);
-  auto own = layout_of(prepared->request.recipe, *prepared->request.env.world_size);
+  auto own = layout_on(prepared->request.recipe, *prepared->request.env.world_size);
   ASSERT_TRUE(own);
   ASSERT_GT(own->pp, 1) << "the test needs a recipe with pipeline parallelism";
   auto result = plan(prepared->request);
@@ -218,7 +217,7 @@ TEST(PlanSearch, SearchesExpertParallelismForMoe) {
   auto layouts = search_layouts(m, 16, 8, space);
   std::set<int64_t> eps;
   std::set<int64_t> vpps;
-  for (const LayoutChoice& l : layouts) {
+  for (const Layout& l : layouts) {
     eps.insert(l.ep);
     vpps.insert(l.vpp);
     EXPECT_EQ((l.tp * l.cp * l.dp) % (l.ep * l.expert_tp()), 0) << l.label();
@@ -231,10 +230,10 @@ TEST(PlanSearch, SearchesExpertParallelismForMoe) {
   EXPECT_EQ(vpps, (std::set<int64_t>{1, 2, 4}));
   // A dense model searches EP 1 only.
   m.num_experts = 0;
-  for (const LayoutChoice& l : search_layouts(m, 16, 8, space))
+  for (const Layout& l : search_layouts(m, 16, 8, space))
     EXPECT_EQ(l.ep, 1);
   // `include` adds a layout the grid lacks (PP 4 beyond max_pp 2).
-  LayoutChoice own;
+  Layout own;
   own.tp = 1;
   own.cp = 1;
   own.pp = 4;
@@ -243,7 +242,7 @@ TEST(PlanSearch, SearchesExpertParallelismForMoe) {
   space.include = {own};
   auto with = search_layouts(m, 16, 8, space);
   EXPECT_TRUE(std::any_of(with.begin(), with.end(),
-                          [](const LayoutChoice& l) { return l.pp == 4 && l.vpp == 2; }));
+                          [](const Layout& l) { return l.pp == 4 && l.vpp == 2; }));
 }
 
 }  // namespace

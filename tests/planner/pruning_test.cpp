@@ -11,7 +11,7 @@
 namespace hcp {
 namespace {
 
-bool same_base(const LayoutChoice& a, const LayoutChoice& b) {
+bool same_base(const Layout& a, const Layout& b) {
   return a.tp == b.tp && a.cp == b.cp && a.pp == b.pp && a.dp == b.dp && a.comm == b.comm &&
          a.windowed_comm == b.windowed_comm && a.hcp_sizes() == b.hcp_sizes();
 }
@@ -61,7 +61,7 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
   if (result->recipe_layout && result->recipe_layout->vpp > 1)
     space.vpp.push_back(result->recipe_layout->vpp);
   if (result->recipe_layout) space.etp = result->recipe_layout->etp;
-  std::vector<LayoutChoice> all = search_layouts(*model, world, 8, space);
+  std::vector<Layout> all = search_layouts(*model, world, 8, space);
   for (const PlanOption& o : result->options) {
     // The listed numbers are estimate()'s for that layout.
     auto fresh = estimate(*model, o.layout, req.hardware, req.setup);
@@ -70,7 +70,7 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
     EXPECT_EQ(fresh->fits_memory, o.estimate.fits_memory) << o.layout.label();
     if (o.recipe_layout) continue;
     // No accepted EP / VPP variant of the same layout is ahead of the listed one.
-    for (const LayoutChoice& l : all) {
+    for (const Layout& l : all) {
       if (!same_base(l, o.layout)) continue;
       EvaluatedOption other = evaluate_layout(req, *model, l);
       if (other.rejected) continue;
