@@ -193,9 +193,10 @@ struct LinkPlacement {
 /// layout is not a valid Megatron grid.
 Result<LinkPlacement> place_links(const Layout& layout, int gpus_per_node, int nvlink_domain);
 
-/// The rank-grid configuration of a layout (world, TP, CP, PP, EP, ETP, VPP, HCP sizes), as
-/// place_links() lays it out.
-GroupConfig group_config_of(const Layout& layout);
+/// The group options of a planner layout, as place_links() lays it out: its own world, TP, CP,
+/// PP, EP, ETP (below 1: follows TP), VPP (only > 1), Layout::hcp_sizes() and Megatron's default
+/// rank order.
+GroupOptions group_options_of(const Layout& layout);
 
 /// Step time per term (seconds per optimizer step on one GPU; terms add up to `step_s`).
 struct TimeBreakdown {

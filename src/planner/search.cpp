@@ -220,7 +220,7 @@ EvaluatedOption evaluate_priced(const PlanRequest& request, const Layout& layout
   if (out.rejected) return out;
   const Hardware& hw = request.hardware;
   NodeShape shape{hw.gpus_per_node, std::max(hw.gpus_per_node, hw.nvlink_domain)};
-  auto grid = place_group_kinds(group_config_of(layout), {}, shape);
+  auto grid = place_group_kinds(group_options_of(layout), {}, shape);
   if (!grid) {
     out.rejected = RejectedOption{layout, "model", grid.error().message};
     return out;

@@ -272,16 +272,16 @@ void check_placement(const Topology& node, const LaunchShape& launch, const Reci
                      std::vector<Diagnostic>& out) {
   int64_t domain = nvlink_domain_of(node);
   if (!launch.world_size || !launch.gpus_per_node || domain < 1) return;
-  GroupConfig config = group_config_of(recipe, *launch.world_size);
+  GroupOptions config = group_options_of(recipe, *launch.world_size);
   NodeShape shape{*launch.gpus_per_node, std::min<int64_t>(domain, *launch.gpus_per_node)};
   auto locality = layout_locality(config, shape);
   if (!locality) return;  // The rules report layouts that do not fit the world size.
   std::string where = " (NVLink domain of " + std::to_string(shape.nvlink_domain) + " GPUs)";
   if (!locality->tp.intra_domain())
-    out.push_back(finding(
-        "PF204", Severity::kError, "model.tensor_model_parallel_size",
-        "TP groups of " + std::to_string(config.tp) + " leave this node's NVLink domain" + where,
-        "keep tensor_model_parallel_size within the NVLink domain"));
+    out.push_back(finding("PF204", Severity::kError, "model.tensor_model_parallel_size",
+                          "TP groups of " + std::to_string(config.layout.tp) +
+                              " leave this node's NVLink domain" + where,
+                          "keep tensor_model_parallel_size within the NVLink domain"));
   if (locality->a2a_leaves_domain())
     out.push_back(finding("PF205", Severity::kError, "model.hierarchical_context_parallel_sizes",
                           "the HCP a2a level leaves this node's NVLink domain" + where,

@@ -37,12 +37,12 @@ TEST(PlaceLinks, MatchesThePlacementOfEachGroupKind) {
             for (auto [gpn, domain] : {std::pair{8, 8}, std::pair{4, 72}, std::pair{4, 36}}) {
               auto got = place_links(l, gpn, domain);
               ASSERT_TRUE(got.ok()) << l.label();
-              GroupConfig c;
+              GroupOptions c;
               c.world_size = world;
-              c.tp = tp;
-              c.cp = cp;
-              c.pp = pp;
-              c.hcp = l.hcp_sizes();
+              c.layout.tp = tp;
+              c.layout.cp = cp;
+              c.layout.pp = pp;
+              c.layout.hcp = l.hcp_sizes();
               NodeShape shape{gpn, std::max(gpn, domain)};
               auto loc = layout_locality(c, shape);
               ASSERT_TRUE(loc.ok());
