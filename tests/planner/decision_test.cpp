@@ -165,14 +165,14 @@ TEST(CompareOrder, KeepsTheUsersOrderAndHonoursVp) {
     ASSERT_TRUE(l) << l.error().str();
     layouts.push_back(*l);
   }
-  EXPECT_EQ(layouts[0].vpp, 1);
-  EXPECT_EQ(layouts[1].vpp, 5);
+  EXPECT_EQ(layouts[0].virtual_stages(), 1);
+  EXPECT_EQ(layouts[1].virtual_stages(), 5);
   auto entries = compare_layouts(req, layouts);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ((*entries)[i].option.layout.pp, layouts[i].pp);
-    EXPECT_EQ((*entries)[i].option.layout.vpp, layouts[i].vpp);
+    EXPECT_EQ((*entries)[i].option.layout.virtual_stages(), layouts[i].virtual_stages());
   }
   // VP 5 shrinks the pipeline bubble: a different prediction from VP 1.
   EXPECT_NE((*entries)[0].option.estimate.time.step_s, (*entries)[1].option.estimate.time.step_s);
@@ -196,14 +196,15 @@ TEST(PlanSearch, HoldsTheRecipesOwnLayoutBeyondMaxPp) {
     const PlanOption& o = result->options[*result->recipe_rank];
     EXPECT_TRUE(o.recipe_layout);
     EXPECT_EQ(o.layout.pp, own->pp);
-    EXPECT_EQ(o.layout.vpp, own->vpp);
+    EXPECT_EQ(o.layout.virtual_stages(), own->virtual_stages());
     EXPECT_EQ(std::count_if(result->options.begin(), result->options.end(),
                             [](const PlanOption& p) { return p.recipe_layout; }),
               1);
   }
   // VPP is searched: some option with PP > 1 interleaves.
-  EXPECT_TRUE(std::any_of(result->options.begin(), result->options.end(),
-                          [](const PlanOption& p) { return p.layout.pp > 1 && p.layout.vpp > 1; }));
+  EXPECT_TRUE(std::any_of(result->options.begin(), result->options.end(), [](const PlanOption& p) {
+    return p.layout.pp > 1 && p.layout.virtual_stages() > 1;
+  }));
 }
 
 TEST(PlanSearch, SearchesExpertParallelismForMoe) {
@@ -219,11 +220,11 @@ TEST(PlanSearch, SearchesExpertParallelismForMoe) {
   std::set<int64_t> vpps;
   for (const Layout& l : layouts) {
     eps.insert(l.ep);
-    vpps.insert(l.vpp);
+    vpps.insert(l.virtual_stages());
     EXPECT_EQ((l.tp * l.cp * l.dp) % (l.ep * l.expert_tp()), 0) << l.label();
-    if (l.vpp > 1) {
+    if (l.virtual_stages() > 1) {
       EXPECT_GT(l.pp, 1);
-      EXPECT_EQ(m.num_layers % (l.pp * l.vpp), 0);
+      EXPECT_EQ(m.num_layers % (l.pp * l.virtual_stages()), 0);
     }
   }
   EXPECT_EQ(eps, (std::set<int64_t>{1, 2, 4, 8}));

@@ -58,8 +58,8 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
   for (int64_t ep = 1; model->num_experts > 0 && ep <= model->num_experts; ep *= 2)
     if (model->num_experts % ep == 0) space.ep.push_back(ep);
   space.vpp = {1};
-  if (result->recipe_layout && result->recipe_layout->vpp > 1)
-    space.vpp.push_back(result->recipe_layout->vpp);
+  if (result->recipe_layout && result->recipe_layout->virtual_stages() > 1)
+    space.vpp.push_back(result->recipe_layout->virtual_stages());
   if (result->recipe_layout) space.etp = result->recipe_layout->etp;
   std::vector<Layout> all = search_layouts(*model, world, 8, space);
   for (const PlanOption& o : result->options) {
