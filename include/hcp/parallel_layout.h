@@ -37,8 +37,8 @@ struct Layout {
   std::optional<CpCommType> windowed_comm;
   std::vector<int64_t> hcp;        ///< hierarchical_context_parallel_sizes; empty when unset.
   bool sequence_parallel = false;  ///< model.sequence_parallel.
-  std::string order =
-      kDefaultRankOrder;  ///< Rank order (kTpPpDpRankOrder with the TP-PP-DP mapping).
+  /// Rank order: kDefaultRankOrder, or kTpPpDpRankOrder with dist.use_tp_pp_dp_mapping.
+  std::string order = kDefaultRankOrder;
 
   /// Return the expert tensor-parallel size: etp, or tp when etp is unset.
   int64_t expert_tp() const { return etp.value_or(tp); }

@@ -95,7 +95,7 @@ std::optional<Failure> apply_flags(const CLI::App& sub, const GroupsOptions& o, 
     return Failure{kExitBadInput, "give either --order or --use-tp-pp-dp-mapping, not both"};
   }
   if (given(sub, "--order")) c.layout.order = o.order;
-  if (o.dp_last) c.layout.order = "tp-cp-ep-pp-dp";
+  if (o.dp_last) c.layout.order = kTpPpDpRankOrder;
   if (given(sub, "--order") || o.dp_last) s.flag_keys.emplace_back("dist.use_tp_pp_dp_mapping");
   if (o.hybrid) c.hybrid_context_parallel = true;
   if (o.dynamic) c.dynamic_context_parallel = true;
