@@ -5,21 +5,21 @@
 
 namespace {
 
-hcp::GroupConfig large_layout(int64_t world) {
-  hcp::GroupConfig c;
+hcp::GroupOptions large_layout(int64_t world) {
+  hcp::GroupOptions c;
   c.world_size = world;
-  c.tp = 8;
-  c.cp = 16;
-  c.pp = 4;
-  c.ep = 8;
-  c.etp = 1;
-  c.hcp = {2, 8};
+  c.layout.tp = 8;
+  c.layout.cp = 16;
+  c.layout.pp = 4;
+  c.layout.ep = 8;
+  c.layout.etp = 1;
+  c.layout.hcp = {2, 8};
   return c;
 }
 
 // Every group of a 16,384-rank layout (target < 50 ms).
 void BM_BuildAllGroups16k(benchmark::State& state) {
-  const hcp::GroupConfig c = large_layout(16384);
+  const hcp::GroupOptions c = large_layout(16384);
   for (auto _ : state) {
     auto g = hcp::build_groups(c);
     benchmark::DoNotOptimize(g.ok());
@@ -29,7 +29,7 @@ BENCHMARK(BM_BuildAllGroups16k)->Unit(benchmark::kMillisecond);
 
 // The same world with a placement summary of every group kind (what `hcp-plan groups` does).
 void BM_BuildAndPlace16k(benchmark::State& state) {
-  const hcp::GroupConfig c = large_layout(16384);
+  const hcp::GroupOptions c = large_layout(16384);
   const hcp::NodeShape shape{4, 72};
   for (auto _ : state) {
     auto g = hcp::build_groups(c);
@@ -45,7 +45,7 @@ BENCHMARK(BM_BuildAndPlace16k)->Unit(benchmark::kMillisecond);
 
 // The planner's question for one candidate: TP/CP/DP/EP/HCP locality, without building groups.
 void BM_LayoutLocalityClosedForm16k(benchmark::State& state) {
-  const hcp::GroupConfig c = large_layout(16384);
+  const hcp::GroupOptions c = large_layout(16384);
   const hcp::NodeShape shape{4, 72};
   for (auto _ : state) {
     auto loc = hcp::layout_locality(c, shape);

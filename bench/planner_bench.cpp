@@ -89,14 +89,13 @@ void BM_PlanSearch16384Gpus1MTokensMoeVppEp(benchmark::State& state) {
 BENCHMARK(BM_PlanSearch16384Gpus1MTokensMoeVppEp)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 
 /// TP1 CP64 a2a+p2p [8,8] DP256: the layout the per-candidate benchmarks price.
-hcp::LayoutChoice a2a_p2p_layout() {
-  hcp::LayoutChoice l;
+hcp::Layout a2a_p2p_layout() {
+  hcp::Layout l;
   l.tp = 1;
   l.cp = 64;
   l.dp = 256;
   l.comm = hcp::CommType::kA2aP2p;
-  l.hcp_a2a = 8;
-  l.hcp_p2p = 8;
+  l.hcp = {8, 8};
   return l;
 }
 
@@ -104,7 +103,7 @@ void BM_EstimateOneLayout(benchmark::State& state) {
   hcp::PlanRequest req = million_token_request();
   auto model = hcp::model_dims_of(req.recipe);
   if (!model) std::abort();
-  hcp::LayoutChoice l = a2a_p2p_layout();
+  hcp::Layout l = a2a_p2p_layout();
   for (auto _ : state) {
     auto e = hcp::estimate(*model, l, req.hardware, req.setup);
     benchmark::DoNotOptimize(e.ok());
@@ -114,7 +113,7 @@ BENCHMARK(BM_EstimateOneLayout)->Unit(benchmark::kMicrosecond);
 
 void BM_RulesOneCandidate(benchmark::State& state) {
   hcp::PlanRequest req = million_token_request();
-  hcp::LayoutChoice l = a2a_p2p_layout();
+  hcp::Layout l = a2a_p2p_layout();
   for (auto _ : state) {
     hcp::Recipe candidate = hcp::recipe_with_layout(req.recipe, l);
     auto diagnostics = hcp::check_rules(candidate, req.env);
@@ -125,7 +124,7 @@ BENCHMARK(BM_RulesOneCandidate)->Unit(benchmark::kMicrosecond);
 
 void BM_RecipeWithLayout(benchmark::State& state) {
   hcp::PlanRequest req = million_token_request();
-  hcp::LayoutChoice l = a2a_p2p_layout();
+  hcp::Layout l = a2a_p2p_layout();
   for (auto _ : state) {
     hcp::Recipe candidate = hcp::recipe_with_layout(req.recipe, l);
     benchmark::DoNotOptimize(candidate.root.entries().data());

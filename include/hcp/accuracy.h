@@ -12,8 +12,8 @@
 // Stable API for other commands (check-log's speed check):
 //   const FittedModel* shipped_fit();                         the shipped fit, or nullptr
 //   Band band_for(const FittedModel&, Regime, const Estimate&) low/high tokens/s/GPU, step time
-//   Regime regime_of(const ModelDims&, const LayoutChoice&)   dense/MoE/hybrid x CP on/off
-//   Band shipped_band(const ModelDims&, const LayoutChoice&, const Estimate&)  the two above in one
+//   Regime regime_of(const ModelDims&, const Layout&)   dense/MoE/hybrid x CP on/off
+//   Band shipped_band(const ModelDims&, const Layout&, const Estimate&)  the two above in one
 //   const ModelConstants& shipped_constants()                 the shipped fit's values (every
 //                                                             constant), for hardware_from_profile
 #pragma once
@@ -49,7 +49,7 @@ struct Regime {
 
 /// Return the regime of a layout: hybrid when the model's layer pattern has Mamba or gated
 /// delta net layers, else MoE when it has experts, else dense; CP on when cp > 1.
-Regime regime_of(const ModelDims& model, const LayoutChoice& layout);
+Regime regime_of(const ModelDims& model, const Layout& layout);
 
 /// The spread of log(measured / predicted) in one regime, from the corpus residuals.
 struct RegimeBand {
@@ -129,7 +129,7 @@ const ModelConstants& shipped_constants();
 Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& estimate);
 /// Return the band of one prediction with the shipped fit (zero width when none is shipped).
 /// The one call a consumer needs: band_for(*shipped_fit(), regime_of(model, layout), estimate).
-Band shipped_band(const ModelDims& model, const LayoutChoice& layout, const Estimate& estimate);
+Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& estimate);
 
 // ---------------------------------------------------------------------------------------------
 // The corpus
@@ -145,7 +145,7 @@ struct CorpusRow {
   std::string source;    ///< One line: repo path (container / section).
   std::string excluded;  ///< Why the row is not predicted (empty: it is).
   ModelDims dims;
-  LayoutChoice layout;
+  Layout layout;
   TrainingSetup setup;
   Family family = Family::kDense;
   double measured_tokens = 0;  ///< tokens/s/GPU (converted from TFLOP/s for TFLOP/s rows).

@@ -21,17 +21,13 @@
 
 namespace hcp {
 
-/// The inputs of initialize_model_parallel that shape the groups (upstream defaults).
-struct GroupConfig {
+/// The inputs of initialize_model_parallel that shape the groups (upstream defaults): a layout
+/// on a world of ranks, and the settings beside it.
+struct GroupOptions {
   int64_t world_size = 1;
-  int64_t tp = 1;              ///< tensor_model_parallel_size
-  int64_t pp = 1;              ///< pipeline_model_parallel_size
-  int64_t cp = 1;              ///< context_parallel_size
-  int64_t ep = 1;              ///< expert_model_parallel_size
-  std::optional<int64_t> etp;  ///< expert_tensor_parallel_size; unset means = tp.
-  std::optional<int64_t> vpp;  ///< virtual pipeline size (checked, does not change groups).
-  std::vector<int64_t> hcp;    ///< hierarchical_context_parallel_sizes; empty when unset.
-  std::string order = "tp-cp-ep-dp-pp";  ///< "tp-cp-ep-pp-dp" with use_tp_pp_dp_mapping.
+  /// tp, pp, cp, ep, etp (unset: = tp), vpp (checked, does not change groups), hcp and the rank
+  /// order. Its dp, comm types and sequence parallelism are not read: DP follows from world_size.
+  Layout layout;
   int64_t num_distributed_optimizer_instances = 1;
   int64_t gtp_remat = 1;                  ///< main's GTP weight-rematerialisation factor (decoder).
   int64_t egtp_remat = 1;                 ///< The same for the expert generator.
@@ -39,19 +35,15 @@ struct GroupConfig {
   bool dynamic_context_parallel = false;  ///< dev: --dynamic-context-parallel.
   int64_t min_dynamic_context_parallel_size = 1;
   int64_t rank_offset = 0;
-
-  /// Return etp or, when unset, tp.
-  int64_t expert_tp() const { return etp.value_or(tp); }
 };
 
-/// Return the group config of a recipe's parallel layout on `world_size` ranks. Also reads
-/// model.hybrid_context_parallel, model.dynamic_context_parallel,
-/// model.min_dynamic_context_parallel_size and ddp.num_distributed_optimizer_instances.
-GroupConfig group_config_of(const Recipe& recipe, int64_t world_size);
-/// The same from a Parallelism alone (no hybrid/dynamic/DistOpt settings).
-GroupConfig group_config_of(const Parallelism& parallelism, int64_t world_size);
+/// Return the group options of a recipe's parallel layout on `world_size` ranks: layout_of(),
+/// with ETP resolved against the recipe's TP, and model.hybrid_context_parallel,
+/// model.dynamic_context_parallel, model.min_dynamic_context_parallel_size and
+/// ddp.num_distributed_optimizer_instances.
+GroupOptions group_options_of(const Recipe& recipe, int64_t world_size);
 
-/// Why a group config cannot be laid out.
+/// Why a group options cannot be laid out.
 struct LayoutError {
   enum class Kind {
     kBadInput,  ///< Not a layout at all (size < 1, unknown order token): usage error.
@@ -71,7 +63,7 @@ struct LayoutError {
 
 /// Check a config the way initialize_model_parallel does, in upstream order; return the first
 /// problem, or nullopt when the layout is valid. Cheap: builds no group.
-std::optional<LayoutError> check_group_config(const GroupConfig& config);
+std::optional<LayoutError> check_group_options(const GroupOptions& config);
 
 /// The groups of one kind, all of the same size, stored flat (group-major).
 struct GroupSet {
@@ -96,7 +88,7 @@ struct NamedGroups {
 
 /// Every process group of one layout, in upstream creation order.
 struct RankGroups {
-  GroupConfig config;
+  GroupOptions config;
   int64_t dp = 1;             ///< W / (TP*PP*CP*GTP)
   int64_t expert_dp = 1;      ///< W / (ETP*EP*PP*EGTP)
   int64_t etp = 1;            ///< Resolved expert TP.
@@ -124,9 +116,9 @@ struct RankGroups {
   const GroupSet* find(std::string_view name) const;
 };
 
-/// Build every group of a layout. Errors: the first problem check_group_config() finds, as
+/// Build every group of a layout. Errors: the first problem check_group_options() finds, as
 /// "[ID] message" with the key set.
-Result<RankGroups> build_groups(const GroupConfig& config);
+Result<RankGroups> build_groups(const GroupOptions& config);
 
 /// How ranks map onto machines: node(r) = r / gpus_per_node, domain(r) = r / nvlink_domain
 /// (Megatron asks the launcher to put adjacent ranks on the same node).
@@ -160,17 +152,17 @@ GroupPlacement place(const std::vector<std::vector<int>>& groups, int gpus_per_n
 /// Return the group kinds place_group_kind() answers in closed form: the get_ranks kinds of
 /// RankGroups (dp_cp, dp, cp, mp, tp, pp, tp_dp_cp, tp_dp, tp_cp, ep, expt_tp, tp_ep,
 /// tp_ep_pp, expt_dp) and "hcp_L<k>" for each HCP level.
-std::vector<std::string> closed_form_kinds(const GroupConfig& config);
+std::vector<std::string> closed_form_kinds(const GroupOptions& config);
 
 /// Placement of one group kind computed without building any group (cost independent of the
 /// world size, apart from the group size). Same numbers as place(build_groups(c)->find(kind)).
 /// Errors: invalid config (as build_groups) or a kind without closed form.
-Result<GroupPlacement> place_group_kind(const GroupConfig& config, std::string_view kind,
+Result<GroupPlacement> place_group_kind(const GroupOptions& config, std::string_view kind,
                                         const NodeShape& shape);
 
 /// place_group_kind() for several kinds of one config, resolving its rank grids once; the
 /// placements come back in the order of `kinds`.
-Result<std::vector<GroupPlacement>> place_group_kinds(const GroupConfig& config,
+Result<std::vector<GroupPlacement>> place_group_kinds(const GroupOptions& config,
                                                       std::span<const std::string_view> kinds,
                                                       const NodeShape& shape);
 
@@ -188,7 +180,7 @@ struct LayoutLocality {
 };
 
 /// Return the locality of the TP, CP, DP, EP and HCP groups of a valid layout.
-Result<LayoutLocality> layout_locality(const GroupConfig& config, const NodeShape& shape);
+Result<LayoutLocality> layout_locality(const GroupOptions& config, const NodeShape& shape);
 
 /// Parse hierarchical CP sizes written as "8,2", "8x2" or "[8, 2]". Errors name the input.
 Result<std::vector<int64_t>> parse_hcp_sizes(std::string_view text);

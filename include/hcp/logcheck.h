@@ -162,7 +162,7 @@ PredictionBand default_prediction_band(double tolerance);
 
 /// The cost model's view of the run, when the model could price it.
 struct LogPrediction {
-  LayoutChoice layout;
+  Layout layout;
   Estimate estimate;         ///< The layout as configured.
   double cp_off_step_s = 0;  ///< Same with attention / CP and no CP communication.
   PredictionBand band;
@@ -217,8 +217,7 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
 
 /// The band of a prediction from the planner-fidelity fit (accuracy::band_for of the layout's
 /// regime: the corpus residuals' 10th-90th percentile); nullopt when no fit is shipped.
-std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model,
-                                                     const LayoutChoice& layout,
+std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model, const Layout& layout,
                                                      const Estimate& estimate);
 
 /// Price the configuration's layout on `world` GPUs with the cost model. a2a+p2p without

@@ -81,33 +81,6 @@ Result<ModelDims> model_dims_of(const Recipe& recipe);
 /// The model uses Transformer Engine's comm types as cp_volume.h defines them.
 using CommType = CpCommType;
 
-/// One candidate layout.
-struct LayoutChoice {
-  int64_t tp = 1;
-  int64_t cp = 1;
-  int64_t pp = 1;
-  int64_t dp = 1;                  ///< Derived: world / (tp·cp·pp).
-  int64_t vpp = 1;                 ///< Virtual pipeline stages per rank (1: no interleaving).
-  int64_t ep = 1;                  ///< Expert parallel size (MoE; experts over ep·etp).
-  int64_t etp = 0;                 ///< Expert tensor parallel size; 0 means "= tp".
-  CommType comm = CommType::kP2p;  ///< Comm type of the full-attention layers.
-  /// Comm type of the sliding-window layers when it differs (per-layer cp_comm_type list).
-  std::optional<CommType> windowed_comm;
-  int64_t hcp_a2a = 1;  ///< hierarchical_context_parallel_sizes[0] (a2a+p2p only).
-  int64_t hcp_p2p = 1;  ///< hierarchical_context_parallel_sizes[1] (a2a+p2p only).
-
-  /// Return the expert tensor-parallel size (etp, or tp when etp is 0).
-  int64_t expert_tp() const { return etp > 0 ? etp : tp; }
-  /// Return hierarchical_context_parallel_sizes ([a, p]) or empty unless a2a+p2p is used.
-  std::vector<int64_t> hcp_sizes() const;
-  /// Return true when any layer uses `type`.
-  bool uses(CommType type) const;
-  /// Return the world size tp·cp·pp·dp.
-  int64_t world() const { return tp * cp * pp * dp; }
-  /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2" ("PP4 VP5", "EP8" when used).
-  std::string label() const;
-};
-
 enum class Recompute { kNone, kSelective, kFull };
 
 /// GEMM precision of the linear layers (Bridge's mixed_precision recipes).
@@ -222,11 +195,12 @@ struct LinkPlacement {
 /// Place the groups of a layout (Megatron order tp-cp-ep-dp-pp) on nodes of `gpus_per_node` GPUs
 /// and NVLink domains of `nvlink_domain` GPUs, with layout.h's closed forms. Error when the
 /// layout is not a valid Megatron grid.
-Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node, int nvlink_domain);
+Result<LinkPlacement> place_links(const Layout& layout, int gpus_per_node, int nvlink_domain);
 
-/// The rank-grid configuration of a layout (world, TP, CP, PP, EP, ETP, VPP, HCP sizes), as
-/// place_links() lays it out.
-GroupConfig group_config_of(const LayoutChoice& layout);
+/// The group options of a planner layout, as place_links() lays it out: its own world, TP, CP,
+/// PP, EP, ETP (below 1: follows TP), VPP (only > 1), Layout::hcp_sizes() and Megatron's default
+/// rank order.
+GroupOptions group_options_of(const Layout& layout);
 
 /// Step time per term (seconds per optimizer step on one GPU; terms add up to `step_s`).
 struct TimeBreakdown {
@@ -279,13 +253,13 @@ struct Estimate {
 };
 
 /// Estimate one layout. Error when the layout cannot run the model at all (sizes not dividing).
-Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Hardware& hw,
                           const TrainingSetup& setup);
 
 /// The same with the layout's link placement already known (place_links() of this layout or of
 /// one that differs only in EP, ETP or VPP, which do not move the TP / CP / DP / PP groups): the
 /// planner prices the EP / VPP variants of one layout with one placement.
-Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Hardware& hw,
                           const TrainingSetup& setup, const LinkPlacement& placement);
 
 }  // namespace hcp

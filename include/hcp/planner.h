@@ -30,14 +30,14 @@ struct PlanRequest {
 
 /// A candidate the rules (or the model) turned down.
 struct RejectedOption {
-  LayoutChoice layout;
+  Layout layout;
   std::string rule_id;  ///< Rejecting rule ("CP013"); "model" when the cost model refused it.
   std::string message;  ///< The first error's message.
 };
 
 /// One ranked option.
 struct PlanOption {
-  LayoutChoice layout;
+  Layout layout;
   Estimate estimate;
   std::vector<Diagnostic> diagnostics;  ///< Warnings and infos the rules reported (no errors).
   std::vector<std::string> notes;       ///< Short tags for the table ("a2a on NVLink").
@@ -77,7 +77,7 @@ struct PlanResult {
   /// rejected it (recipe_rejected then says why) or the recipe's sizes do not divide the world.
   std::optional<size_t> recipe_rank;
   std::optional<RejectedOption> recipe_rejected;
-  std::optional<LayoutChoice> recipe_layout;  ///< The recipe's own layout on this world.
+  std::optional<Layout> recipe_layout;  ///< The recipe's own layout on this world.
 };
 
 /// Return every candidate layout for `world` GPUs: TP over the divisors of the NVLink domain that
@@ -85,36 +85,37 @@ struct PlanResult {
 /// all_gather, a2a and a2a+p2p with every [a, p], a, p > 1; for models with sliding-window
 /// layers also per-layer pairs (windowed layers a2a or all_gather). Expert parallelism stays 1
 /// and VPP 1 (see search_layouts for the full space).
-std::vector<LayoutChoice> enumerate_layouts(const ModelDims& model, int64_t world,
-                                            int nvlink_domain, int64_t max_pp);
+std::vector<Layout> enumerate_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
+                                      int64_t max_pp);
 
 /// What the planner searches besides TP, CP, PP and the comm type.
 struct SearchSpace {
   int64_t max_pp = 1;
-  /// Expert tensor parallel size of every candidate (0: follows TP); Bridge's default is 1.
-  int64_t etp = 0;
+  /// Expert tensor parallel size of every candidate (unset: follows TP).
+  std::optional<int64_t> etp;
   /// Virtual pipeline sizes tried for PP > 1 (each must divide layers / PP); empty: 1 only.
   std::vector<int64_t> vpp = {1, 2, 4, 8};
   /// Expert parallel sizes tried for MoE models (each must divide the experts and
   /// TP x CP x DP / ETP); empty: 1 only.
   std::vector<int64_t> ep;
   /// Layouts that must be in the space (the recipe's own); added when not enumerated.
-  std::vector<LayoutChoice> include;
+  std::vector<Layout> include;
 };
 
 /// Return the candidates of the full space: enumerate_layouts' grid times VPP (PP > 1) and EP
 /// (MoE), plus `space.include`.
-std::vector<LayoutChoice> search_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
-                                         const SearchSpace& space);
+std::vector<Layout> search_layouts(const ModelDims& model, int64_t world, int nvlink_domain,
+                                   const SearchSpace& space);
 
-/// Return a copy of `recipe` with the layout's fields set (tensor/context/pipeline parallel
-/// sizes, cp_comm_type (a per-layer list for mixed types), hierarchical sizes, sequence
-/// parallelism for TP > 1).
-Recipe recipe_with_layout(const Recipe& recipe, const LayoutChoice& layout);
+/// Return a copy of `recipe` with the layout applied (hcp::apply: tensor/context/pipeline
+/// parallel sizes, cp_comm_type (a per-layer list over the model's sliding-window layers for
+/// mixed types), hierarchical sizes), with sequence parallelism on exactly when TP > 1.
+Recipe recipe_with_layout(const Recipe& recipe, const Layout& layout);
 
-/// Return the layout a recipe describes on `world` GPUs (DP derived; the error names the key
-/// when the sizes do not divide the world or the comm type is unknown).
-Result<LayoutChoice> layout_of(const Recipe& recipe, int64_t world);
+/// Return the layout a recipe describes on `world` GPUs (hcp::layout_of over the model's
+/// sliding-window layers, DP derived; the error names the key when the sizes do not divide the
+/// world or a comm type is unknown).
+Result<Layout> layout_on(const Recipe& recipe, int64_t world);
 
 /// Run one layout through the rules and the model. The option's diagnostics hold every finding
 /// (errors included) and `rejected` is set when a rule reported an error.
@@ -123,7 +124,7 @@ struct EvaluatedOption {
   std::optional<RejectedOption> rejected;
 };
 EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& model,
-                                const LayoutChoice& layout);
+                                const Layout& layout);
 
 /// Search, rank (the recommended option first, then options that fit in memory by step time,
 /// then the rest) and explain. The space
@@ -145,7 +146,7 @@ struct CompareEntry {
 /// the user's order (their letters stay A, B, ...), with notes and reasons; the recommended one
 /// is chosen among the valid, fitting options by the tie rule of explain_options.
 Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
-                                                  const std::vector<LayoutChoice>& layouts);
+                                                  const std::vector<Layout>& layouts);
 
 /// The command-line inputs of `plan` and `compare`, before they are checked.
 struct PlanInputs {
@@ -183,8 +184,8 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& inputs);
 /// Return the layout of a `compare --option` on top of the recipe's own layout: given keys
 /// replace the recipe's; DP is derived from `world` (or taken from the option when the world is
 /// unknown). Errors name the option text.
-Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string& option_text,
-                                        std::optional<int64_t> world);
+Result<Layout> layout_from_option(const Recipe& recipe, const std::string& option_text,
+                                  std::optional<int64_t> world);
 
 /// Fill notes and reasons of the options and mark the recommended one. The reference is the
 /// fastest option that fits (and is eligible). Options whose error band overlaps the

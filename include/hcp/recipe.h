@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hcp/diagnostic.h"
+#include "hcp/parallel_layout.h"
 #include "hcp/value.h"
 
 namespace hcp {
@@ -141,21 +142,32 @@ bool override_flag_takes_value(std::string_view name);
 /// Errors: a reference to a missing key, or a cycle.
 Status resolve_interpolations(Recipe& recipe);
 
-/// The parallel layout a recipe describes (model.* parallel sizes with upstream defaults).
-struct Parallelism {
-  int64_t tp = 1;
-  int64_t pp = 1;
-  int64_t cp = 1;
-  int64_t ep = 1;
-  int64_t etp = 1;  ///< expert_tensor_parallel_size, defaulted as the framework does.
-  std::optional<int64_t> vpp;
-  std::vector<int64_t> hcp;  ///< hierarchical_context_parallel_sizes; empty when unset.
-  std::vector<std::string> cp_comm_types;  ///< Per layer when a list; one entry when a string.
-  bool sequence_parallel = false;
-  std::string order = "tp-cp-ep-dp-pp";  ///< "tp-cp-ep-pp-dp" with dist.use_tp_pp_dp_mapping.
-};
+/// Return the expert_tensor_parallel_size `framework` uses when the recipe leaves it unset:
+/// Megatron-Bridge's finalize() sets it to 1 when EP > 1; otherwise nullopt, for MCore lets it
+/// follow TP. The one place this default is decided.
+std::optional<int64_t> default_expert_tp(Framework framework, int64_t ep);
 
-/// Return the recipe's parallel layout with upstream defaults applied.
-Parallelism parallelism_of(const Recipe& recipe);
+/// Return model.cp_comm_type as written: one entry per layer when a list, one entry when a
+/// string, none when absent or null. Non-string list items are given in their text form.
+std::vector<std::string> cp_comm_type_texts(const Recipe& recipe);
+
+/// Return the parallel layout a recipe describes (model.* parallel sizes, sequence_parallel and
+/// dist.use_tp_pp_dp_mapping), with upstream defaults: ETP as default_expert_tp() says, VPP unset
+/// unless given. dp is 1 (a recipe does not fix the world size; see data_parallel_size()).
+/// comm is the first parseable model.cp_comm_type (p2p when none); with a per-layer list and
+/// `windowed_layers` (true for each sliding-window layer, as ModelDims::windowed), the
+/// sliding-window layers' type, when it differs, is windowed_comm.
+Layout layout_of(const Recipe& recipe, const std::vector<bool>& windowed_layers = {});
+
+/// Write a layout into a recipe: TP, CP, PP and sequence_parallel always; EP when it differs;
+/// ETP when it differs from what the recipe has (explicitly or by default_expert_tp()); VPP
+/// (null unless PP > 1 and more than one virtual stage); model.cp_comm_type (null at CP 1; a
+/// per-layer list over `windowed_layers` when windowed_comm is set and they are given) and
+/// hierarchical_context_parallel_sizes (Layout::hcp_sizes(), else null). dp and the rank order
+/// are not written (the world size and dist.use_tp_pp_dp_mapping stay the recipe's). New values
+/// are located at `origin`. layout_of(apply(L)) == L for a layout in this form (dp 1, vpp unset
+/// or > 1 with PP > 1, etp unset only where the default leaves it unset, default rank order).
+void apply(const Layout& layout, Recipe& recipe, const Location& origin = {},
+           const std::vector<bool>& windowed_layers = {});
 
 }  // namespace hcp

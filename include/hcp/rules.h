@@ -200,7 +200,7 @@ struct SizeFinding {
 /// The layout rules on plain sizes: the one place the conditions and texts of CP001, CP002,
 /// CP004, CP005, CP013, CP020, CP081 and CP090 are computed. Their registry rules call these
 /// with a recipe's sizes, and the process-group builder (layout/resolve.cpp, `hcp-plan groups`)
-/// with a GroupConfig. Each returns the finding, or nullopt when the sizes pass.
+/// with a GroupOptions. Each returns the finding, or nullopt when the sizes pass.
 namespace size_rules {
 /// Products of parallel sizes can exceed 64 bits for absurd inputs; they are compared exactly.
 using Wide = unsigned __int128;

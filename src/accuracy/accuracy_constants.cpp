@@ -66,7 +66,7 @@ std::string Regime::key() const {
   return std::string(family_name(family)) + (cp ? "_cp" : "_nocp");
 }
 
-Regime regime_of(const ModelDims& model, const LayoutChoice& layout) {
+Regime regime_of(const ModelDims& model, const Layout& layout) {
   Regime r;
   bool hybrid = model.layer_pattern.find_first_of("MG") != std::string::npos;
   r.family = hybrid ? Family::kHybrid : model.num_experts > 0 ? Family::kMoe : Family::kDense;
@@ -270,7 +270,7 @@ Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& esti
   return band;
 }
 
-Band shipped_band(const ModelDims& model, const LayoutChoice& layout, const Estimate& estimate) {
+Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& estimate) {
   Regime regime = regime_of(model, layout);
   if (const FittedModel* fit = shipped_fit()) return band_for(*fit, regime, estimate);
   Band band;

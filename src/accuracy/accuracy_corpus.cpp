@@ -192,8 +192,8 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   row.dims = *dims;
   row.dims.seq_length = int_or(r, "seq_length", 0);
   row.dims.micro_batch = int_or(r, "micro_batch", 1);
-  row.family = regime_of(row.dims, LayoutChoice{}).family;
-  LayoutChoice& l = row.layout;
+  row.family = regime_of(row.dims, Layout{}).family;
+  Layout& l = row.layout;
   l.tp = int_or(r, "tp", 1);
   l.cp = int_or(r, "cp", 1);
   l.pp = int_or(r, "pp", 1);
@@ -201,8 +201,13 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   l.ep = std::max<int64_t>(1, int_or(r, "ep", 1));
   const json empty = json::object();
   const json& settings = r.contains("settings") ? r["settings"] : empty;
-  // Bridge sets expert_tensor_parallel_size = 1 when EP > 1 unless the preset says otherwise.
-  l.etp = int_or(settings, "expert_tensor_parallel_size", l.ep > 1 ? 1 : 0);
+  // The rows are Bridge runs: Bridge's ETP default unless the preset says otherwise (an
+  // expert_tensor_parallel_size below 1 leaves ETP following TP).
+  l.etp = default_expert_tp(Framework::kBridge, l.ep);
+  if (auto etp = settings.find("expert_tensor_parallel_size");
+      etp != settings.end() && etp->is_number()) {
+    l.etp = etp->get<int64_t>() > 0 ? std::optional<int64_t>(etp->get<int64_t>()) : std::nullopt;
+  }
   int64_t gpus = int_or(r, "num_gpus", 0);
   int64_t model_parallel = l.tp * l.cp * l.pp;
   if (gpus <= 0 || model_parallel <= 0 || gpus % model_parallel != 0) {

@@ -44,8 +44,8 @@ Error input_error(const std::string& message, const std::string& file, const std
 }
 
 /// The attention shape and layout of the recipe, with the --option's keys on top.
-Result<CpVolumeInput> layout_of(const Recipe& recipe, const LayoutOption& option) {
-  const Parallelism par = parallelism_of(recipe);
+Result<CpVolumeInput> volume_input_of(const Recipe& recipe, const PartialLayout& option) {
+  const Layout par = layout_of(recipe);
   CpVolumeInput in;
   in.batch = recipe.int_or("train.micro_batch_size", 1);
   in.seq_length = recipe.int_or("model.seq_length", recipe.int_or("dataset.seq_length", 0));
@@ -59,14 +59,15 @@ Result<CpVolumeInput> layout_of(const Recipe& recipe, const LayoutOption& option
         "(model.kv_channels / model.hidden_size)",
         recipe.path, "model");
   }
-  in.tp = option.tp.value_or(par.tp);
-  in.cp = option.cp.value_or(par.cp);
-  std::string type_text = par.cp_comm_types.empty() ? "p2p" : par.cp_comm_types.front();
-  auto type = option.cp_comm_type ? Result<CpCommType>(*option.cp_comm_type)
-                                  : parse_cp_comm_type(type_text);
+  in.tp = option.has(LayoutField::kTp) ? option.layout.tp : par.tp;
+  in.cp = option.has(LayoutField::kCp) ? option.layout.cp : par.cp;
+  const std::vector<std::string> type_texts = cp_comm_type_texts(recipe);
+  std::string type_text = type_texts.empty() ? "p2p" : type_texts.front();
+  auto type = option.has(LayoutField::kCpCommType) ? Result<CpCommType>(option.layout.comm)
+                                                   : parse_cp_comm_type(type_text);
   if (!type) return type.error();
   in.comm_type = *type;
-  const std::vector<int64_t> hcp = option.hcp.empty() ? par.hcp : option.hcp;
+  const std::vector<int64_t> hcp = option.has(LayoutField::kHcp) ? option.layout.hcp : par.hcp;
   if (in.comm_type == CpCommType::kA2aP2p) {
     if (hcp.size() != 2) {
       return input_error(
@@ -86,8 +87,8 @@ Result<GpuBenchRequest> plan_request(const BenchArgs& args, std::string& option_
   const Recipe* recipe = &subject->recipe;
   auto option = parse_layout_option(args.option);
   if (!option) return option.error();
-  option_text = option->str();
-  auto layout = layout_of(*recipe, *option);
+  option_text = layout_option_text(*option);
+  auto layout = volume_input_of(*recipe, *option);
   if (!layout) return layout.error();
   auto request = gpu_bench_request_for(*layout);
   if (!request) return request.error();

@@ -34,7 +34,7 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
     return kExitBadInput;
   }
   const PlanRequest& request = prepared->request;
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const std::string& text : opts.options) {
     auto layout = layout_from_option(request.recipe, text, request.env.world_size);
     if (!layout) {

@@ -64,7 +64,7 @@ Result<Recipe> load_recipe(const DcpOptions& o, const std::vector<std::string>& 
 
 /// Fill knobs and time-model sizes the recipe holds (flags given on the command line win).
 Status apply_recipe(const DcpOptions& o, const Recipe& recipe, dcp::SimulationInput& in) {
-  const Parallelism par = parallelism_of(recipe);
+  const Layout par = layout_of(recipe);
   in.knobs.cp = static_cast<int>(par.cp);
   in.time.tp = static_cast<int>(par.tp);
   if (!o.dp) {

@@ -47,7 +47,7 @@ struct Failure {
 
 /// The layout to show, the machine it runs on, and where its settings came from.
 struct Subject {
-  GroupConfig config;
+  GroupOptions config;
   NodeShape shape;
   std::string cluster;
   std::optional<Recipe> recipe;
@@ -60,12 +60,12 @@ bool given(const CLI::App& sub, const char* name) {
 
 /// Apply --tp, --cp, ... on top of the recipe (or the defaults); explicit flags win.
 std::optional<Failure> apply_flags(const CLI::App& sub, const GroupsOptions& o, Subject& s) {
-  GroupConfig& c = s.config;
+  GroupOptions& c = s.config;
   const std::pair<const char*, std::pair<int64_t*, const char*>> ints[] = {
-      {"--tp", {&c.tp, "model.tensor_model_parallel_size"}},
-      {"--cp", {&c.cp, "model.context_parallel_size"}},
-      {"--pp", {&c.pp, "model.pipeline_model_parallel_size"}},
-      {"--ep", {&c.ep, "model.expert_model_parallel_size"}},
+      {"--tp", {&c.layout.tp, "model.tensor_model_parallel_size"}},
+      {"--cp", {&c.layout.cp, "model.context_parallel_size"}},
+      {"--pp", {&c.layout.pp, "model.pipeline_model_parallel_size"}},
+      {"--ep", {&c.layout.ep, "model.expert_model_parallel_size"}},
       {"--distopt-instances",
        {&c.num_distributed_optimizer_instances, "ddp.num_distributed_optimizer_instances"}},
       {"--min-dynamic-cp",
@@ -78,24 +78,24 @@ std::optional<Failure> apply_flags(const CLI::App& sub, const GroupsOptions& o, 
     s.flag_keys.emplace_back(ints[i].second.second);
   }
   if (given(sub, "--etp")) {
-    c.etp = o.etp;
+    c.layout.etp = o.etp;
     s.flag_keys.emplace_back("model.expert_tensor_parallel_size");
   }
   if (given(sub, "--vpp")) {
-    c.vpp = o.vpp;
+    c.layout.vpp = o.vpp;
     s.flag_keys.emplace_back("model.virtual_pipeline_model_parallel_size");
   }
   if (given(sub, "--hcp")) {
     auto sizes = parse_hcp_sizes(o.hcp);
     if (!sizes) return Failure{kExitBadInput, "--hcp: " + sizes.error().message};
-    c.hcp = *sizes;
+    c.layout.hcp = *sizes;
     s.flag_keys.emplace_back("model.hierarchical_context_parallel_sizes");
   }
   if (given(sub, "--order") && o.dp_last) {
     return Failure{kExitBadInput, "give either --order or --use-tp-pp-dp-mapping, not both"};
   }
-  if (given(sub, "--order")) c.order = o.order;
-  if (o.dp_last) c.order = "tp-cp-ep-pp-dp";
+  if (given(sub, "--order")) c.layout.order = o.order;
+  if (o.dp_last) c.layout.order = kTpPpDpRankOrder;
   if (given(sub, "--order") || o.dp_last) s.flag_keys.emplace_back("dist.use_tp_pp_dp_mapping");
   if (o.hybrid) c.hybrid_context_parallel = true;
   if (o.dynamic) c.dynamic_context_parallel = true;
@@ -162,7 +162,7 @@ std::variant<Subject, Failure> make_subject(const CLI::App& sub, const GroupsOpt
     auto subject = load_one_recipe_subject(in, overrides);
     if (!subject) return Failure{kExitBadInput, subject.error().str()};
     s.recipe = std::move(subject->recipe);
-    s.config = group_config_of(*s.recipe, 1);
+    s.config = group_options_of(*s.recipe, 1);
   } else if (!overrides.empty()) {
     return Failure{kExitBadInput, "unexpected argument '" + overrides.front() +
                                       "': overrides need a RECIPE (or use --tp/--cp/--pp/...)"};
@@ -228,9 +228,9 @@ std::vector<KindRow> rows_of(const RankGroups& g, const NodeShape& shape, bool a
 std::optional<std::pair<std::string, std::string>> a2a_warning(const RankGroups& g,
                                                                const NodeShape& shape) {
   if (g.hcp.size() < 2) return std::nullopt;
-  if (g.config.order.rfind("tp-cp-", 0) == 0) {
-    auto f = size_rules::a2a_level_in_domain(g.config.tp, g.config.hcp[0], shape.nvlink_domain,
-                                             true, g.config.world_size);
+  if (g.config.layout.order.rfind("tp-cp-", 0) == 0) {
+    auto f = size_rules::a2a_level_in_domain(g.config.layout.tp, g.config.layout.hcp[0],
+                                             shape.nvlink_domain, true, g.config.world_size);
     if (!f) return std::nullopt;
     return std::pair<std::string, std::string>{std::string(f->id), f->message};
   }
@@ -238,7 +238,7 @@ std::optional<std::pair<std::string, std::string>> a2a_warning(const RankGroups&
   if (a2a.intra_domain()) return std::nullopt;
   std::ostringstream msg;
   msg << "the a2a level of HCP (size " << a2a.group_size
-      << ", spanning TP*HCP[0] = " << g.config.tp * g.config.hcp[0]
+      << ", spanning TP*HCP[0] = " << g.config.layout.tp * g.config.layout.hcp[0]
       << " consecutive ranks) leaves the NVLink domain of " << shape.nvlink_domain
       << " GPUs: " << a2a.cross_domain_groups << " of " << a2a.num_groups
       << " a2a groups span up to " << a2a.max_domains_spanned << " domains";
@@ -246,17 +246,17 @@ std::optional<std::pair<std::string, std::string>> a2a_warning(const RankGroups&
 }
 
 std::string layout_line(const RankGroups& g) {
-  const GroupConfig& c = g.config;
+  const GroupOptions& c = g.config;
   std::ostringstream out;
-  out << "world " << c.world_size << " = TP" << c.tp << " x CP" << c.cp << " x PP" << c.pp
-      << " x DP" << g.dp << " (order " << c.order << ")";
-  if (!c.hcp.empty()) {
+  out << "world " << c.world_size << " = TP" << c.layout.tp << " x CP" << c.layout.cp << " x PP"
+      << c.layout.pp << " x DP" << g.dp << " (order " << c.layout.order << ")";
+  if (!c.layout.hcp.empty()) {
     out << ", HCP [";
-    for (size_t i = 0; i < c.hcp.size(); ++i)
-      out << (i ? ", " : "") << c.hcp[i];
+    for (size_t i = 0; i < c.layout.hcp.size(); ++i)
+      out << (i ? ", " : "") << c.layout.hcp[i];
     out << "]";
   }
-  out << "; experts: ETP" << g.etp << " x EP" << c.ep << " x EDP" << g.expert_dp;
+  out << "; experts: ETP" << g.etp << " x EP" << c.layout.ep << " x EDP" << g.expert_dp;
   return out.str();
 }
 
@@ -293,7 +293,7 @@ std::string format_text(const Subject& s, const RankGroups& g, const GroupsOptio
        {std::pair{"hybrid", &g.hybrid_dp_cp}, std::pair{"dynamic", &g.dynamic_dp_cp}}) {
     if (sets->empty()) continue;
     out << "\n"
-        << label << " DPxCP groups (the full size " << g.dp * g.config.cp
+        << label << " DPxCP groups (the full size " << g.dp * g.config.layout.cp
         << " is the dp_cp group):";
     for (const auto& [size, groups] : *sets)
       out << " size " << size << " x" << groups.size() << ";";
@@ -331,7 +331,7 @@ int run_groups(const CLI::App& sub, const GroupsOptions& o,
     return f->exit_code;
   }
   const Subject& s = std::get<Subject>(subject);
-  if (auto problem = check_group_config(s.config)) return report_invalid(s, *problem, o.output);
+  if (auto problem = check_group_options(s.config)) return report_invalid(s, *problem, o.output);
   auto groups = build_groups(s.config);
   if (!groups) {
     print_error(groups.error().str());

@@ -47,8 +47,8 @@ Result<std::string> confirm_top(const PlanResult& result, const PlanRequest& req
     layout.tp = o.layout.tp;
     layout.cp = o.layout.cp;
     layout.comm_type = o.layout.comm;
-    layout.hcp_a2a = o.layout.hcp_a2a;
-    layout.hcp_p2p = o.layout.hcp_p2p;
+    layout.hcp_a2a = o.layout.hcp_a2a();
+    layout.hcp_p2p = o.layout.hcp_p2p();
     auto measured = benchmark_layout(layout);
     if (!measured) return measured.error();
     Hardware hw = request.hardware;

@@ -51,7 +51,7 @@ Result<CpSimOptions> to_options(const SimulateArgs& a) {
       error.message = "--hcp: " + error.message;
       return error;
     }
-    o.hcp = parsed->hcp;
+    o.hcp = parsed->layout.hcp;
   }
   o.seed = a.seed;
   o.local_only = a.local_only;

@@ -91,32 +91,64 @@ Result<std::vector<int64_t>> parse_hcp(std::string_view text) {
   return sizes;
 }
 
-Status set_key(LayoutOption& option, const std::string& key, std::string_view value) {
-  std::optional<int64_t>* sizes[] = {&option.tp,  &option.cp, &option.pp, &option.ep,
-                                     &option.etp, &option.dp, &option.vp};
+/// Set the size `field` of the layout (the keys tp .. vp).
+void set_size(Layout& l, LayoutField field, int64_t size) {
+  switch (field) {
+    case LayoutField::kTp:
+      l.tp = size;
+      break;
+    case LayoutField::kCp:
+      l.cp = size;
+      break;
+    case LayoutField::kPp:
+      l.pp = size;
+      break;
+    case LayoutField::kEp:
+      l.ep = size;
+      break;
+    case LayoutField::kEtp:
+      l.etp = size;
+      break;
+    case LayoutField::kDp:
+      l.dp = size;
+      break;
+    case LayoutField::kVp:
+      l.vpp = size;
+      break;
+    default:
+      break;
+  }
+}
+
+Status set_key(PartialLayout& option, const std::string& key, std::string_view value) {
   for (size_t i = 0; i < 7; ++i) {
     if (key != known_keys()[i]) continue;
     auto size = parse_size(value, key);
     if (!size) return size.error();
-    *sizes[i] = *size;
+    auto field = static_cast<LayoutField>(i);
+    set_size(option.layout, field, *size);
+    option.set(field);
     return Ok{};
   }
   if (key == "cp_comm_type") {
     auto type = parse_cp_comm_type(trim(value));
     if (!type) return option_error(type.error().message, key);
-    option.cp_comm_type = *type;
+    option.layout.comm = *type;
+    option.set(LayoutField::kCpCommType);
     return Ok{};
   }
   auto hcp = parse_hcp(value);
   if (!hcp) return hcp.error();
-  option.hcp = *hcp;
+  option.layout.hcp = *hcp;
+  option.set(LayoutField::kHcp);
   return Ok{};
 }
 
-Status check_consistency(const LayoutOption& option) {
-  if (option.hcp.empty()) return Ok{};
+Status check_consistency(const PartialLayout& option) {
+  const std::vector<int64_t>& hcp = option.layout.hcp;
+  if (hcp.empty()) return Ok{};
   int64_t product = 1;
-  for (int64_t s : option.hcp) {
+  for (int64_t s : hcp) {
     auto next = checked_mul(product, s);
     if (!next || *next > kMaxWorldGpus) {
       return option_error("prod(hcp) is larger than " + std::to_string(kMaxWorldGpus) + " GPUs",
@@ -124,20 +156,21 @@ Status check_consistency(const LayoutOption& option) {
     }
     product = *next;
   }
-  if (option.cp && product != *option.cp) {
+  if (option.has(LayoutField::kCp) && product != option.layout.cp) {
     return option_error(
-        "prod(hcp)=" + std::to_string(product) + " != cp=" + std::to_string(*option.cp), "hcp");
+        "prod(hcp)=" + std::to_string(product) + " != cp=" + std::to_string(option.layout.cp),
+        "hcp");
   }
   return Ok{};
 }
 
 }  // namespace
 
-Result<LayoutOption> parse_layout_option(std::string_view text) {
+Result<PartialLayout> parse_layout_option(std::string_view text) {
   if (trim(text).empty()) return option_error("empty option", "");
   auto items = split_items(text);
   if (!items) return items.error();
-  LayoutOption option;
+  PartialLayout option;
   std::vector<std::string> seen;
   for (std::string_view item : *items) {
     size_t eq = item.find('=');
@@ -164,18 +197,28 @@ Result<LayoutOption> parse_layout_option(std::string_view text) {
   return option;
 }
 
-std::string LayoutOption::str() const {
+std::string layout_option_text(const PartialLayout& option) {
+  const Layout& l = option.layout;
   std::string out;
   auto add = [&out](const std::string& item) { out += (out.empty() ? "" : ",") + item; };
-  const std::pair<const char*, const std::optional<int64_t>*> sizes[] = {
-      {"tp", &tp}, {"cp", &cp}, {"pp", &pp}, {"ep", &ep}, {"etp", &etp}, {"dp", &dp}, {"vp", &vp}};
-  for (const auto& [name, value] : sizes) {
-    if (*value) add(std::string(name) + "=" + std::to_string(**value));
+  const std::pair<LayoutField, int64_t> sizes[] = {{LayoutField::kTp, l.tp},
+                                                   {LayoutField::kCp, l.cp},
+                                                   {LayoutField::kPp, l.pp},
+                                                   {LayoutField::kEp, l.ep},
+                                                   {LayoutField::kEtp, l.expert_tp()},
+                                                   {LayoutField::kDp, l.dp},
+                                                   {LayoutField::kVp, l.virtual_stages()}};
+  for (const auto& [field, value] : sizes) {
+    if (option.has(field)) {
+      add(known_keys()[static_cast<size_t>(field)] + "=" + std::to_string(value));
+    }
   }
-  if (cp_comm_type) add(std::string("cp_comm_type=") + cp_comm_type_name(*cp_comm_type));
-  if (!hcp.empty()) {
+  if (option.has(LayoutField::kCpCommType)) {
+    add(std::string("cp_comm_type=") + cp_comm_type_name(l.comm));
+  }
+  if (option.has(LayoutField::kHcp)) {
     std::string text;
-    for (int64_t s : hcp)
+    for (int64_t s : l.hcp)
       text += (text.empty() ? "" : "x") + std::to_string(s);
     add("hcp=" + text);
   }

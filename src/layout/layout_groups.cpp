@@ -34,7 +34,7 @@ const GroupSet* RankGroups::find(std::string_view name) const {
   return nullptr;
 }
 
-std::optional<LayoutError> check_group_config(const GroupConfig& config) {
+std::optional<LayoutError> check_group_options(const GroupOptions& config) {
   auto resolved = layout::resolve_layout(config);
   if (auto* e = std::get_if<LayoutError>(&resolved)) return *e;
   return std::nullopt;
@@ -138,7 +138,7 @@ std::vector<std::string> te_warnings(const std::vector<int64_t>& hcp) {
 
 class GroupBuilder {
  public:
-  GroupBuilder(const GroupConfig& c, const ResolvedLayout& r) : c_(c), r_(r) {}
+  GroupBuilder(const GroupOptions& c, const ResolvedLayout& r) : c_(c), r_(r) {}
 
   RankGroups build() {
     RankGroups g;
@@ -154,11 +154,11 @@ class GroupBuilder {
     }
     for (const char* k : {"dp", "gtp_remat", "gtp_remat_dp", "gtp_remat_dp_cp", "cp"})
       add(g, k);
-    if (!c_.hcp.empty()) {
-      g.hcp.resize(c_.hcp.size());
+    if (!c_.layout.hcp.empty()) {
+      g.hcp.resize(c_.layout.hcp.size());
       const GroupSet& cp = *g.find("cp");
       for (size_t i = 0; i < cp.count(); ++i)
-        append_hierarchical(cp.group(i), c_.hcp, g.hcp);
+        append_hierarchical(cp.group(i), c_.layout.hcp, g.hcp);
     }
     for (const char* k : {"mp", "tp", "pp"})
       add(g, k);
@@ -173,7 +173,7 @@ class GroupBuilder {
     g.kinds.push_back(
         {"intra_dist_opt_instance",
          distributed_optimizer_instances(*g.find("tp_ep_pp"), r_.expert_dp / ndo, gtp)});
-    g.warnings = te_warnings(c_.hcp);
+    g.warnings = te_warnings(c_.layout.hcp);
     return g;
   }
 
@@ -206,13 +206,13 @@ class GroupBuilder {
     g.kinds.push_back({"inter_partial_expt_dp", std::move(levels[1])});
   }
 
-  const GroupConfig& c_;
+  const GroupOptions& c_;
   const ResolvedLayout& r_;
 };
 
 }  // namespace
 
-Result<RankGroups> build_groups(const GroupConfig& config) {
+Result<RankGroups> build_groups(const GroupOptions& config) {
   auto resolved = layout::resolve_layout(config);
   if (auto* e = std::get_if<LayoutError>(&resolved)) {
     return layout::to_error(*e);
@@ -220,22 +220,11 @@ Result<RankGroups> build_groups(const GroupConfig& config) {
   return GroupBuilder(config, std::get<ResolvedLayout>(resolved)).build();
 }
 
-GroupConfig group_config_of(const Parallelism& p, int64_t world_size) {
-  GroupConfig c;
+GroupOptions group_options_of(const Recipe& recipe, int64_t world_size) {
+  GroupOptions c;
   c.world_size = world_size;
-  c.tp = p.tp;
-  c.pp = p.pp;
-  c.cp = p.cp;
-  c.ep = p.ep;
-  c.etp = p.etp;
-  c.vpp = p.vpp;
-  c.hcp = p.hcp;
-  c.order = p.order;
-  return c;
-}
-
-GroupConfig group_config_of(const Recipe& recipe, int64_t world_size) {
-  GroupConfig c = group_config_of(parallelism_of(recipe), world_size);
+  c.layout = layout_of(recipe);
+  c.layout.etp = c.layout.expert_tp();  // the recipe's TP: a later --tp does not move it
   c.hybrid_context_parallel = recipe.bool_or("model.hybrid_context_parallel", false);
   c.dynamic_context_parallel = recipe.bool_or("model.dynamic_context_parallel", false);
   c.min_dynamic_context_parallel_size = recipe.int_or("model.min_dynamic_context_parallel_size", 1);

@@ -206,12 +206,12 @@ GroupPlacement place(const std::vector<std::vector<int>>& groups, int gpus_per_n
   return place(groups, NodeShape{gpus_per_node, nvlink_domain});
 }
 
-std::vector<std::string> closed_form_kinds(const GroupConfig& config) {
+std::vector<std::string> closed_form_kinds(const GroupOptions& config) {
   std::vector<std::string> out;
   for (const layout::TokenKind& k : layout::token_kinds()) {
     if (layout::kind_exists(k, config)) out.emplace_back(k.name);
   }
-  for (size_t level = 0; level < config.hcp.size(); ++level) {
+  for (size_t level = 0; level < config.layout.hcp.size(); ++level) {
     out.push_back("hcp_L" + std::to_string(level));
   }
   return out;
@@ -219,7 +219,7 @@ std::vector<std::string> closed_form_kinds(const GroupConfig& config) {
 
 namespace {
 
-Result<GroupPlacement> place_resolved(const GroupConfig& config, const layout::ResolvedLayout& r,
+Result<GroupPlacement> place_resolved(const GroupOptions& config, const layout::ResolvedLayout& r,
                                       std::string_view kind, const NodeShape& shape) {
   const NodeShape s = sane(shape);
   if (const layout::TokenKind* k = layout::find_token_kind(kind)) {
@@ -235,10 +235,10 @@ Result<GroupPlacement> place_resolved(const GroupConfig& config, const layout::R
       ok = ok && ch >= '0' && ch <= '9';
       level = level * 10 + static_cast<size_t>(ch - '0');
     }
-    if (ok && level < config.hcp.size()) {
+    if (ok && level < config.layout.hcp.size()) {
       std::vector<Axis> axes;
       std::vector<bool> mask;
-      layout::hcp_level_axes(r.decoder, config.hcp, level, axes, mask);
+      layout::hcp_level_axes(r.decoder, config.layout.hcp, level, axes, mask);
       return closed_form(axes, mask, config.rank_offset, s);
     }
   }
@@ -247,7 +247,7 @@ Result<GroupPlacement> place_resolved(const GroupConfig& config, const layout::R
 
 }  // namespace
 
-Result<std::vector<GroupPlacement>> place_group_kinds(const GroupConfig& config,
+Result<std::vector<GroupPlacement>> place_group_kinds(const GroupOptions& config,
                                                       std::span<const std::string_view> kinds,
                                                       const NodeShape& shape) {
   auto resolved = layout::resolve_layout(config);
@@ -263,14 +263,14 @@ Result<std::vector<GroupPlacement>> place_group_kinds(const GroupConfig& config,
   return out;
 }
 
-Result<GroupPlacement> place_group_kind(const GroupConfig& config, std::string_view kind,
+Result<GroupPlacement> place_group_kind(const GroupOptions& config, std::string_view kind,
                                         const NodeShape& shape) {
   auto resolved = layout::resolve_layout(config);
   if (auto* e = std::get_if<LayoutError>(&resolved)) return layout::to_error(*e);
   return place_resolved(config, std::get<layout::ResolvedLayout>(resolved), kind, shape);
 }
 
-Result<LayoutLocality> layout_locality(const GroupConfig& config, const NodeShape& shape) {
+Result<LayoutLocality> layout_locality(const GroupOptions& config, const NodeShape& shape) {
   auto resolved = layout::resolve_layout(config);
   if (auto* e = std::get_if<LayoutError>(&resolved)) return layout::to_error(*e);
   const auto& r = std::get<layout::ResolvedLayout>(resolved);
@@ -283,12 +283,12 @@ Result<LayoutLocality> layout_locality(const GroupConfig& config, const NodeShap
     if (!p) return p.error();
     *slot = *p;
   }
-  if (!config.hcp.empty()) {
+  if (!config.layout.hcp.empty()) {
     auto a2a = get("hcp_L0");
     if (!a2a) return a2a.error();
     loc.hcp_a2a = *a2a;
   }
-  if (config.hcp.size() >= 2) {
+  if (config.layout.hcp.size() >= 2) {
     auto p2p = get("hcp_L1");
     if (!p2p) return p2p.error();
     loc.hcp_p2p = *p2p;

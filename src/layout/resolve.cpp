@@ -49,23 +49,23 @@ std::optional<LayoutError> check_size(const char* what, int64_t v, const char* k
 }
 
 /// Inputs that are not a layout at all: sizes below 1, malformed order strings.
-std::optional<LayoutError> check_inputs(const GroupConfig& c) {
+std::optional<LayoutError> check_inputs(const GroupOptions& c) {
   if (c.world_size < 1 || c.world_size > kMaxWorld) {
     return bad_input("world size must be between 1 and " + std::to_string(kMaxWorld) + ", got " +
                          std::to_string(c.world_size),
                      "world_size");
   }
-  if (auto f = size_rules::context_parallel_positive(c.cp)) {
+  if (auto f = size_rules::context_parallel_positive(c.layout.cp)) {
     return rejected(
         *f, "ValueError",
-        "context_parallel_size must be a positive integer, got " + std::to_string(c.cp));
+        "context_parallel_size must be a positive integer, got " + std::to_string(c.layout.cp));
   }
   const std::pair<const char*, std::pair<int64_t, const char*>> sizes[] = {
-      {"tensor_model_parallel_size", {c.tp, "model.tensor_model_parallel_size"}},
-      {"pipeline_model_parallel_size", {c.pp, "model.pipeline_model_parallel_size"}},
-      {"context_parallel_size", {c.cp, "model.context_parallel_size"}},
-      {"expert_model_parallel_size", {c.ep, "model.expert_model_parallel_size"}},
-      {"expert_tensor_parallel_size", {c.expert_tp(), "model.expert_tensor_parallel_size"}},
+      {"tensor_model_parallel_size", {c.layout.tp, "model.tensor_model_parallel_size"}},
+      {"pipeline_model_parallel_size", {c.layout.pp, "model.pipeline_model_parallel_size"}},
+      {"context_parallel_size", {c.layout.cp, "model.context_parallel_size"}},
+      {"expert_model_parallel_size", {c.layout.ep, "model.expert_model_parallel_size"}},
+      {"expert_tensor_parallel_size", {c.layout.expert_tp(), "model.expert_tensor_parallel_size"}},
       {"num_distributed_optimizer_instances",
        {c.num_distributed_optimizer_instances, "ddp.num_distributed_optimizer_instances"}},
       {"gtp_remat size", {c.gtp_remat, "model.tensor_parallel_num_weight_shards"}},
@@ -74,12 +74,12 @@ std::optional<LayoutError> check_inputs(const GroupConfig& c) {
   for (const auto& [what, v] : sizes) {
     if (auto e = check_size(what, v.first, v.second)) return e;
   }
-  if (c.vpp && *c.vpp < 1) {
+  if (c.layout.vpp && *c.layout.vpp < 1) {
     return bad_input(
-        "virtual_pipeline_model_parallel_size must be >= 1, got " + std::to_string(*c.vpp),
+        "virtual_pipeline_model_parallel_size must be >= 1, got " + std::to_string(*c.layout.vpp),
         "model.virtual_pipeline_model_parallel_size");
   }
-  for (int64_t h : c.hcp) {
+  for (int64_t h : c.layout.hcp) {
     if (auto e = check_size("each hierarchical_context_parallel_sizes entry", h,
                             "model.hierarchical_context_parallel_sizes")) {
       return e;
@@ -91,19 +91,19 @@ std::optional<LayoutError> check_inputs(const GroupConfig& c) {
   if (c.rank_offset < 0 || c.rank_offset > std::numeric_limits<int>::max() - c.world_size) {
     return bad_input("rank offset out of range: " + std::to_string(c.rank_offset), "rank_offset");
   }
-  std::string order = c.order;
+  std::string order = c.layout.order;
   for (char& ch : order)
     ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   std::vector<std::string> tokens = split_order(order);
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (!is_axis_name(tokens[i])) {
-      return bad_input(
-          "unknown axis '" + tokens[i] + "' in order '" + c.order + "' (axes: tp, cp, ep, dp, pp)",
-          "dist.use_tp_pp_dp_mapping");
+      return bad_input("unknown axis '" + tokens[i] + "' in order '" + c.layout.order +
+                           "' (axes: tp, cp, ep, dp, pp)",
+                       "dist.use_tp_pp_dp_mapping");
     }
     if (std::find(tokens.begin(), tokens.begin() + static_cast<long>(i), tokens[i]) !=
         tokens.begin() + static_cast<long>(i)) {
-      return bad_input("axis '" + tokens[i] + "' appears twice in order '" + c.order + "'",
+      return bad_input("axis '" + tokens[i] + "' appears twice in order '" + c.layout.order + "'",
                        "dist.use_tp_pp_dp_mapping");
     }
   }
@@ -112,52 +112,54 @@ std::optional<LayoutError> check_inputs(const GroupConfig& c) {
 
 }  // namespace
 
-std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& c) {
+std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupOptions& c) {
   if (auto e = check_inputs(c)) return *e;
   const int64_t W = c.world_size;
   const int64_t ndo = c.num_distributed_optimizer_instances;
   ResolvedLayout r;
-  r.etp = c.expert_tp();
+  r.etp = c.layout.expert_tp();
   if ((c.gtp_remat > 1 || c.egtp_remat > 1) && ndo > 1) {
     return rejected("", "AssertionError",
                     "GTP_remat with num_distributed_optimizer_instances > 1 is not yet supported.",
                     "ddp.num_distributed_optimizer_instances");
   }
-  Wide model_size = wide_product({c.tp, c.pp, c.cp, c.gtp_remat});
-  if (auto f = size_rules::world_divisible(W, c.tp, c.pp, c.cp, c.gtp_remat)) {
+  Wide model_size = wide_product({c.layout.tp, c.layout.pp, c.layout.cp, c.gtp_remat});
+  if (auto f = size_rules::world_divisible(W, c.layout.tp, c.layout.pp, c.layout.cp, c.gtp_remat)) {
     return rejected(
         *f, "RuntimeError",
         "world_size (" + std::to_string(W) + ") is not divisible by " + wide_str(model_size));
   }
   r.dp = W / static_cast<int64_t>(model_size);
-  if (c.vpp && c.pp <= 1) {
+  if (c.layout.vpp && c.layout.pp <= 1) {
     return rejected("", "RuntimeError",
                     "pipeline-model-parallel size should be greater than 1 with interleaved "
                     "schedule",
                     "model.virtual_pipeline_model_parallel_size");
   }
-  AxisSizes dec{c.tp, c.pp, r.dp, 1, c.cp, c.gtp_remat};
-  auto decoder = make_grid(dec, inject_gtp_remat(c.order, "tp"), c.rank_offset);
+  AxisSizes dec{c.layout.tp, c.layout.pp, r.dp, 1, c.layout.cp, c.gtp_remat};
+  auto decoder = make_grid(dec, inject_gtp_remat(c.layout.order, "tp"), c.rank_offset);
   if (auto* e = std::get_if<LayoutError>(&decoder)) return *e;
   r.decoder = std::get<RankGrid>(std::move(decoder));
 
-  Wide etmp = wide_product({r.etp, c.ep, c.pp, c.egtp_remat});
-  if (auto f = size_rules::expert_world_divisible(W, r.etp, c.ep, c.pp, c.egtp_remat)) {
+  Wide etmp = wide_product({r.etp, c.layout.ep, c.layout.pp, c.egtp_remat});
+  if (auto f =
+          size_rules::expert_world_divisible(W, r.etp, c.layout.ep, c.layout.pp, c.egtp_remat)) {
     return rejected(*f, "RuntimeError",
                     "world_size (" + std::to_string(W) +
                         ") is not divisible by expert_tensor_model_pipeline_parallel size (" +
                         wide_str(etmp) + ")");
   }
   r.expert_dp = W / static_cast<int64_t>(etmp);
-  AxisSizes exp{r.etp, c.pp, r.expert_dp, c.ep, 1, c.egtp_remat};
-  auto expert = make_grid(exp, inject_gtp_remat(c.order, "ep"), c.rank_offset);
+  AxisSizes exp{r.etp, c.layout.pp, r.expert_dp, c.layout.ep, 1, c.egtp_remat};
+  auto expert = make_grid(exp, inject_gtp_remat(c.layout.order, "ep"), c.rank_offset);
   if (auto* e = std::get_if<LayoutError>(&expert)) return *e;
   r.expert = std::get<RankGrid>(std::move(expert));
 
-  bool pp_last = c.order.ends_with("pp");  // upstream: order.endswith("pp"), case-sensitive
+  bool pp_last = c.layout.order.ends_with("pp");  // upstream: order.endswith("pp"), case-sensitive
   // dp == expert_dp exactly when the dense and expert groups (both dividing W) are equal.
-  if (auto f = size_rules::rank_ordering_same_dp(pp_last, c.pp, c.tp * c.cp * c.gtp_remat,
-                                                 r.etp * c.ep * c.egtp_remat)) {
+  if (auto f = size_rules::rank_ordering_same_dp(pp_last, c.layout.pp,
+                                                 c.layout.tp * c.layout.cp * c.gtp_remat,
+                                                 r.etp * c.layout.ep * c.egtp_remat)) {
     return rejected(*f, "AssertionError",
                     "When not using pp-last rank ordering, the data parallel size of the attention "
                     "and moe layers must be the same");
@@ -172,19 +174,19 @@ std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& c) {
                     "Expert part",
                     "dist.use_tp_pp_dp_mapping");
   }
-  if (auto f = size_rules::distopt_instances_divide(r.dp * c.cp, ndo)) {
+  if (auto f = size_rules::distopt_instances_divide(r.dp * c.layout.cp, ndo)) {
     return rejected(*f, "AssertionError",
                     "Data parallel size should be divisible by partial DistOpt shard factor");
   }
   if (c.hybrid_context_parallel || c.dynamic_context_parallel) {
     bool hybrid = c.hybrid_context_parallel;
-    if (auto f = size_rules::dynamic_domain_even(hybrid, r.dp * c.cp)) {
+    if (auto f = size_rules::dynamic_domain_even(hybrid, r.dp * c.layout.cp)) {
       return rejected(*f, "AssertionError",
                       std::string(hybrid ? "Hybrid" : "Dynamic") +
                           " context parallel requires an even number of ranks");
     }
   }
-  if (auto f = size_rules::hcp_product(c.hcp, c.cp)) {
+  if (auto f = size_rules::hcp_product(c.layout.hcp, c.layout.cp)) {
     return rejected(*f, "AssertionError",
                     "np.prod(hierarchical_context_parallel_sizes) == context_parallel_size failed");
   }
@@ -234,7 +236,7 @@ const TokenKind* find_token_kind(std::string_view name) {
   return nullptr;
 }
 
-bool kind_exists(const TokenKind& kind, const GroupConfig& config) {
+bool kind_exists(const TokenKind& kind, const GroupOptions& config) {
   if (!kind.gtp_only) return true;
   return (kind.expert ? config.egtp_remat : config.gtp_remat) > 1;
 }

@@ -20,7 +20,7 @@ struct ResolvedLayout {
 };
 
 /// Check a config in upstream order; return the generators or the first problem.
-std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupConfig& config);
+std::variant<ResolvedLayout, LayoutError> resolve_layout(const GroupOptions& config);
 
 /// Return the error value build_groups() passes back for a layout problem.
 Error to_error(const LayoutError& e);
@@ -40,7 +40,7 @@ const std::vector<TokenKind>& token_kinds();
 const TokenKind* find_token_kind(std::string_view name);
 
 /// Return true when the kind is built for this config (gtp kinds only with gtp_remat > 1).
-bool kind_exists(const TokenKind& kind, const GroupConfig& config);
+bool kind_exists(const TokenKind& kind, const GroupOptions& config);
 
 /// Return the level-`level` HCP axes of a CP group: the CP axis of `grid` split into
 /// (u = prod(h[:level]), s = h[level], l = prod(h[level+1:])) with the mask selecting s.

@@ -62,11 +62,11 @@ Result<Calibration> calibration_from_run(const ModelDims& model, const LogPredic
                std::to_string(measured_step_s * 1000) + " ms step of " + prediction.layout.label();
   cal.device = hardware.gpu_name;
   cal.gpus = hardware.gpus_per_node;
-  const LayoutChoice& l = prediction.layout;
+  const Layout& l = prediction.layout;
   cal.option = "tp=" + std::to_string(l.tp) + ",cp=" + std::to_string(l.cp) +
                ",pp=" + std::to_string(l.pp) + ",cp_comm_type=" + cp_comm_type_name(l.comm);
   if (l.comm == CommType::kA2aP2p)
-    cal.option += ",hcp=" + std::to_string(l.hcp_a2a) + "x" + std::to_string(l.hcp_p2p);
+    cal.option += ",hcp=" + std::to_string(l.hcp_a2a()) + "x" + std::to_string(l.hcp_p2p());
   cal.summary.attention_tflops = (lo + hi) / 2;
   return cal;
 }

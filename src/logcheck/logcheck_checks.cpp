@@ -76,10 +76,10 @@ void overlay(Value& base, const Value& top) {
 
 /// The process-group checks (LOG001-LOG003, LOG008).
 void check_groups(const ParsedLog& log, const Recipe& config, std::vector<Diagnostic>& out) {
-  Parallelism p = parallelism_of(config);
+  Layout p = layout_of(config);
   if (p.cp <= 1) return;
-  bool a2a_p2p =
-      std::find(p.cp_comm_types.begin(), p.cp_comm_types.end(), "a2a+p2p") != p.cp_comm_types.end();
+  const std::vector<std::string> comm_types = cp_comm_type_texts(config);
+  bool a2a_p2p = std::find(comm_types.begin(), comm_types.end(), "a2a+p2p") != comm_types.end();
   if (!log.pg_logging) {
     out.push_back(diag("LOG008",
                        "the log has no ProcessGroupNCCL lines, so the CP groups the job created "
@@ -478,8 +478,7 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
   return out;
 }
 
-std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model,
-                                                     const LayoutChoice& layout,
+std::optional<PredictionBand> fitted_prediction_band(const ModelDims& model, const Layout& layout,
                                                      const Estimate& estimate) {
   if (estimate.time.step_s <= 0) return std::nullopt;
   accuracy::Band b = accuracy::shipped_band(model, layout, estimate);
@@ -496,14 +495,14 @@ Result<LogPrediction> predict_run(const Recipe& config, int64_t world, const Log
                                   const std::optional<PredictionBand>& band) {
   auto dims = model_dims_of(config);
   if (!dims) return dims.error();
-  auto layout = layout_of(config, world);
+  auto layout = layout_on(config, world);
   if (!layout) return layout.error();
   LogPrediction p;
   p.layout = *layout;
-  if (p.layout.uses(CommType::kA2aP2p) && p.layout.hcp_a2a * p.layout.hcp_p2p != p.layout.cp) {
+  if (p.layout.uses(CommType::kA2aP2p) && p.layout.hcp_a2a() * p.layout.hcp_p2p() != p.layout.cp) {
     p.layout.comm = CommType::kP2p;
     p.layout.windowed_comm.reset();
-    p.layout.hcp_a2a = p.layout.hcp_p2p = 1;
+    p.layout.hcp = {1, 1};
     p.notes.push_back(
         "a2a+p2p without hierarchical sizes has no layout to price: predicted as p2p");
   }

@@ -11,7 +11,7 @@ namespace {
 
 /// Forward attention FLOPs of one layer, per GPU, for one micro-batch (flash convention: causal
 /// halves the score area; a window of w tokens leaves s*w - w*w/2 of it).
-double attention_flops_fwd(const ModelDims& m, const LayoutChoice& l, bool windowed) {
+double attention_flops_fwd(const ModelDims& m, const Layout& l, bool windowed) {
   double s = static_cast<double>(m.seq_length);
   double area = s * s / 2;
   if (windowed && m.window > 0 && m.window < m.seq_length) {
@@ -26,14 +26,14 @@ double attention_flops_fwd(const ModelDims& m, const LayoutChoice& l, bool windo
 }
 
 /// Query tokens of one attention kernel call for the comm type (planner_anchors.md §1.3).
-double kernel_tokens(const ModelDims& m, const LayoutChoice& l, CommType type) {
+double kernel_tokens(const ModelDims& m, const Layout& l, CommType type) {
   double s = static_cast<double>(m.seq_length);
   if (l.cp <= 1) return s;
   switch (type) {
     case CommType::kA2a:
       return s;
     case CommType::kA2aP2p:
-      return s / static_cast<double>(l.hcp_p2p);
+      return s / static_cast<double>(l.hcp_p2p());
     case CommType::kP2p:
     case CommType::kAllGather:
       return s / static_cast<double>(l.cp);
@@ -43,13 +43,13 @@ double kernel_tokens(const ModelDims& m, const LayoutChoice& l, CommType type) {
 
 /// Attention kernel calls per layer and pass: one per ring step, two for all_gather's two local
 /// query chunks, one for a2a (planner_anchors.md §1.3).
-double kernel_calls(const LayoutChoice& l, CommType type) {
+double kernel_calls(const Layout& l, CommType type) {
   if (l.cp <= 1) return 1;
   switch (type) {
     case CommType::kA2a:
       return 1;
     case CommType::kA2aP2p:
-      return static_cast<double>(l.hcp_p2p);
+      return static_cast<double>(l.hcp_p2p());
     case CommType::kP2p:
       return static_cast<double>(l.cp);
     case CommType::kAllGather:
@@ -129,7 +129,7 @@ double buffer_bytes(const CpVolume& v, CommType type) {
 
 }  // namespace
 
-Result<AttentionCost> attention_cost(const ModelDims& model, const LayoutChoice& layout,
+Result<AttentionCost> attention_cost(const ModelDims& model, const Layout& layout,
                                      const Hardware& hw, const LinkPlacement& placement,
                                      CommType type, bool windowed, bool fp8) {
   AttentionCost c;
@@ -158,8 +158,8 @@ Result<AttentionCost> attention_cost(const ModelDims& model, const LayoutChoice&
   in.tp = layout.tp;
   in.cp = layout.cp;
   in.comm_type = type;
-  in.hcp_a2a = layout.hcp_a2a;
-  in.hcp_p2p = layout.hcp_p2p;
+  in.hcp_a2a = layout.hcp_a2a();
+  in.hcp_p2p = layout.hcp_p2p();
   auto volume = cp_volume(in);
   if (!volume) return volume.error();
   const CpVolume& v = *volume;

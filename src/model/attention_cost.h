@@ -28,7 +28,7 @@ struct AttentionCost {
 };
 
 /// Cost of one layer that uses `type` (windowed: a sliding-window layer; fp8: FP8 attention).
-Result<AttentionCost> attention_cost(const ModelDims& model, const LayoutChoice& layout,
+Result<AttentionCost> attention_cost(const ModelDims& model, const Layout& layout,
                                      const Hardware& hw, const LinkPlacement& placement,
                                      CommType type, bool windowed, bool fp8 = false);
 

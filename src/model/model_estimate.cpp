@@ -100,7 +100,7 @@ struct MicroBatchWork {
   int64_t ring_steps = 0;
 };
 
-double tokens_per_gpu(const ModelDims& m, const LayoutChoice& l) {
+double tokens_per_gpu(const ModelDims& m, const Layout& l) {
   return static_cast<double>(m.micro_batch) * static_cast<double>(m.seq_length) / l.cp;
 }
 
@@ -117,7 +117,7 @@ void add_attention(MicroBatchWork& w, const AttentionCost& c, double layers) {
 
 /// TP with sequence parallelism: 2 all-gathers + 2 reduce-scatters of b*(s/c)*h per layer and
 /// pass (planner_anchors.md §1.2, last row), on NVLink when the TP group stays in the domain.
-double tp_comm_seconds(const ModelDims& m, const LayoutChoice& l, const Hardware& hw, bool inside) {
+double tp_comm_seconds(const ModelDims& m, const Layout& l, const Hardware& hw, bool inside) {
   if (l.tp <= 1) return 0;
   double bytes =
       kTpCollectivesPerLayerPass * (l.tp - 1) / l.tp * tokens_per_gpu(m, l) * m.hidden * kBf16;
@@ -163,7 +163,7 @@ double hbm_seconds(double bytes, const Hardware& hw) {
 
 /// Share of the EP all-to-all peers outside the NVLink domain: Megatron's expert grid
 /// (tp-ep-dp-pp with etp in tp's place) puts an EP group on etp*ep consecutive ranks.
-double ep_offdomain_fraction(const LayoutChoice& l, const Hardware& hw) {
+double ep_offdomain_fraction(const Layout& l, const Hardware& hw) {
   double span = static_cast<double>(l.expert_tp() * l.ep);
   double domain = static_cast<double>(std::max(1, hw.nvlink_domain));
   if (span <= domain) return 0;
@@ -182,7 +182,7 @@ double moe_load_factor(const ModelDims& m, const Hardware& hw) {
 /// each local expert gets (gemm_half_tokens), times the busiest expert's load; sets expert_fwd,
 /// permute and ep_a2a of `w` and returns the expert GEMM seconds (0 without routed experts).
 /// `dense` is the other linear layers' forward seconds (what EP overlap can hide behind).
-double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const LayoutChoice& l,
+double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const Layout& l,
                           const Hardware& hw, const TrainingSetup& setup, const LayerMix& x,
                           double tokens, double dense) {
   if (!(x.moe > 0 && m.num_experts > 0)) return 0;
@@ -235,9 +235,9 @@ double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const LayoutCho
   return experts;
 }
 
-Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const LayoutChoice& l,
-                                        const Hardware& hw, const TrainingSetup& setup,
-                                        const LinkPlacement& placement, const LayerMix& x) {
+Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const Layout& l, const Hardware& hw,
+                                        const TrainingSetup& setup, const LinkPlacement& placement,
+                                        const LayerMix& x) {
   MicroBatchWork w;
   const GenerationConstants& k = hw.k;
   double tokens = tokens_per_gpu(m, l);
@@ -310,7 +310,7 @@ struct StageParams {
   double total() const { return dense + experts; }
 };
 
-StageParams stage_params(const ModelDims& m, const LayoutChoice& l, const LayerMix& x) {
+StageParams stage_params(const ModelDims& m, const Layout& l, const LayerMix& x) {
   double blocks = std::max(1.0, x.blocks);
   double stage_share = std::ceil(blocks / l.pp) / blocks;
   double expert = x.expert_params();
@@ -335,7 +335,7 @@ bool has_module(const TrainingSetup& s, std::string_view name) {
 /// or 4*ffn. MoE: 4h, per routed copy the permuted input 2h and FC1 output and activation, plus
 /// the shared expert. Mamba-2: 4h, the in_proj output and the scan output. Selective recompute
 /// modules drop what they recompute (layernorm, mlp, moe, moe_act, mla_up_proj).
-double activation_bytes_per_token(const ModelDims& m, const LayoutChoice& l, const LayerMix& x,
+double activation_bytes_per_token(const ModelDims& m, const Layout& l, const LayerMix& x,
                                   const TrainingSetup& s) {
   bool selective = s.recompute == Recompute::kSelective;
   auto on = [&](const char* module) { return selective && has_module(s, module); };
@@ -378,15 +378,16 @@ double activation_bytes_per_token(const ModelDims& m, const LayoutChoice& l, con
 
 /// Layers' worth of activations the first stage holds: L/pp layers for min(pp, m) micro-batches
 /// in flight (1F1B), times Megatron's interleaving factor 1 + (pp-1)/(pp*vpp).
-double layers_in_flight(const LayerMix& x, const LayoutChoice& l, int64_t micro_batches) {
+double layers_in_flight(const LayerMix& x, const Layout& l, int64_t micro_batches) {
   double per_stage = std::ceil(std::max(1.0, x.blocks) / l.pp);
   if (l.pp == 1) return per_stage;
   double in_flight = static_cast<double>(std::min(l.pp, micro_batches));
-  double interleave = l.vpp > 1 ? 1.0 + (l.pp - 1.0) / (l.pp * l.vpp) : 1.0;
+  double interleave =
+      l.virtual_stages() > 1 ? 1.0 + (l.pp - 1.0) / (l.pp * l.virtual_stages()) : 1.0;
   return per_stage * in_flight * interleave;
 }
 
-MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardware& hw,
+MemoryBreakdown memory_of(const ModelDims& m, const Layout& l, const Hardware& hw,
                           const TrainingSetup& setup, const MicroBatchWork& w,
                           int64_t micro_batches, const LayerMix& x) {
   MemoryBreakdown mem;
@@ -450,7 +451,7 @@ MemoryBreakdown memory_of(const ModelDims& m, const LayoutChoice& l, const Hardw
 
 /// Gradient reduce-scatter + parameter all-gather (distributed optimizer) or all-reduce over the
 /// DP x CP group; exposed beyond what the last backward / first forward hides.
-double dp_exposed_seconds(const ModelDims& m, const LayoutChoice& l, const Hardware& hw,
+double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& hw,
                           const TrainingSetup& setup, bool inside, double fwd_mb, double bwd_mb,
                           const LayerMix& x) {
   double n = static_cast<double>(l.dp * l.cp);
@@ -474,7 +475,7 @@ double dp_exposed_seconds(const ModelDims& m, const LayoutChoice& l, const Hardw
 }
 
 /// Why a layout cannot be priced before any placement: sizes, profile, batch divisibility.
-std::optional<Error> input_error(const ModelDims& model, const LayoutChoice& l, const Hardware& hw,
+std::optional<Error> input_error(const ModelDims& model, const Layout& l, const Hardware& hw,
                                  const TrainingSetup& setup) {
   if (l.tp < 1 || l.cp < 1 || l.pp < 1 || l.dp < 1) {
     return model_error("parallel sizes must be positive: " + l.label());
@@ -495,7 +496,7 @@ std::optional<Error> input_error(const ModelDims& model, const LayoutChoice& l, 
 
 }  // namespace
 
-Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Hardware& hw,
                           const TrainingSetup& setup) {
   if (auto bad = input_error(model, layout, hw, setup)) return *bad;
   auto placement = place_links(layout, hw.gpus_per_node, hw.nvlink_domain);
@@ -503,9 +504,9 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
   return estimate(model, layout, hw, setup, *placement);
 }
 
-Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, const Hardware& hw,
+Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Hardware& hw,
                           const TrainingSetup& setup, const LinkPlacement& placement) {
-  const LayoutChoice& l = layout;
+  const Layout& l = layout;
   if (auto bad = input_error(model, l, hw, setup)) return *bad;
   Estimate e;
   e.global_batch = setup.global_batch > 0 ? setup.global_batch : l.dp * model.micro_batch;
@@ -551,12 +552,12 @@ Result<Estimate> estimate(const ModelDims& model, const LayoutChoice& layout, co
       (t.gemm_s + t.attention_s + t.recompute_s + t.tp_comm_s + t.cp_a2a_s + t.cp_allgather_s +
        t.cp_ring_exposed_s + t.elementwise_s + t.moe_permute_s + t.ep_a2a_s + t.overhead_s) /
       m;
-  t.pp_bubble_s = (pp - 1) / static_cast<double>(std::max<int64_t>(l.vpp, 1)) * micro_batch_s;
+  t.pp_bubble_s = (pp - 1) / static_cast<double>(l.virtual_stages()) * micro_batch_s;
   if (l.pp > 1) {
     double bytes = tokens_per_gpu(model, l) * model.hidden * kBf16 / l.tp;
     bool inside = e.placement.pp_inside_domain;
     // Each virtual stage boundary sends the activations forward and the gradients back.
-    double sends = kDirections * static_cast<double>(std::max<int64_t>(l.vpp, 1));
+    double sends = kDirections * static_cast<double>(l.virtual_stages());
     t.pp_comm_s = m * sends * (bytes / (hw.link_gbs(inside) * kPerGiga) + hw.link_latency(inside));
   }
   double fwd_mb = (w.gemm_fwd + w.attn_fwd) / pp;

@@ -20,22 +20,19 @@ double offdomain_fraction(const GroupPlacement& g) {
 
 }  // namespace
 
-GroupConfig group_config_of(const LayoutChoice& layout) {
-  GroupConfig config;
+GroupOptions group_options_of(const Layout& layout) {
+  GroupOptions config;
   config.world_size = layout.world();
-  config.tp = layout.tp;
-  config.cp = layout.cp;
-  config.pp = layout.pp;
-  config.ep = layout.ep;
-  if (layout.etp > 0) config.etp = layout.etp;
-  if (layout.vpp > 1) config.vpp = layout.vpp;
-  config.hcp = layout.hcp_sizes();
+  config.layout = layout;
+  config.layout.order = kDefaultRankOrder;
+  if (!(layout.etp > 0)) config.layout.etp.reset();
+  if (!(layout.vpp > 1)) config.layout.vpp.reset();
+  config.layout.hcp = layout.hcp_sizes();
   return config;
 }
 
-Result<LinkPlacement> place_links(const LayoutChoice& layout, int gpus_per_node,
-                                  int nvlink_domain) {
-  GroupConfig config = group_config_of(layout);
+Result<LinkPlacement> place_links(const Layout& layout, int gpus_per_node, int nvlink_domain) {
+  GroupOptions config = group_options_of(layout);
   NodeShape shape{gpus_per_node, std::max(gpus_per_node, nvlink_domain)};
   const int64_t domain = std::max<int64_t>(1, shape.nvlink_domain);
   std::vector<int64_t> hcp = layout.hcp_sizes();

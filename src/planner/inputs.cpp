@@ -167,40 +167,46 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   return out;
 }
 
-Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string& option_text,
-                                        std::optional<int64_t> world) {
+Result<Layout> layout_from_option(const Recipe& recipe, const std::string& option_text,
+                                  std::optional<int64_t> world) {
   auto option = parse_layout_option(option_text);
   if (!option) {
     Error e = option.error();
     e.message = "--option \"" + option_text + "\": " + e.message;
     return e;
   }
-  Parallelism p = parallelism_of(recipe);
-  LayoutChoice l;
-  l.tp = option->tp.value_or(p.tp);
-  l.cp = option->cp.value_or(p.cp);
-  l.pp = option->pp.value_or(p.pp);
-  l.ep = option->ep.value_or(p.ep);
+  const Layout p = layout_of(recipe);
+  const Layout& given = option->layout;
+  auto pick = [&](LayoutField field, int64_t from_option, int64_t from_recipe) {
+    return option->has(field) ? from_option : from_recipe;
+  };
+  Layout l;
+  l.tp = pick(LayoutField::kTp, given.tp, p.tp);
+  l.cp = pick(LayoutField::kCp, given.cp, p.cp);
+  l.pp = pick(LayoutField::kPp, given.pp, p.pp);
+  l.ep = pick(LayoutField::kEp, given.ep, p.ep);
   // VP: the option's, else the recipe's when the pipeline size is the recipe's (a VP of the
   // recipe's pipeline does not carry over to another PP).
-  l.vpp = option->vp.value_or(l.pp == p.pp ? p.vpp.value_or(1) : 1);
-  if (option->etp) {
-    l.etp = *option->etp;
-  } else if (auto base = layout_of(recipe, checked_product({l.tp, l.cp, l.pp}).value_or(1))) {
-    l.etp = base->etp;
+  if (option->has(LayoutField::kVp)) {
+    l.vpp = given.vpp;
+  } else if (l.pp == p.pp) {
+    l.vpp = p.vpp;
   }
-  if (auto base = layout_of(recipe, checked_product({l.tp, l.cp, l.pp}).value_or(1))) {
+  // ETP and the comm types: the recipe's (as the planner reads them) unless the option sets them.
+  auto base = layout_on(recipe, checked_product({l.tp, l.cp, l.pp}).value_or(1));
+  if (base) {
+    l.etp = base->etp;
     l.comm = base->comm;
     l.windowed_comm = base->windowed_comm;
   }
-  if (option->cp_comm_type) {
-    l.comm = *option->cp_comm_type;
+  if (option->has(LayoutField::kEtp)) l.etp = given.etp;
+  if (option->has(LayoutField::kCpCommType)) {
+    l.comm = given.comm;
     l.windowed_comm.reset();
   }
-  std::vector<int64_t> hcp = option->hcp.empty() ? p.hcp : option->hcp;
+  std::vector<int64_t> hcp = option->has(LayoutField::kHcp) ? given.hcp : p.hcp;
   if (hcp.size() == 2 && checked_mul(hcp[0], hcp[1]) == l.cp) {
-    l.hcp_a2a = hcp[0];
-    l.hcp_p2p = hcp[1];
+    l.hcp = hcp;
   } else if (l.comm == CommType::kA2aP2p) {
     return input_error("--option \"" + option_text +
                            "\": a2a+p2p needs hcp=AxP with A*P = cp = " + std::to_string(l.cp),
@@ -221,14 +227,14 @@ Result<LayoutChoice> layout_from_option(const Recipe& recipe, const std::string&
                          "option");
     }
     l.dp = *world / model;
-    if (option->dp && *option->dp != l.dp) {
-      return input_error("--option \"" + option_text + "\": dp=" + std::to_string(*option->dp) +
+    if (option->has(LayoutField::kDp) && given.dp != l.dp) {
+      return input_error("--option \"" + option_text + "\": dp=" + std::to_string(given.dp) +
                              " contradicts the " + std::to_string(*world) + " GPUs (dp would be " +
                              std::to_string(l.dp) + ")",
                          "dp");
     }
-  } else if (option->dp) {
-    l.dp = *option->dp;
+  } else if (option->has(LayoutField::kDp)) {
+    l.dp = given.dp;
   } else {
     return input_error(
         "--option \"" + option_text + "\": give --nodes (and --gpus-per-node) or dp= in the option",

@@ -28,7 +28,7 @@ const char* link_name(bool inside) {
   return inside ? "NVLink" : "IB";
 }
 
-bool has_ring(const LayoutChoice& l) {
+bool has_ring(const Layout& l) {
   return l.cp > 1 && (l.comm == CommType::kP2p || l.comm == CommType::kA2aP2p);
 }
 
@@ -95,7 +95,7 @@ void a2a_reason(PlanOption& o) {
 }
 
 void comm_reasons(PlanOption& o) {
-  const LayoutChoice& l = o.layout;
+  const Layout& l = o.layout;
   const TimeBreakdown& t = o.estimate.time;
   if (l.cp == 1) {
     o.notes.push_back("no CP");
@@ -169,7 +169,7 @@ double headroom_gib(const PlanOption& o) {
 }
 
 /// 0: no CP; 1: one CP collective kind (a2a, p2p or all_gather); 2: a2a+p2p or mixed per layer.
-int transport_complexity(const LayoutChoice& l) {
+int transport_complexity(const Layout& l) {
   if (l.cp <= 1) return 0;
   if (l.comm == CommType::kA2aP2p || (l.windowed_comm && *l.windowed_comm != l.comm)) return 2;
   return 1;
@@ -177,7 +177,7 @@ int transport_complexity(const LayoutChoice& l) {
 
 /// Collectives of one layer / step that leave the NVLink domain.
 int cross_domain_collectives(const PlanOption& o) {
-  const LayoutChoice& l = o.layout;
+  const Layout& l = o.layout;
   const LinkPlacement& p = o.estimate.placement;
   int n = 0;
   if (l.tp > 1 && !p.tp_inside_domain) ++n;

@@ -137,7 +137,7 @@ void check_transport_switches(const EnvMap& env, const Topology& node, const Lau
   if (ib_off && *ib_off == "1" && multi_node(launch) && rdma)
     out.push_back(finding("PF104", "env:NCCL_IB_DISABLE",
                           "NCCL_IB_DISABLE=1 turns off InfiniBand/RoCE for a multi-node launch"));
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   const std::string* p2p_off = value_of(env, "NCCL_P2P_DISABLE");
   if (p2p_off && *p2p_off == "1" && (p.tp > 1 || p.cp > 1))
     out.push_back(finding("PF105", "env:NCCL_P2P_DISABLE",
@@ -240,15 +240,15 @@ void check_placement(const Topology& node, const LaunchShape& launch, const Reci
                      std::vector<Diagnostic>& out) {
   int64_t domain = nvlink_domain_of(node);
   if (!launch.world_size || !launch.gpus_per_node || domain < 1) return;
-  GroupConfig config = group_config_of(recipe, *launch.world_size);
+  GroupOptions config = group_options_of(recipe, *launch.world_size);
   NodeShape shape{*launch.gpus_per_node, std::min<int64_t>(domain, *launch.gpus_per_node)};
   auto locality = layout_locality(config, shape);
   if (!locality) return;  // The rules report layouts that do not fit the world size.
   std::string where = " (NVLink domain of " + std::to_string(shape.nvlink_domain) + " GPUs)";
   if (!locality->tp.intra_domain())
-    out.push_back(finding(
-        "PF204", "model.tensor_model_parallel_size",
-        "TP groups of " + std::to_string(config.tp) + " leave this node's NVLink domain" + where));
+    out.push_back(finding("PF204", "model.tensor_model_parallel_size",
+                          "TP groups of " + std::to_string(config.layout.tp) +
+                              " leave this node's NVLink domain" + where));
   if (locality->a2a_leaves_domain())
     out.push_back(finding("PF205", "model.hierarchical_context_parallel_sizes",
                           "the HCP a2a level leaves this node's NVLink domain" + where));

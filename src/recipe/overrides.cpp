@@ -530,7 +530,7 @@ int64_t lcm(int64_t a, int64_t b) {
 /// sync_finetuning_cp_invariants (350-370) and sync_offline_packing_alignment (430-477).
 void sync_run_recipe(Recipe& recipe) {
   if (recipe.framework != Framework::kBridge) return;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   std::vector<int64_t> cps = {p.cp};
   if (auto eval_cp = recipe.get_int("dist.eval_context_parallel_size")) cps.push_back(*eval_cp);
   bool any_cp = std::any_of(cps.begin(), cps.end(), [](int64_t cp) { return cp > 1; });

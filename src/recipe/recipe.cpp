@@ -122,32 +122,116 @@ void Recipe::set(std::string_view dotted, Value v) {
   node->set(std::string(parts.back()), std::move(v));
 }
 
-Parallelism parallelism_of(const Recipe& recipe) {
-  Parallelism p;
-  p.tp = recipe.int_or("model.tensor_model_parallel_size", 1);
-  p.pp = recipe.int_or("model.pipeline_model_parallel_size", 1);
-  p.cp = recipe.int_or("model.context_parallel_size", 1);
-  p.ep = recipe.int_or("model.expert_model_parallel_size", 1);
-  if (auto etp = recipe.get_int("model.expert_tensor_parallel_size")) {
-    p.etp = *etp;
-  } else {
-    // MCore defaults ETP to TP; Bridge's finalize() sets it to 1 when EP > 1.
-    p.etp = (recipe.framework == Framework::kBridge && p.ep > 1) ? 1 : p.tp;
-  }
-  p.vpp = recipe.get_int("model.virtual_pipeline_model_parallel_size");
-  if (auto hcp = recipe.get_int_list("model.hierarchical_context_parallel_sizes")) p.hcp = *hcp;
-  if (const Value* comm = recipe.find("model.cp_comm_type"); comm != nullptr) {
-    if (comm->is_string()) {
-      p.cp_comm_types.push_back(comm->as_string());
-    } else if (comm->is_list()) {
-      for (const Value& item : comm->items()) {
-        p.cp_comm_types.push_back(item.is_string() ? item.as_string() : item.str());
-      }
+std::optional<int64_t> default_expert_tp(Framework framework, int64_t ep) {
+  if (framework == Framework::kBridge && ep > 1) return 1;
+  return std::nullopt;
+}
+
+std::vector<std::string> cp_comm_type_texts(const Recipe& recipe) {
+  std::vector<std::string> texts;
+  const Value* comm = recipe.find("model.cp_comm_type");
+  if (comm == nullptr) return texts;
+  if (comm->is_string()) {
+    texts.push_back(comm->as_string());
+  } else if (comm->is_list()) {
+    for (const Value& item : comm->items()) {
+      texts.push_back(item.is_string() ? item.as_string() : item.str());
     }
   }
-  p.sequence_parallel = recipe.bool_or("model.sequence_parallel", false);
-  if (recipe.bool_or("dist.use_tp_pp_dp_mapping", false)) p.order = "tp-cp-ep-pp-dp";
-  return p;
+  return texts;
+}
+
+namespace {
+
+/// Set comm and windowed_comm from the per-layer cp_comm_type texts (unparseable ones skipped).
+void read_comm_types(const Recipe& recipe, const std::vector<bool>& windowed_layers, Layout& l) {
+  std::vector<std::string> texts = cp_comm_type_texts(recipe);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto type = parse_cp_comm_type(texts[i]);
+    if (!type) continue;
+    bool windowed = i < windowed_layers.size() && windowed_layers[i];
+    if (i == 0 || !windowed) l.comm = *type;
+    if (windowed && *type != l.comm) l.windowed_comm = *type;
+  }
+  if (l.windowed_comm && *l.windowed_comm == l.comm) l.windowed_comm.reset();
+}
+
+}  // namespace
+
+Layout layout_of(const Recipe& recipe, const std::vector<bool>& windowed_layers) {
+  Layout l;
+  l.tp = recipe.int_or("model.tensor_model_parallel_size", 1);
+  l.pp = recipe.int_or("model.pipeline_model_parallel_size", 1);
+  l.cp = recipe.int_or("model.context_parallel_size", 1);
+  l.ep = recipe.int_or("model.expert_model_parallel_size", 1);
+  l.etp = recipe.get_int("model.expert_tensor_parallel_size");
+  if (!l.etp) l.etp = default_expert_tp(recipe.framework, l.ep);
+  l.vpp = recipe.get_int("model.virtual_pipeline_model_parallel_size");
+  if (auto hcp = recipe.get_int_list("model.hierarchical_context_parallel_sizes")) l.hcp = *hcp;
+  read_comm_types(recipe, windowed_layers, l);
+  l.sequence_parallel = recipe.bool_or("model.sequence_parallel", false);
+  if (recipe.bool_or("dist.use_tp_pp_dp_mapping", false)) l.order = kTpPpDpRankOrder;
+  return l;
+}
+
+namespace {
+
+/// Set `key` to null when the recipe has it (a key the recipe lacks stays absent).
+void clear_key(Recipe& recipe, std::string_view key, const Location& origin) {
+  if (recipe.has(key)) recipe.set(key, Value::null(origin));
+}
+
+/// model.expert_tensor_parallel_size is written only when it changes what the recipe runs with.
+bool etp_changes(const Layout& layout, const Recipe& recipe) {
+  if (!layout.etp) return false;
+  if (auto own = recipe.get_int("model.expert_tensor_parallel_size")) return *own != *layout.etp;
+  return layout.etp != default_expert_tp(recipe.framework, layout.ep);
+}
+
+Value comm_value(const Layout& layout, const std::vector<bool>& windowed_layers,
+                 const Location& origin) {
+  if (!layout.windowed_comm || windowed_layers.empty()) {
+    return Value::string(cp_comm_type_name(layout.comm), origin);
+  }
+  std::vector<Value> per_layer;
+  per_layer.reserve(windowed_layers.size());
+  for (bool windowed : windowed_layers) {
+    CpCommType type = windowed ? *layout.windowed_comm : layout.comm;
+    per_layer.push_back(Value::string(cp_comm_type_name(type), origin));
+  }
+  return Value::list(std::move(per_layer), origin);
+}
+
+}  // namespace
+
+void apply(const Layout& layout, Recipe& recipe, const Location& origin,
+           const std::vector<bool>& windowed_layers) {
+  auto integer = [&](int64_t v) { return Value::integer(v, origin); };
+  const int64_t own_ep = recipe.int_or("model.expert_model_parallel_size", 1);
+  const bool write_etp = etp_changes(layout, recipe);
+  recipe.set("model.tensor_model_parallel_size", integer(layout.tp));
+  recipe.set("model.context_parallel_size", integer(layout.cp));
+  recipe.set("model.pipeline_model_parallel_size", integer(layout.pp));
+  recipe.set("model.sequence_parallel", Value::boolean(layout.sequence_parallel, origin));
+  if (layout.ep != own_ep) recipe.set("model.expert_model_parallel_size", integer(layout.ep));
+  if (write_etp) recipe.set("model.expert_tensor_parallel_size", integer(*layout.etp));
+  if (layout.pp == 1 || layout.virtual_stages() <= 1) {
+    clear_key(recipe, "model.virtual_pipeline_model_parallel_size", origin);
+  } else {
+    recipe.set("model.virtual_pipeline_model_parallel_size", integer(layout.virtual_stages()));
+  }
+  if (layout.cp == 1) {
+    clear_key(recipe, "model.cp_comm_type", origin);
+  } else {
+    recipe.set("model.cp_comm_type", comm_value(layout, windowed_layers, origin));
+  }
+  std::vector<int64_t> hcp = layout.hcp_sizes();
+  if (hcp.empty()) {
+    clear_key(recipe, "model.hierarchical_context_parallel_sizes", origin);
+  } else {
+    recipe.set("model.hierarchical_context_parallel_sizes",
+               Value::list({integer(hcp[0]), integer(hcp[1])}, origin));
+  }
 }
 
 }  // namespace hcp

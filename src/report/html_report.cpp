@@ -166,15 +166,17 @@ std::string group_colour(int group) {
   return kPalette[group % 10];
 }
 
-GroupConfig config_of(const LayoutChoice& layout) {
-  GroupConfig config;
-  config.tp = layout.tp;
-  config.cp = layout.cp;
-  config.pp = layout.pp;
-  config.ep = layout.ep;
-  if (layout.etp > 0) config.etp = layout.etp;
-  config.world_size = layout.tp * layout.cp * layout.pp * layout.dp;
-  if (layout.comm == CommType::kA2aP2p) config.hcp = {layout.hcp_a2a, layout.hcp_p2p};
+/// The groups drawn for a layout: its sizes on its own world, HCP only with a2a+p2p on the
+/// full-attention layers, no VPP, Megatron's default rank order.
+GroupOptions config_of(const Layout& layout) {
+  GroupOptions config;
+  config.world_size = layout.world();
+  config.layout = layout;
+  config.layout.vpp.reset();
+  config.layout.order = kDefaultRankOrder;
+  if (!(layout.etp > 0)) config.layout.etp.reset();
+  config.layout.hcp.clear();
+  if (layout.comm == CommType::kA2aP2p) config.layout.hcp = {layout.hcp_a2a(), layout.hcp_p2p()};
   return config;
 }
 

@@ -34,10 +34,10 @@ json diagnostics_json(const std::vector<Diagnostic>& diagnostics) {
   return out;
 }
 
-json layout_json(const LayoutChoice& l) {
+json layout_json(const Layout& l) {
   json o{{"label", l.label()}, {"tp", l.tp}, {"cp", l.cp},
          {"pp", l.pp},         {"dp", l.dp}, {"cp_comm_type", cp_comm_type_name(l.comm)}};
-  o["vpp"] = std::max<int64_t>(l.vpp, 1);
+  o["vpp"] = l.virtual_stages();
   o["ep"] = std::max<int64_t>(l.ep, 1);
   if (l.ep > 1) o["etp"] = l.expert_tp();
   auto hcp = l.hcp_sizes();

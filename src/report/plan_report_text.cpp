@@ -51,14 +51,14 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string comm_cell(const LayoutChoice& l) {
+std::string comm_cell(const Layout& l) {
   if (l.cp == 1) return "-";
   std::string s = cp_comm_type_name(l.comm);
   if (l.windowed_comm) s += std::string(" (SWA: ") + cp_comm_type_name(*l.windowed_comm) + ")";
   return s;
 }
 
-std::string hcp_cell(const LayoutChoice& l) {
+std::string hcp_cell(const Layout& l) {
   auto sizes = l.hcp_sizes();
   if (sizes.empty()) return "-";
   return "[" + std::to_string(sizes[0]) + "," + std::to_string(sizes[1]) + "]";
@@ -115,7 +115,7 @@ std::string decision_table(const std::vector<PlanOption>& options, size_t shown,
   bool show_vp = false;
   bool show_ep = false;
   for (const PlanOption& o : options) {
-    show_vp = show_vp || o.layout.vpp > 1;
+    show_vp = show_vp || o.layout.virtual_stages() > 1;
     show_ep = show_ep || o.layout.ep > 1;
   }
   std::vector<size_t> rows;
@@ -134,12 +134,12 @@ std::string decision_table(const std::vector<PlanOption>& options, size_t shown,
   t.row(head);
   for (size_t i : rows) {
     const PlanOption& o = options[i];
-    const LayoutChoice& l = o.layout;
+    const Layout& l = o.layout;
     if (i >= shown) t.row({"..."});
     std::vector<std::string> cells{option_letter(i) + (o.recommended ? " *" : ""),
                                    std::to_string(l.tp), std::to_string(l.cp),
                                    std::to_string(l.pp)};
-    if (show_vp) cells.push_back(std::to_string(std::max<int64_t>(l.vpp, 1)));
+    if (show_vp) cells.push_back(std::to_string(l.virtual_stages()));
     if (show_ep) cells.push_back(std::to_string(std::max<int64_t>(l.ep, 1)));
     std::vector<std::string> notes = o.notes;
     if (o.recipe_layout) notes.insert(notes.begin(), "recipe's layout");

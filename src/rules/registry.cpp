@@ -464,12 +464,12 @@ Result<ExampleRun> run_rule_example(const Rule& rule, bool failing) {
 namespace rules {
 
 std::vector<std::string> layer_comm_types(const Recipe& recipe) {
-  Parallelism p = parallelism_of(recipe);
+  std::vector<std::string> texts = cp_comm_type_texts(recipe);
   std::optional<int64_t> layers = recipe.get_int("model.num_layers");
   const Value* comm = recipe.find("model.cp_comm_type");
   bool is_list = comm != nullptr && comm->is_list();
-  if (is_list) return p.cp_comm_types;
-  std::string type = p.cp_comm_types.empty() ? "p2p" : p.cp_comm_types.front();
+  if (is_list) return texts;
+  std::string type = texts.empty() ? "p2p" : texts.front();
   if (layers && *layers > 0 && *layers <= 100000) {
     return std::vector<std::string>(static_cast<size_t>(*layers), type);
   }
@@ -495,14 +495,14 @@ std::optional<int64_t> query_groups(const Recipe& recipe) {
 std::optional<LocalHeads> local_heads(const Recipe& recipe) {
   auto hq = recipe.get_int("model.num_attention_heads");
   auto g = query_groups(recipe);
-  int64_t tp = parallelism_of(recipe).tp;
+  int64_t tp = layout_of(recipe).tp;
   if (!hq || !g || tp < 1 || *hq < 1 || *g < 1) return std::nullopt;
   return LocalHeads{*hq / tp, *g >= tp ? *g / tp : 1};
 }
 
 std::optional<int64_t> data_parallel_size(const Recipe& recipe, const Environment& env) {
   if (!env.world_size) return std::nullopt;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   if (p.tp < 1 || p.pp < 1 || p.cp < 1) return std::nullopt;
   auto model = checked_product({p.tp, p.pp, p.cp});
   if (!model || *env.world_size % *model != 0) return std::nullopt;

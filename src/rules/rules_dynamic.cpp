@@ -61,7 +61,7 @@ std::optional<int64_t> dp_cp_ranks(const RuleContext& ctx, Reporter& r) {
     if (!ctx.env.world_size) r.skipped(Input::kWorldSize);
     return std::nullopt;
   }
-  return *dp * parallelism_of(ctx.recipe).cp;
+  return *dp * layout_of(ctx.recipe).cp;
 }
 
 /// Report the restrictions that only the MLM CLI checks: errors under --framework mlm, warnings
@@ -81,7 +81,7 @@ void report_cli_restriction(const RuleContext& ctx, Reporter& r, const std::stri
 void check_restrictions(const RuleContext& ctx, Reporter& r, const std::string& what,
                         bool forbid_pp) {
   const Recipe& recipe = ctx.recipe;
-  if (forbid_pp && parallelism_of(recipe).pp > 1) {
+  if (forbid_pp && layout_of(recipe).pp > 1) {
     report_cli_restriction(ctx, r, "model.pipeline_model_parallel_size",
                            what + " not supported with pipeline parallelism");
   }
@@ -274,7 +274,7 @@ void check_pool_capacity(const RuleContext& ctx, Reporter& r) {
   auto max_seq = recipe.get_int(kMaxSeqKey);
   auto seq = sequence_length(recipe);
   if (!max_seq || *max_seq < 1 || !seq) return;
-  int64_t cp = parallelism_of(recipe).cp;
+  int64_t cp = layout_of(recipe).cp;
   if (hybrid(recipe)) {
     auto ranks = dp_cp_ranks(ctx, r);
     if (!ranks) return;
@@ -331,7 +331,7 @@ void check_sample_alignment(const RuleContext& ctx, Reporter& r) {
   auto seq = sequence_length(recipe);
   auto ranks = dp_cp_ranks(ctx, r);
   if (!seq || !ranks) return;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   int64_t multiple = 2 * *ranks * (p.sequence_parallel ? p.tp : 1);
   if (*seq % multiple == 0) return;
   r.report("model.seq_length", "hybrid CP samples should be divisible by 2*DP*CP" +
@@ -642,7 +642,7 @@ void check_pad_alignment(const RuleContext& ctx, Reporter& r) {
     }
   }
   auto policy = recipe.get_string("model.thd_tail_padding_policy");
-  if (policy && *policy == "extend_last" && parallelism_of(recipe).cp > 1 && !scheduler(recipe)) {
+  if (policy && *policy == "extend_last" && layout_of(recipe).cp > 1 && !scheduler(recipe)) {
     r.report("model.thd_tail_padding_policy",
              "thd_tail_padding_policy='extend_last' with CP needs a sequence_packing_scheduler");
   }
@@ -719,7 +719,7 @@ Rule cp094() {
 
 void check_partition_mode(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   if (p.cp <= 1 && !uses_dynamic_cp(recipe)) return;
   const char* key = "model.cp_partition_mode";
   std::string mode = recipe.get_string(key).value_or("zigzag");

@@ -23,7 +23,7 @@ bool torch_fsdp2(const Recipe& recipe) {
 
 void check_fsdp_v2(const RuleContext& ctx, Reporter& r) {
   if (ctx.recipe.int_or("ddp.megatron_fsdp_version", 1) != 2) return;
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   std::vector<std::string> unsupported;
   if (p.cp != 1) unsupported.push_back("context_parallel_size=" + str(p.cp));
   if (p.tp != 1) unsupported.push_back("tensor_model_parallel_size=" + str(p.tp));
@@ -56,7 +56,7 @@ Rule cp110() {
 
 void check_device_connections(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   bool mfsdp = megatron_fsdp(recipe);
   bool fsdp = mfsdp || torch_fsdp2(recipe);
   // The MLM CLI requires CUDA_DEVICE_MAX_CONNECTIONS=1 for TP/CP only when
@@ -142,7 +142,7 @@ Rule cp111() {
 
 void check_torch_fsdp2(const RuleContext& ctx, Reporter& r) {
   if (!torch_fsdp2(ctx.recipe)) return;
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   if (p.pp <= 1 && p.ep <= 1) return;
   std::string what = p.pp > 1 ? "pipeline parallelism" : "expert parallelism";
   std::string message = "--use-torch-fsdp2 is not supported with " + what;
@@ -178,7 +178,7 @@ Rule cp112() {
 
 void check_single_gpu_reload(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   bool single = p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1;
   if (!single || !p.hcp.empty() || !uses_comm_type(recipe, "a2a+p2p")) return;
   r.report("model.cp_comm_type",

@@ -27,7 +27,7 @@ bool uses_hcp_comm(const Recipe& recipe) {
 }
 
 void check_comm_values(const RuleContext& ctx, Reporter& r) {
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   // MCore hands cp_comm_type to TE only when CP > 1 (Megatron-LM d98e8a64
   // megatron/core/extensions/transformer_engine.py:2129-2153); at CP=1 nothing reads it (CP022).
   if (p.cp <= 1) return;
@@ -35,7 +35,7 @@ void check_comm_values(const RuleContext& ctx, Reporter& r) {
   // DSA attention (CP100) has its own CP path that accepts "allgather"; CP100 checks it there.
   const bool dsa = ctx.recipe.get_string("model.experimental_attention_variant") == "dsa";
   std::vector<std::string> reported;
-  for (const std::string& type : p.cp_comm_types) {
+  for (const std::string& type : cp_comm_type_texts(ctx.recipe)) {
     if (std::find(known.begin(), known.end(), type) != known.end()) continue;
     if (dsa && type == "allgather") continue;
     if (std::find(reported.begin(), reported.end(), type) != reported.end()) continue;
@@ -78,7 +78,7 @@ void check_comm_list_length(const RuleContext& ctx, Reporter& r) {
                            std::string(Value::kind_name(comm->kind())));
     return;
   }
-  if (parallelism_of(ctx.recipe).cp <= 1) return;
+  if (layout_of(ctx.recipe).cp <= 1) return;
   auto layers = ctx.recipe.get_int("model.num_layers");
   if (!layers || static_cast<int64_t>(comm->items().size()) == *layers) return;
   r.report(kCommKey, "Length of cp_comm_type (" + str(static_cast<int64_t>(comm->items().size())) +
@@ -143,7 +143,7 @@ Rule cp012() {
 void check_hcp_product(const RuleContext& ctx, Reporter& r) {
   auto hcp = ctx.recipe.get_int_list(kHcpKey);
   if (!hcp || hcp->empty()) return;
-  if (auto f = size_rules::hcp_product(*hcp, parallelism_of(ctx.recipe).cp)) {
+  if (auto f = size_rules::hcp_product(*hcp, layout_of(ctx.recipe).cp)) {
     r.report(f->key, f->message);
   }
 }
@@ -203,7 +203,7 @@ Rule cp014() {
 
 void check_hcp_degenerate(const RuleContext& ctx, Reporter& r) {
   auto hcp = ctx.recipe.get_int_list(kHcpKey);
-  int64_t cp = parallelism_of(ctx.recipe).cp;
+  int64_t cp = layout_of(ctx.recipe).cp;
   if (!hcp || hcp->size() != 2 || cp <= 1 || !uses_hcp_comm(ctx.recipe)) return;
   if ((*hcp)[0] == 1 && (*hcp)[1] == cp) {
     r.report(kHcpKey, "a2a+p2p with hierarchical_context_parallel_sizes " + list_str(*hcp) +
@@ -295,7 +295,7 @@ Rule cp017() {
 }
 
 void check_hcp_te_version(const RuleContext& ctx, Reporter& r) {
-  if (parallelism_of(ctx.recipe).cp <= 1 || !uses_hcp_comm(ctx.recipe)) return;
+  if (layout_of(ctx.recipe).cp <= 1 || !uses_hcp_comm(ctx.recipe)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
   const Version& te = *ctx.env.te_version;
   if (te_supports(te, TeFeature::kCpA2aP2p)) return;
@@ -308,7 +308,7 @@ void check_hcp_te_version(const RuleContext& ctx, Reporter& r) {
              "Transformer-Engine v" + te.str() +
                  " is older than 1.10: MCore never passes cp_comm_type to TE, so a2a+p2p "
                  "silently runs as p2p over all " +
-                 std::to_string(parallelism_of(ctx.recipe).cp) + " CP ranks",
+                 std::to_string(layout_of(ctx.recipe).cp) + " CP ranks",
              "te_before_1_10");
     return;
   }
@@ -349,7 +349,7 @@ struct CommMinimum {
 };
 
 void check_comm_te_minimums(const RuleContext& ctx, Reporter& r) {
-  if (parallelism_of(ctx.recipe).cp <= 1) return;
+  if (layout_of(ctx.recipe).cp <= 1) return;
   auto types = layer_comm_types(ctx.recipe);
   auto uses = [&](const char* t) {
     return std::find(types.begin(), types.end(), t) != types.end();
@@ -420,7 +420,7 @@ Rule cp019() {
 
 void check_a2a_level_in_node(const RuleContext& ctx, Reporter& r) {
   auto hcp = ctx.recipe.get_int_list(kHcpKey);
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   if (!hcp || hcp->size() < 2 || (*hcp)[0] < 1 || p.cp <= 1 || !uses_hcp_comm(ctx.recipe)) return;
   std::optional<int64_t> domain =
       ctx.env.nvlink_domain ? ctx.env.nvlink_domain : ctx.env.gpus_per_node;
@@ -456,7 +456,7 @@ Rule cp020() {
 
 void check_list_off_by_one(const RuleContext& ctx, Reporter& r) {
   const Value* comm = ctx.recipe.find(kCommKey);
-  if (comm == nullptr || !comm->is_list() || parallelism_of(ctx.recipe).cp <= 1) return;
+  if (comm == nullptr || !comm->is_list() || layout_of(ctx.recipe).cp <= 1) return;
   if (!ctx.env.mcore_version) return r.skipped(Input::kMcoreVersion);
   const Version& v = *ctx.env.mcore_version;
   if (v < Version{0, 10, 0, ""} || v >= Version{0, 17, 0, ""}) return;
@@ -491,7 +491,7 @@ Rule cp021() {
 }
 
 void check_comm_ignored_without_cp(const RuleContext& ctx, Reporter& r) {
-  if (parallelism_of(ctx.recipe).cp != 1 || !ctx.recipe.has(kCommKey)) return;
+  if (layout_of(ctx.recipe).cp != 1 || !ctx.recipe.has(kCommKey)) return;
   r.report(kCommKey, "context_parallel_size is 1, so cp_comm_type " +
                          ctx.recipe.find(kCommKey)->str() + " is ignored");
 }

@@ -26,7 +26,7 @@ const char* head_key(const Recipe& recipe, const LocalHeads& h, int64_t divisor)
 
 void check_heads_divisible_by_tp(const RuleContext& ctx, Reporter& r) {
   auto hq = ctx.recipe.get_int(kHeadsKey);
-  int64_t tp = parallelism_of(ctx.recipe).tp;
+  int64_t tp = layout_of(ctx.recipe).tp;
   if (!hq || *hq < 1 || tp < 1 || *hq % tp == 0) return;
   r.report(kHeadsKey, "num_attention_heads (" + str(*hq) +
                           ") must be a multiple of tensor_model_parallel_size (" + str(tp) + ").");
@@ -51,7 +51,7 @@ Rule cp030() {
 
 void check_query_groups_vs_tp(const RuleContext& ctx, Reporter& r) {
   auto g = ctx.recipe.get_int(kGroupsKey);
-  int64_t tp = parallelism_of(ctx.recipe).tp;
+  int64_t tp = layout_of(ctx.recipe).tp;
   if (!g || *g < 1 || tp < 1 || *g % tp == 0) return;
   bool divisor = tp % *g == 0;
   const std::optional<Version>& mcore = ctx.env.mcore_version;
@@ -100,7 +100,7 @@ Rule cp031() {
 }
 
 void check_a2a_heads(const RuleContext& ctx, Reporter& r) {
-  int64_t cp = parallelism_of(ctx.recipe).cp;
+  int64_t cp = layout_of(ctx.recipe).cp;
   if (cp <= 1 || !uses_comm_type(ctx.recipe, "a2a")) return;
   auto h = local_heads(ctx.recipe);
   if (!h || (h->q % cp == 0 && h->kv % cp == 0)) return;
@@ -187,7 +187,7 @@ std::string needs_fused_attention(const Recipe& recipe) {
 }
 
 void check_fused_even_heads(const RuleContext& ctx, Reporter& r) {
-  if (parallelism_of(ctx.recipe).cp <= 1) return;
+  if (layout_of(ctx.recipe).cp <= 1) return;
   if (!uses_comm_type(ctx.recipe, "a2a") && !uses_comm_type(ctx.recipe, "a2a+p2p")) return;
   auto h = local_heads(ctx.recipe);
   if (!h || (h->q % 2 == 0 && h->kv % 2 == 0)) return;
@@ -246,7 +246,7 @@ void check_dynamic_cp_a2a(const RuleContext& ctx, Reporter& r) {
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
   auto dp = data_parallel_size(ctx.recipe, ctx.env);
   if (!dp) return;
-  int64_t domain = *dp * parallelism_of(ctx.recipe).cp;
+  int64_t domain = *dp * layout_of(ctx.recipe).cp;
   int64_t largest = 1;
   while (largest * 2 <= domain)
     largest *= 2;

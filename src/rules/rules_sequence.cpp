@@ -21,7 +21,7 @@ const char* seq_key(const Recipe& recipe) {
 }
 
 void check_seq_divisible_by_2cp(const RuleContext& ctx, Reporter& r) {
-  int64_t cp = parallelism_of(ctx.recipe).cp;
+  int64_t cp = layout_of(ctx.recipe).cp;
   auto s = sequence_length(ctx.recipe);
   if (cp <= 1 || !s || *s % (2 * cp) == 0) return;
   r.report(seq_key(ctx.recipe),
@@ -54,7 +54,7 @@ Rule cp040() {
 }
 
 void check_seq_parallel_split(const RuleContext& ctx, Reporter& r) {
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   auto s = sequence_length(ctx.recipe);
   if (!p.sequence_parallel || p.tp <= 1 || p.cp <= 1 || !s || *s % p.cp != 0) return;
   if ((*s / p.cp) % p.tp == 0) return;
@@ -129,7 +129,7 @@ Rule cp042() {
 }
 
 void check_packed_padding(const RuleContext& ctx, Reporter& r) {
-  int64_t cp = parallelism_of(ctx.recipe).cp;
+  int64_t cp = layout_of(ctx.recipe).cp;
   if (cp <= 1 || !ctx.recipe.bool_or("dataset.enable_offline_packing", false)) return;
   int64_t pad = ctx.recipe.int_or(kPadKey, 1);
   if (pad >= 1 && pad % (2 * cp) == 0) return;
@@ -168,7 +168,7 @@ Rule cp043() {
 }
 
 void check_thd_te_110(const RuleContext& ctx, Reporter& r) {
-  if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
+  if (layout_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
   const Version& te = *ctx.env.te_version;
   if (te_supports(te, TeFeature::kThdPaddedSeqlens)) return;
@@ -205,7 +205,7 @@ Rule cp044() {
 
 void check_sft_per_token_loss(const RuleContext& ctx, Reporter& r) {
   if (ctx.env.framework != Framework::kBridge) return;
-  if (parallelism_of(ctx.recipe).cp <= 1 || !is_finetuning_dataset(ctx.recipe)) return;
+  if (layout_of(ctx.recipe).cp <= 1 || !is_finetuning_dataset(ctx.recipe)) return;
   if (!ctx.recipe.bool_or("model.calculate_per_token_loss", false)) {
     r.report("model.calculate_per_token_loss",
              "When finetuning with CP>1, calculate_per_token_loss must be True (ranks whose "
@@ -292,7 +292,7 @@ Rule cp046() {
 
 void check_thd_mcore_018(const RuleContext& ctx, Reporter& r) {
   if (ctx.env.framework != Framework::kBridge) return;
-  if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
+  if (layout_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
   if (!ctx.env.mcore_version) return r.skipped(Input::kMcoreVersion);
   if (*ctx.env.mcore_version >= Version{0, 18, 0, ""}) return;
   r.report(packing_key(ctx.recipe),
@@ -328,7 +328,7 @@ void check_fp8_alignment(const RuleContext& ctx, Reporter& r) {
   for (const char* k : {"model.fp8", "mixed_precision.fp8"}) {
     if (ctx.recipe.has(k)) key = k;
   }
-  int64_t cp = parallelism_of(ctx.recipe).cp;
+  int64_t cp = layout_of(ctx.recipe).cp;
   auto s = sequence_length(ctx.recipe);
   if (key == nullptr || cp <= 1 || !s || *s % cp != 0) return;
   int64_t mbs = ctx.recipe.int_or("train.micro_batch_size", 1);
@@ -362,7 +362,7 @@ Rule cp048() {
 }
 
 void check_thd_rope_fusion(const RuleContext& ctx, Reporter& r) {
-  if (parallelism_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
+  if (layout_of(ctx.recipe).cp <= 1 || !uses_packed_sequences(ctx.recipe)) return;
   if (!ctx.recipe.bool_or("model.apply_rope_fusion", false)) return;
   if (!ctx.env.te_version) return r.skipped(Input::kTeVersion);
   if (te_supports(*ctx.env.te_version, TeFeature::kRopeFusionThd)) return;

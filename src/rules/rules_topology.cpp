@@ -15,7 +15,7 @@ std::string str(int64_t v) {
 /// TP*PP*CP, times the GTP weight-rematerialisation factor of MCore main when set.
 /// Checked: nullopt when the product overflows (the recipe loader bounds it; this never divides
 /// by a wrapped 0).
-std::optional<int64_t> total_model_size(const Recipe& recipe, const Parallelism& p) {
+std::optional<int64_t> total_model_size(const Recipe& recipe, const Layout& p) {
   auto size = checked_product({p.tp, p.pp, p.cp});
   if (!size) return std::nullopt;
   if (auto shards = recipe.get_int("model.tensor_parallel_num_weight_shards");
@@ -26,7 +26,7 @@ std::optional<int64_t> total_model_size(const Recipe& recipe, const Parallelism&
 }
 
 void check_world_divisible(const RuleContext& ctx, Reporter& r) {
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   if (p.tp < 1 || p.pp < 1 || p.cp < 1) return;  // CP002 and the loader report bad sizes.
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
   std::optional<int64_t> checked = total_model_size(ctx.recipe, p);
@@ -144,8 +144,7 @@ void check_distopt_instances(const RuleContext& ctx, Reporter& r) {
   auto dp = data_parallel_size(ctx.recipe, ctx.env);
   if (!dp) return;
   (void)key;
-  if (auto f =
-          size_rules::distopt_instances_divide(*dp * parallelism_of(ctx.recipe).cp, instances)) {
+  if (auto f = size_rules::distopt_instances_divide(*dp * layout_of(ctx.recipe).cp, instances)) {
     r.report(f->key, f->message);
   }
 }
@@ -170,15 +169,17 @@ Rule cp004() {
 }
 
 void check_expert_grid(const RuleContext& ctx, Reporter& r) {
-  Parallelism p = parallelism_of(ctx.recipe);
-  if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1 || p.etp < 1) return;
+  Layout p = layout_of(ctx.recipe);
+  if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1 || p.expert_tp() < 1) return;
   bool pp_last = !ctx.recipe.bool_or("dist.use_tp_pp_dp_mapping", false);
-  if (auto f = size_rules::rank_ordering_same_dp(pp_last, p.pp, p.tp * p.cp, p.etp * p.ep)) {
+  if (auto f =
+          size_rules::rank_ordering_same_dp(pp_last, p.pp, p.tp * p.cp, p.expert_tp() * p.ep)) {
     r.report(f->key, f->message, "rank_ordering");
   }
-  if (p.ep == 1 && p.etp == p.tp) return;  // Implied by CP001 for dense models.
+  if (p.ep == 1 && p.expert_tp() == p.tp) return;  // Implied by CP001 for dense models.
   if (!ctx.env.world_size) return r.skipped(Input::kWorldSize);
-  if (auto f = size_rules::expert_world_divisible(*ctx.env.world_size, p.etp, p.ep, p.pp, 1)) {
+  if (auto f =
+          size_rules::expert_world_divisible(*ctx.env.world_size, p.expert_tp(), p.ep, p.pp, 1)) {
     r.report(f->key, f->message);
   }
 }
@@ -213,7 +214,7 @@ Rule cp005() {
 }
 
 void check_sequence_parallel_needs_tp(const RuleContext& ctx, Reporter& r) {
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   if (!p.sequence_parallel || p.tp != 1) return;
   if (ctx.env.framework == Framework::kMlm) {
     r.report("model.sequence_parallel",
@@ -277,7 +278,7 @@ int64_t gcd(int64_t a, int64_t b) {
 
 /// Bridge's SFT collate padding multiple over the train and eval CP sizes (config.py:1354-1360):
 /// lcm of 2*CP (CP > 1) and TP*CP (sequence parallel with TP > 1) for each CP size.
-int64_t collate_padding_multiple(const Recipe& recipe, const Parallelism& p,
+int64_t collate_padding_multiple(const Recipe& recipe, const Layout& p,
                                  std::optional<int64_t> eval_cp) {
   int64_t multiple = 1;
   bool sp = recipe.bool_or("model.sequence_parallel", false) && p.tp > 1;
@@ -293,7 +294,7 @@ void check_eval_cp(const RuleContext& ctx, Reporter& r) {
   const char* key = "dist.eval_context_parallel_size";
   auto eval_cp = ctx.recipe.get_int(key);
   if (eval_cp && *eval_cp < 1) return;
-  Parallelism p = parallelism_of(ctx.recipe);
+  Layout p = layout_of(ctx.recipe);
   if (p.tp < 1 || p.pp < 1 || p.cp < 1) return;
   if (eval_cp && !ctx.recipe.bool_or("dist.use_decentralized_pg", false)) {
     r.report(key,

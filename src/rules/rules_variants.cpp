@@ -28,7 +28,7 @@ std::string normalized_comm(const std::string& type) {
 void check_dsa(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
   if (recipe.get_string("model.experimental_attention_variant").value_or("") != "dsa") return;
-  if (parallelism_of(recipe).cp <= 1) return;
+  if (layout_of(recipe).cp <= 1) return;
   for (const std::string& type : layer_comm_types(recipe)) {
     if (normalized_comm(type) == "allgather") continue;
     r.report("model.cp_comm_type",
@@ -76,7 +76,7 @@ bool is_gdn_variant(const Recipe& recipe) {
 void check_linear_attention(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
   if (!is_gdn_variant(recipe)) return;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   std::string mode = recipe.get_string("model.linear_cp_mode").value_or("");
   // Main divides by TP*CP; dev divides by TP for the default chunkwise mode. MCore <= 0.17 has no
   // GDN context parallelism at all (core_v0.17.0 megatron/core/ssm/gated_delta_net.py:36-37:
@@ -159,7 +159,7 @@ bool has_mamba_layers(const Recipe& recipe) {
 
 void check_mamba(const RuleContext& ctx, Reporter& r) {
   const Recipe& recipe = ctx.recipe;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   if (p.cp <= 1 || p.tp < 1 || !has_mamba_layers(recipe)) return;
   int64_t head_dim = recipe.int_or("model.mamba_head_dim", 64);
   std::optional<int64_t> nheads = recipe.get_int("model.mamba_num_heads");
@@ -213,7 +213,7 @@ Rule cp102() {
 
 void check_batch_invariant(const RuleContext& ctx, Reporter& r) {
   if (!ctx.recipe.bool_or("model.batch_invariant_mode", false)) return;
-  if (parallelism_of(ctx.recipe).cp <= 1) return;
+  if (layout_of(ctx.recipe).cp <= 1) return;
   // The CP check arrived in core_v0.19.0 (transformer_config.py:2888-2892); core_v0.18.0 only
   // requires attention_backend=flash (transformer_config.py:2563-2566).
   if (mcore_version_or_latest(ctx, r) < Version{0, 19, 0, ""}) return;

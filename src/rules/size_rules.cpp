@@ -1,7 +1,7 @@
 // The layout rules on plain sizes (CP001, CP002, CP004, CP005, CP013, CP020, CP081, CP090): the
 // one place their conditions and texts are computed. The registry rules call them with a
 // recipe's sizes; the process-group builder (layout/resolve.cpp, `hcp-plan groups`) calls them
-// with a GroupConfig, so both say the same thing.
+// with a GroupOptions, so both say the same thing.
 #include <algorithm>
 #include <string>
 

@@ -13,7 +13,7 @@
 namespace hcp::rules {
 
 int64_t cp_of(const Recipe& recipe) {
-  return parallelism_of(recipe).cp;
+  return layout_of(recipe).cp;
 }
 
 /// CP > 1 and the layers run TE DotProductAttention: the precondition of most §5 rules.
@@ -123,7 +123,7 @@ bool is_swa_layer(const Recipe& recipe, int64_t layer) {
 /// (rules.md CP015).
 std::string effective_comm(const Recipe& recipe, const std::string& type) {
   if (type != "a2a+p2p") return type;
-  Parallelism p = parallelism_of(recipe);
+  Layout p = layout_of(recipe);
   if (p.hcp.size() == 2 && p.hcp[0] == 1 && p.hcp[1] == p.cp) return "p2p";
   if (p.hcp.size() == 2 && p.hcp[0] == p.cp && p.hcp[1] == 1) return "a2a";
   return type;

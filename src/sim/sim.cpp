@@ -75,10 +75,10 @@ std::vector<RankData> distribute(const AttentionInputs& in, int64_t cp) {
 /// the layout module's Megatron group construction (a world of exactly one CP group).
 Result<std::vector<std::vector<std::vector<int>>>> hierarchical_groups(
     int64_t cp, const std::vector<int64_t>& sizes) {
-  GroupConfig config;
+  GroupOptions config;
   config.world_size = cp;
-  config.cp = cp;
-  config.hcp = sizes;
+  config.layout.cp = cp;
+  config.layout.hcp = sizes;
   auto groups = build_groups(config);
   if (!groups) return groups.error();
   std::vector<std::vector<std::vector<int>>> levels;

@@ -534,7 +534,7 @@ TEST(Bands, ShippedBandEnclosesTheEstimate) {
   // The shipped fit is compiled in (CMakeLists.txt) and has bands.
   ASSERT_NE(shipped_fit(), nullptr);
   ModelDims m;
-  LayoutChoice l;
+  Layout l;
   l.cp = 2;
   Estimate e;
   e.tokens_per_s_per_gpu = 1000;
@@ -568,7 +568,7 @@ TEST(Bands, FromResidualsPerRegime) {
 
 TEST(Regime, FromModelAndLayout) {
   ModelDims m;
-  LayoutChoice l;
+  Layout l;
   EXPECT_EQ(regime_of(m, l).key(), "dense_nocp");
   m.num_experts = 8;
   l.cp = 2;

@@ -9,23 +9,36 @@ namespace {
 TEST(LayoutOption, ParsesTheSeedExample) {
   auto o = parse_layout_option("tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2");
   ASSERT_TRUE(o) << o.error().str();
-  EXPECT_EQ(o->tp, 1);
-  EXPECT_EQ(o->cp, 16);
-  EXPECT_EQ(o->cp_comm_type, CpCommType::kA2aP2p);
-  EXPECT_EQ(o->hcp, (std::vector<int64_t>{8, 2}));
-  EXPECT_FALSE(o->pp.has_value());
-  EXPECT_EQ(o->str(), "tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2");
+  EXPECT_EQ(o->layout.tp, 1);
+  EXPECT_EQ(o->layout.cp, 16);
+  EXPECT_EQ(o->layout.comm, CpCommType::kA2aP2p);
+  EXPECT_EQ(o->layout.hcp, (std::vector<int64_t>{8, 2}));
+  EXPECT_TRUE(o->has(LayoutField::kTp));
+  EXPECT_TRUE(o->has(LayoutField::kCpCommType));
+  EXPECT_FALSE(o->has(LayoutField::kPp));
+  EXPECT_EQ(o->given.count(), 4u);
+  EXPECT_EQ(layout_option_text(*o), "tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2");
 }
 
 TEST(LayoutOption, AcceptsBracketListsAndSpaces) {
   auto o = parse_layout_option(" cp = 8 , hcp=[4, 2], pp=2,dp=3,ep=2,etp=1 ");
   ASSERT_TRUE(o) << o.error().str();
-  EXPECT_EQ(o->hcp, (std::vector<int64_t>{4, 2}));
-  EXPECT_EQ(o->pp, 2);
-  EXPECT_EQ(o->dp, 3);
-  EXPECT_EQ(o->ep, 2);
-  EXPECT_EQ(o->etp, 1);
-  EXPECT_EQ(o->str(), "cp=8,pp=2,ep=2,etp=1,dp=3,hcp=4x2");
+  EXPECT_EQ(o->layout.hcp, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(o->layout.pp, 2);
+  EXPECT_EQ(o->layout.dp, 3);
+  EXPECT_EQ(o->layout.ep, 2);
+  EXPECT_EQ(o->layout.etp, 1);
+  EXPECT_FALSE(o->has(LayoutField::kTp));
+  EXPECT_EQ(layout_option_text(*o), "cp=8,pp=2,ep=2,etp=1,dp=3,hcp=4x2");
+}
+
+TEST(LayoutOption, KeysNotGivenKeepTheLayoutDefaults) {
+  auto o = parse_layout_option("vp=4");
+  ASSERT_TRUE(o) << o.error().str();
+  EXPECT_EQ(o->layout.vpp, 4);
+  EXPECT_FALSE(o->layout.etp.has_value());  // not given: follows TP
+  EXPECT_EQ(o->layout.tp, 1);
+  EXPECT_EQ(layout_option_text(*o), "vp=4");
 }
 
 struct BadOption {

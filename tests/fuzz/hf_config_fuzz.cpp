@@ -10,6 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hcp::Recipe recipe;
   recipe.name = "config.json";
   auto s = hcp::apply_hf_config_text(recipe, hcp::fuzz::as_text(data, size), "config.json");
-  if (s) (void)hcp::parallelism_of(recipe);
+  if (s) (void)hcp::layout_of(recipe);
   return 0;
 }

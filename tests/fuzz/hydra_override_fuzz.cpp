@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hcp::Recipe recipe = *base;
   if (hcp::apply_overrides(recipe, parts.lines)) {
     (void)hcp::resolve_interpolations(recipe);
-    (void)hcp::parallelism_of(recipe);
+    (void)hcp::layout_of(recipe);
   }
   return 0;
 }

@@ -14,6 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto recipe = hcp::load_recipe_text(text, "dump.yaml");
   if (!recipe) return 0;
   (void)hcp::resolve_interpolations(*recipe);
-  (void)hcp::parallelism_of(*recipe);
+  (void)hcp::layout_of(*recipe);
   return 0;
 }

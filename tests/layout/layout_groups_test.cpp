@@ -10,12 +10,12 @@ namespace {
 
 using Lists = std::vector<std::vector<int>>;
 
-GroupConfig cfg(int64_t world, int64_t tp, int64_t cp, int64_t pp = 1) {
-  GroupConfig c;
+GroupOptions cfg(int64_t world, int64_t tp, int64_t cp, int64_t pp = 1) {
+  GroupOptions c;
   c.world_size = world;
-  c.tp = tp;
-  c.cp = cp;
-  c.pp = pp;
+  c.layout.tp = tp;
+  c.layout.cp = cp;
+  c.layout.pp = pp;
   return c;
 }
 
@@ -32,8 +32,8 @@ Lists range_groups(int count, int size, int step_between, int step_within) {
 
 // groups_memory.md §1.4 worked example: 4 nodes x 8, TP1 CP16 HCP [8,2], W=32.
 TEST(Groups, HierarchicalWorkedExample) {
-  GroupConfig c = cfg(32, 1, 16);
-  c.hcp = {8, 2};
+  GroupOptions c = cfg(32, 1, 16);
+  c.layout.hcp = {8, 2};
   auto g = build_groups(c);
   ASSERT_TRUE(g.ok()) << g.error().message;
   EXPECT_EQ(g->dp, 2);
@@ -64,9 +64,9 @@ TEST(Groups, DefaultAndDpLastOrders) {
   EXPECT_EQ(g->find("dp")->lists()[0], (std::vector<int>{0, 4}));
   EXPECT_EQ(g->find("pp")->lists()[0], (std::vector<int>{0, 8}));
 
-  GroupConfig last = cfg(16, 2, 2, 2);
-  last.order = "tp-cp-ep-pp-dp";
-  last.etp = 4;  // upstream needs ETP*EP == TP*CP when pp is not last
+  GroupOptions last = cfg(16, 2, 2, 2);
+  last.layout.order = "tp-cp-ep-pp-dp";
+  last.layout.etp = 4;  // upstream needs ETP*EP == TP*CP when pp is not last
   auto d = build_groups(last);
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ(d->find("pp")->lists()[0], (std::vector<int>{0, 4}));
@@ -75,12 +75,12 @@ TEST(Groups, DefaultAndDpLastOrders) {
 
 struct Rejected {
   const char* what;
-  GroupConfig config;
+  GroupOptions config;
   const char* rule;
   const char* message_part;
 };
 
-GroupConfig with(GroupConfig c, void (*edit)(GroupConfig&)) {
+GroupOptions with(GroupOptions c, void (*edit)(GroupOptions&)) {
   edit(c);
   return c;
 }
@@ -91,36 +91,39 @@ TEST(Groups, RejectedLayoutsCarryTheirRuleId) {
       {"cp zero", cfg(32, 1, 0), "CP002", "positive integer"},
       {"hcp product",
        with(cfg(32, 1, 16),
-            [](GroupConfig& c) {
-              c.hcp = {4, 2};
+            [](GroupOptions& c) {
+              c.layout.hcp = {4, 2};
             }),
        "CP013", "np.prod(hierarchical_context_parallel_sizes)"},
-      {"expert grid", with(cfg(24, 2, 3), [](GroupConfig& c) { c.ep = 16, c.etp = 1; }), "CP005",
+      {"expert grid",
+       with(cfg(24, 2, 3), [](GroupOptions& c) { c.layout.ep = 16, c.layout.etp = 1; }), "CP005",
        "expert_tensor_model_pipeline_parallel size (16)"},
-      {"dp-last dense", with(cfg(64, 2, 4, 2), [](GroupConfig& c) { c.order = "tp-cp-ep-pp-dp"; }),
-       "CP005", "pp-last rank ordering"},
+      {"dp-last dense",
+       with(cfg(64, 2, 4, 2), [](GroupOptions& c) { c.layout.order = "tp-cp-ep-pp-dp"; }), "CP005",
+       "pp-last rank ordering"},
       {"distopt",
-       with(cfg(24, 1, 1), [](GroupConfig& c) { c.num_distributed_optimizer_instances = 5; }),
+       with(cfg(24, 1, 1), [](GroupOptions& c) { c.num_distributed_optimizer_instances = 5; }),
        "CP004", "partial DistOpt shard factor"},
-      {"hybrid odd", with(cfg(12, 4, 1), [](GroupConfig& c) { c.hybrid_context_parallel = true; }),
+      {"hybrid odd", with(cfg(12, 4, 1), [](GroupOptions& c) { c.hybrid_context_parallel = true; }),
        "CP081", "Hybrid context parallel requires an even number of ranks"},
       {"dynamic odd",
-       with(cfg(12, 4, 1), [](GroupConfig& c) { c.dynamic_context_parallel = true; }), "CP081",
+       with(cfg(12, 4, 1), [](GroupOptions& c) { c.dynamic_context_parallel = true; }), "CP081",
        "Dynamic context parallel"},
       {"min dynamic",
-       with(cfg(8, 1, 2), [](GroupConfig& c) { c.min_dynamic_context_parallel_size = 0; }), "CP090",
-       "min_dynamic_context_parallel_size"},
-      {"order lacks cp", with(cfg(16, 2, 2), [](GroupConfig& c) { c.order = "tp-dp-pp"; }), "",
-       "The size of (cp) is (2), but you haven'tspecified the order (tp-gtp_remat-dp-pp)."},
-      {"vpp without pp", with(cfg(8, 1, 1), [](GroupConfig& c) { c.vpp = 2; }), "",
+       with(cfg(8, 1, 2), [](GroupOptions& c) { c.min_dynamic_context_parallel_size = 0; }),
+       "CP090", "min_dynamic_context_parallel_size"},
+      {"order lacks cp", with(cfg(16, 2, 2), [](GroupOptions& c) { c.layout.order = "tp-dp-pp"; }),
+       "", "The size of (cp) is (2), but you haven'tspecified the order (tp-gtp_remat-dp-pp)."},
+      {"vpp without pp", with(cfg(8, 1, 1), [](GroupOptions& c) { c.layout.vpp = 2; }), "",
        "interleaved schedule"},
       {"pp groups differ",
-       with(cfg(16, 1, 2, 2), [](GroupConfig& c) { c.order = "tp-pp-cp-dp", c.etp = 2; }), "",
-       "Pipeline parallel groups are expected to be the same"},
+       with(cfg(16, 1, 2, 2),
+            [](GroupOptions& c) { c.layout.order = "tp-pp-cp-dp", c.layout.etp = 2; }),
+       "", "Pipeline parallel groups are expected to be the same"},
   };
   for (const Rejected& r : cases) {
     SCOPED_TRACE(r.what);
-    auto problem = check_group_config(r.config);
+    auto problem = check_group_options(r.config);
     ASSERT_TRUE(problem.has_value());
     EXPECT_EQ(problem->kind, LayoutError::Kind::kRejected);
     EXPECT_EQ(problem->rule_id, r.rule);
@@ -135,9 +138,9 @@ TEST(Groups, RejectedLayoutsCarryTheirRuleId) {
 // Issue #15: one text per rule ID. The layout check and the registry rule that validate runs say
 // the same thing for the same sizes.
 TEST(Groups, RejectedLayoutsSayWhatTheRegistryRuleSays) {
-  GroupConfig c = cfg(32, 1, 16);
-  c.hcp = {4, 2};
-  auto problem = check_group_config(c);
+  GroupOptions c = cfg(32, 1, 16);
+  c.layout.hcp = {4, 2};
+  auto problem = check_group_options(c);
   ASSERT_TRUE(problem.has_value());
   Recipe r;
   r.path = "mem.yaml";
@@ -154,7 +157,7 @@ TEST(Groups, RejectedLayoutsSayWhatTheRegistryRuleSays) {
   EXPECT_EQ(problem->rule_message, from_registry);
   EXPECT_EQ(problem->str(), "[CP013] " + from_registry);
 
-  auto world = check_group_config(cfg(32, 1, 3));
+  auto world = check_group_options(cfg(32, 1, 3));
   ASSERT_TRUE(world.has_value());
   Recipe w;
   w.path = "mem.yaml";
@@ -167,38 +170,39 @@ TEST(Groups, RejectedLayoutsSayWhatTheRegistryRuleSays) {
 }
 
 TEST(Groups, MalformedInputsAreBadInputNotCrashes) {
-  const std::pair<const char*, GroupConfig> cases[] = {
+  const std::pair<const char*, GroupOptions> cases[] = {
       {"unknown order token",
-       with(cfg(8, 1, 1), [](GroupConfig& c) { c.order = "tp-cp-xx-dp-pp"; })},
-      {"repeated axis", with(cfg(8, 1, 1), [](GroupConfig& c) { c.order = "tp-cp-tp-dp-pp"; })},
-      {"empty token", with(cfg(8, 1, 1), [](GroupConfig& c) { c.order = "tp--dp-pp"; })},
+       with(cfg(8, 1, 1), [](GroupOptions& c) { c.layout.order = "tp-cp-xx-dp-pp"; })},
+      {"repeated axis",
+       with(cfg(8, 1, 1), [](GroupOptions& c) { c.layout.order = "tp-cp-tp-dp-pp"; })},
+      {"empty token", with(cfg(8, 1, 1), [](GroupOptions& c) { c.layout.order = "tp--dp-pp"; })},
       {"zero tp", cfg(8, 0, 1)},
       {"negative pp", cfg(8, 1, 1, -2)},
       {"zero world", cfg(0, 1, 1)},
       {"huge world", cfg(int64_t{1} << 40, 1, 1)},
       {"zero hcp level", with(cfg(8, 1, 2),
-                              [](GroupConfig& c) {
-                                c.hcp = {0, 2};
+                              [](GroupOptions& c) {
+                                c.layout.hcp = {0, 2};
                               })},
-      {"huge sizes", with(cfg(8, int64_t{1} << 40, 1), [](GroupConfig& c) { c.ep = 1; })},
+      {"huge sizes", with(cfg(8, int64_t{1} << 40, 1), [](GroupOptions& c) { c.layout.ep = 1; })},
   };
   for (const auto& [what, config] : cases) {
     SCOPED_TRACE(what);
-    auto problem = check_group_config(config);
+    auto problem = check_group_options(config);
     ASSERT_TRUE(problem.has_value());
     EXPECT_EQ(problem->kind, LayoutError::Kind::kBadInput) << problem->message;
     EXPECT_FALSE(build_groups(config).ok());
   }
   // Products beyond 64 bits are still reported exactly (CP001), not wrapped around.
-  GroupConfig big = cfg(1024, 1 << 22, 1 << 22, 1 << 22);
-  auto problem = check_group_config(big);
+  GroupOptions big = cfg(1024, 1 << 22, 1 << 22, 1 << 22);
+  auto problem = check_group_options(big);
   ASSERT_TRUE(problem.has_value());
   EXPECT_EQ(problem->rule_id, "CP001");
   EXPECT_NE(problem->message.find("73786976294838206464"), std::string::npos) << problem->message;
 }
 
 TEST(Groups, HybridAndDynamicGroupSizes) {
-  GroupConfig h = cfg(8, 1, 2);
+  GroupOptions h = cfg(8, 1, 2);
   h.hybrid_context_parallel = true;
   auto g = build_groups(h);
   ASSERT_TRUE(g.ok());
@@ -206,7 +210,7 @@ TEST(Groups, HybridAndDynamicGroupSizes) {
   EXPECT_EQ(g->hybrid_dp_cp.at(4), (Lists{{0, 1, 2, 3}, {4, 5, 6, 7}}));
   EXPECT_TRUE(g->dynamic_dp_cp.empty());
 
-  GroupConfig d = cfg(32, 1, 4);
+  GroupOptions d = cfg(32, 1, 4);
   d.dynamic_context_parallel = true;
   d.min_dynamic_context_parallel_size = 2;
   auto dyn = build_groups(d);
@@ -216,7 +220,7 @@ TEST(Groups, HybridAndDynamicGroupSizes) {
     sizes.push_back(size);
   EXPECT_EQ(sizes, (std::vector<int64_t>{2, 4, 8, 16}));
 
-  GroupConfig ten = cfg(10, 1, 1);  // DPxCP = 10: sizes 2 and 4, the last size-4 slice is short
+  GroupOptions ten = cfg(10, 1, 1);  // DPxCP = 10: sizes 2 and 4, the last size-4 slice is short
   ten.hybrid_context_parallel = true;
   auto s = build_groups(ten);
   ASSERT_TRUE(s.ok());
@@ -226,10 +230,10 @@ TEST(Groups, HybridAndDynamicGroupSizes) {
 }
 
 TEST(Groups, GroupsPartitionTheWorldInAscendingOrder) {
-  GroupConfig c = cfg(128, 2, 4, 2);
-  c.ep = 4;
-  c.etp = 1;
-  c.hcp = {2, 2};
+  GroupOptions c = cfg(128, 2, 4, 2);
+  c.layout.ep = 4;
+  c.layout.etp = 1;
+  c.layout.hcp = {2, 2};
   c.num_distributed_optimizer_instances = 2;
   auto g = build_groups(c);
   ASSERT_TRUE(g.ok()) << g.error().message;
@@ -247,7 +251,7 @@ TEST(Groups, GroupsPartitionTheWorldInAscendingOrder) {
 TEST(Placement, NvlinkDomainSpansSeveralNodes) {
   // GB200 NVL72: 4-GPU trays, 72-GPU NVLink domain. CP16 with TP1 crosses 4 trays but stays on
   // NVLink; with 8-GPU nodes and 8-GPU domains the same groups leave NVLink.
-  GroupConfig c = cfg(144, 1, 16);
+  GroupOptions c = cfg(144, 1, 16);
   c.world_size = 144;
   auto g = build_groups(c);
   ASSERT_TRUE(g.ok()) << g.error().message;
@@ -279,8 +283,8 @@ TEST(Placement, UnsortedMembersAndConvenienceForm) {
 }
 
 TEST(Placement, ClosedFormAtLargeScaleWithoutMaterialising) {
-  GroupConfig c = cfg(16384, 8, 16, 4);
-  c.hcp = {2, 8};
+  GroupOptions c = cfg(16384, 8, 16, 4);
+  c.layout.hcp = {2, 8};
   auto a2a = place_group_kind(c, "hcp_L0", NodeShape{8, 8});
   ASSERT_TRUE(a2a.ok()) << a2a.error().message;
   EXPECT_EQ(a2a->group_size, 2);
@@ -300,8 +304,8 @@ TEST(Placement, ClosedFormAtLargeScaleWithoutMaterialising) {
 TEST(Placement, ClosedFormMatchesMaterialisedGroupsForLargeGroups) {
   // Groups of more than twice the block with many base residues take the gap-histogram path of
   // the closed form; every kind must still count what the materialised groups count.
-  for (GroupConfig c : {cfg(2304, 1, 4, 2), cfg(4096, 2, 8, 1), cfg(3072, 4, 2, 3)}) {
-    c.ep = 4;
+  for (GroupOptions c : {cfg(2304, 1, 4, 2), cfg(4096, 2, 8, 1), cfg(3072, 4, 2, 3)}) {
+    c.layout.ep = 4;
     auto g = build_groups(c);
     ASSERT_TRUE(g.ok()) << g.error().message;
     for (NodeShape shape : {NodeShape{8, 8}, NodeShape{4, 72}, NodeShape{4, 36}}) {
@@ -321,8 +325,8 @@ TEST(Placement, ClosedFormMatchesMaterialisedGroupsForLargeGroups) {
 }
 
 TEST(Placement, LayoutLocalityAnswersThePlannersQuestions) {
-  GroupConfig c = cfg(32, 1, 16);
-  c.hcp = {8, 2};
+  GroupOptions c = cfg(32, 1, 16);
+  c.layout.hcp = {8, 2};
   auto loc = layout_locality(c, NodeShape{8, 8});
   ASSERT_TRUE(loc.ok());
   EXPECT_TRUE(loc->tp.intra_node());
@@ -333,7 +337,7 @@ TEST(Placement, LayoutLocalityAnswersThePlannersQuestions) {
   ASSERT_TRUE(loc->hcp_p2p.has_value());
   EXPECT_EQ(loc->hcp_p2p->cross_node_groups, 16);
 
-  c.hcp = {16, 1};  // a2a over 16 ranks: two nodes
+  c.layout.hcp = {16, 1};  // a2a over 16 ranks: two nodes
   auto wide = layout_locality(c, NodeShape{8, 8});
   ASSERT_TRUE(wide.ok());
   EXPECT_TRUE(wide->a2a_leaves_domain());
@@ -345,7 +349,7 @@ TEST(Placement, LayoutLocalityAnswersThePlannersQuestions) {
 }
 
 TEST(Placement, UnknownKindsAreErrors) {
-  GroupConfig c = cfg(32, 2, 4);
+  GroupOptions c = cfg(32, 2, 4);
   EXPECT_FALSE(place_group_kind(c, "embd", NodeShape{}).ok());
   EXPECT_FALSE(place_group_kind(c, "hcp_L0", NodeShape{}).ok());  // no HCP set
   EXPECT_FALSE(place_group_kind(c, "gtp_remat", NodeShape{}).ok());
@@ -372,22 +376,32 @@ TEST(ParseHcp, AcceptsCommaTimesAndBrackets) {
   }
 }
 
-TEST(GroupConfigOf, TakesTheRecipeParallelism) {
-  Parallelism p;
-  p.tp = 2;
-  p.cp = 8;
-  p.pp = 2;
-  p.ep = 4;
-  p.etp = 1;
-  p.hcp = {4, 2};
-  p.order = "tp-cp-ep-pp-dp";
-  GroupConfig c = group_config_of(p, 256);
+TEST(GroupOptionsOf, TakesTheRecipeLayout) {
+  auto r = load_recipe_text(
+      "model:\n  tensor_model_parallel_size: 2\n  context_parallel_size: 8\n"
+      "  pipeline_model_parallel_size: 2\n  expert_model_parallel_size: 4\n"
+      "  hierarchical_context_parallel_sizes: [4, 2]\n"
+      "ddp:\n  num_distributed_optimizer_instances: 2\n"
+      "dist:\n  use_tp_pp_dp_mapping: true\n",
+      "t.yaml");
+  ASSERT_TRUE(r) << r.error().str();
+  GroupOptions c = group_options_of(*r, 256);
   EXPECT_EQ(c.world_size, 256);
-  EXPECT_EQ(c.tp, 2);
-  EXPECT_EQ(c.cp, 8);
-  EXPECT_EQ(c.expert_tp(), 1);
-  EXPECT_EQ(c.hcp, (std::vector<int64_t>{4, 2}));
-  EXPECT_EQ(c.order, "tp-cp-ep-pp-dp");
+  EXPECT_EQ(c.layout.tp, 2);
+  EXPECT_EQ(c.layout.cp, 8);
+  EXPECT_EQ(c.layout.expert_tp(), 1);  // Bridge's default with EP > 1
+  EXPECT_EQ(c.layout.hcp, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(c.layout.order, "tp-cp-ep-pp-dp");
+  EXPECT_EQ(c.num_distributed_optimizer_instances, 2);
+}
+
+TEST(GroupOptionsOf, ResolvesEtpAgainstTheRecipesTp) {
+  auto r = load_recipe_text("model:\n  tensor_model_parallel_size: 2\n", "t.yaml");
+  ASSERT_TRUE(r) << r.error().str();
+  GroupOptions c = group_options_of(*r, 8);
+  EXPECT_EQ(c.layout.etp, 2);
+  c.layout.tp = 4;  // a later --tp
+  EXPECT_EQ(c.layout.expert_tp(), 2);
 }
 
 }  // namespace

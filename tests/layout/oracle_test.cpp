@@ -56,17 +56,18 @@ json summary(const std::vector<std::vector<int>>& groups) {
   return json::array({groups.size(), h.hex()});
 }
 
-GroupConfig config_of(const json& in) {
-  GroupConfig c;
+GroupOptions config_of(const json& in) {
+  GroupOptions c;
   c.world_size = in.at("world_size");
-  c.tp = in.value("tp", 1);
-  c.pp = in.value("pp", 1);
-  c.cp = in.value("cp", 1);
-  c.ep = in.value("ep", 1);
-  if (in.contains("etp") && !in["etp"].is_null()) c.etp = in["etp"].get<int64_t>();
-  if (in.contains("vpp") && !in["vpp"].is_null()) c.vpp = in["vpp"].get<int64_t>();
-  if (in.contains("hcp") && !in["hcp"].is_null()) c.hcp = in["hcp"].get<std::vector<int64_t>>();
-  c.order = in.value("order", std::string("tp-cp-ep-dp-pp"));
+  c.layout.tp = in.value("tp", 1);
+  c.layout.pp = in.value("pp", 1);
+  c.layout.cp = in.value("cp", 1);
+  c.layout.ep = in.value("ep", 1);
+  if (in.contains("etp") && !in["etp"].is_null()) c.layout.etp = in["etp"].get<int64_t>();
+  if (in.contains("vpp") && !in["vpp"].is_null()) c.layout.vpp = in["vpp"].get<int64_t>();
+  if (in.contains("hcp") && !in["hcp"].is_null())
+    c.layout.hcp = in["hcp"].get<std::vector<int64_t>>();
+  c.layout.order = in.value("order", std::string("tp-cp-ep-dp-pp"));
   c.num_distributed_optimizer_instances = in.value("num_distributed_optimizer_instances", 1);
   c.gtp_remat = in.value("gtp_remat", 1);
   c.egtp_remat = in.value("egtp_remat", 1);
@@ -86,21 +87,21 @@ const GroupSet* find_any(const RankGroups& g, const std::string& kind) {
 }
 
 void expect_rejected(const json& c) {
-  GroupConfig config = config_of(c["input"]);
-  auto problem = check_group_config(config);
+  GroupOptions config = config_of(c["input"]);
+  auto problem = check_group_options(config);
   ASSERT_TRUE(problem.has_value()) << "accepted a config upstream rejects";
   EXPECT_EQ(problem->kind, LayoutError::Kind::kRejected);
   EXPECT_EQ(problem->exception, c["error"]["type"].get<std::string>());
   EXPECT_EQ(problem->message, c["error"]["message"].get<std::string>());
   auto built = build_groups(config);
   ASSERT_FALSE(built.ok());
-  // build_groups() reports the rule's text (the same as validate), check_group_config() keeps
+  // build_groups() reports the rule's text (the same as validate), check_group_options() keeps
   // upstream's verbatim message above.
   EXPECT_EQ(built.error().message, problem->str());
 }
 
 void expect_groups(const json& c) {
-  GroupConfig config = config_of(c["input"]);
+  GroupOptions config = config_of(c["input"]);
   auto built = build_groups(config);
   ASSERT_TRUE(built.ok()) << built.error().message;
   const RankGroups& g = *built;
@@ -147,7 +148,7 @@ void expect_groups(const json& c) {
 
 /// Oracle node locality == place() == closed form, for the node size the case names.
 void expect_locality(const json& c) {
-  GroupConfig config = config_of(c["input"]);
+  GroupOptions config = config_of(c["input"]);
   auto built = build_groups(config);
   ASSERT_TRUE(built.ok());
   const int64_t gpn = c["input"].value("gpus_per_node", 8);
@@ -164,7 +165,7 @@ void expect_locality(const json& c) {
 
 /// Closed form == materialised, on nodes of 4 and 8 and NVLink domains of 8, 16, 72 and 1.
 void expect_closed_form(const json& c) {
-  GroupConfig config = config_of(c["input"]);
+  GroupOptions config = config_of(c["input"]);
   auto built = build_groups(config);
   ASSERT_TRUE(built.ok());
   for (NodeShape shape : {NodeShape{8, 8}, NodeShape{4, 72}, NodeShape{8, 16}, NodeShape{8, 1}}) {

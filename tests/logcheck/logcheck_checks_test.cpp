@@ -80,8 +80,7 @@ std::vector<Diagnostic> run(const std::string& file, double measured_ms, double 
   LogPrediction p;
   p.layout.cp = 16;
   p.layout.comm = CommType::kA2aP2p;
-  p.layout.hcp_a2a = 8;
-  p.layout.hcp_p2p = 2;
+  p.layout.hcp = {8, 2};
   p.estimate.time = breakdown();
   p.estimate.time.step_s = predicted_s;
   p.estimate.memory.total = 80.0 * (1 << 30);

@@ -25,25 +25,24 @@ TEST(PlaceLinks, MatchesThePlacementOfEachGroupKind) {
           if (world % (tp * pp * cp) != 0) continue;
           for (int64_t a2a : {0, 2, 4}) {
             if (a2a > 0 && (cp <= a2a || cp % a2a != 0)) continue;
-            LayoutChoice l;
+            Layout l;
             l.tp = tp;
             l.pp = pp;
             l.cp = cp;
             l.dp = world / (tp * pp * cp);
             if (a2a > 0) {
               l.comm = CommType::kA2aP2p;
-              l.hcp_a2a = a2a;
-              l.hcp_p2p = cp / a2a;
+              l.hcp = {a2a, cp / a2a};
             }
             for (auto [gpn, domain] : {std::pair{8, 8}, std::pair{4, 72}, std::pair{4, 36}}) {
               auto got = place_links(l, gpn, domain);
               ASSERT_TRUE(got.ok()) << l.label();
-              GroupConfig c;
+              GroupOptions c;
               c.world_size = world;
-              c.tp = tp;
-              c.cp = cp;
-              c.pp = pp;
-              c.hcp = l.hcp_sizes();
+              c.layout.tp = tp;
+              c.layout.cp = cp;
+              c.layout.pp = pp;
+              c.layout.hcp = l.hcp_sizes();
               NodeShape shape{gpn, std::max(gpn, domain)};
               auto loc = layout_locality(c, shape);
               ASSERT_TRUE(loc.ok());
@@ -75,7 +74,7 @@ TEST(PlaceLinks, MatchesThePlacementOfEachGroupKind) {
 }
 
 TEST(PlaceLinks, InvalidLayoutsStayErrors) {
-  LayoutChoice l;
+  Layout l;
   l.tp = 3;
   l.cp = 1;
   l.dp = 2;

@@ -28,7 +28,7 @@ TrainingSetup setup_with_batch(int64_t global_batch, Recompute recompute = Recom
   return s;
 }
 
-Estimate must_estimate(const ModelDims& m, const LayoutChoice& l, const Hardware& hw,
+Estimate must_estimate(const ModelDims& m, const Layout& l, const Hardware& hw,
                        const TrainingSetup& s) {
   auto e = estimate(m, l, hw, s);
   EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
@@ -91,9 +91,9 @@ TEST(ModelPlacement, SeedOptionsUseTheExpectedLinks) {
 TEST(ModelPlacement, A2aAcrossNodesGoesPartlyOverIb) {
   Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
-  m.kv_heads = 32;                   // MHA, so that TP4 x CP4 a2a splits heads exactly
-  LayoutChoice inside = option_b();  // TP2 x CP4 inside one node
-  LayoutChoice across = option_b();  // TP4 x CP4: the CP group spans two nodes
+  m.kv_heads = 32;             // MHA, so that TP4 x CP4 a2a splits heads exactly
+  Layout inside = option_b();  // TP2 x CP4 inside one node
+  Layout across = option_b();  // TP4 x CP4: the CP group spans two nodes
   across.tp = 4;
   across.dp = 2;
   Estimate e_in = must_estimate(m, inside, hw, setup_with_batch(8));
@@ -139,7 +139,7 @@ TEST(ModelMemory, SeedMemoryMatchesTheAnchorCounts) {
 TEST(ModelMemory, CpBuffersFollowTheCommType) {
   Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
-  LayoutChoice gather = option_c();
+  Layout gather = option_c();
   gather.comm = CommType::kAllGather;
   Estimate ring = must_estimate(m, option_c(), hw, setup_with_batch(8));
   Estimate ag = must_estimate(m, gather, hw, setup_with_batch(8));
@@ -164,7 +164,7 @@ TEST(ModelMemory, MatchesMegatronWhenCpIsOneAndShardsOptimizerOverDpTimesCp) {
   double megatron = a["weight_and_optimizer_bytes"].get<double>();
   double params = a["num_parameters_on_most_loaded_model_shard"].get<double>();
   // Megatron's estimator shards the optimizer over DP = 2 only: what we get with CP = 1, DP = 2.
-  LayoutChoice dp_only;
+  Layout dp_only;
   dp_only.dp = 2;
   Estimate e1 = must_estimate(m, dp_only, hw, setup_with_batch(2));
   double ours_dp_only = e1.memory.weights + e1.memory.gradients + e1.memory.optimizer;
@@ -247,7 +247,7 @@ TEST(ModelWindow, SlidingWindowLayersDoLessAttention) {
   windowed.windowed.assign(32, false);
   for (size_t i = 0; i < 32; i += 2)
     windowed.windowed[i] = true;
-  LayoutChoice l = option_b();
+  Layout l = option_b();
   l.windowed_comm = CommType::kAllGather;
   Estimate e_full = must_estimate(full, option_b(), hw, setup_with_batch(8));
   Estimate e_win = must_estimate(windowed, l, hw, setup_with_batch(8));
@@ -265,10 +265,10 @@ TEST(ModelErrors, RejectsBatchesThatDoNotDivide) {
 
 TEST(ModelErrors, RejectsInvalidHeadSplitAndGrid) {
   Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
-  LayoutChoice bad = option_c();
+  Layout bad = option_c();
   bad.comm = CommType::kA2a;  // 8 KV heads over CP16
   EXPECT_FALSE(estimate(llama3_8b(131072), bad, hw, setup_with_batch(8)).ok());
-  LayoutChoice zero = option_c();
+  Layout zero = option_c();
   zero.cp = 0;
   EXPECT_FALSE(estimate(llama3_8b(131072), zero, hw, setup_with_batch(8)).ok());
   ClusterProfile empty;
@@ -322,8 +322,8 @@ TEST(ModelMemory, ExpertsAreShardedOverEpTimesEtp) {
   m.num_experts = 8;
   m.moe_ffn = 14336;
   m.moe_topk = 2;
-  LayoutChoice dense_ep = testing::option_b();  // TP2 CP4 DP4
-  LayoutChoice ep8 = dense_ep;
+  Layout dense_ep = testing::option_b();  // TP2 CP4 DP4
+  Layout ep8 = dense_ep;
   ep8.ep = 8;
   ep8.etp = 1;
   TrainingSetup s;
@@ -351,7 +351,7 @@ TEST(ModelOverlap, MoeA2aOverlapHidesExpertDispatch) {
   m.num_experts = 8;
   m.moe_ffn = 14336;
   m.moe_topk = 2;
-  LayoutChoice l = testing::option_b();
+  Layout l = testing::option_b();
   l.ep = 8;
   l.etp = 1;
   TrainingSetup s;
@@ -374,7 +374,7 @@ TEST(ModelOverhead, FullIterationGraphsLeaveLessLaunchCostThanPartialOnes) {
   ModelDims m = testing::llama3_8b(8192);
   TrainingSetup s;
   s.global_batch = 8;
-  LayoutChoice l = testing::option_b();
+  Layout l = testing::option_b();
   auto none = estimate(m, l, hw, s);
   s.cuda_graphs = true;
   auto partial = estimate(m, l, hw, s);
@@ -434,7 +434,7 @@ TEST(ModelElementwise, LowPrecisionRunsPayTheirCasts) {
 
 TEST(ModelMoe, NarrowExpertsRunTheirGemmsSlower) {
   Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
-  LayoutChoice l = testing::option_b();
+  Layout l = testing::option_b();
   l.ep = 4;
   l.etp = 1;
   TrainingSetup s;
@@ -461,15 +461,15 @@ TEST(ModelMoe, DeepEpCrossesEachRemoteDomainOnce) {
   ModelDims m = moe_model(2048);
   TrainingSetup s;
   s.global_batch = 64;
-  LayoutChoice across;  // EP 32 over four domains
+  Layout across;  // EP 32 over four domains
   across.tp = 1;
   across.cp = 1;
   across.dp = 32;
   across.ep = 32;
   across.etp = 1;
-  LayoutChoice inside = across;  // EP 8: one domain
+  Layout inside = across;  // EP 8: one domain
   inside.ep = 8;
-  auto a2a = [&](const LayoutChoice& l, bool deepep) {
+  auto a2a = [&](const Layout& l, bool deepep) {
     s.moe_deepep = deepep;
     auto e = estimate(m, l, hw, s);
     EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);

@@ -50,26 +50,25 @@ inline ClusterProfile dgx_h100() {
 }
 
 /// The seed's options on 4 nodes x 8 GPUs.
-inline LayoutChoice option_a() {  // TP1 CP16 a2a+p2p [8,2]
-  LayoutChoice l;
+inline Layout option_a() {  // TP1 CP16 a2a+p2p [8,2]
+  Layout l;
   l.tp = 1;
   l.cp = 16;
   l.dp = 2;
   l.comm = CommType::kA2aP2p;
-  l.hcp_a2a = 8;
-  l.hcp_p2p = 2;
+  l.hcp = {8, 2};
   return l;
 }
-inline LayoutChoice option_b() {  // TP2 CP4 a2a
-  LayoutChoice l;
+inline Layout option_b() {  // TP2 CP4 a2a
+  Layout l;
   l.tp = 2;
   l.cp = 4;
   l.dp = 4;
   l.comm = CommType::kA2a;
   return l;
 }
-inline LayoutChoice option_c() {  // TP1 CP16 p2p
-  LayoutChoice l;
+inline Layout option_c() {  // TP1 CP16 p2p
+  Layout l;
   l.tp = 1;
   l.cp = 16;
   l.dp = 2;

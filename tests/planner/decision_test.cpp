@@ -34,7 +34,7 @@ std::vector<CompareEntry> compare_seed(const std::vector<std::string>& options) 
   EXPECT_TRUE(prepared) << (prepared ? "" : prepared.error().str());
   if (!prepared) return {};
   EXPECT_NE(prepared->request.fit, nullptr) << "the shipped fit (recipes/corpus) was not found";
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const std::string& text : options) {
     auto l = layout_from_option(prepared->request.recipe, text, prepared->request.env.world_size);
     EXPECT_TRUE(l) << (l ? "" : l.error().str());
@@ -78,7 +78,7 @@ TEST(SeedDecision, WithoutBandsTheFastestWins) {
   ASSERT_TRUE(prepared);
   PlanRequest req = prepared->request;
   req.fit = nullptr;  // no error bands: only identical predictions tie
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const char* text : {kOptionA, kOptionB, kOptionC}) {
     layouts.push_back(*layout_from_option(req.recipe, text, req.env.world_size));
   }
@@ -101,8 +101,7 @@ PlanOption option_with(double tokens, double relative, double headroom_gib, Comm
   o.layout.cp = cp;
   o.layout.comm = comm;
   if (comm == CommType::kA2aP2p) {
-    o.layout.hcp_a2a = 2;
-    o.layout.hcp_p2p = cp / 2;
+    o.layout.hcp = {2, cp / 2};
   }
   o.estimate.tokens_per_s_per_gpu = tokens;
   o.estimate.time.step_s = 1000.0 / tokens;
@@ -160,20 +159,20 @@ TEST(CompareOrder, KeepsTheUsersOrderAndHonoursVp) {
   auto prepared = prepare_plan(in);
   ASSERT_TRUE(prepared) << prepared.error().str();
   const PlanRequest& req = prepared->request;
-  std::vector<LayoutChoice> layouts;
+  std::vector<Layout> layouts;
   for (const char* text : {"tp=8,cp=2,pp=4,vp=1", "tp=8,cp=2,pp=4,vp=5", "tp=8,cp=1,pp=8"}) {
     auto l = layout_from_option(req.recipe, text, req.env.world_size);
     ASSERT_TRUE(l) << l.error().str();
     layouts.push_back(*l);
   }
-  EXPECT_EQ(layouts[0].vpp, 1);
-  EXPECT_EQ(layouts[1].vpp, 5);
+  EXPECT_EQ(layouts[0].virtual_stages(), 1);
+  EXPECT_EQ(layouts[1].virtual_stages(), 5);
   auto entries = compare_layouts(req, layouts);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ((*entries)[i].option.layout.pp, layouts[i].pp);
-    EXPECT_EQ((*entries)[i].option.layout.vpp, layouts[i].vpp);
+    EXPECT_EQ((*entries)[i].option.layout.virtual_stages(), layouts[i].virtual_stages());
   }
   // VP 5 shrinks the pipeline bubble: a different prediction from VP 1.
   EXPECT_NE((*entries)[0].option.estimate.time.step_s, (*entries)[1].option.estimate.time.step_s);
@@ -186,7 +185,7 @@ TEST(PlanSearch, HoldsTheRecipesOwnLayoutBeyondMaxPp) {
   auto prepared = prepare_plan(in);
   ASSERT_TRUE(prepared) << prepared.error().str();
   ASSERT_EQ(prepared->request.max_pp, 1);
-  auto own = layout_of(prepared->request.recipe, *prepared->request.env.world_size);
+  auto own = layout_on(prepared->request.recipe, *prepared->request.env.world_size);
   ASSERT_TRUE(own);
   ASSERT_GT(own->pp, 1) << "the test needs a recipe with pipeline parallelism";
   auto result = plan(prepared->request);
@@ -197,14 +196,15 @@ TEST(PlanSearch, HoldsTheRecipesOwnLayoutBeyondMaxPp) {
     const PlanOption& o = result->options[*result->recipe_rank];
     EXPECT_TRUE(o.recipe_layout);
     EXPECT_EQ(o.layout.pp, own->pp);
-    EXPECT_EQ(o.layout.vpp, own->vpp);
+    EXPECT_EQ(o.layout.virtual_stages(), own->virtual_stages());
     EXPECT_EQ(std::count_if(result->options.begin(), result->options.end(),
                             [](const PlanOption& p) { return p.recipe_layout; }),
               1);
   }
   // VPP is searched: some option with PP > 1 interleaves.
-  EXPECT_TRUE(std::any_of(result->options.begin(), result->options.end(),
-                          [](const PlanOption& p) { return p.layout.pp > 1 && p.layout.vpp > 1; }));
+  EXPECT_TRUE(std::any_of(result->options.begin(), result->options.end(), [](const PlanOption& p) {
+    return p.layout.pp > 1 && p.layout.virtual_stages() > 1;
+  }));
 }
 
 TEST(PlanSearch, SearchesExpertParallelismForMoe) {
@@ -218,23 +218,23 @@ TEST(PlanSearch, SearchesExpertParallelismForMoe) {
   auto layouts = search_layouts(m, 16, 8, space);
   std::set<int64_t> eps;
   std::set<int64_t> vpps;
-  for (const LayoutChoice& l : layouts) {
+  for (const Layout& l : layouts) {
     eps.insert(l.ep);
-    vpps.insert(l.vpp);
+    vpps.insert(l.virtual_stages());
     EXPECT_EQ((l.tp * l.cp * l.dp) % (l.ep * l.expert_tp()), 0) << l.label();
-    if (l.vpp > 1) {
+    if (l.virtual_stages() > 1) {
       EXPECT_GT(l.pp, 1);
-      EXPECT_EQ(m.num_layers % (l.pp * l.vpp), 0);
+      EXPECT_EQ(m.num_layers % (l.pp * l.virtual_stages()), 0);
     }
   }
   EXPECT_EQ(eps, (std::set<int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(vpps, (std::set<int64_t>{1, 2, 4}));
   // A dense model searches EP 1 only.
   m.num_experts = 0;
-  for (const LayoutChoice& l : search_layouts(m, 16, 8, space))
+  for (const Layout& l : search_layouts(m, 16, 8, space))
     EXPECT_EQ(l.ep, 1);
   // `include` adds a layout the grid lacks (PP 4 beyond max_pp 2).
-  LayoutChoice own;
+  Layout own;
   own.tp = 1;
   own.cp = 1;
   own.pp = 4;
@@ -243,7 +243,7 @@ TEST(PlanSearch, SearchesExpertParallelismForMoe) {
   space.include = {own};
   auto with = search_layouts(m, 16, 8, space);
   EXPECT_TRUE(std::any_of(with.begin(), with.end(),
-                          [](const LayoutChoice& l) { return l.pp == 4 && l.vpp == 2; }));
+                          [](const Layout& l) { return l.pp == 4 && l.vpp == 2; }));
 }
 
 }  // namespace

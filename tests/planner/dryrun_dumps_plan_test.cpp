@@ -73,7 +73,7 @@ TEST(DryrunDumpsPlan, OwnLayoutIsAcceptedAtTheDumpsWorldSize) {
     auto prepared = prepare(d);
     ASSERT_TRUE(prepared) << prepared.error().str();
     const PlanRequest& request = prepared->request;
-    auto own = layout_of(request.recipe, d.world_size);
+    auto own = layout_on(request.recipe, d.world_size);
     ASSERT_TRUE(own) << own.error().str();
     EXPECT_EQ(own->world(), d.world_size);
     auto model = model_dims_of(request.recipe);

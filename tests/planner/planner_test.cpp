@@ -40,35 +40,34 @@ PlanRequest seed_request(const Recipe& recipe, Recompute recompute = Recompute::
   return req;
 }
 
-bool same_layout(const LayoutChoice& a, const LayoutChoice& b) {
+bool same_layout(const Layout& a, const Layout& b) {
   return a.tp == b.tp && a.cp == b.cp && a.pp == b.pp && a.comm == b.comm &&
          a.windowed_comm == b.windowed_comm && a.hcp_sizes() == b.hcp_sizes();
 }
 
-LayoutChoice make(int64_t tp, int64_t cp, CommType comm, int64_t a = 1, int64_t p = 1) {
-  LayoutChoice l;
+Layout make(int64_t tp, int64_t cp, CommType comm, int64_t a = 1, int64_t p = 1) {
+  Layout l;
   l.tp = tp;
   l.cp = cp;
   l.dp = 32 / (tp * cp);
   l.comm = comm;
-  l.hcp_a2a = a;
-  l.hcp_p2p = p;
+  l.hcp = {a, p};
   return l;
 }
 
-const LayoutChoice kA = make(1, 16, CommType::kA2aP2p, 8, 2);
-const LayoutChoice kB = make(2, 4, CommType::kA2a);
-const LayoutChoice kC = make(1, 16, CommType::kP2p);
+const Layout kA = make(1, 16, CommType::kA2aP2p, 8, 2);
+const Layout kB = make(2, 4, CommType::kA2a);
+const Layout kC = make(1, 16, CommType::kP2p);
 
 /// Return the rank of a layout in the plan, or -1 when it is not listed.
-int rank_of(const PlanResult& plan, const LayoutChoice& l) {
+int rank_of(const PlanResult& plan, const Layout& l) {
   for (size_t i = 0; i < plan.options.size(); ++i) {
     if (same_layout(plan.options[i].layout, l)) return static_cast<int>(i);
   }
   return -1;
 }
 
-const PlanOption& option(const PlanResult& plan, const LayoutChoice& l) {
+const PlanOption& option(const PlanResult& plan, const Layout& l) {
   return plan.options.at(static_cast<size_t>(rank_of(plan, l)));
 }
 
@@ -169,7 +168,7 @@ TEST(PlannerRules, RejectedCandidatesNameTheRule) {
   EXPECT_EQ(result->candidates,
             result->rejected_count + static_cast<int64_t>(result->options.size()));
   // TP1 CP16 a2a: 8 KV heads cannot be scattered over 16 ranks.
-  LayoutChoice a2a16 = make(1, 16, CommType::kA2a);
+  Layout a2a16 = make(1, 16, CommType::kA2a);
   auto it = std::find_if(result->rejected.begin(), result->rejected.end(),
                          [&](const RejectedOption& r) { return same_layout(r.layout, a2a16); });
   ASSERT_NE(it, result->rejected.end());
@@ -199,7 +198,7 @@ TEST(PlannerSearch, EnumeratesEveryHierarchicalFactorizationOnce) {
   m.num_layers = 2;
   auto layouts = enumerate_layouts(m, 32, 8, 1);
   std::set<std::string> labels;
-  for (const LayoutChoice& l : layouts) {
+  for (const Layout& l : layouts) {
     EXPECT_LE(l.tp, 8);
     EXPECT_EQ(l.world(), 32);
     EXPECT_TRUE(labels.insert(l.label()).second) << "duplicate " << l.label();
@@ -236,7 +235,7 @@ TEST(PlannerSearch, SlidingWindowModelsGetPerLayerTypes) {
 
 TEST(PlannerRecipe, LayoutRoundTripsThroughTheRecipe) {
   Recipe r = default_recipe();
-  auto a = layout_of(r, 32);
+  auto a = layout_on(r, 32);
   ASSERT_TRUE(a.ok()) << a.error().str();
   EXPECT_TRUE(same_layout(*a, kA));
   EXPECT_EQ(a->dp, 2);
@@ -245,10 +244,10 @@ TEST(PlannerRecipe, LayoutRoundTripsThroughTheRecipe) {
   EXPECT_EQ(b.get_string("model.cp_comm_type"), "a2a");
   EXPECT_EQ(b.get_bool("model.sequence_parallel"), true);
   EXPECT_FALSE(b.has("model.hierarchical_context_parallel_sizes"));
-  auto back = layout_of(b, 32);
+  auto back = layout_on(b, 32);
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(same_layout(*back, kB));
-  EXPECT_FALSE(layout_of(r, 24).ok());  // 24 is not divisible by CP16
+  EXPECT_FALSE(layout_on(r, 24).ok());  // 24 is not divisible by CP16
 }
 
 TEST(PlannerErrors, NeedsAWorldSize) {

@@ -12,7 +12,7 @@
 namespace hcp {
 namespace {
 
-bool same_base(const LayoutChoice& a, const LayoutChoice& b) {
+bool same_base(const Layout& a, const Layout& b) {
   return a.tp == b.tp && a.cp == b.cp && a.pp == b.pp && a.dp == b.dp && a.comm == b.comm &&
          a.windowed_comm == b.windowed_comm && a.hcp_sizes() == b.hcp_sizes();
 }
@@ -59,10 +59,10 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
   for (int64_t ep = 1; model->num_experts > 0 && ep <= model->num_experts; ep *= 2)
     if (model->num_experts % ep == 0) space.ep.push_back(ep);
   space.vpp = {1};
-  if (result->recipe_layout && result->recipe_layout->vpp > 1)
-    space.vpp.push_back(result->recipe_layout->vpp);
+  if (result->recipe_layout && result->recipe_layout->virtual_stages() > 1)
+    space.vpp.push_back(result->recipe_layout->virtual_stages());
   if (result->recipe_layout) space.etp = result->recipe_layout->etp;
-  std::vector<LayoutChoice> all = search_layouts(*model, world, 8, space);
+  std::vector<Layout> all = search_layouts(*model, world, 8, space);
   for (const PlanOption& o : result->options) {
     // The listed numbers are estimate()'s for that layout.
     auto fresh = estimate(*model, o.layout, req.hardware, req.setup);
@@ -71,7 +71,7 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
     EXPECT_EQ(fresh->fits_memory, o.estimate.fits_memory) << o.layout.label();
     if (o.recipe_layout) continue;
     // No accepted EP / VPP variant of the same layout is ahead of the listed one.
-    for (const LayoutChoice& l : all) {
+    for (const Layout& l : all) {
       if (!same_base(l, o.layout)) continue;
       EvaluatedOption other = evaluate_layout(req, *model, l);
       if (other.rejected) continue;

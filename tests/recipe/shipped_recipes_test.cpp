@@ -52,7 +52,7 @@ TEST_P(ShippedRecipe, LoadsAndIsConsistent) {
   int64_t world = std::stoll(m[3]);
   EXPECT_EQ(std::stoll(m[1]) * std::stoll(m[2]), world);
 
-  Parallelism p = parallelism_of(r);
+  Layout p = layout_of(r);
   int64_t seq = r.int_or("model.seq_length", 0);
   EXPECT_EQ(r.get_int("dataset.seq_length"), seq);
   EXPECT_EQ(world % (p.tp * p.pp * p.cp), 0);
@@ -71,8 +71,9 @@ TEST_P(ShippedRecipe, LoadsAndIsConsistent) {
   EXPECT_EQ(heads % p.tp, 0);
   EXPECT_TRUE(groups % p.tp == 0 || p.tp % groups == 0);
   int64_t kv_local = groups >= p.tp ? groups / p.tp : 1;
-  ASSERT_EQ(p.cp_comm_types.size(), 1u);
-  const std::string& comm = p.cp_comm_types[0];
+  const std::vector<std::string> comm_types = cp_comm_type_texts(r);
+  ASSERT_EQ(comm_types.size(), 1u);
+  const std::string& comm = comm_types[0];
   if (comm == "a2a") {
     EXPECT_LE(p.cp, kv_local);
   }
@@ -87,7 +88,7 @@ TEST_P(ShippedRecipe, LoadsAndIsConsistent) {
   }
   if (int64_t experts = r.int_or("model.num_moe_experts", 0); experts > 0) {
     EXPECT_EQ(experts % p.ep, 0);
-    EXPECT_EQ(world % (p.etp * p.ep * p.pp), 0);
+    EXPECT_EQ(world % (p.expert_tp() * p.ep * p.pp), 0);
     if (p.tp > 1) {
       EXPECT_TRUE(p.sequence_parallel);
     }

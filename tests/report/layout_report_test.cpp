@@ -13,10 +13,10 @@ namespace {
 using nlohmann::json;
 
 TEST(GroupsJson, LayoutGroupsPlacementAndWarnings) {
-  GroupConfig config;
+  GroupOptions config;
   config.world_size = 16;
-  config.tp = 2;
-  config.cp = 4;
+  config.layout.tp = 2;
+  config.layout.cp = 4;
   auto groups = build_groups(config);
   ASSERT_TRUE(groups) << groups.error().str();
   std::string text = format_groups_json(*groups, NodeShape{8, 8}, "dgx-h100",

@@ -108,7 +108,7 @@ TEST(Rules2Corpus, ReleaseTagConfigs) {
       env.world_size = section.gpus_per_node.value_or(8);
       env.process_env = config->env_vars;
       env.mcore_version = mcore;
-      EXPECT_GT(parallelism_of(section.recipe).cp, 1) << file;
+      EXPECT_GT(layout_of(section.recipe).cp, 1) << file;
       EXPECT_EQ(errors_of(check_rules(section.recipe, env)), "") << file << " " << section.name;
     }
   }
