@@ -66,6 +66,7 @@ std::string deep_nccl_topology(int depth) {
 /// An 8-GPU `nvidia-smi topo -m` matrix whose last GPU has the label `last`.
 std::string smi_matrix(const std::string& last) {
   std::vector<std::string> gpus;
+  gpus.reserve(8);
   for (int i = 0; i < 7; ++i)
     gpus.push_back("GPU" + std::to_string(i));
   gpus.push_back(last);

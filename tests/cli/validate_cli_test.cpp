@@ -210,12 +210,14 @@ TEST(RulesCli, JsonAndFamilyFilter) {
 TEST(ExplainCli, ShowsTheRuleAndRunsBothExamples) {
   CliResult r = run_cli("explain cp013");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  constexpr const char* kFailingExample =
+      "Failing example:\n  $ hcp-plan validate llama3_8b_128k "
+      "model.hierarchical_context_parallel_sizes=[4,2]";
   for (const char* part :
        {"CP013: product of hierarchical_context_parallel_sizes equals CP", "Severity:    error",
-        "Enforced by: bridge, mcore, mlm", "Upstream:    Megatron-LM", "Why:", "Fix:",
-        "Failing example:\n  $ hcp-plan validate llama3_8b_128k "
-        "model.hierarchical_context_parallel_sizes=[4,2]",
-        "  <override 1>:1:", "error: [CP013] Product of", "Passing example:", "CP013 is quiet."}) {
+        "Enforced by: bridge, mcore, mlm", "Upstream:    Megatron-LM",
+        "Why:", "Fix:", kFailingExample, "  <override 1>:1:", "error: [CP013] Product of",
+        "Passing example:", "CP013 is quiet."}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << "missing '" << part << "' in\n" << r.out;
   }
 }
