@@ -7,6 +7,9 @@
 #   make fuzz  builds the libFuzzer harnesses (tests/fuzz) with clang in build-fuzz
 #   make fuzz-smoke  runs each harness FUZZ_SMOKE_SECONDS (CI; fails on any finding)
 #   make fuzz-long  runs each harness FUZZ_SECONDS
+#   make lint  checks the format of every tracked C++ file (clang-format) and runs clang-tidy
+#              (.clang-tidy) on the C++ sources changed against the merge base (make tidy-all:
+#              every source)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
@@ -30,10 +33,12 @@ DEBIAN_PACKAGES := cmake g++ make pkg-config git libcli11-dev libyaml-cpp-dev nl
 # has none for this architecture (or cannot install it) the browser test reports itself skipped.
 # pre-commit (optional as well) runs the repository's hook in the pre-commit test.
 PACKAGE_TOOLS := dpkg-dev file
+# make lint: clang-format and clang-tidy (Debian 12: version 14 of both).
+LINT_PACKAGES := clang-format clang-tidy
 TEST_OPTIONAL_PACKAGES := chromium pre-commit
 
 .PHONY: all deps test-deps package-deps configure build run test package test-sanitize clean format \
-  fuzz-deps fuzz fuzz-smoke fuzz-long
+  fuzz-deps fuzz fuzz-smoke fuzz-long lint-deps lint format-check tidy tidy-all
 
 all: build
 
@@ -111,9 +116,26 @@ fuzz-smoke: fuzz
 fuzz-long: fuzz
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
+CXX_FILES = git ls-files '*.cpp' '*.h' '*.cu' '*.cuh'
+
 format:
-	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
+	@$(CXX_FILES) | xargs clang-format -i
+
+lint-deps: deps
+	@scripts/install-deps.sh $(LINT_PACKAGES)
+
+# Fails on any file clang-format would change (make format fixes them).
+format-check: lint-deps
+	@$(CXX_FILES) | xargs clang-format --dry-run -Werror
+
+tidy: lint-deps
+	@JOBS=$(JOBS) scripts/tidy.sh
+
+tidy-all: lint-deps
+	@JOBS=$(JOBS) scripts/tidy.sh --all
+
+lint: format-check tidy
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log \
-	  $(FUZZ_BUILD) $(FUZZ_BUILD).configure.log
+	  $(FUZZ_BUILD) $(FUZZ_BUILD).configure.log build-tidy build-tidy.configure.log

@@ -64,6 +64,9 @@ TEST(CheckLogCli, CorrectBridgeRunsPassInBothPrintedForms) {
   for (const char* file : {"bridge_hcp_ok.log", "bridge_summary_hcp_ok.log"}) {
     CliResult r = run_cli("check-log " + kLogs + file + kCluster);
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("\n" + kLogs + file + ": 0 errors, 0 warnings, 6 infos\n"),
+              std::string::npos)
+        << r.out;
   }
 }
 

@@ -75,6 +75,8 @@ TEST(CiConfigCli, WithoutTheConfigOneWorldSizeFailsTheBigRecipes) {
   repo.copy_shipped_recipes();
   CliResult r = repo.run("validate recipes/*.yaml --world-size 32 --format json");
   EXPECT_EQ(r.exit_code, 1) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_GT(j["summary"]["errors"], 0) << r.out;
 }
 
 TEST(CiConfigCli, PerGlobWorldSizeAndCommandLineWins) {
@@ -84,14 +86,22 @@ TEST(CiConfigCli, PerGlobWorldSizeAndCommandLineWins) {
   repo.write(".hcp-plan.yaml",
              "world_size: 32\nte_version: 2.18.0\nfiles:\n  big.yaml:\n    nodes: 16\n"
              "    gpus_per_node: 8\n");
-  EXPECT_EQ(repo.run("validate recipes/big.yaml recipes/small.yaml").exit_code, 0);
+  CliResult both = repo.run("validate recipes/big.yaml recipes/small.yaml");
+  EXPECT_EQ(both.exit_code, 0) << both.out << both.err;
+  EXPECT_NE(both.out.find("recipes/big.yaml: 0 errors"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("recipes/small.yaml: 0 errors"), std::string::npos) << both.out;
   // Found upward from a subdirectory too.
   CliResult sub =
       run_cli("validate big.yaml small.yaml", "cd '" + (repo.root / "recipes").string() + "' && ");
   EXPECT_EQ(sub.exit_code, 0) << sub.out << sub.err;
+  EXPECT_NE(sub.out.find("big.yaml: 0 errors"), std::string::npos) << sub.out;
   // The command line's shape replaces the config's.
-  EXPECT_EQ(repo.run("validate recipes/big.yaml --world-size 32").exit_code, 1);
-  EXPECT_EQ(repo.run("validate recipes/big.yaml --no-config --world-size 128").exit_code, 0);
+  CliResult shape = repo.run("validate recipes/big.yaml --world-size 32");
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_NE(shape.out.find("error: ["), std::string::npos) << shape.out;
+  CliResult no_config = repo.run("validate recipes/big.yaml --no-config --world-size 128");
+  EXPECT_EQ(no_config.exit_code, 0) << no_config.out << no_config.err;
+  EXPECT_NE(no_config.out.find("recipes/big.yaml: 0 errors"), std::string::npos) << no_config.out;
 }
 
 TEST(CiConfigCli, BadConfigIsBadInputWithItsLine) {

@@ -108,6 +108,10 @@ TEST(FormatsCli, CleanRecipesExitZero) {
 TEST(FormatsCli, UnknownFormatIsUsageError) {
   CliResult r = run_cli("validate " + kGood + " --format checkstyle");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "hcp-plan: error: --format: checkstyle not in {text,json,sarif,junit,github,gcc}\n"
+            "Run 'hcp-plan --help' for usage.\n");
 }
 
 TEST(PreCommitHooks, DeclaresTheValidateHook) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/cli_runner.h"
+#include "support/unprivileged.h"
 
 namespace hcp {
 namespace {
@@ -75,6 +76,13 @@ void expect_bad_input(const CliResult& r, const std::string& where,
         << "expected '" << message_part << "' in: " << r.err;
   }
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+/// `text` with every `from` replaced by `to` (of the same length: the lines wrap alike).
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
 }
 
 /// A small recipe that loads and validates.
@@ -224,11 +232,12 @@ TEST(MalformedRecipe, EndlessDeviceEndsFast) {
 }
 
 TEST(MalformedRecipe, UnreadableFile) {
-  if (geteuid() == 0) GTEST_SKIP() << "running as root: root reads a file without permissions";
+  // As root (CI) hcp-plan runs as `nobody`: root reads a file without permissions.
   Scratch s;
   auto f = s.file("secret.yaml", kRecipe);
   fs::permissions(f, fs::perms::none);
-  expect_bad_input(run_cli("validate " + f), f, "Permission denied");
+  expect_bad_input(run_cli("validate " + f, testing::unprivileged_command_prefix()), f,
+                   "Permission denied");
 }
 
 TEST(MalformedRecipe, ParallelSizesWhoseProductWraps) {
@@ -251,11 +260,7 @@ TEST(MalformedRecipe, BomIsAcceptedLikeThePlainFile) {
   CliResult b = run_cli("validate " + bom + " --world-size 8");
   EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
   EXPECT_EQ(b.exit_code, p.exit_code) << b.out << b.err;
-  std::string expected = p.out;
-  for (size_t at = expected.find("/a/r.yaml"); at != std::string::npos;
-       at = expected.find("/a/r.yaml"))
-    expected.replace(at, 9, "/b/r.yaml");
-  EXPECT_EQ(b.out, expected);
+  EXPECT_EQ(b.out, replace_all(p.out, "/a/r.yaml", "/b/r.yaml"));
 }
 
 TEST(MalformedRecipe, CrlfIsAcceptedLikeThePlainFile) {
@@ -263,9 +268,12 @@ TEST(MalformedRecipe, CrlfIsAcceptedLikeThePlainFile) {
   std::string crlf;
   for (char c : kRecipe)
     crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  auto f = s.file("crlf.yaml", crlf);
+  auto plain = s.file("a/r.yaml", kRecipe);
+  auto f = s.file("c/r.yaml", crlf);
+  CliResult p = run_cli("validate " + plain + " --world-size 8");
   CliResult r = run_cli("validate " + f + " --world-size 8");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, replace_all(p.out, "/a/r.yaml", "/c/r.yaml"));
 }
 
 TEST(MalformedRecipe, InvalidUtf8IsEchoedAsValidJsonAndSarif) {
@@ -480,6 +488,7 @@ TEST(MalformedCalibration, BomIsAccepted) {
   auto f = s.file("cal.json", "\xEF\xBB\xBF{\"schema_version\": 1}");
   CliResult r = run_cli(plan_with_calibration(f));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\ncalibration: " + f + "\n"), std::string::npos) << r.out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -579,6 +588,7 @@ TEST(MalformedMlmArgs, ArgumentFileWithBomIsAccepted) {
   auto f = s.file("args.txt", "\xEF\xBB\xBF" + kMlm + "\n");
   CliResult r = run_cli("validate --mlm-args @" + f + " --world-size 8");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(": 0 errors, 0 warnings"), std::string::npos) << r.out;
 }
 
 TEST(MalformedMlmArgs, ParallelProductWraps) {
@@ -662,6 +672,8 @@ TEST(MalformedMlmYaml, BomIsAccepted) {
                   "  --num-attention-heads: 8\n  --seq-length: 4096\n");
   CliResult r = run_cli("validate " + f + " --world-size 8");
   EXPECT_NE(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find(f + ": 0 errors, 0 warnings, 0 infos\n"), std::string::npos) << r.out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -773,6 +785,8 @@ TEST(MalformedPlannerOption, PlanMaxPpOfTwoToThe63Returns) {
   // Issue #17: the PP search ran from 1 to --max-pp and never returned.
   CliResult r = run_cli("plan llama3_8b_128k --nodes 4 --top 1 --max-pp 9223372036854775807");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("hcp-plan plan: llama3_8b_128k on 4 x 8 ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nsearched "), std::string::npos) << r.out;
 }
 
 TEST(MalformedPlannerOption, PlanWorldOfTwoToThe60) {

@@ -66,6 +66,7 @@ std::string deep_nccl_topology(int depth) {
 /// An 8-GPU `nvidia-smi topo -m` matrix whose last GPU has the label `last`.
 std::string smi_matrix(const std::string& last) {
   std::vector<std::string> gpus;
+  gpus.reserve(8);
   for (int i = 0; i < 7; ++i)
     gpus.push_back("GPU" + std::to_string(i));
   gpus.push_back(last);
@@ -234,8 +235,11 @@ TEST_F(MalformedProbeInputs, CaptureWithBomLoads) {
   const std::string bom = "\xEF\xBB\xBF";
   auto smi = run_cli("probe --nvidia-smi-topo " + write("bom.txt", bom + smi_matrix("GPU7")));
   EXPECT_EQ(smi.exit_code, 0) << smi.err;
+  EXPECT_EQ(smi.out.rfind("Topology of bom.txt", 0), 0u) << smi.out;
+  EXPECT_NE(smi.out.find("\nGPUs: 8\n"), std::string::npos) << smi.out;
   auto nccl = run_cli("probe --nccl-topo " + write("bom.xml", bom + deep_nccl_topology(2)));
   EXPECT_EQ(nccl.exit_code, 0) << nccl.err;
+  EXPECT_EQ(nccl.out.rfind("Topology of bom.xml", 0), 0u) << nccl.out;
 }
 
 // Bytes that are not UTF-8 in a capture (a NIC name here) are written as U+FFFD in JSON; the

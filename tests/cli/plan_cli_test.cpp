@@ -214,15 +214,25 @@ TEST(CompareCli, InvalidOptionExitsOneWithTheRule) {
 }
 
 TEST(CompareCli, BadOptionTextExitsTwo) {
-  const char* cases[] = {
-      "compare llama3_8b_128k --nodes 4 --option tp=2,cp=4,cp_comm_type=ring",
-      "compare llama3_8b_128k --nodes 4 --option tp=3,cp=4",  // 12 does not divide 32
-      "compare llama3_8b_128k --nodes 4",                     // no option
-      "compare llama3_8b_128k --option tp=2,cp=4",            // no world size, no dp
+  // Each case and the one line it prints on stderr.
+  const std::pair<const char*, const char*> cases[] = {
+      {"compare llama3_8b_128k --nodes 4 --option tp=2,cp=4,cp_comm_type=ring",
+       "hcp-plan: error: <option>: --option \"tp=2,cp=4,cp_comm_type=ring\": unknown cp_comm_type "
+       "'ring' (expected p2p, all_gather, a2a or a2a+p2p)\n"},
+      {"compare llama3_8b_128k --nodes 4 --option tp=3,cp=4",  // 12 does not divide 32
+       "hcp-plan: error: <command line>: --option \"tp=3,cp=4\": tp*cp*pp = 12 does not divide "
+       "the 32 GPUs\n"},
+      {"compare llama3_8b_128k --nodes 4",  // no option
+       "hcp-plan: error: compare needs at least one --option \"tp=..,cp=..,cp_comm_type=..\"\n"},
+      {"compare llama3_8b_128k --option tp=2,cp=4",  // no world size, no dp
+       "hcp-plan: error: <command line>: --option \"tp=2,cp=4\": give --nodes (and "
+       "--gpus-per-node) or dp= in the option\n"},
   };
-  for (const char* args : cases) {
+  for (const auto& [args, message] : cases) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_EQ(r.err, message) << args;
   }
 }
 

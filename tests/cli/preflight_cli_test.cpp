@@ -109,6 +109,9 @@ TEST(PreflightCli, BadInputsExitTwo) {
 TEST(PreflightCli, MissingInterpreterExitsThree) {
   auto r = run_cli(args("slurm_4x8.env", "dgx_h100_healthy.txt", "no_such_python"));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "hcp-plan: error: <command line>: Python interpreter '" + kFix +
+                       "no_such_python' not found or not executable\n");
 }
 
 TEST(PreflightCli, LiveProbeOnThisMachineNeverCrashes) {

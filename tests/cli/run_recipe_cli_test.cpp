@@ -102,6 +102,8 @@ TEST(RunRecipeFlags, FlagValuesAreNeverTakenForRecipes) {
                            "--save_dir out/x --recipe llama3_8b_128k.yaml"}) {
     CliResult r = run_cli(kQwen8b + args);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out, "tests/fixtures/real/hf/qwen3_8b.json: 0 errors, 0 warnings, 0 infos\n")
+        << args;
   }
 }
 

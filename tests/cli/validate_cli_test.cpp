@@ -35,6 +35,9 @@ TEST(ValidateCli, DefaultRecipeOnFourNodesIsClean) {
 TEST(ValidateCli, ShippedRecipeByName) {
   CliResult r = run_cli("validate llama3_8b_128k" + kCluster);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string summary = "recipes/llama3_8b_128k.yaml: 0 errors, 0 warnings, 1 info\n";
+  ASSERT_GE(r.out.size(), summary.size()) << r.out;
+  EXPECT_EQ(r.out.substr(r.out.size() - summary.size()), summary) << r.out;
 }
 
 TEST(ValidateCli, ErrorInCompilerFormWithFixAndOverrideLocation) {
@@ -178,6 +181,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ValidateCli, MissingRecipeIsAUsageError) {
   CliResult r = run_cli("validate");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "hcp-plan: error: <command line>: nothing to check: give RECIPE, --mlm-args or "
+            "--hf-config\n");
 }
 
 // --- rules and explain ----------------------------------------------------------------------
@@ -203,12 +210,14 @@ TEST(RulesCli, JsonAndFamilyFilter) {
 TEST(ExplainCli, ShowsTheRuleAndRunsBothExamples) {
   CliResult r = run_cli("explain cp013");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  constexpr const char* kFailingExample =
+      "Failing example:\n  $ hcp-plan validate llama3_8b_128k "
+      "model.hierarchical_context_parallel_sizes=[4,2]";
   for (const char* part :
        {"CP013: product of hierarchical_context_parallel_sizes equals CP", "Severity:    error",
-        "Enforced by: bridge, mcore, mlm", "Upstream:    Megatron-LM", "Why:", "Fix:",
-        "Failing example:\n  $ hcp-plan validate llama3_8b_128k "
-        "model.hierarchical_context_parallel_sizes=[4,2]",
-        "  <override 1>:1:", "error: [CP013] Product of", "Passing example:", "CP013 is quiet."}) {
+        "Enforced by: bridge, mcore, mlm", "Upstream:    Megatron-LM",
+        "Why:", "Fix:", kFailingExample, "  <override 1>:1:", "error: [CP013] Product of",
+        "Passing example:", "CP013 is quiet."}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << "missing '" << part << "' in\n" << r.out;
   }
 }

@@ -77,8 +77,10 @@ TEST(ValidateMlmCli, ShorthandFlagAfterMlmArgsKeepsItsValue) {
                                "--num-layers 4 --num-attention-heads 8 --seq-length 4095 --bf16\n");
   auto fixed = run_cli("validate --mlm-args @" + args + " -sl 4096 --world-size 4");
   EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+  EXPECT_NE(fixed.out.find(": 0 errors"), std::string::npos) << fixed.out;
   auto still_bad = run_cli("validate --mlm-args @" + args + " -sl 4094 --world-size 4");
   EXPECT_EQ(still_bad.exit_code, 1) << still_bad.out << still_bad.err;
+  EXPECT_NE(still_bad.out.find("seq_length 4094 % (2*2) = 2"), std::string::npos) << still_bad.out;
 }
 
 bool has_rule(const std::string& json_text, const std::string& id) {
