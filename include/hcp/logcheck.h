@@ -114,8 +114,8 @@ struct ParsedLog {
 /// Bounds that keep memory constant however long the log is.
 inline constexpr size_t kMaxIterationsKept = 65536;
 inline constexpr size_t kMaxFailuresKept = 64;
-inline constexpr size_t kMaxLineBytes = 64 * 1024;       ///< Longer lines are cut.
-inline constexpr size_t kMaxConfigBlockBytes = 4 << 20;  ///< A printed config larger is cut.
+inline constexpr size_t kMaxLineBytes = size_t{64} * 1024;  ///< Longer lines are cut.
+inline constexpr size_t kMaxConfigBlockBytes = 4 << 20;     ///< A printed config larger is cut.
 
 /// Strip the launcher prefixes of one line: srun --label ("3: "), torchrun ("[default3]:",
 /// "[rank3]:"), Open MPI --tag-output ("[1,3]<stdout>:") and leading timestamps ("2026-01-02

@@ -52,7 +52,7 @@ Result<LinkPlacement> place_links(const Layout& layout, int gpus_per_node, int n
   want(kCp, "cp", layout.cp, true);
   want(kDp, "dp", layout.dp, false);
   want(kPp, "pp", layout.pp, false);
-  if (hcp.size() >= 1) want(kA2a, "hcp_L0", hcp[0], true);
+  if (!hcp.empty()) want(kA2a, "hcp_L0", hcp[0], true);
   if (hcp.size() >= 2) want(kRing, "hcp_L1", hcp[1], false);
   // Resolving validates the config (as layout_locality() does) even when no kind is placed.
   auto placed = place_group_kinds(config, kinds, shape);

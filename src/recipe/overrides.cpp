@@ -570,6 +570,7 @@ bool override_flag_takes_value(std::string_view name) {
 
 std::vector<std::string> override_flag_names() {
   std::vector<std::string> names;
+  names.reserve(std::size(kLaunchFlags) + 2 * std::size(kFlags));
   for (const LaunchFlag& f : kLaunchFlags)
     names.emplace_back(f.name);
   for (const Flag& f : kFlags) {

@@ -94,6 +94,7 @@ void a2a_scatter_heads(std::vector<RankData>& ranks, const std::vector<int>& gro
   for (int64_t j = 0; j < n; ++j) {
     RankData& dst = after[j];
     std::vector<const RankData*> sources;
+    sources.reserve(group.size());
     for (int member : group)
       sources.push_back(&ranks[member]);
     const int64_t hq = sources[0]->q.heads / n, hkv = sources[0]->k.heads / n;

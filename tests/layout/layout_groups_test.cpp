@@ -23,6 +23,7 @@ Lists range_groups(int count, int size, int step_between, int step_within) {
   Lists out;
   for (int g = 0; g < count; ++g) {
     std::vector<int> members;
+    members.reserve(static_cast<size_t>(size));
     for (int j = 0; j < size; ++j)
       members.push_back(g * step_between + j * step_within);
     out.push_back(members);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hcp/accuracy.h"
@@ -86,7 +87,7 @@ std::vector<Diagnostic> run(const std::string& file, double measured_ms, double 
   p.estimate.memory.total = 80.0 * (1 << 30);
   p.estimate.memory.reserved = 6.0 * (1 << 30);
   p.cp_off_step_s = cp_off_s;
-  p.band = band;
+  p.band = std::move(band);
   p.cluster = "test";
   in.prediction = p;
   MeasuredSpeed s;
