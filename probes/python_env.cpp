@@ -50,6 +50,7 @@ bool read_until_eof(int fd, std::string& out, std::chrono::steady_clock::time_po
 /// Run argv (no shell), capturing stdout. Return the exit status or an error message.
 Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, int timeout_ms) {
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (const std::string& a : argv)
     cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);

@@ -216,6 +216,7 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
     }
   }
   std::vector<Slice> out;
+  out.reserve(named.size());
   for (const auto& [name, list] : named)
     out.push_back({name, metrics_of(list)});
   return out;

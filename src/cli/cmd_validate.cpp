@@ -299,7 +299,7 @@ std::optional<std::string> skipped_kind(const std::string& recipe) {
   return non_recipe_yaml_kind(text.str(), recipe);
 }
 
-int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
+int run_validate(const ValidateOptions& opts, std::vector<std::string> overrides) {
   std::vector<std::string> recipes{opts.sources.recipe};
   if (!opts.sources.recipe.empty()) {
     std::vector<std::string> more = take_extra_recipes(overrides);
