@@ -114,7 +114,7 @@ nlohmann::json preflight_json(const PreflightReport& report);
 
 /// Read preflight_json() output back (rank 0 of a cluster preflight reads every node's).
 Result<PreflightReport> preflight_report_from_json(const nlohmann::json& j,
-                                                   const std::string& source);
+                                                   const std::string& where);
 
 // --- Many nodes: one task per node, one report on rank 0 ---------------------------------------
 
@@ -162,10 +162,10 @@ struct ClusterPreflightReport {
 ClusterPreflightReport aggregate_preflight(std::vector<NodePreflight> nodes);
 /// Text: the cluster verdict line, the launch, one line per node, the differing nodes, then the
 /// findings grouped by source with the nodes that reported them.
-std::string cluster_preflight_text(const ClusterPreflightReport& report);
+std::string cluster_preflight_text(const ClusterPreflightReport& c);
 /// JSON: {"verdict","exit_code","summary","recipe","launch","nodes":[{"rank","host","verdict",
 /// "summary","problem","environment","node"}],"differing_nodes","diagnostics":[{...,"hosts"}]}.
-nlohmann::json cluster_preflight_json(const ClusterPreflightReport& report);
+nlohmann::json cluster_preflight_json(const ClusterPreflightReport& c);
 
 /// Read the NVIDIA kernel driver version from /proc/driver/nvidia/version ("" when no driver).
 std::string read_driver_version(const std::string& path = "/proc/driver/nvidia/version");

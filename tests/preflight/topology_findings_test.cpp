@@ -19,6 +19,7 @@ std::string fixture(const std::string& rel) {
 
 std::vector<std::string> ids(const std::vector<Diagnostic>& ds) {
   std::vector<std::string> out;
+  out.reserve(ds.size());
   for (const auto& d : ds)
     out.push_back(d.id());
   return out;

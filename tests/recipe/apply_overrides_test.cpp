@@ -18,14 +18,14 @@ Recipe base() {
   return *r;
 }
 
-Recipe apply_ok(std::vector<std::string> args) {
+Recipe apply_ok(const std::vector<std::string>& args) {
   Recipe r = base();
   Status s = apply_overrides(r, args);
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().str());
   return r;
 }
 
-Error apply_error(std::vector<std::string> args) {
+Error apply_error(const std::vector<std::string>& args) {
   Recipe r = base();
   Status s = apply_overrides(r, args);
   EXPECT_FALSE(s.ok());
@@ -108,7 +108,7 @@ const char* kNullSpecs =
     "model:\n  context_parallel_size: 2\n  seq_length: 8192\ndataset:\n  seq_length: 8192\n"
     "  enable_offline_packing: true\n  offline_packing_specs: null\ncomm_overlap: null\n";
 
-Status apply_to_null_specs(std::vector<std::string> args, Recipe& r) {
+Status apply_to_null_specs(const std::vector<std::string>& args, Recipe& r) {
   Result<Recipe> loaded = load_recipe_text(kNullSpecs, "null_specs.yaml");
   EXPECT_TRUE(loaded.ok()) << loaded.error().str();
   r = *loaded;
