@@ -22,9 +22,6 @@ struct PlanReportContext {
   std::string confirm;      ///< Result of --confirm (empty when not asked).
 };
 
-/// Return the option letter of rank i: A, B, ..., Z, AA, AB, ...
-std::string option_letter(size_t index);
-
 /// Return the plan as text: header, decision table, recommendation, reasons, rejected layouts.
 std::string format_plan_text(const PlanResult& plan, const PlanReportContext& context);
 /// Return the plan as JSON: {"options":[{tp, cp, pp, dp, cp_comm_type,

@@ -133,6 +133,9 @@ EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& mod
 /// the world size is unknown.
 Result<PlanResult> plan(const PlanRequest& request);
 
+/// Return the letter that names the option of rank i in text and reports: A, B, ..., Z, AA, AB, ...
+std::string option_letter(size_t index);
+
 /// One layout given to `compare`: its estimate (when the model can price it) and every rule
 /// finding, errors included.
 struct CompareEntry {

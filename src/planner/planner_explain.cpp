@@ -151,9 +151,7 @@ void rule_notes(PlanOption& o) {
 
 }  // namespace
 
-namespace {
-
-std::string letter_of(size_t index) {
+std::string option_letter(size_t index) {
   std::string s;
   size_t n = index + 1;
   while (n > 0) {
@@ -163,6 +161,8 @@ std::string letter_of(size_t index) {
   }
   return s;
 }
+
+namespace {
 
 double headroom_gib(const PlanOption& o) {
   return o.estimate.memory_limit_gib - o.estimate.memory_gib();
@@ -237,7 +237,7 @@ std::string band_text(const PlanOption& o) {
 
 /// The letter of option i: the caller's, else the default A, B, ...
 std::string letter_at(const std::vector<std::string>& letters, size_t i) {
-  return i < letters.size() ? letters[i] : letter_of(i);
+  return i < letters.size() ? letters[i] : option_letter(i);
 }
 
 /// An option the recommendation may pick: it fits in memory and is eligible.

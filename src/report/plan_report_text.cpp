@@ -166,17 +166,6 @@ std::string rejected_section(const PlanResult& plan) {
 
 }  // namespace
 
-std::string option_letter(size_t index) {
-  std::string s;
-  size_t n = index + 1;
-  while (n > 0) {
-    --n;
-    s.insert(s.begin(), static_cast<char>('A' + n % 26));
-    n /= 26;
-  }
-  return s;
-}
-
 std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c) {
   std::string out = header(plan, c);
   size_t shown = c.top == 0 ? plan.options.size() : std::min(c.top, plan.options.size());
