@@ -3,8 +3,11 @@
 // wrongly. Fixtures are written into a temporary directory by the tests themselves. The probe
 // captures (hwloc, NCCL, nvidia-smi) have their own file; the regressions of issue #17 are here.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -231,12 +234,37 @@ TEST(MalformedRecipe, EndlessDeviceEndsFast) {
   expect_bad_input(run_cli("validate /dev/zero"), "/dev/zero", "larger than the 4 MiB limit");
 }
 
+/// Run `hcp-plan ARGS` as `nobody` when this process is root (else as this user), from a copy of
+/// the binary in `scratch` and with `scratch` as the working directory: a checkout under a private
+/// directory (/root) is neither executable nor readable by `nobody`.
+CliResult run_cli_unprivileged(const std::string& scratch, const std::string& args) {
+  const std::string binary = scratch + "/hcp-plan";
+  fs::copy_file(HCP_BINARY, binary, fs::copy_options::overwrite_existing);
+  fs::permissions(binary, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(scratch, fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  const std::string err_path = scratch + "/stderr.txt";
+  const std::string command = "cd '" + scratch + "' && " + testing::unprivileged_command_prefix() +
+                              "'" + binary + "' " + args + " 2>'" + err_path + "'";
+  CliResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = testing::read_whole_file(err_path);
+  return result;
+}
+
 TEST(MalformedRecipe, UnreadableFile) {
   // As root (CI) hcp-plan runs as `nobody`: root reads a file without permissions.
   Scratch s;
   auto f = s.file("secret.yaml", kRecipe);
   fs::permissions(f, fs::perms::none);
-  expect_bad_input(run_cli("validate " + f, testing::unprivileged_command_prefix()), f,
+  expect_bad_input(run_cli_unprivileged(fs::path(f).parent_path().string(), "validate " + f), f,
                    "Permission denied");
 }
 
