@@ -36,16 +36,15 @@ inline std::string read_whole_file(const std::string& path) {
 inline const std::string kMpirun =
     "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" mpirun --allow-run-as-root --oversubscribe";
 
-/// Run `hcp-plan ARGS` through the shell (ARGS is shell text) with extra environment settings
-/// prepended ("HCP_X=1 "), from the source directory.
-inline CliResult run_cli(const std::string& args, const std::string& env = "") {
+/// Run a shell command line and capture its stdout, stderr (through a temporary file) and exit
+/// code.
+inline CliResult run_shell(const std::string& command_line) {
   static int counter = 0;
   std::string err_path =
       (std::filesystem::temp_directory_path() /
        ("hcp_cli_err_" + std::to_string(getpid()) + "_" + std::to_string(counter++)))
           .string();
-  std::string command =
-      "cd '" HCP_SOURCE_DIR "' && " + env + " '" HCP_BINARY "' " + args + " 2>'" + err_path + "'";
+  std::string command = command_line + " 2>'" + err_path + "'";
   CliResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
@@ -58,6 +57,12 @@ inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   result.err = read_whole_file(err_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+/// Run `hcp-plan ARGS` through the shell (ARGS is shell text) with extra environment settings
+/// prepended ("HCP_X=1 "), from the source directory.
+inline CliResult run_cli(const std::string& args, const std::string& env = "") {
+  return run_shell("cd '" HCP_SOURCE_DIR "' && " + env + " '" HCP_BINARY "' " + args);
 }
 
 /// Return the subcommand names listed under "Subcommands:" in `hcp-plan --help`.

@@ -3,11 +3,8 @@
 // wrongly. Fixtures are written into a temporary directory by the tests themselves. The probe
 // captures (hwloc, NCCL, nvidia-smi) have their own file; the regressions of issue #17 are here.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -243,20 +240,8 @@ CliResult run_cli_unprivileged(const std::string& scratch, const std::string& ar
   fs::permissions(binary, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                               fs::perms::others_read | fs::perms::others_exec);
   fs::permissions(scratch, fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
-  const std::string err_path = scratch + "/stderr.txt";
-  const std::string command = "cd '" + scratch + "' && " + testing::unprivileged_command_prefix() +
-                              "'" + binary + "' " + args + " 2>'" + err_path + "'";
-  CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.err = testing::read_whole_file(err_path);
-  return result;
+  return testing::run_shell("cd '" + scratch + "' && " + testing::unprivileged_command_prefix() +
+                            "'" + binary + "' " + args);
 }
 
 TEST(MalformedRecipe, UnreadableFile) {

@@ -9,13 +9,14 @@
 #include "hcp/rules.h"
 #include "hcp/topology.h"
 #include "probes/nccl_dump.h"
+#include "probes/topology_test_support.h"
 
 namespace hcp {
 namespace {
 
-std::string fixture(const std::string& rel) {
-  return std::string(HCP_FIXTURES_DIR) + "/topologies/" + rel;
-}
+using testing::has;
+using testing::smi4;
+using testing::topology_fixture;
 
 std::vector<std::string> ids(const std::vector<Diagnostic>& ds) {
   std::vector<std::string> out;
@@ -23,17 +24,6 @@ std::vector<std::string> ids(const std::vector<Diagnostic>& ds) {
   for (const auto& d : ds)
     out.push_back(d.id());
   return out;
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-const std::string kHeader4 = "\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tCPU Affinity\tNUMA Affinity\n";
-
-std::string smi4(const std::string& row0, const std::string& row1, const std::string& row2,
-                 const std::string& row3) {
-  return kHeader4 + row0 + "\n" + row1 + "\n" + row2 + "\n" + row3 + "\n";
 }
 
 // --- findings ------------------------------------------------------------------------------------
@@ -45,7 +35,7 @@ TEST(Findings, AsymmetricNvlinkFiresAndSymmetricDoesNot) {
                             "asym.txt");
   ASSERT_TRUE(asym.ok());
   auto f = topology_findings(*asym);
-  EXPECT_TRUE(contains(ids(f), "TOPO001"));
+  EXPECT_TRUE(has(ids(f), "TOPO001"));
   auto sym = parse_nvidia_smi_topo(smi4("GPU0 X NV4 NV4 NV4 PIX 0 0", "GPU1 NV4 X NV4 NV4 PIX 0 0",
                                         "GPU2 NV4 NV4 X NV4 PIX 0 0", "GPU3 NV4 NV4 NV4 X PIX 0 0"),
                                    "sym.txt");
@@ -75,50 +65,50 @@ TEST(Findings, NvlinksDownFireFromNvmlStateAndFromLinkCounts) {
   EXPECT_EQ(healthy.nvlink.matrix[2][5], 18);
   EXPECT_DOUBLE_EQ(healthy.nvlink.gbps_per_gpu[0], 450);
   EXPECT_EQ(healthy.gpus[0].name, "H100 80GB HBM3");
-  EXPECT_FALSE(contains(ids(topology_findings(healthy)), "TOPO002"));
+  EXPECT_FALSE(has(ids(topology_findings(healthy)), "TOPO002"));
 
   auto down = topology_from_nvml(nvml_switch_node(8, 18, 3, 16, 2));
   auto f = topology_findings(down);
-  ASSERT_TRUE(contains(ids(f), "TOPO002"));
+  ASSERT_TRUE(has(ids(f), "TOPO002"));
   EXPECT_EQ(down.nvlink.matrix[3][4], 16);
   auto counted = topology_from_nvml(nvml_switch_node(8, 18, 5, 12, 0));
   auto g = topology_findings(counted);
-  ASSERT_TRUE(contains(ids(g), "TOPO002"));
+  ASSERT_TRUE(has(ids(g), "TOPO002"));
   EXPECT_NE(g.front().message.find("GPU 5 has 12 active NVLinks, most GPUs have 18"),
             std::string::npos);
 }
 
 TEST(Findings, GpuWithoutNicOnItsSwitch) {
   auto pcie = load_nvidia_smi_topo(
-      fixture("nvidia-smi/pcie_8xA100-80GB_NVLink-bridge-pairs_TRUNCATED.txt"));
+      topology_fixture("nvidia-smi/pcie_8xA100-80GB_NVLink-bridge-pairs_TRUNCATED.txt"));
   ASSERT_TRUE(pcie.ok());
   auto f = topology_findings(*pcie);
-  ASSERT_TRUE(contains(ids(f), "TOPO003"));
-  auto ndv5 = load_nccl_topo(fixture("nccl/azure_ndv5_8xH100_8xNDR_topohint.xml"));
+  ASSERT_TRUE(has(ids(f), "TOPO003"));
+  auto ndv5 = load_nccl_topo(topology_fixture("nccl/azure_ndv5_8xH100_8xNDR_topohint.xml"));
   ASSERT_TRUE(ndv5.ok());
-  EXPECT_FALSE(contains(ids(topology_findings(*ndv5)), "TOPO003"));
+  EXPECT_FALSE(has(ids(topology_findings(*ndv5)), "TOPO003"));
 }
 
 TEST(Findings, MixedNicSpeeds) {
   auto mixed = parse_nccl_topo(nccl_dump("6", "200000"), "m.xml");
   ASSERT_TRUE(mixed.ok());
   auto f = topology_findings(*mixed);
-  ASSERT_TRUE(contains(ids(f), "TOPO004"));
+  ASSERT_TRUE(has(ids(f), "TOPO004"));
   auto same = parse_nccl_topo(nccl_dump("6", "400000"), "s.xml");
   ASSERT_TRUE(same.ok());
-  EXPECT_FALSE(contains(ids(topology_findings(*same)), "TOPO004"));
+  EXPECT_FALSE(has(ids(topology_findings(*same)), "TOPO004"));
 }
 
 TEST(Findings, GpusSplitAcrossNumaNodes) {
-  auto hgx =
-      load_nccl_topo(fixture("nccl/hgx_8xA100-80GB_6xNVSwitch_4xCX6Dx-RoCE_ncclTopoDump.xml"));
+  auto hgx = load_nccl_topo(
+      topology_fixture("nccl/hgx_8xA100-80GB_6xNVSwitch_4xCX6Dx-RoCE_ncclTopoDump.xml"));
   ASSERT_TRUE(hgx.ok());
   auto f = topology_findings(*hgx);
   EXPECT_EQ(ids(f), std::vector<std::string>{"TOPO005"});
   EXPECT_EQ(f.front().severity(), Severity::kInfo);
   auto one_node = parse_nccl_topo(nccl_dump("6", "400000"), "one.xml");
   ASSERT_TRUE(one_node.ok());
-  EXPECT_FALSE(contains(ids(topology_findings(*one_node)), "TOPO005"));
+  EXPECT_FALSE(has(ids(topology_findings(*one_node)), "TOPO005"));
 }
 
 // Issue #26: preflight blocks a launch on a broken NVLink because the catalog's "preflight" case
@@ -152,8 +142,8 @@ TEST(Findings, PreflightReportsBrokenNvlinksAsTheCatalogSays) {
 }
 
 TEST(Findings, OtherTopologyFindingsKeepTheirSeverityInPreflight) {
-  auto hgx =
-      load_nccl_topo(fixture("nccl/hgx_8xA100-80GB_6xNVSwitch_4xCX6Dx-RoCE_ncclTopoDump.xml"));
+  auto hgx = load_nccl_topo(
+      topology_fixture("nccl/hgx_8xA100-80GB_6xNVSwitch_4xCX6Dx-RoCE_ncclTopoDump.xml"));
   ASSERT_TRUE(hgx.ok());
   auto f = preflight_topology_findings(*hgx);
   ASSERT_EQ(ids(f), std::vector<std::string>{"TOPO005"});

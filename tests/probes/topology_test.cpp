@@ -10,29 +10,19 @@
 #include "hcp/cluster.h"
 #include "hcp/topology.h"
 #include "probes/nccl_dump.h"
+#include "probes/topology_test_support.h"
 
 namespace hcp {
 namespace {
 
-std::string fixture(const std::string& rel) {
-  return std::string(HCP_FIXTURES_DIR) + "/topologies/" + rel;
-}
+using testing::has;
+using testing::smi4;
+using testing::topology_fixture;
 
 std::string temp_file(const std::string& name, const std::string& content) {
   auto path = std::filesystem::temp_directory_path() / ("hcp_probe_test_" + name);
   std::ofstream(path, std::ios::binary) << content;
   return path.string();
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-const std::string kHeader4 = "\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tCPU Affinity\tNUMA Affinity\n";
-
-std::string smi4(const std::string& row0, const std::string& row1, const std::string& row2,
-                 const std::string& row3) {
-  return kHeader4 + row0 + "\n" + row1 + "\n" + row2 + "\n" + row3 + "\n";
 }
 
 // --- nvidia-smi: bad input -----------------------------------------------------------------------
@@ -183,7 +173,8 @@ TEST(HwlocParse, JunkAndWrongRootAndNewerVersionAreRejected) {
 TEST(HwlocParse, AbsurdNvlinkBandwidthIsRejected) {
   std::string text;
   {
-    std::ifstream in(fixture("hwloc/nvidia-dgx2_16xV100_12xNVSwitch_nvml_NVLinkBandwidth.xml"));
+    std::ifstream in(
+        topology_fixture("hwloc/nvidia-dgx2_16xV100_12xNVSwitch_nvml_NVLinkBandwidth.xml"));
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   const std::string row =
@@ -312,8 +303,8 @@ std::vector<std::string> conflicts(const Topology& t) {
 }
 
 TEST(Merge, NvidiaSmiFillsNvlinkOfAnHwlocExportAndGetsBandwidthFromIt) {
-  auto hw =
-      load_hwloc_xml(fixture("hwloc/juwels-booster_jwb0004_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml"));
+  auto hw = load_hwloc_xml(
+      topology_fixture("hwloc/juwels-booster_jwb0004_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml"));
   ASSERT_TRUE(hw.ok());
   auto smi = parse_nvidia_smi_topo(
       smi4("GPU0 X NV4 NV4 NV4 PIX 18-23 3", "GPU1 NV4 X NV4 NV4 SYS 6-11 1",
@@ -352,8 +343,8 @@ TEST(Merge, ConflictingSourcesKeepTheFirstAndWarn) {
 // --- JSON, profile, cluster ----------------------------------------------------------------------
 
 TEST(TopologyJson, ContractKeysAndRoundTrip) {
-  auto t =
-      load_nccl_topo(fixture("nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml"));
+  auto t = load_nccl_topo(
+      topology_fixture("nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml"));
   ASSERT_TRUE(t.ok());
   auto j = topology_to_json(*t);
   EXPECT_EQ(j["gpus_per_node"], 8);
@@ -375,7 +366,8 @@ TEST(TopologyJson, ContractKeysAndRoundTrip) {
 }
 
 TEST(TopologyJson, UnknownsAreNullAndBadJsonIsRejected) {
-  auto t = load_nvidia_smi_topo(fixture("nvidia-smi/dgx-a100-40gb_8gpu_NV12_12nic_TRUNCATED.txt"));
+  auto t = load_nvidia_smi_topo(
+      topology_fixture("nvidia-smi/dgx-a100-40gb_8gpu_NV12_12nic_TRUNCATED.txt"));
   ASSERT_TRUE(t.ok());
   auto j = topology_to_json(*t);
   EXPECT_TRUE(j["nvlink"]["matrix"][4][5].is_null());
@@ -387,8 +379,8 @@ TEST(TopologyJson, UnknownsAreNullAndBadJsonIsRejected) {
 }
 
 TEST(ClusterProfileFromTopology, DescribesTheNodeAndReloads) {
-  auto t =
-      load_nccl_topo(fixture("nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml"));
+  auto t = load_nccl_topo(
+      topology_fixture("nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml"));
   ASSERT_TRUE(t.ok());
   ClusterProfile p = cluster_profile_from_topology(*t, "gx3d-h100");
   EXPECT_EQ(p.name, "gx3d-h100");
@@ -408,15 +400,16 @@ TEST(ClusterProfileFromTopology, DescribesTheNodeAndReloads) {
 
 TEST(ClusterProfileFromTopology, DirectNvlinkDomainIsTheLinkedGroup) {
   auto t = load_hwloc_xml(
-      fixture("hwloc/ibm-power8-minsky_4xP100_cuda-opencl-nvml_NVLinkBandwidth.xml"));
+      topology_fixture("hwloc/ibm-power8-minsky_4xP100_cuda-opencl-nvml_NVLinkBandwidth.xml"));
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(cluster_profile_from_topology(*t, "minsky").nvlink_domain, 2);
 }
 
 TEST(ClusterSummary, NamesTheNodeThatDiffersFromTheMajority) {
-  auto h100 = load_nvidia_smi_topo(fixture("nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt"));
-  auto small =
-      load_nvidia_smi_topo(fixture("nvidia-smi/hgx-h100-4gpu_NV6_4nic_TRUNCATED-legend.txt"));
+  auto h100 =
+      load_nvidia_smi_topo(topology_fixture("nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt"));
+  auto small = load_nvidia_smi_topo(
+      topology_fixture("nvidia-smi/hgx-h100-4gpu_NV6_4nic_TRUNCATED-legend.txt"));
   ASSERT_TRUE(h100.ok() && small.ok());
   std::vector<Topology> nodes = {*h100, *h100, *small, *h100};
   nodes[0].host = "node-a";
@@ -427,9 +420,9 @@ TEST(ClusterSummary, NamesTheNodeThatDiffersFromTheMajority) {
   EXPECT_EQ(s.node_count, 3);
   ASSERT_EQ(s.odd_nodes.size(), 1u);
   EXPECT_EQ(s.odd_nodes[0].host, "node-c");
-  EXPECT_TRUE(contains(s.odd_nodes[0].differences, "4 GPUs (majority: 8)"));
-  EXPECT_TRUE(contains(s.odd_nodes[0].differences, "NVLink matrix differs from the majority"));
-  EXPECT_TRUE(contains(s.odd_nodes[0].differences, "4 NICs (majority: 10)"));
+  EXPECT_TRUE(has(s.odd_nodes[0].differences, "4 GPUs (majority: 8)"));
+  EXPECT_TRUE(has(s.odd_nodes[0].differences, "NVLink matrix differs from the majority"));
+  EXPECT_TRUE(has(s.odd_nodes[0].differences, "4 NICs (majority: 10)"));
   EXPECT_NE(cluster_summary_text(s).find("node-c: 4 GPUs"), std::string::npos);
   EXPECT_EQ(cluster_summary_to_json(s)["differing_nodes"][0]["host"], "node-c");
 
@@ -475,7 +468,7 @@ TEST(LiveProbe, SucceedsAndSaysWhatItFound) {
   ASSERT_TRUE(t.ok()) << t.error().str();
   EXPECT_GT(t->pus, 0);
   EXPECT_FALSE(t->numa_nodes.empty());
-  EXPECT_TRUE(contains(t->sources, "hwloc"));
+  EXPECT_TRUE(has(t->sources, "hwloc"));
   EXPECT_FALSE(t->host.empty());
   if (t->gpus.empty()) {
     bool said = std::any_of(t->notes.begin(), t->notes.end(), [](const std::string& n) {
