@@ -81,11 +81,17 @@ void expect_best_variants(const std::string& recipe_file, int64_t world, int64_t
   }
 }
 
-TEST(PlanPruning, ListedOptionsAreTheBestVariantOfTheirLayout) {
+TEST(PlanPruning, ListedDenseOptionsAreTheBestVariantOfTheirLayout) {
   expect_best_variants("llama3_8b_128k.yaml", 64, 4);
+}
+
+TEST(PlanPruning, ListedMoeOptionsAreTheBestVariantOfTheirLayout) {
   expect_best_variants("qwen3_30b_a3b_64k.yaml", 64, 4);
   expect_best_variants("mixtral_8x7b_32k.yaml", 32, 2);
-  // A world where most layouts cannot split the global batch (the model cannot price them).
+}
+
+// A world where most layouts cannot split the global batch (the model cannot price them).
+TEST(PlanPruning, ListedOptionsAreTheBestVariantWhereMostCannotBePriced) {
   expect_best_variants("qwen3_30b_a3b_64k.yaml", 2048, 2);
 }
 
