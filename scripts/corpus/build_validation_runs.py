@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from validation_tables import MODELS, SOURCES, TABLES
+from validation_tables import DGXC_EP, DGXC_GA, DGXC_REPO, DGXC_SETTINGS_WHY, DGXC_TABLES, MODELS, SOURCES, TABLES
 
 
 def number(text):
@@ -76,11 +76,47 @@ def rows_of(table):
     return out
 
 
+def dgxc_rows(table):
+    """The rows of one DGX Cloud Benchmarking scaling table (one per GPU count)."""
+    out = []
+    lay = table["layout"]
+    strong = "strong" in table["section"].lower()
+    for gpus, gbs, step_s, tokens_per_s in table["points"]:
+        key = (table["section"], gpus)
+        row = {
+            "id": "dgxc-{}-{}-{}-{}-{}g{}".format(table["release"], table["system"], table["model"],
+                                                table["precision"], gpus, "-strong" if strong else ""),
+            "kind": "dgxc_benchmarking",
+            "framework": "nemo",
+            "source": {"title": "DGX Cloud Benchmarking performance recipe", "repo": DGXC_REPO,
+                       "path": table["path"], "commit": table["commit"],
+                       "release": table["release"],
+                       "location": "section 'Expected Performance', table '{}'".format(table["section"])},
+            "model": table["model"], "system": table["system"], "cluster": table["cluster"],
+            "precision": table["precision"], "task": "pre-training",
+            "num_gpus": gpus, "global_batch": gbs, "micro_batch": lay["micro_batch"],
+            "seq_length": lay["seq_length"], "tp": lay["tp"], "pp": lay["pp"], "cp": lay["cp"],
+            "vp": lay["vp"], "ep": DGXC_EP.get(key, lay["ep"]), "fsdp": lay["fsdp"],
+            "measured": {"tokens_per_s_per_gpu": round(tokens_per_s / gpus, 1),
+                         "derived": "published tokens per second of the job / num_gpus",
+                         "published": {"step_time_s": step_s, "tokens_per_s": tokens_per_s}},
+            "settings": {k: v for k, v in {
+                "grad_accum": DGXC_GA.get(key, lay["grad_accum"]),
+                "expert_tensor_parallel_size": lay.get("expert_tensor_parallel_size")}.items()
+                if v is not None},
+            "settings_source": {"found": False, "why": DGXC_SETTINGS_WHY},
+        }
+        if table.get("note"):
+            row["note"] = table["note"]
+        out.append(row)
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         here, "..", "..", "recipes", "corpus", "validation_runs.json")
-    rows = [r for t in TABLES for r in rows_of(t)]
+    rows = [r for t in TABLES for r in rows_of(t)] + [r for t in DGXC_TABLES for r in dgxc_rows(t)]
     ids = [r["id"] for r in rows]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:

@@ -73,7 +73,20 @@ def row_problems(r, models, clusters):
     measured = r.get("measured") or {}
     if not any(isinstance(measured.get(k), (int, float)) and measured[k] > 0 for k in MEASURED):
         out.append("no positive measured figure")
-    return out + layout_problems(r)
+    return out + layout_problems(r) + published_problems(r)
+
+
+def published_problems(r):
+    """Where a row keeps the published step time and job tokens/s, they must agree with
+    seq x GBS / step (the publication's own formula) to 1%: a check on the transcription."""
+    pub = (r.get("measured") or {}).get("published") or {}
+    step, tokens = pub.get("step_time_s"), pub.get("tokens_per_s")
+    if not (step and tokens and r.get("seq_length") and r.get("global_batch")):
+        return []
+    expect = r["seq_length"] * r["global_batch"] / step
+    if abs(expect - tokens) > 0.01 * tokens:
+        return [f"published tokens/s {tokens} but seq x GBS / step = {expect:.0f}"]
+    return []
 
 
 def main():

@@ -266,3 +266,178 @@ TABLES = [
         },
     },
 ]
+
+# --- NVIDIA DGX Cloud Benchmarking performance recipes (NVIDIA/dgxc-benchmarking) ------------------
+# Each recipe README prints, per GPU count, the training step time and the throughput in tokens per
+# second of the whole job (= seq length x GBS / step time), beside the layout. tokens/s/GPU is that
+# published throughput divided by the GPU count (measured.derived says so). Rows of "proxy" models
+# with fewer layers than the real model are left out (their dimensions are not the model's).
+
+DGXC_REPO = "NVIDIA/dgxc-benchmarking"
+DGXC_SETTINGS_WHY = ("the recipe README prints the layout, batch and sequence; its launch scripts "
+                     "at the same commit hold the rest, not read here")
+
+SOURCES["dgxc_benchmarking"] = (
+    "NVIDIA/dgxc-benchmarking (DGX Cloud Benchmarking performance recipes), the 'Expected "
+    "Performance' tables of the training recipes' READMEs at releases v25.03, v25.04.01 and "
+    "v25.05.01: training step time and tokens per second of the job as published; NeMo framework")
+
+
+def dgxc(release, commit, path, section, model, precision, system, cluster, layout, points,
+         note=None):
+    """A dgxc scaling table: layout (shared by its columns) and points (GPUs, GBS, step s, tokens/s)."""
+    return {"release": release, "commit": commit, "path": path, "section": section,
+            "model": model, "precision": precision, "system": system, "cluster": cluster,
+            "layout": layout, "points": points, "note": note}
+
+
+def lay(seq, tp, pp, cp, vp, mbs, ga, ep=None, fsdp=0, **extra):
+    return dict(seq_length=seq, tp=tp, pp=pp, cp=cp, vp=vp, micro_batch=mbs, grad_accum=ga, ep=ep,
+                fsdp=fsdp, **extra)
+
+
+V2503 = ("v25.03", "1b9bb6b3cfea881fc4997ac111e695e52ae901aa")
+V2504 = ("v25.04.01", "85380ffe02eac74e1d07e556b28cdcf7cce2d2f0")
+V2505 = ("v25.05.01", "60d6fd33ba9554a12b2f0f1f7f62ffd51f220e3d")
+
+H100, GB200 = ("DGX-H100", "dgx-h100"), ("DGX-GB200", "gb200-nvl72")
+L31 = "llama3.1/README.md"
+NEMOTRON_README = "nemotron/README.md"
+
+DGXC_TABLES = [
+    # v25.04.01: llama3.1/README.md, layout tables at the top, 'Expected Performance' below (H100).
+    dgxc(*V2504, L31, "Llama 3.1 8b BF16 (H100)", "LLAMA3_8B", "BF16", *H100,
+         lay(8192, 1, 1, 2, None, 1, 32),
+         [(8, 128, 12.27, 85459), (16, 256, 12.3, 170500), (32, 512, 12.32, 340447),
+          (64, 1024, 12.33, 680341), (128, 2048, 12.33, 1360683)]),
+    dgxc(*V2504, L31, "Llama 3.1 8b FP8 (H100)", "LLAMA3_8B", "FP8", *H100,
+         lay(8192, 1, 1, 2, None, 1, 32),
+         [(8, 128, 9.33, 112388), (16, 256, 9.36, 224055), (32, 512, 9.43, 444783),
+          (64, 1024, 9.48, 884874), (128, 2048, 9.54, 1758618)]),
+    dgxc(*V2504, L31, "Llama 3.1 70b BF16 (H100)", "LLAMA3_70B", "BF16", *H100,
+         lay(8192, 4, 4, 2, 5, 1, 64),
+         [(64, 128, 14.66, 71526), (128, 256, 14.67, 142955), (256, 512, 14.68, 285716),
+          (512, 1024, 14.67, 571821), (1024, 2048, 14.65, 1145202), (2048, 4096, 14.66, 2288843)]),
+    dgxc(*V2504, L31, "Llama 3.1 70b FP8 (H100)", "LLAMA3_70B", "FP8", *H100,
+         lay(8192, 4, 8, 1, 5, 1, 64),
+         [(64, 128, 9.86, 106346), (128, 256, 9.95, 210769), (256, 512, 10, 419430),
+          (512, 1024, 10.07, 833030), (1024, 2048, 10.08, 1664406), (2048, 4096, 10.15, 3305855)]),
+    dgxc(*V2504, L31, "Llama 3.1 405b BF16 (H100; the 32/64/128-GPU proxy columns with 8/30/62 layers left out)",
+         "LLAMA31_405B", "BF16", *H100, lay(8192, 8, 8, 2, 8, 1, 64),
+         [(512, 256, 19.78, 106024), (1024, 512, 19.84, 211406), (2048, 1024, 19.87, 422175)]),
+    dgxc(*V2504, L31, "Llama 3.1 405b FP8 (H100; the 32/64/128-GPU proxy columns with 8/30/62 layers left out)",
+         "LLAMA31_405B", "FP8", *H100, lay(8192, 8, 8, 2, 8, 1, 64),
+         [(512, 256, 12.37, 169535), (1024, 512, 12.42, 337706), (2048, 1024, 12.56, 667883)]),
+    dgxc(*V2504, NEMOTRON_README, "Nemotron4 15b BF16 (H100)", "NEMOTRON4_15B", "BF16", *H100,
+         lay(4096, 2, 1, 1, None, 2, 4),
+         [(16, 64, 2.66, 98550), (32, 128, 2.66, 197101), (64, 256, 2.67, 392725),
+          (128, 512, 2.67, 785450), (256, 1024, 2.68, 1565039), (512, 2048, 2.71, 3095427),
+          (1024, 4096, 2.74, 6123072), (2048, 8192, 2.78, 12069940)]),
+    dgxc(*V2504, NEMOTRON_README, "Nemotron4 15b FP8 (H100)", "NEMOTRON4_15B", "FP8", *H100,
+         lay(4096, 2, 1, 1, None, 2, 4),
+         [(16, 64, 1.98, 132396), (32, 128, 1.98, 264792), (64, 256, 1.98, 529584),
+          (128, 512, 1.99, 1053845), (256, 1024, 2, 2097152), (512, 2048, 2.02, 4152776),
+          (1024, 4096, 2.03, 8264638), (2048, 8192, 2.09, 16054752)]),
+    dgxc(*V2504, NEMOTRON_README, "Nemotron4 340b BF16 (H100)", "NEMOTRON4_340B", "BF16", *H100,
+         lay(4096, 8, 8, 1, None, 1, 16),
+         [(256, 64, 4.36, 60125), (512, 128, 4.39, 119428), (1024, 256, 4.41, 237772),
+          (2048, 512, 4.43, 473398)],
+         note="the layout table prints VP 'NA' here; v25.05.01 prints VP 12 for the same 256-GPU layout (measured again there)"),
+    dgxc(*V2504, NEMOTRON_README, "Nemotron4 340b FP8 (H100)", "NEMOTRON4_340B", "FP8", *H100,
+         lay(4096, 8, 8, 1, None, 1, 16),
+         [(256, 64, 2.93, 89469), (512, 128, 2.97, 176528), (1024, 256, 3, 349525),
+          (2048, 512, 3.05, 687591)],
+         note="the layout table prints VP 'NA' here; v25.05.01 prints VP 12 for the same 256-GPU layout (measured again there)"),
+    # v25.03: one README per size, the layout in each table's header (NeMo 24.12 container).
+    dgxc(*V2503, "llama3.1/README_405b.md", "Llama 3.1 405b BF16 (TP=8, PP=9, CP=2, VP=7, MBS=1, GA=63); the 32/96/192-GPU proxy columns with 7/21/42 layers left out",
+         "LLAMA31_405B", "BF16", *H100, lay(8192, 8, 9, 2, 7, 1, 63),
+         [(576, 252, 17.50, 117964), (1152, 504, 17.60, 234589), (2304, 1008, 17.70, 466527)]),
+    dgxc(*V2503, "llama3.1/README_405b.md", "Llama 3.1 405b FP8 (TP=8, PP=9, CP=2, VP=7, MBS=1, GA=63); the 32/96/192-GPU proxy columns with 7/21/42 layers left out",
+         "LLAMA31_405B", "FP8", *H100, lay(8192, 8, 9, 2, 7, 1, 63),
+         [(576, 252, 11.00, 187671), (1152, 504, 11.10, 371961), (2304, 1008, 11.20, 737280)]),
+    dgxc(*V2503, "nemotron/README_15b.md", "Nemotron4 15b BF16 (TP=4, PP=1, MBS=4, GA=4)",
+         "NEMOTRON4_15B", "BF16", *H100, lay(4096, 4, 1, 1, None, 4, 4),
+         [(16, 64, 2.812, 93223), (32, 128, 2.824, 185654), (64, 256, 2.845, 368568),
+          (128, 512, 2.859, 733526), (256, 1024, 2.852, 1470654), (512, 2048, 2.875, 2917777),
+          (1024, 4096, 2.895, 5795239), (2048, 8192, 2.887, 11622595)],
+         note="CP is not printed; GBS = MBS x GA x GPUs/TP holds only with CP 1"),
+    dgxc(*V2503, "nemotron/README_15b.md", "Nemotron4 15b FP8 (TP=4, PP=1, MBS=4, GA=4)",
+         "NEMOTRON4_15B", "FP8", *H100, lay(4096, 4, 1, 1, None, 4, 4),
+         [(16, 64, 2.039, 128565), (32, 128, 2.046, 256250), (64, 256, 2.048, 512000),
+          (128, 512, 2.059, 1018529), (256, 1024, 2.075, 2021351), (512, 2048, 2.12, 3956891),
+          (1024, 4096, 2.094, 8012042), (2048, 8192, 2.12, 15827562)],
+         note="CP is not printed; GBS = MBS x GA x GPUs/TP holds only with CP 1"),
+    dgxc(*V2503, "nemotron/README_340b.md", "Nemotron4 340b BF16 (TP=8, PP=8, MBS=1, GA=16, VP=12)",
+         "NEMOTRON4_340B", "BF16", *H100, lay(4096, 8, 8, 1, 12, 1, 16),
+         [(128, 32, 4.61, 28432), (256, 64, 4.67, 56134), (512, 128, 4.7, 111551),
+          (1024, 256, 4.73, 221686), (2048, 512, 4.84, 433296)],
+         note="CP is not printed; GBS = MBS x GA x GPUs/(TP x PP) holds only with CP 1"),
+    dgxc(*V2503, "nemotron/README_340b.md", "Nemotron4 340b FP8 (TP=8, PP=8, MBS=1, GA=16, VP=12)",
+         "NEMOTRON4_340B", "FP8", *H100, lay(4096, 8, 8, 1, 12, 1, 16),
+         [(128, 32, 3.16, 41478), (256, 64, 3.21, 81665), (512, 128, 3.26, 160825),
+          (1024, 256, 3.34, 313945), (2048, 512, 3.49, 600903)],
+         note="CP is not printed; GBS = MBS x GA x GPUs/(TP x PP) holds only with CP 1"),
+    dgxc(*V2503, "nemo_megatron/README_175b.md", "NeMo Megatron BF16 (TP=4,PP=8, MBS=1, VP=12, SEQ=2048)",
+         "GPT3_175B", "BF16", *H100, lay(2048, 4, 8, 1, None, 1, 64),
+         [(128, 256, 8.309, 63099), (256, 512, 8.408, 124712), (512, 1024, 8.42, 249068),
+          (1024, 2048, 8.453, 496191), (2048, 4096, 8.49, 988057)],
+         note="VP left null: this table's header prints VP=12, while v25.04.01 reprints the same step times under a layout table with VP 6; CP not printed (GBS = GA 64 x DP needs CP 1, GA from v25.04.01)"),
+    dgxc(*V2503, "nemo_megatron/README_175b.md", "NeMo Megatron FP8 (TP=4,PP=8, MBS=1, VP=12, SEQ=2048)",
+         "GPT3_175B", "FP8", *H100, lay(2048, 4, 8, 1, None, 1, 64),
+         [(128, 256, 5.626, 93190), (256, 512, 5.725, 183157), (512, 1024, 5.774, 363206),
+          (1024, 2048, 5.82, 720671), (2048, 4096, 5.96, 1407485)],
+         note="VP left null: this table's header prints VP=12, while v25.04.01 reprints the same step times under a layout table with VP 6; CP not printed (GBS = GA 64 x DP needs CP 1, GA from v25.04.01)"),
+    # v25.05.01: GB200 tables and one H100 point per workload.
+    dgxc(*V2505, L31, "GB200 Performance: Llama3.1 405b BF16", "LLAMA31_405B", "BF16", *GB200,
+         lay(8192, 4, 8, 2, 8, 1, 32),
+         [(128, 64, 9.347, 56092), (256, 128, 9.484, 110563), (512, 256, 9.508, 220567)]),
+    dgxc(*V2505, L31, "GB200 Performance: Llama3.1 405b FP8", "LLAMA31_405B", "FP8", *GB200,
+         lay(8192, 4, 8, 2, 8, 1, 32),
+         [(128, 64, 6.131, 85514), (256, 128, 6.183, 169590), (512, 256, 6.244, 335867)]),
+    dgxc(*V2505, L31, "H100 Performance: Llama3.1 405b BF16", "LLAMA31_405B", "BF16", *H100,
+         lay(8192, 8, 8, 2, 8, 1, 32), [(512, 256, 19.810, 105863)],
+         note="the layout table prints GA 32, but GBS 256 over DP 4 with MBS 1 is 64 micro-batches; GBS kept as printed"),
+    dgxc(*V2505, L31, "H100 Performance: Llama3.1 405b FP8", "LLAMA31_405B", "FP8", *H100,
+         lay(8192, 8, 8, 2, 8, 1, 32), [(512, 256, 13.020, 161072)],
+         note="the layout table prints GA 32, but GBS 256 over DP 4 with MBS 1 is 64 micro-batches; GBS kept as printed"),
+    dgxc(*V2505, NEMOTRON_README, "H100 Performance: Nemotron4 15b BF16 H100", "NEMOTRON4_15B", "BF16", *H100,
+         lay(4096, 2, 1, 1, None, 2, 4), [(16, 64, 2.746, 95463)]),
+    dgxc(*V2505, NEMOTRON_README, "H100 Performance: Nemotron4 15b FP8 H100", "NEMOTRON4_15B", "FP8", *H100,
+         lay(4096, 2, 1, 1, None, 2, 4), [(16, 64, 1.988, 131863)]),
+    dgxc(*V2505, NEMOTRON_README, "H100 Performance: Nemotron4 340b BF16 H100", "NEMOTRON4_340B", "BF16", *H100,
+         lay(4096, 8, 8, 1, 12, 1, 16), [(256, 64, 4.606, 56913)]),
+    dgxc(*V2505, NEMOTRON_README, "H100 Performance: Nemotron4 340b FP8 H100", "NEMOTRON4_340B", "FP8", *H100,
+         lay(4096, 8, 8, 1, 12, 1, 16), [(256, 64, 3.107, 84372)]),
+    dgxc(*V2505, NEMOTRON_README, "GB200 Performance: Nemotron 340b BF16 GB200 (weak scaling)", "NEMOTRON4_340B", "BF16", *GB200,
+         lay(4096, 8, 4, 1, 12, 1, 8),
+         [(128, 32, 2.189, 59877), (256, 64, 2.19, 119700), (512, 128, 2.229, 235212)]),
+    dgxc(*V2505, NEMOTRON_README, "GB200 Performance: Nemotron 340b FP8 GB200 (weak scaling)", "NEMOTRON4_340B", "FP8", *GB200,
+         lay(4096, 8, 4, 1, 12, 1, 8),
+         [(128, 32, 1.483, 88383), (256, 64, 1.517, 172804), (512, 128, 1.549, 338468)]),
+    dgxc(*V2505, NEMOTRON_README, "GB200 Performance: Nemotron 340b BF16 GB200 Strong Scaling", "NEMOTRON4_340B", "BF16", *GB200,
+         lay(4096, 8, 4, 1, 12, 1, None),
+         [(128, 512, 32.66, 64211), (256, 512, 16.58, 126486), (512, 512, 8.468, 247656)],
+         note="strong-scaling table: GA 128/64/32 at 128/256/512 GPUs (layout table)"),
+    dgxc(*V2505, NEMOTRON_README, "GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", "NEMOTRON4_340B", "FP8", *GB200,
+         lay(4096, 8, 4, 1, 12, 1, None),
+         [(128, 512, 21.83, 96067), (256, 512, 11.21, 187078), (512, 512, 5.668, 369998)],
+         note="strong-scaling table: GA 128/64/32 at 128/256/512 GPUs (layout table)"),
+    dgxc(*V2505, "deepseek_v3/pretraining/README.md", "H100 Performance: Deepseek V3 BF16 H100", "DeepSeekV3", "BF16", *H100,
+         lay(4096, 2, 16, 1, None, 1, 256, ep=64, expert_tensor_parallel_size=1),
+         [(1024, 8192, 52.04, 644781.55)],
+         note="VP printed as 1; whether the run kept DeepSeek-V3's MTP layer is not printed (the model's dimensions are measured_runs.json's DeepSeekV3)"),
+    dgxc(*V2505, "deepseek_v3/pretraining/README.md", "GB200 Performance: Deepseek V3 BF16 GB200", "DeepSeekV3", "BF16", *GB200,
+         lay(4096, 2, 4, 1, None, 1, 64, ep=None, expert_tensor_parallel_size=1),
+         [(128, 1024, 34.168, 122755.33), (256, 2048, 34.194, 245323.97), (512, 4096, 34.274, 489502.71)],
+         note="EP 32 at 128 GPUs, 64 at 256 and 512 (layout table); VP printed as 1; MTP not printed"),
+]
+
+DGXC_EP = {("GB200 Performance: Deepseek V3 BF16 GB200", 128): 32,
+           ("GB200 Performance: Deepseek V3 BF16 GB200", 256): 64,
+           ("GB200 Performance: Deepseek V3 BF16 GB200", 512): 64}
+DGXC_GA = {("GB200 Performance: Nemotron 340b BF16 GB200 Strong Scaling", 128): 128,
+           ("GB200 Performance: Nemotron 340b BF16 GB200 Strong Scaling", 256): 64,
+           ("GB200 Performance: Nemotron 340b BF16 GB200 Strong Scaling", 512): 32,
+           ("GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", 128): 128,
+           ("GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", 256): 64,
+           ("GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", 512): 32}
