@@ -441,3 +441,138 @@ DGXC_GA = {("GB200 Performance: Nemotron 340b BF16 GB200 Strong Scaling", 128): 
            ("GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", 128): 128,
            ("GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", 256): 64,
            ("GB200 Performance: Nemotron 340b FP8 GB200 Strong Scaling", 512): 32}
+
+# --- TorchTitan benchmark reports (pytorch/torchtitan benchmarks/) --------------------------------
+# FSDP2 runs (torchtitan's FSDP shards over the data-parallel x context-parallel ranks), with
+# torch.compile, torchao float8 linears and async TP as each table states. `fsdp` is 1 for all of
+# them; settings.fsdp_degree is the printed FSDP size. seq_length, where a table does not print it,
+# is seq_len of the train config at the torchtitan commit the report names (cited per row).
+
+TT_REPO = "pytorch/torchtitan"
+TT_2412 = ("benchmarks/llama3_h100_202412_torchtitan.md", "820504e20d1149fbf0b98c567af24c4b0433b22d")
+TT_ASYNC = ("benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md", "2887250bbd9103d0bc997ea2efb3a525b5e5dbc0")
+TT_H200 = ("benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md", "4a61bd87d3c7e92bcfeb5d5464d9e6bd13ef440a")
+GRAND_TETON = ("H100-96GB-500W (Grand Teton)", None)
+
+SOURCES["torchtitan_benchmarks"] = (
+    "pytorch/torchtitan benchmarks/: llama3_h100_202412_torchtitan.md (Tables 1-6, Llama 3.1 "
+    "8B/70B/405B on H100 96 GB HBM2e at 500 W), asyncTP_llama3_h100_2025-06_torchtitan.md (async "
+    "TP vs vanilla TP, Llama 3 8B/70B) and llama3-8b_h200_202506_trainy-whitefiber.md (Llama 3.1 8B "
+    "on H200); TPS/GPU as published; framework torchtitan")
+
+SEQ_FROM_CONFIG = {
+    "8B@9dec370": "seq_length not printed: seq_len = 8192 in train_configs/llama3_8b.toml at torchtitan 9dec370ad26b (the commit the report names)",
+    "70B@9dec370": "seq_length not printed: seq_len = 8192 in train_configs/llama3_70b.toml at torchtitan 9dec370ad26b (the commit the report names)",
+    "405B@9dec370": "seq_length not printed: seq_len = 8192 in train_configs/llama3_405b.toml at torchtitan 9dec370ad26b (the commit the report names)",
+    "70B@820504e": "seq_length not printed: seq_len = 8192 in torchtitan/models/llama3/train_configs/llama3_70b.toml at torchtitan 820504e20d11 (the commit the report names)",
+    "8B@820504e": "seq_length not printed: seq_len = 8192 in torchtitan/models/llama3/train_configs/llama3_8b.toml at torchtitan 820504e20d11 (the commit the report names)",
+    "8B@e7c0cae": "seq_length not printed: seq_len = 8192 in torchtitan/models/llama3/train_configs/llama3_8b.toml at torchtitan e7c0cae934df (the commit the report names; the command line sets no seq_len)",
+}
+
+
+def tt(label, doc, table, model, precision, system, gpus, tps, *, seq, tp=1, pp=1, cp=1, vp=1,
+       fsdp_degree, local_batch, gbs=None, memory_gib=None, settings=None, note=None):
+    """One TorchTitan row as the report prints it."""
+    path, commit = doc
+    row = {
+        "id": f"torchtitan-{label}", "kind": "torchtitan_benchmark", "framework": "torchtitan",
+        "source": {"title": "TorchTitan benchmark report", "repo": TT_REPO, "path": path,
+                   "commit": commit, "location": table},
+        "model": model, "system": system[0], "cluster": system[1], "precision": precision,
+        "task": "pre-training", "num_gpus": gpus, "global_batch": gbs,
+        "micro_batch": local_batch if pp == 1 else None,
+        "seq_length": seq if isinstance(seq, int) else 8192,
+        "tp": tp, "pp": pp, "cp": cp, "vp": vp, "ep": None, "fsdp": 1,
+        "measured": {"tokens_per_s_per_gpu": tps},
+        "settings": dict(settings or {}, fsdp_degree=fsdp_degree, local_batch_size=local_batch),
+        "settings_source": {"found": False, "why": "the report prints the techniques and sizes; the full job config is not published"},
+    }
+    if memory_gib is not None:
+        row["measured"]["peak_memory_gib"] = memory_gib
+    if system[1] is None:
+        row["cluster_missing"] = ("H100 SXM with 96 GB HBM2e (2.4 TB/s) at the 500 W default power limit, "
+                                  "8 per host on NVLink, 400 Gb/s RDMA per GPU (Grand Teton): no profile "
+                                  "in recipes/clusters")
+    notes = [n for n in (None if isinstance(seq, int) else SEQ_FROM_CONFIG[seq], note) if n]
+    if pp > 1:
+        notes.append("micro_batch null: the pipeline micro-batch size is not printed (local batch size in settings)")
+    if notes:
+        row["note"] = "; ".join(notes)
+    return row
+
+
+SAC = {"recompute": "selective"}
+FULL = {"recompute": "full"}
+COMPILE = {"torch_compile": True}
+F8 = {"float8_linear": True}
+ASYNC_TP = {"async_tp": True}
+T1 = "Table 1: 1D Parallelism (FSDP). Llama 3.1 8B model. 8 GPUs. Local batch size 2, global batch size 16. Selective activation checkpointing."
+T2 = "Table 2: FSDP + CP + torch.compile + Float8. Llama 3.1 8B model. 8 GPUs. Local batch size 1. Full activation checkpointing."
+T3 = "Table 3: 1D Parallelism (FSDP). Llama 3.1 8B model. 128 GPUs. Local batch size 2, global batch size 256. Selective activation checkpointing."
+T4 = "Table 4: 2D parallelism (FSDP + TP) + torch.compile + Float8. Llama 3.1 70B model. 256 GPUs (FSDP 32, TP 8). Local batch size 16, global batch size 512. Full activation checkpointing."
+T5 = "Table 5: 3D parallelism (FSDP + TP + PP) + torch.compile + Float8 + AsyncTP. Llama 3.1 405B model. 512 GPUs (FSDP 8, TP 8, PP8). Local batch size 32, global batch size 256. Full activation checkpointing."
+T6 = "Table 6: 4D parallelism (FSDP + TP + PP + CP) + torch.compile + Float8 + AsyncTP + 1F1B. Llama 3.1 405B model. 512 GPUs (TP 8, PP8). Local batch size 8. Full activation checkpointing."
+A70 = "Llama3 70b on 256 H100s with FSDP=32, TP=8, torch.compile, full AC, local batch size 16"
+A8 = "Llama3 8b on 64 H100s with FSDP=8, TP=8, torch.compile, per op SAC, local batch size 12"
+ASYNC_NOTE = ("the table header says 'tokens/sec'; read as per GPU: the same 70B layout measured 829 TPS/GPU "
+              "with float8 in llama3_h100_202412_torchtitan.md Table 4, beside 809.8 here")
+H200_TABLE = "Results table (NUM_NODES, TPS/GPU, Memory(GiB)); command: local_batch_size=2, compile, float8 converters with FSDP float8 all-gather"
+H200 = ("DGX-H200", "dgx-h200")
+
+
+def _tt_rows():
+    rows = []
+    for gpus, table, gbs, label, tps_mem in ((8, T1, 16, "2412-8b-8g", ((5762, 82.4), (6667, 77.0), (8532, 76.8))),
+                                             (128, T3, 256, "2412-8b-128g", ((5605, 67.0), (6514, 62.0), (8380, 61.8)))):
+        for (tps, mem), (suffix, precision, settings) in zip(tps_mem, (
+                ("fsdp", "BF16", SAC), ("fsdp-compile", "BF16", {**SAC, **COMPILE}),
+                ("fsdp-compile-float8", "FP8-tensorwise", {**SAC, **COMPILE, **F8}))):
+            rows.append(tt(f"{label}-{suffix}", TT_2412, table, "LLAMA3_8B", precision, GRAND_TETON,
+                           gpus, tps, seq="8B@9dec370", fsdp_degree=gpus, local_batch=2, gbs=gbs,
+                           memory_gib=mem, settings=settings))
+    for fsdp, cp, seq, tps, mem in ((8, 1, 32768, 3890, 83.9), (4, 2, 65536, 2540, 84.2),
+                                    (2, 4, 131072, 1071, 84.0), (1, 8, 262144, 548, 84.5)):
+        rows.append(tt(f"2412-8b-8g-cp{cp}-{seq // 1024}k", TT_2412, T2, "LLAMA3_8B", "FP8-tensorwise",
+                       GRAND_TETON, 8, tps, seq=seq, cp=cp, fsdp_degree=fsdp, local_batch=1,
+                       memory_gib=mem, settings={**FULL, **COMPILE, **F8}))
+    for suffix, tps, mem, extra in (("2d", 829, 71.9, {}), ("2d-asynctp", 876, 67.6, ASYNC_TP)):
+        rows.append(tt(f"2412-70b-256g-{suffix}", TT_2412, T4, "LLAMA3_70B", "FP8-tensorwise", GRAND_TETON,
+                       256, tps, seq="70B@9dec370", tp=8, fsdp_degree=32, local_batch=16, gbs=512,
+                       memory_gib=mem, settings={**FULL, **COMPILE, **F8, **extra}))
+    for suffix, schedule, vp, tps, mem in (("1f1b", "1F1B", 1, 100, 82.5),
+                                           ("interleaved-1f1b", "Interleaved 1F1B", None, 128, 72.7)):
+        rows.append(tt(f"2412-405b-512g-{suffix}", TT_2412, T5, "LLAMA31_405B", "FP8-tensorwise", GRAND_TETON,
+                       512, tps, seq="405B@9dec370", tp=8, pp=8, vp=vp, fsdp_degree=8, local_batch=32,
+                       gbs=256, memory_gib=mem,
+                       settings={**FULL, **COMPILE, **F8, **ASYNC_TP, "pp_schedule": schedule},
+                       note=None if vp else "vp null: the number of stages per rank of the interleaved schedule is not printed"))
+    for fsdp, cp, seq, tps, mem in ((8, 1, 32768, 76, 75.3), (4, 2, 65536, 47, 75.9),
+                                    (2, 4, 131072, 31, 77.1), (1, 8, 262144, 16, 84.9)):
+        rows.append(tt(f"2412-405b-512g-cp{cp}-{seq // 1024}k", TT_2412, T6, "LLAMA31_405B", "FP8-tensorwise",
+                       GRAND_TETON, 512, tps, seq=seq, tp=8, pp=8, cp=cp, fsdp_degree=fsdp,
+                       local_batch=8, memory_gib=mem,
+                       settings={**FULL, **COMPILE, **F8, **ASYNC_TP, "pp_schedule": "1F1B"}))
+    for model, size, table, tp_fsdp, gpus, lbs, ac, vals in (
+            ("LLAMA3_70B", "70b", A70, 32, 256, 16, FULL,
+             (("BF16", 597.3, 652.4), ("FP8-tensorwise", 809.8, 942.4), ("FP8-rowwise", 599.6, 624.8))),
+            ("LLAMA3_8B", "8b", A8, 8, 64, 12, SAC,
+             (("BF16", 4378, 4809.4), ("FP8-tensorwise", 5078.1, 5570.1), ("FP8-rowwise", 3708.5, 3914.9)))):
+        for precision, vanilla, async_tp in vals:
+            f8 = F8 if precision != "BF16" else {}
+            for suffix, tps, extra in (("vanilla-tp", vanilla, {}), ("async-tp", async_tp, ASYNC_TP)):
+                rows.append(tt(f"2506-{size}-{gpus}g-{precision.lower()}-{suffix}", TT_ASYNC, table, model,
+                               precision, GRAND_TETON, gpus, tps, seq=f"{size.upper()}@820504e", tp=8,
+                               fsdp_degree=tp_fsdp, local_batch=lbs,
+                               settings={**ac, **COMPILE, **f8, **extra}, note=ASYNC_NOTE))
+    for nodes, tps, mem in ((4, 10938, 47.96), (8, 10753, 46.97)):
+        rows.append(tt(f"trainy-h200-8b-{nodes * 8}g", TT_H200, H200_TABLE, "LLAMA3_8B", "FP8-tensorwise", H200,
+                       nodes * 8, tps, seq="8B@e7c0cae", fsdp_degree=nodes * 8, local_batch=2,
+                       memory_gib=mem, settings={**SAC, **COMPILE, **F8},
+                       note=("H200 hosts on WhiteFiber with 400 Gb/s CX-7 per GPU (not a DGX; dgx-h200 is "
+                             "the nearest profile); FSDP over all GPUs and selective op AC are the train "
+                             "config's defaults (data_parallel_shard_degree -1, activation_checkpoint "
+                             "mode selective) at e7c0cae; float8 recipe printed only as the float8 converter")))
+    return rows
+
+
+TORCHTITAN_ROWS = _tt_rows()
