@@ -576,3 +576,101 @@ def _tt_rows():
 
 
 TORCHTITAN_ROWS = _tt_rows()
+
+# --- Megatron MoE Model Zoo (yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md) ---------
+# Megatron-Core (Megatron-LM) MoE runs by the Megatron-Core MoE team: step time and per-GPU model
+# TFLOP/s (their FLOP count) as published. tokens/s/GPU is derived only where a step time is printed.
+
+MZ_REPO = "yanring/Megatron-MoE-ModelZoo"
+MZ_QWEN3 = ("best_practice/qwen3/readme.md", "798dfb503c6884a130fca8638e13da3bd0dd7ce0")
+SOURCES["megatron_moe_model_zoo"] = (
+    "yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @798dfb5 (Megatron-Core MoE "
+    "best-practice results: Qwen3-235B-A22B and Qwen3-Next-80B-A3B on H100, GB200, GB300; step time "
+    "and per-GPU TFLOP/s as published, commands beside each table); framework megatron")
+MZ_GPN = ("GPUs per node: sbatch_benchmarking.sh runs 4 tasks per node when GB200_CLUSTER=1 "
+          "(GB200/GB300 trays) and 8 otherwise (@e865051)")
+
+
+def mz(label, table, model, system, precision, gpus, seq, tp, pp, vp, cp, ep, mbs, gbs, *,
+       step_s=None, tflops, fsdp=0, settings=None, note=None, tflops_forced=None):
+    path, commit = MZ_QWEN3
+    measured = {}
+    published = {"model_tflops_per_gpu": tflops}
+    if step_s is not None:
+        published["step_time_s"] = step_s
+        measured["tokens_per_s_per_gpu"] = round(seq * gbs / step_s / gpus, 1)
+        measured["derived"] = "seq_length x global_batch / published step time / num_gpus"
+    else:
+        measured["model_tflops_per_gpu"] = tflops
+    if tflops_forced is not None:
+        published["model_tflops_per_gpu_forced_balance"] = tflops_forced
+    measured["published"] = published
+    row = {
+        "id": f"mz-qwen3-{label}", "kind": "megatron_moe_model_zoo", "framework": "megatron",
+        "source": {"title": "Megatron MoE Model Zoo: Qwen3 performance results", "repo": MZ_REPO,
+                   "path": path, "commit": commit, "location": table},
+        "model": model, "system": system[0], "cluster": system[1], "precision": precision,
+        "task": "pre-training", "num_gpus": gpus, "global_batch": gbs, "micro_batch": mbs,
+        "seq_length": seq, "tp": tp, "pp": pp, "cp": cp, "vp": vp, "ep": ep, "fsdp": fsdp,
+        "measured": measured, "settings": settings or {},
+        "settings_source": {"found": True, "repo": MZ_REPO, "path": path, "commit": commit,
+                            "why": "the table's columns and the command printed under it"},
+    }
+    if note:
+        row["note"] = note
+    return row
+
+
+MZ_H100 = ("DGX-H100", "dgx-h100")
+MZ_T1 = "H100 table (256 H100 GPUs, NVLink 4th gen, InfiniBand 8x50 GB/s)"
+MZ_LC = "H100 'Long Context' table (Qwen3-235B-A22, DeepEP, bf16); PP 8, VPP 4, EP 8 from its command"
+MZ_GB200 = "GB200 table (Qwen3-235B-A22B, HybridEP, NVLink domain 72); layouts as printed, commands below it"
+MZ_GB300 = "GB300 table (Qwen3-235B-A22B, HybridEP, NVLink domain 72)"
+NORM_ACT = {"recompute_modules": ["layernorm", "moe_act"], "moe_dispatcher": "deepep"}
+FORCED = "measured with --moe-router-force-load-balancing (benchmark-only balanced routing), per the command under the table"
+
+MZ_ROWS = [
+    mz("h100-235b-256g-crossnode-ep32", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 2, 8, 4, 1, 32, 1, 2048,
+       step_s=19.7, tflops=245, settings=dict(NORM_ACT, expert_tensor_parallel_size=1, code="moe_dev(f3e6c5)")),
+    mz("h100-235b-256g-crossnode-ep32-a2a-overlap", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 2, 8, 4, 1, 32, 1, 2048,
+       step_s=17.6, tflops=276, settings=dict(NORM_ACT, expert_tensor_parallel_size=1, moe_a2a_overlap=True, code="moe_dev(f3e6c5)"),
+       note="Notes column: '+1f1b overlap' (EP all-to-all overlapped with the 1F1B schedule)"),
+    mz("h100-235b-256g-intranode-ep8-fsdp", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 2, 1, 1, 1, 8, 4, 2048,
+       step_s=17.6, tflops=276, fsdp=1,
+       settings={"recompute_num_layers": 1, "recompute": "full", "moe_dispatcher": "deepep", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"},
+       note="FSDP 'On', EDP 32, DP 128; recompute 'full'; Notes column: 'disable log para norm'"),
+    mz("h100-235b-256g-intranode-ep8-pp32-a2a", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 2, 32, 3, 1, 8, 1, 2048,
+       step_s=24.2, tflops=200, settings={"recompute_modules": ["layernorm", "moe_act"], "moe_dispatcher": "alltoall", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"}),
+    mz("h100-235b-256g-intranode-ep8-tp4", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 4, 8, 4, 1, 8, 1, 2048,
+       step_s=29.0, tflops=167, settings={"moe_dispatcher": "deepep", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"},
+       note="recompute column empty (no recompute)"),
+    mz("h100-next80b-128g-ep32", MZ_T1, "Qwen3_Next_80B_A3B", MZ_H100, "BF16", 128, 4096, 1, 4, 3, 1, 32, 1, 256,
+       step_s=2.2, tflops=89,
+       settings={"recompute_modules": ["layernorm", "moe_act", "shared_experts"], "moe_dispatcher": "deepep", "expert_tensor_parallel_size": 1, "code": "dev(bbc762d5)"},
+       note="the page notes Qwen3-Next-80B-A3B 'is not well tuned'"),
+]
+for _seq, _cp, _forced, _dropless in ((16384, 1, 295, 237), (32768, 2, 335, 277), (65536, 4, 368, 320), (131072, 8, 389, 357)):
+    MZ_ROWS.append(mz(f"h100-235b-256g-{_seq // 1024}k-cp{_cp}", MZ_LC, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, _seq, 4, 8, 4, _cp, 8,
+                      None, 256, tflops=_dropless, tflops_forced=_forced,
+                      settings={"recompute_modules": ["layernorm", "moe"], "moe_dispatcher": "deepep"},
+                      note=("NNODES 32 x 8 GPUs; measured = the 'dropless' TFLOP/s, the forced-balance figure is kept in "
+                            "measured.published; micro_batch null: not in the command (the runtime.conf default for "
+                            "Qwen3-235B-A22B is 1)")))
+MZ_ROWS += [
+    mz("gb200-235b-256g-bf16", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "BF16", 256, 4096, 1, 8, 1, 1, 8, 1, 8192,
+       tflops=750, settings={"moe_dispatcher": "hybridep", "cuda_graph_impl": "transformer_engine",
+                             "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
+       note=f"NNODES 64; {MZ_GPN}; {FORCED}"),
+    mz("gb200-235b-256g-mxfp8", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "MXFP8", 256, 4096, 1, 4, 6, 1, 64, 3, 3072,
+       tflops=919, settings={"moe_dispatcher": "hybridep", "moe_a2a_overlap": True, "recompute_modules": ["moe_act", "layernorm"],
+                             "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"],
+                             "fine_grained_activation_offloading": ["expert_fc1", "moe_act"]},
+       note=f"Notes column: 'activation offloading required'; NNODES 64; {MZ_GPN}; {FORCED}"),
+    mz("gb200-235b-128g-128k-cp4-mxfp8", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "MXFP8", 128, 131072, 4, 4, 12, 4, 32, 1, 1024,
+       tflops=1150, settings={"moe_dispatcher": "hybridep", "recompute_modules": ["moe_act", "layernorm"]},
+       note=f"Notes column: 'long context'; NNODES 32; {MZ_GPN}; {FORCED}"),
+    mz("gb300-235b-64g-mxfp8", MZ_GB300, "Qwen3_235B_A22B", ("DGX-GB300", "gb300-nvl72"), "MXFP8", 64, 4096, 1, 1, 1, 1, 64, 1, 8192,
+       tflops=1055, settings={"moe_dispatcher": "hybridep", "moe_a2a_overlap": True, "cuda_graph_impl": "transformer_engine",
+                              "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
+       note=f"NNODES 16; {MZ_GPN}; {FORCED}"),
+]
