@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from validation_tables import DGXC_EP, DGXC_GA, DGXC_REPO, DGXC_SETTINGS_WHY, DGXC_TABLES, MODELS, MZ_ROWS, SOURCES, TABLES, TORCHTITAN_ROWS
+from validation_tables import DGXC_EP, DGXC_GA, DGXC_REPO, DGXC_SETTINGS_WHY, DGXC_TABLES, LF_ROWS, MODELS, MZ_ROWS, SOURCES, TABLES, TORCHTITAN_ROWS
 
 
 def number(text):
@@ -116,7 +116,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         here, "..", "..", "recipes", "corpus", "validation_runs.json")
-    rows = [r for t in TABLES for r in rows_of(t)] + [r for t in DGXC_TABLES for r in dgxc_rows(t)] + TORCHTITAN_ROWS + MZ_ROWS
+    rows = [r for t in TABLES for r in rows_of(t)] + [r for t in DGXC_TABLES for r in dgxc_rows(t)] + TORCHTITAN_ROWS + MZ_ROWS + LF_ROWS
     ids = [r["id"] for r in rows]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:

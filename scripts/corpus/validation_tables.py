@@ -690,3 +690,110 @@ MZ_ROWS += [
                               "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
        note=f"NNODES 16; {MZ_GPN}; {FORCED}"),
 ]
+
+# --- MosaicML LLM Foundry MPT benchmarks (mosaicml/llm-foundry scripts/train/benchmarking/README.md) ---
+# PyTorch FSDP (Composer) runs of MPT models on the MosaicML platform, BF16 autocast; throughput
+# T/s/GPU as published. MPT: non-gated GELU MLP (expansion 4), tied embeddings, no GQA.
+
+LF_REPO = "mosaicml/llm-foundry"
+LF_README = ("scripts/train/benchmarking/README.md", "495218376830947dce625efabc4d86be7c47cc45")
+LF_YAML_COMMIT = "495218376830947dce625efabc4d86be7c47cc45"
+SOURCES["llm_foundry_benchmarks"] = (
+    "mosaicml/llm-foundry scripts/train/benchmarking/README.md @4952183: tables 'H100 80GB BF16 "
+    "(Large Scale, >= 128 GPUs)' (all rows) and 'H100 80GB BF16' (the 7B to 70B rows); "
+    "Throughput (T/s/GPU) as published; framework mosaic (Composer + PyTorch FSDP)")
+
+
+def mpt_dims(size, d_model, n_heads, n_layers):
+    return dims({"repo": LF_REPO, "commit": LF_YAML_COMMIT,
+                 "path": f"scripts/train/yamls/pretrain/mpt-{size}.yaml",
+                 "defaults": "llmfoundry/models/mpt/configuration_mpt.py (tie_word_embeddings True; ffn mptmlp, expansion_ratio from the yaml)"},
+                num_layers=n_layers, hidden_size=d_model, ffn_hidden_size=4 * d_model,
+                num_attention_heads=n_heads, num_query_groups=n_heads, kv_channels=d_model // n_heads,
+                vocab_size=50368, tie_embeddings=True, gated_linear_unit=False, activation="gelu")
+
+
+for _size, _d, _h, _l in (("1b", 2048, 16, 24), ("3b", 2560, 20, 32), ("7b", 4096, 32, 32),
+                          ("13b", 5120, 40, 40), ("30b", 7168, 56, 48), ("70b", 8192, 64, 80)):
+    MODELS[f"MPT_{_size.upper()}"] = mpt_dims(_size, _d, _h, _l)
+
+LF_LARGE = "H100 80GB BF16 (Large Scale, >= 128 GPUs)"
+LF_H100 = "H100 80GB BF16"
+# model | seq | GPUs | MBS | GA | GBS (sequences) | T/s/GPU | sharding | activation checkpointing
+LF_ROWS_TEXT = {
+    LF_LARGE: """
+70b 2048 512 8 1 4096 1007 FULL_SHARD True
+70b 2048 256 8 1 2048 1035 FULL_SHARD True
+70b 2048 128 8 1 1024 1058 FULL_SHARD True
+30b 2048 512 8 1 4096 2115 FULL_SHARD True
+30b 2048 256 8 1 2048 2148 FULL_SHARD True
+30b 2048 128 8 1 1024 2199 FULL_SHARD True
+13b 2048 512 16 1 8192 4952 FULL_SHARD True
+13b 2048 256 16 1 4096 4989 FULL_SHARD True
+13b 2048 128 16 1 2048 5080 FULL_SHARD True
+7b 2048 512 6 1 3072 9670 FULL_SHARD False
+7b 2048 256 6 1 1536 10119 FULL_SHARD False
+7b 2048 128 6 1 768 10475 FULL_SHARD False
+3b 2048 512 8 1 4096 21664 SHARD_GRAD_OP False
+3b 2048 256 8 1 2048 22772 SHARD_GRAD_OP False
+3b 2048 128 8 1 1024 23422 SHARD_GRAD_OP False
+1b 2048 512 12 1 6144 39837 SHARD_GRAD_OP False
+1b 2048 256 12 1 3072 42555 SHARD_GRAD_OP False
+1b 2048 128 12 1 1536 44123 SHARD_GRAD_OP False
+""",
+    LF_H100: """
+70b 2048 64 8 4 2048 1039 FULL_SHARD True
+70b 2048 32 2 16 1024 882 FULL_SHARD True
+30b 8192 8 1 21 168 1384 FULL_SHARD True
+30b 4096 8 1 21 168 1802 FULL_SHARD True
+30b 2048 32 14 3 1344 2308 FULL_SHARD True
+30b 2048 16 10 3 480 2263 FULL_SHARD True
+30b 2048 8 3 21 504 2002 FULL_SHARD True
+30b 1024 8 6 21 1008 2084 FULL_SHARD True
+13b 32768 8 1 3 24 1976 FULL_SHARD True
+13b 16384 8 3 3 72 2985 FULL_SHARD True
+13b 4096 8 10 3 240 4717 FULL_SHARD True
+13b 2048 64 2 1 128 4800 FULL_SHARD False
+13b 2048 32 2 1 64 4811 FULL_SHARD False
+13b 2048 16 2 1 32 4767 FULL_SHARD False
+13b 2048 8 2 1 16 4792 FULL_SHARD False
+13b 1024 8 40 3 960 5502 FULL_SHARD True
+7b 65536 8 1 2 16 1956 FULL_SHARD True
+7b 32768 8 2 2 32 3318 FULL_SHARD True
+7b 8192 8 8 2 128 6935 FULL_SHARD True
+7b 4096 8 16 2 256 8611 FULL_SHARD True
+7b 2048 8 6 1 48 10643 FULL_SHARD False
+7b 1024 8 64 2 1024 10203 FULL_SHARD True
+""",
+}
+
+
+def _lf_rows():
+    rows = []
+    path, commit = LF_README
+    for table, text in LF_ROWS_TEXT.items():
+        tag = "large" if table == LF_LARGE else "h100"
+        for line in text.strip().splitlines():
+            size, seq, gpus, mbs, ga, gbs, tps, shard, ckpt = line.split()
+            settings = {"sharding_strategy": shard, "grad_accum": int(ga), "mixed_precision": "amp_bf16",
+                        "attn_impl": "flash"}
+            if ckpt == "True":
+                settings["recompute"] = "full"
+            rows.append({
+                "id": f"llmfoundry-{tag}-mpt-{size}-{seq}-{gpus}g", "kind": "llm_foundry_benchmark",
+                "framework": "mosaic",
+                "source": {"title": "LLM Foundry MPT training benchmarks", "repo": LF_REPO, "path": path,
+                           "commit": commit, "location": f"section 'Results', table '{table}'"},
+                "model": f"MPT_{size.upper()}", "system": "H100-80GB (MosaicML platform)",
+                "cluster": "dgx-h100", "precision": "BF16", "task": "pre-training",
+                "num_gpus": int(gpus), "global_batch": int(gbs), "micro_batch": int(mbs),
+                "seq_length": int(seq), "tp": 1, "pp": 1, "cp": 1, "vp": 1, "ep": None, "fsdp": 1,
+                "measured": {"tokens_per_s_per_gpu": int(tps)},
+                "settings": settings,
+                "settings_source": {"found": False, "why": "the table prints batch, sharding and checkpointing; the node interconnect of the MosaicML platform is not printed"},
+                "note": "GPU printed as h100_80gb; mapped to dgx-h100 (an 8-GPU H100 80 GB node; the platform's network is not printed)",
+            })
+    return rows
+
+
+LF_ROWS = _lf_rows()
