@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # keep scripts/corpus free of __pycache__
 from validation_tables import DGXC_EP, DGXC_GA, DGXC_REPO, DGXC_SETTINGS_WHY, DGXC_TABLES, LF_ROWS, MODELS, MZ_ROWS, SOURCES, TABLES, TORCHTITAN_ROWS
 
 
