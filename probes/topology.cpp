@@ -386,7 +386,7 @@ Status name_unnamed_gpus(Topology& topo, const std::string& device) {
   if (spec == nullptr) {
     std::vector<std::string> keys;
     for (const GpuSpec& s : gpu_spec_table())
-      keys.emplace_back(s.key);
+      if (is_priced(s)) keys.emplace_back(s.key);
     std::string message = "--gpu-name: '" + device + "' is not in the GPU spec table";
     std::string near = closest_match(device, keys);
     if (!near.empty()) message += " (did you mean '" + near + "'?)";

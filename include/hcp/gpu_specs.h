@@ -1,10 +1,12 @@
 // The hardware table: every GPU fact the project uses, in one place (src/hardware/gpu_specs.cpp).
 // Per GPU model: its name and the name fragments that identify it, its PCI device ids, compute
 // capability, memory, dense tensor-core peaks per precision, HBM bandwidth, NVLink (links, rate per
-// link and per GPU) and NVLink domain. The cost model (hardware.cpp), `probe --save` (the saved
-// profile carries the figures of the probed device) and the topology readers (a GPU's name and SM
-// from its PCI id, the NVLink rate per link) all read it. Every row cites its datasheet; the
-// shipped cluster profiles (recipes/clusters/*.yaml) are tested against it
+// link and per GPU), NVLink domain and the cluster profile check-log assumes for it. Rows without a
+// generation (Pascal, Volta) are named by PCI id only: the cost model cannot price them. The cost
+// model (hardware.cpp), `probe --save` (the saved profile carries the figures of the probed
+// device), the topology readers (a GPU's name and SM from its PCI id, the NVLink rate per link)
+// and check-log (the GPU a log names, the profile it implies) all read it. Every row cites its
+// datasheet; the shipped cluster profiles (recipes/clusters/*.yaml) are tested against it
 // (tests/hardware/gpu_specs_test.cpp). This module depends on nothing else of the project.
 #pragma once
 
@@ -34,13 +36,17 @@ struct GpuPciId {
 };
 
 /// One device's published figures. Peaks are dense (no sparsity), per GPU, in TFLOP/s; 0 means
-/// the precision has no tensor-core path on this device.
+/// the precision has no tensor-core path on this device (or, on a row without a generation, that
+/// the figure is not entered).
 struct GpuSpec {
   const char* key;  ///< Canonical short name: "H100-SXM", "B300", ...
   /// Fragments of a device name that identify this row when all appear in it (after
-  /// normalisation: upper case, '-' for ' ' and '_', "NVIDIA" / "GeForce" / "Tesla" dropped).
+  /// normalisation: upper case, '-' for ' ' and '_', "NVIDIA" / "GeForce" / "Tesla" dropped). The
+  /// first is the GPU model every variant shares ("H100" for H100 and H100-PCIE): gpu_model().
   std::vector<std::string> name_parts;
-  GpuGeneration generation;
+  /// The generation whose constants price this GPU; nullopt when the cost model keeps none for it
+  /// (Pascal, Volta): such a row is known by PCI id only and find_gpu_spec() skips it.
+  std::optional<GpuGeneration> generation;
   int sm;                  ///< Compute capability x10.
   double memory_gib;       ///< Usable device memory as nvidia-smi reports it, GiB.
   double bf16_tflops;      ///< Dense BF16 tensor-core peak (FP32 accumulate).
@@ -52,29 +58,26 @@ struct GpuSpec {
   double nvlink_gbs;       ///< NVLink GB/s per GPU per direction (links x rate per link; 0: none).
   int nvlink_domain;       ///< GPUs of the usual NVLink domain (1: no NVLink, 2: bridge pairs).
   std::vector<GpuPciId> pci_ids;  ///< The device ids whose product names this row matches.
-  const char* source;             ///< Where the figures come from.
+  /// The shipped cluster profile check-log assumes for a log that names this GPU model and is
+  /// given no --cluster or --topology ("": none, check-log falls back to its default).
+  const char* log_cluster;
+  const char* source;  ///< Where the figures come from.
 };
 
-/// Return the whole table (for listing and tests).
+/// Return the whole table, priced rows and rows known by PCI id only (for listing and tests).
 const std::vector<GpuSpec>& gpu_spec_table();
 
+/// True when the cost model can price the row's GPU (it has a generation).
+bool is_priced(const GpuSpec& spec);
+
+/// Return the GPU model of a row, its first name part ("H100" for H100-PCIE, "A100" for A100-40).
+const std::string& gpu_model(const GpuSpec& spec);
+
 /// Find the spec of a device by the name nvidia-smi, NVML or a profile gives ("NVIDIA H100 80GB
-/// HBM3", "H100-SXM5-80GB", "NVIDIA GB200", "NVIDIA GeForce RTX 4090"); nullptr when unknown.
+/// HBM3", "H100-SXM5-80GB", "NVIDIA GB200", "NVIDIA GeForce RTX 4090"): the first priced row
+/// whose name parts all appear in the name, so longer names come first (GB200 before B200, L40S
+/// before L40); nullptr when unknown or not priced.
 const GpuSpec* find_gpu_spec(std::string_view device_name);
-
-/// A GPU the topology readers name by PCI id although the cost model has no generation for it
-/// (Pascal, Volta): find_gpu_spec() does not return it.
-struct UnmodelledGpu {
-  const char* key;  ///< "V100-SXM", ...
-  int sm;           ///< Compute capability x10.
-  int nvlink_links;
-  double nvlink_link_gbs;  ///< NVLink GB/s per link per direction (0: none).
-  std::vector<GpuPciId> pci_ids;
-  const char* source;
-};
-
-/// Return the GPUs known by PCI id only.
-const std::vector<UnmodelledGpu>& unmodelled_gpu_table();
 
 /// A GPU identified by its PCI device id: the product name and compute capability x10.
 struct PciGpu {
@@ -82,12 +85,12 @@ struct PciGpu {
   int sm = 0;
 };
 
-/// Find a GPU by its NVIDIA PCI device id, in either table; nullopt when unknown.
+/// Find a GPU by its NVIDIA PCI device id, priced or not; nullopt when unknown.
 std::optional<PciGpu> find_pci_gpu(int device_id);
 
 /// NVLink GB/s per link per direction of a compute capability x10: the rate of the NVLink
-/// device of the tables with the highest SM at or below `sm` (devices older than every NVLink
-/// device of the tables take the oldest one's rate); 0 when `sm` <= 0. 20 for SM60 (NVLink 1),
+/// device of the table with the highest SM at or below `sm` (devices older than every NVLink
+/// device of the table take the oldest one's rate); 0 when `sm` <= 0. 20 for SM60 (NVLink 1),
 /// 25 for SM70-SM99 (NVLink 2-4), 50 from SM100 (NVLink 5).
 double nvlink_link_gbs_of_sm(int sm);
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 namespace hcp {
 
@@ -44,13 +45,41 @@ std::optional<GpuGeneration> generation_of_sm(int sm) {
   return std::nullopt;
 }
 
+namespace {
+
+/// A row the cost model cannot price (no generation): a GPU known by PCI id, with its compute
+/// capability and NVLink links; the figures only pricing needs are left 0.
+GpuSpec unpriced_row(const char* key, std::vector<std::string> name_parts, int sm, int nvlink_links,
+                     double nvlink_link_gbs, std::vector<GpuPciId> pci_ids, const char* source) {
+  return GpuSpec{.key = key,
+                 .name_parts = std::move(name_parts),
+                 .generation = std::nullopt,
+                 .sm = sm,
+                 .memory_gib = 0,
+                 .bf16_tflops = 0,
+                 .fp8_tflops = 0,
+                 .fp4_tflops = 0,
+                 .hbm_gbs = 0,
+                 .nvlink_links = nvlink_links,
+                 .nvlink_link_gbs = nvlink_link_gbs,
+                 .nvlink_gbs = nvlink_links * nvlink_link_gbs,
+                 .nvlink_domain = 0,
+                 .pci_ids = std::move(pci_ids),
+                 .log_cluster = "",
+                 .source = source};
+}
+
+}  // namespace
+
 const std::vector<GpuSpec>& gpu_spec_table() {
   using G = GpuGeneration;
   // Order matters for matching: longer, more specific keys first (find_gpu_spec takes the first
   // row whose name parts all appear in the normalised device name). Each row's figures are the
   // datasheet's named in its `source`; NVLink link counts and per-link rates are topology_bench.md
   // §4's table (hwloc topology-nvml.c, NVIDIA product pages); PCI ids are pci.ids' (the hwloc
-  // fixtures' README); compute capabilities are the CUDA C++ Programming Guide's.
+  // fixtures' README); compute capabilities are the CUDA C++ Programming Guide's. log_cluster is
+  // the shipped profile (recipes/clusters/) of the model's HGX/NVL72 system that check-log has
+  // assumed for GB200, B200, H200, H100 and A100 logs; other models have none.
   static const std::vector<GpuSpec> table = {
       {.key = "GB300",
        .name_parts = {"GB300"},
@@ -66,6 +95,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 900,
        .nvlink_domain = 72,  // NVL72: one 72-GPU NVLink domain
        .pci_ids = {},
+       .log_cluster = "",
        .source = "NVIDIA GB300 NVL72 datasheet: per 72 GPUs 360 PF BF16 / 720 PF FP8 sparse, 1080 "
                  "PF FP4 dense, 20 TB HBM3e at 576 TB/s (up to 288 GB per GPU), NVLink5 130 TB/s "
                  "(900 GB/s per GPU per direction)"},
@@ -83,6 +113,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 900,
        .nvlink_domain = 72,  // NVL72: one 72-GPU NVLink domain
        .pci_ids = {},
+       .log_cluster = "gb200-nvl72",
        .source = "NVIDIA GB200 NVL72 datasheet: per 72 GPUs 360 PF FP16/BF16, 720 PF FP8, 1440 PF "
                  "FP4 (sparse), 13.4 TB HBM3e at 576 TB/s, NVLink5 130 TB/s"},
       {.key = "B300",
@@ -99,6 +130,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 900,
        .nvlink_domain = 8,  // HGX: the 8 GPUs of one board
        .pci_ids = {},
+       .log_cluster = "",
        .source =
            "NVIDIA HGX B300 datasheet: per 8 GPUs 36 PF FP16/BF16 and 72 PF FP8 (sparse), 108 PF "
            "FP4 dense, 2.3 TB HBM3e (288 GB per GPU), NVLink5 1.8 TB/s per GPU (bidirectional)"},
@@ -116,6 +148,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 900,
        .nvlink_domain = 8,             // HGX: the 8 GPUs of one board
        .pci_ids = {{0x2901, "B200"}},  // pci.ids
+       .log_cluster = "dgx-b200",
        .source =
            "NVIDIA HGX B200 datasheet: per 8 GPUs 36 PF FP16/BF16, 72 PF FP8, 144 PF FP4 (sparse), "
            "1.44 TB HBM3e (180 GB per GPU) at 62 TB/s, NVLink5 1.8 TB/s per GPU (bidirectional)"},
@@ -133,6 +166,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 450,
        .nvlink_domain = 8,                       // HGX: 8 GPUs on NVSwitch
        .pci_ids = {{0x2335, "H200-SXM-141GB"}},  // pci.ids
+       .log_cluster = "dgx-h200",
        .source = "NVIDIA H200 datasheet (SXM): BF16 1979 / FP8 3958 TFLOPS sparse, 141 GB HBM3e at "
                  "4.8 TB/s, NVLink 900 GB/s (bidirectional)"},
       {.key = "H800",
@@ -149,6 +183,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 200,
        .nvlink_domain = 8,                       // HGX: 8 GPUs on NVSwitch
        .pci_ids = {{0x2324, "H800-SXM5-80GB"}},  // pci.ids
+       .log_cluster = "",
        .source = "NVIDIA H800 SXM5 datasheet: BF16 1979 / FP8 3958 TFLOPS sparse, 80 GB HBM3 at "
                  "3.35 TB/s, NVLink 400 GB/s (bidirectional; 8 links, topology_bench.md §4)"},
       {.key = "H100-PCIE",
@@ -166,6 +201,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 300,
        .nvlink_domain = 2,                       // bridged pairs
        .pci_ids = {{0x2331, "H100-PCIE-80GB"}},  // pci.ids
+       .log_cluster = "dgx-h100",
        .source = "NVIDIA H100 PCIe datasheet: BF16 1513 / FP8 3026 TFLOPS sparse, 80 GB HBM2e at 2 "
                  "TB/s, NVLink bridge 600 GB/s (bidirectional) between GPU pairs"},
       {.key = "H100",
@@ -182,6 +218,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 450,
        .nvlink_domain = 8,                                             // HGX: 8 GPUs on NVSwitch
        .pci_ids = {{0x2321, "H100-NVL"}, {0x2330, "H100-SXM5-80GB"}},  // pci.ids
+       .log_cluster = "dgx-h100",
        .source =
            "NVIDIA H100 SXM5 datasheet: BF16 1979 / FP8 3958 TFLOPS sparse, 80 GB HBM3 at 3.35 "
            "TB/s, NVLink 900 GB/s (bidirectional); topology_bench.md §5 (989 dense BF16)"},
@@ -199,6 +236,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 200,
        .nvlink_domain = 8,                       // HGX: 8 GPUs on NVSwitch
        .pci_ids = {{0x20f3, "A800-SXM4-80GB"}},  // pci.ids
+       .log_cluster = "",
        .source = "NVIDIA A800 SXM4 datasheet: BF16 312 TFLOPS dense (624 sparse), 80 GB HBM2e at "
                  "2039 GB/s, NVLink 400 GB/s (bidirectional)"},
       {.key = "A100-PCIE",
@@ -216,6 +254,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 300,
        .nvlink_domain = 2,                                                   // bridged pairs
        .pci_ids = {{0x20b5, "A100-PCIE-80GB"}, {0x20f1, "A100-PCIE-40GB"}},  // pci.ids
+       .log_cluster = "dgx-a100",
        .source = "NVIDIA A100 PCIe datasheet: BF16 312 TFLOPS dense, 80 GB HBM2e at 1935 GB/s, "
                  "NVLink bridge 600 GB/s (bidirectional) for 2 GPUs"},
       {.key = "A100-40",
@@ -232,6 +271,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 300,
        .nvlink_domain = 8,                       // HGX: 8 GPUs on NVSwitch
        .pci_ids = {{0x20b0, "A100-SXM4-40GB"}},  // pci.ids
+       .log_cluster = "dgx-a100",
        .source = "NVIDIA A100 SXM4 datasheet: BF16 312 TFLOPS dense, 40 GB HBM2 at 1555 GB/s, "
                  "NVLink 600 GB/s (bidirectional)"},
       {.key = "A100",
@@ -248,6 +288,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 300,
        .nvlink_domain = 8,  // HGX: 8 GPUs on NVSwitch
        .pci_ids = {{0x20b2, "A100-SXM4-80GB"}, {0x20b3, "A100-SXM-64GB"}},  // pci.ids
+       .log_cluster = "dgx-a100",
        .source = "NVIDIA A100 SXM4 datasheet: BF16 312 TFLOPS dense, 80 GB HBM2e at 2039 GB/s, "
                  "NVLink 600 GB/s (bidirectional)"},
       {.key = "L40S",
@@ -264,7 +305,25 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 0,
        .nvlink_domain = 1,  // no NVLink
        .pci_ids = {},
+       .log_cluster = "",
        .source = "NVIDIA L40S datasheet: BF16 733 / FP8 1466 TFLOPS sparse, 48 GB GDDR6 at 864 "
+                 "GB/s, no NVLink (PCIe Gen4 x16)"},
+      {.key = "L40",
+       .name_parts = {"L40"},  // After L40S: "L40" is part of "L40S".
+       .generation = G::kAda,
+       .sm = 89,            // compute capability 8.9 (SM89, Ada)
+       .memory_gib = 48,    // 48 GB
+       .bf16_tflops = 181,  // the datasheet's dense 181.05 (362.1 sparse)
+       .fp8_tflops = 362,   // 724 sparse / 2
+       .fp4_tflops = 0,
+       .hbm_gbs = 864,     // GDDR6, 864 GB/s
+       .nvlink_links = 0,  // no NVLink
+       .nvlink_link_gbs = 0,
+       .nvlink_gbs = 0,
+       .nvlink_domain = 1,  // no NVLink
+       .pci_ids = {},
+       .log_cluster = "",
+       .source = "NVIDIA L40 datasheet: BF16 362.1 / FP8 724 TFLOPS sparse, 48 GB GDDR6 at 864 "
                  "GB/s, no NVLink (PCIe Gen4 x16)"},
       {.key = "L20",
        .name_parts = {"L20"},
@@ -280,6 +339,7 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 0,
        .nvlink_domain = 1,  // no NVLink
        .pci_ids = {},
+       .log_cluster = "",
        .source = "NVIDIA L20 datasheet: FP16/BF16 119.5 TFLOPS dense (239 sparse), FP8 239 dense, "
                  "48 GB GDDR6 at 864 GB/s, no NVLink (PCIe Gen4 x16)"},
       {.key = "RTX 4090",
@@ -296,10 +356,36 @@ const std::vector<GpuSpec>& gpu_spec_table() {
        .nvlink_gbs = 0,
        .nvlink_domain = 1,  // no NVLink
        .pci_ids = {},
+       .log_cluster = "",
        .source = "NVIDIA Ada Lovelace architecture whitepaper (RTX 4090): BF16 165.2 / FP8 330.3 "
                  "TFLOPS dense with FP32 accumulate, 24 GB GDDR6X at 1008 GB/s, no NVLink"},
+      // Known by PCI id only: the cost model keeps no constants for Pascal or Volta, so these rows
+      // have no generation, and memory, peaks, bandwidth and NVLink domain are not entered (0).
+      // Compute capabilities: CUDA C++ Programming Guide. NVLink: topology_bench.md §4's table
+      // (NVLink 1 on P100: 4 links x 20 GB/s; NVLink 2 on V100: 6 links x 25 GB/s).
+      unpriced_row("P100-PCIE", {"P100", "PCIE"}, 60, 0, 0,
+                   {{0x15f7, "P100-PCIE-12GB"}, {0x15f8, "P100-PCIE-16GB"}},
+                   "NVIDIA Tesla P100 PCIe datasheet: compute capability 6.0, no NVLink"),
+      unpriced_row("P100-SXM2", {"P100"}, 60, 4, 20, {{0x15f9, "P100-SXM2-16GB"}},
+                   "NVIDIA Tesla P100 SXM2 datasheet: NVLink 1, 160 GB/s bidirectional (4 links)"),
+      unpriced_row(
+          "V100-SXM", {"V100"}, 70, 6, 25,
+          {{0x1db1, "V100-SXM2-16GB"}, {0x1db5, "V100-SXM2-32GB"}, {0x1db8, "V100-SXM3-32GB"}},
+          "NVIDIA Tesla V100 SXM2 datasheet: NVLink 2, 300 GB/s bidirectional (6 links)"),
+      unpriced_row(
+          "V100-PCIE", {"V100", "PCIE"}, 70, 0, 0,
+          {{0x1db4, "V100-PCIE-16GB"}, {0x1db6, "V100-PCIE-32GB"}, {0x1df6, "V100S-PCIE-32GB"}},
+          "NVIDIA Tesla V100 / V100S PCIe datasheets: compute capability 7.0, no NVLink"),
   };
   return table;
+}
+
+bool is_priced(const GpuSpec& spec) {
+  return spec.generation.has_value();
+}
+
+const std::string& gpu_model(const GpuSpec& spec) {
+  return spec.name_parts.front();
 }
 
 namespace {
@@ -340,45 +426,9 @@ const GpuSpec* find_gpu_spec(std::string_view device_name) {
   std::string device = normalise(device_name);
   if (device.empty()) return nullptr;
   for (const GpuSpec& spec : gpu_spec_table()) {
-    if (matches(device, spec)) return &spec;
+    if (is_priced(spec) && matches(device, spec)) return &spec;
   }
   return nullptr;
-}
-
-const std::vector<UnmodelledGpu>& unmodelled_gpu_table() {
-  // Compute capabilities: CUDA C++ Programming Guide. NVLink: topology_bench.md §4's table (NVLink
-  // 1 on P100: 4 links x 20 GB/s; NVLink 2 on V100: 6 links x 25 GB/s). PCI ids: pci.ids.
-  static const std::vector<UnmodelledGpu> table = {
-      {.key = "P100-PCIE",
-       .sm = 60,
-       .nvlink_links = 0,
-       .nvlink_link_gbs = 0,
-       .pci_ids = {{0x15f7, "P100-PCIE-12GB"}, {0x15f8, "P100-PCIE-16GB"}},
-       .source = "NVIDIA Tesla P100 PCIe datasheet: compute capability 6.0, no NVLink"},
-      {.key = "P100-SXM2",
-       .sm = 60,
-       .nvlink_links = 4,
-       .nvlink_link_gbs = 20,
-       .pci_ids = {{0x15f9, "P100-SXM2-16GB"}},
-       .source = "NVIDIA Tesla P100 SXM2 datasheet: NVLink 1, 160 GB/s bidirectional (4 links)"},
-      {.key = "V100-SXM",
-       .sm = 70,
-       .nvlink_links = 6,
-       .nvlink_link_gbs = 25,
-       .pci_ids = {{0x1db1, "V100-SXM2-16GB"},
-                   {0x1db5, "V100-SXM2-32GB"},
-                   {0x1db8, "V100-SXM3-32GB"}},
-       .source = "NVIDIA Tesla V100 SXM2 datasheet: NVLink 2, 300 GB/s bidirectional (6 links)"},
-      {.key = "V100-PCIE",
-       .sm = 70,
-       .nvlink_links = 0,
-       .nvlink_link_gbs = 0,
-       .pci_ids = {{0x1db4, "V100-PCIE-16GB"},
-                   {0x1db6, "V100-PCIE-32GB"},
-                   {0x1df6, "V100S-PCIE-32GB"}},
-       .source = "NVIDIA Tesla V100 / V100S PCIe datasheets: compute capability 7.0, no NVLink"},
-  };
-  return table;
 }
 
 namespace {
@@ -390,13 +440,11 @@ const char* name_of_pci_id(const std::vector<GpuPciId>& ids, int device_id) {
   return nullptr;
 }
 
-/// Every (sm, NVLink rate per link) of both tables, for devices with NVLink.
+/// Every (sm, NVLink rate per link) of the table, for devices with NVLink.
 std::vector<std::pair<int, double>> nvlink_rates() {
   std::vector<std::pair<int, double>> rates;
   for (const GpuSpec& s : gpu_spec_table())
     if (s.nvlink_links > 0) rates.emplace_back(s.sm, s.nvlink_link_gbs);
-  for (const UnmodelledGpu& g : unmodelled_gpu_table())
-    if (g.nvlink_links > 0) rates.emplace_back(g.sm, g.nvlink_link_gbs);
   std::sort(rates.begin(), rates.end());
   return rates;
 }
@@ -406,8 +454,6 @@ std::vector<std::pair<int, double>> nvlink_rates() {
 std::optional<PciGpu> find_pci_gpu(int device_id) {
   for (const GpuSpec& s : gpu_spec_table())
     if (const char* name = name_of_pci_id(s.pci_ids, device_id)) return PciGpu{name, s.sm};
-  for (const UnmodelledGpu& g : unmodelled_gpu_table())
-    if (const char* name = name_of_pci_id(g.pci_ids, device_id)) return PciGpu{name, g.sm};
   return std::nullopt;
 }
 

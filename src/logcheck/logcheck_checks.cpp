@@ -10,6 +10,7 @@
 
 #include "hcp/accuracy.h"
 #include "hcp/cluster.h"
+#include "hcp/gpu_specs.h"
 #include "hcp/logcheck.h"
 #include "hcp/planner.h"
 #include "text_scan.h"
@@ -438,22 +439,11 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
     for (const LogFailure& f : log.failures) {
       if (f.total_gib) capacity = f.total_gib;
     }
-    struct Gpu {
-      const char* model;
-      const char* profile;
-    };
-    static const Gpu kGpus[] = {{"GB200", "gb200-nvl72"},
-                                {"B200", "dgx-b200"},
-                                {"H200", "dgx-h200"},
-                                {"H100", "dgx-h100"},
-                                {"A100", "dgx-a100"}};
-    for (const Gpu& g : kGpus) {
-      if (log.gpu_name && *log.gpu_name == g.model) {
-        choice = g.profile;
-        out.notes.push_back(std::string("cluster ") + g.profile + " from the GPU the log names (" +
-                            g.model + ")");
-        break;
-      }
+    const GpuSpec* gpu = log.gpu_name ? find_gpu_spec(*log.gpu_name) : nullptr;
+    if (gpu != nullptr && *gpu->log_cluster != '\0') {
+      choice = gpu->log_cluster;
+      out.notes.push_back("cluster " + choice + " from the GPU the log names (" + gpu_model(*gpu) +
+                          ")");
     }
     if (choice.empty() && capacity && *capacity > 130 && *capacity < 145) {
       choice = "dgx-h200";

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "hcp/gpu_specs.h"
 #include "hcp/logcheck.h"
 #include "hcp/mlm_args.h"
 #include "text_scan.h"
@@ -394,16 +395,16 @@ std::string normalised_failure_key(LogFailureKind kind, std::string_view message
   return key;
 }
 
-/// The GPU model named on a line ("NVIDIA H100 80GB HBM3" -> "H100").
+/// The GPU model named on a line ("NVIDIA H100 80GB HBM3" -> "H100"): the hardware table's model
+/// of the device name that follows "NVIDIA " (at most 24 characters, up to a "(UUID: ...)").
 std::optional<std::string> gpu_model_in(std::string_view line) {
   size_t at = find(line, "NVIDIA ");
   if (at == npos) return std::nullopt;
-  std::string_view rest = line.substr(at + 7, 24);
-  for (std::string_view model :
-       {"GB300", "GB200", "B300", "B200", "H200", "H100", "H800", "A100", "A800", "L40S", "L40"}) {
-    if (contains(rest, model)) return std::string(model);
-  }
-  return std::nullopt;
+  std::string_view name = line.substr(at + 7, 24);
+  name = name.substr(0, name.find('('));
+  const GpuSpec* spec = find_gpu_spec(name);
+  if (spec == nullptr) return std::nullopt;
+  return gpu_model(*spec);
 }
 
 }  // namespace

@@ -18,14 +18,15 @@ double Hardware::attn_flops(double tokens) const {
 namespace {
 
 /// The generation of a profile's GPU: its compute capability, else the spec table's entry, else
-/// Hopper (the generation whose constants have the most published anchors).
+/// Hopper (the generation whose constants have the most published anchors). find_gpu_spec only
+/// returns priced rows, so a non-null spec has a generation (value_or never falls back).
 GpuGeneration generation_of(const ClusterProfile& profile, const GpuSpec* spec) {
   if (auto g = generation_of_sm(profile.gpu_sm)) {
     // SM 100 covers B200/GB200; the B300/GB300 entries of the table say Blackwell Ultra.
-    if (spec != nullptr && *g == GpuGeneration::kBlackwell) return spec->generation;
+    if (spec != nullptr && *g == GpuGeneration::kBlackwell) return spec->generation.value_or(*g);
     return *g;
   }
-  if (spec != nullptr) return spec->generation;
+  if (spec != nullptr) return spec->generation.value_or(GpuGeneration::kHopper);
   return GpuGeneration::kHopper;
 }
 

@@ -287,6 +287,56 @@ TEST(LogAnchors, FoundAtEveryOffsetAcrossTheVectorBlocks) {
 namespace hcp {
 namespace {
 
+/// The notes hardware_for_log gives, one string.
+std::string notes_of(const LogHardware& hw) {
+  std::string all;
+  for (const std::string& n : hw.notes)
+    all += n + "\n";
+  return all;
+}
+
+TEST(LogParse, TheGpuALogNamesComesFromTheHardwareTableAndPicksItsProfile) {
+  // Longer names first (GB200 vs B200, L40S vs L40, H800 vs H100); variants keep their model
+  // name; GPUs the table cannot price or does not know, and lines without "NVIDIA <name>", name
+  // none (model "") and leave check-log on its default profile.
+  struct Case {
+    const char* line;
+    const char* model;
+    const char* cluster;
+  };
+  for (Case c : {
+           Case{"0: GPU 0: NVIDIA GB200 (UUID: GPU-1234)", "GB200", "gb200-nvl72"},
+           Case{"0: GPU 0: NVIDIA B200 (UUID: GPU-1234)", "B200", "dgx-b200"},
+           Case{"0: GPU 0: NVIDIA GB300 (UUID: GPU-1234)", "GB300", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA B300 SXM6 AC (UUID: GPU-1)", "B300", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA H200 (UUID: GPU-1234)", "H200", "dgx-h200"},
+           Case{"0: GPU 0: NVIDIA H800 (UUID: GPU-1234)", "H800", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)", "H100", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA H100 PCIe (UUID: GPU-1234)", "H100", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA H100 (UUID: GPU-b200c0de)", "H100", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)", "A100", "dgx-a100"},
+           Case{"0: GPU 0: NVIDIA A800-SXM4-80GB (UUID: GPU-1)", "A800", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA L40S (UUID: GPU-1234)", "L40S", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA L40 (UUID: GPU-1234)", "L40", "dgx-h100"},
+           Case{"0: GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-1)", "", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA Tesla V100-SXM2-32GB (UUID: 1)", "", "dgx-h100"},
+           Case{"0: GPU 0: NVIDIA MI300X (UUID: GPU-1234)", "", "dgx-h100"},
+           Case{"0: Copyright (c) NVIDIA CORPORATION.", "", "dgx-h100"},
+           Case{"0: GPU 0: H200 (UUID: GPU-1234)", "", "dgx-h100"},
+       }) {
+    ParsedLog log = parse_lines({c.line});
+    EXPECT_EQ(log.gpu_name.value_or(""), c.model) << c.line;
+    auto hw = hardware_for_log(log, "", "", "");
+    ASSERT_TRUE(hw.ok()) << c.line << ": " << hw.error().str();
+    EXPECT_EQ(hw->label, c.cluster) << c.line;
+    bool from_the_log = notes_of(*hw).find("from the GPU the log names (" + std::string(c.model) +
+                                           ")") != std::string::npos;
+    EXPECT_EQ(from_the_log, std::string(c.cluster) != "dgx-h100" || std::string(c.model) == "H100")
+        << c.line << "\n"
+        << notes_of(*hw);
+  }
+}
+
 TEST(LogParse, VersionsAndTheGpuTheJobPrints) {
   LogParser parser;
   parser.begin_file("v.log");
