@@ -243,6 +243,7 @@ std::vector<std::string> findings_of(const Rule& rule, const Recipe& recipe,
   Reporter reporter(rule, recipe, found, &missing);
   rule.check(RuleContext{recipe, env}, reporter);
   std::vector<std::string> out;
+  out.reserve(found.size());
   for (const Diagnostic& d : found)
     out.push_back(std::string(severity_name(d.severity())) + " " + d.key + ": " + d.message);
   for (const auto& [input, uses] : missing.uses) {
