@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hcp/accuracy.h"
@@ -125,6 +126,14 @@ struct EvaluatedOption {
 };
 EvaluatedOption evaluate_layout(const PlanRequest& request, const ModelDims& model,
                                 const Layout& layout);
+
+/// Return the fields a planner variant changes (EP, ETP, VP: variant_fields()) in which `a` and
+/// `b` differ.
+LayoutFields differing_variant_fields(const Layout& a, const Layout& b);
+/// Return true when a rejection by the rule `rule_id` holds for every variant of a layout whose
+/// variants differ in `differing`: the rule reads none of those fields (Rule::reads), so it
+/// rejects them all. Never for the cost model's rejections ("model") or an ID outside the catalog.
+bool rejection_holds_for_every_variant(std::string_view rule_id, const LayoutFields& differing);
 
 /// Search, rank (the recommended option first, then options that fit in memory by step time,
 /// then the rest) and explain. The space

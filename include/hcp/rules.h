@@ -104,6 +104,12 @@ struct RuleCase {
   std::optional<std::string_view> fix = std::nullopt;
 };
 
+/// The layout fields the variants of one planner layout differ in (EP, ETP, VP): the ones a rule
+/// declares in Rule::reads.
+LayoutFields variant_fields();
+/// Return the set holding `fields`.
+LayoutFields layout_fields(std::initializer_list<LayoutField> fields);
+
 /// One catalog entry.
 struct Rule {
   std::string_view id;                        ///< "CP013"
@@ -120,6 +126,12 @@ struct Rule {
   std::string_view good_example;  ///< Arguments that keep it quiet (same form).
   std::string_view example_args;  ///< Extra validate options for both examples ("--world-size 32").
   RuleCheck check;
+  /// Which of the layout fields a planner candidate's variants differ in (EP, ETP, VP: see
+  /// variant_fields()) the check reads, directly or through a default (ETP follows EP). The planner
+  /// prunes the other variants of a layout on a rejection only when its rule reads none of the
+  /// fields they differ in. The other layout fields (TP, CP, PP, DP, comm types, HCP sizes) are
+  /// the same inside a variant group and are not declared.
+  LayoutFields reads = {};
   /// YAML merged over the example recipe before the failing example's arguments, for findings
   /// overrides cannot produce (run_recipe.py re-syncs model.seq_length, for instance).
   std::string_view bad_example_yaml = {};
@@ -182,6 +194,7 @@ struct ExampleRun {
   std::vector<std::string> overrides;   ///< The overrides applied to the example recipe.
   Environment env;                      ///< The environment the example options describe.
   std::vector<Diagnostic> diagnostics;  ///< What check_rules reported.
+  Recipe recipe;                        ///< The recipe the rules checked.
 };
 /// Split example text ("model.x=1 -cp 4 --te-version 1.11") into overrides and environment
 /// options. Return an error for a malformed option.

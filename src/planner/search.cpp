@@ -309,22 +309,22 @@ std::vector<std::vector<size_t>> variant_groups(const std::vector<Layout>& layou
   return groups;
 }
 
-/// Return the config key of the finding that rejected an option ("" when none names one).
-std::string rejecting_key(const EvaluatedOption& evaluated) {
-  for (const Diagnostic& d : evaluated.option.diagnostics) {
-    if (d.severity() == Severity::kError && d.id() == evaluated.rejected->rule_id) return d.key;
-  }
-  return {};
+}  // namespace
+
+LayoutFields differing_variant_fields(const Layout& a, const Layout& b) {
+  LayoutFields out;
+  if (a.ep != b.ep) out.set(static_cast<size_t>(LayoutField::kEp));
+  if (a.etp != b.etp) out.set(static_cast<size_t>(LayoutField::kEtp));
+  if (a.vpp != b.vpp) out.set(static_cast<size_t>(LayoutField::kVp));
+  return out;
 }
 
-/// Return true when a rejection holds for every EP / VPP variant of the layout: the cost model's
-/// and those of a finding about an expert or pipeline setting may not.
-bool holds_for_every_variant(const EvaluatedOption& evaluated) {
-  if (evaluated.rejected->rule_id == "model") return false;
-  std::string key = rejecting_key(evaluated);
-  return !key.empty() && key.find("expert") == std::string::npos &&
-         key.find("pipeline") == std::string::npos;
+bool rejection_holds_for_every_variant(std::string_view rule_id, const LayoutFields& differing) {
+  const Rule* rule = rule_id == "model" ? nullptr : find_rule(rule_id);
+  return rule != nullptr && (rule->reads & differing).none();
 }
+
+namespace {
 
 /// One search: the request, its candidates with their prices, and the result being filled.
 class Search {
@@ -391,6 +391,9 @@ class Search {
   void settle(std::vector<size_t>& variants) {
     std::stable_sort(variants.begin(), variants.end(),
                      [this](size_t a, size_t b) { return faster(a, b); });
+    LayoutFields differing;
+    for (size_t i : variants)
+      differing |= differing_variant_fields(layouts_[variants.front()], layouts_[i]);
     std::optional<RejectedOption> shared_rejection;
     bool accepted = false;
     for (size_t i : variants) {
@@ -413,22 +416,22 @@ class Search {
         reject(RejectedOption{layout, "model", "the model cannot price it"});
         continue;
       }
-      Checked checked = check(i);
+      Checked checked = check(i, differing);
       accepted = accepted || checked.verdict == Verdict::kAccepted;
       if (checked.verdict == Verdict::kRejectedLayout) shared_rejection = checked.rejection;
     }
   }
 
-  /// Run the rules and the model on candidate i; record it as an option or a rejection.
-  Checked check(size_t i) {
+  /// Run the rules and the model on candidate i, a variant of a layout whose variants differ in
+  /// `differing`; record it as an option or a rejection.
+  Checked check(size_t i, const LayoutFields& differing) {
     const Layout& layout = layouts_[i];
     EvaluatedOption evaluated = priced_[i] ? evaluate_priced(request_, layout, *priced_[i])
                                            : evaluate_layout(request_, model_, layout);
     if (evaluated.rejected) {
       reject(*evaluated.rejected);
-      return {
-          holds_for_every_variant(evaluated) ? Verdict::kRejectedLayout : Verdict::kRejectedVariant,
-          evaluated.rejected};
+      bool shared = rejection_holds_for_every_variant(evaluated.rejected->rule_id, differing);
+      return {shared ? Verdict::kRejectedLayout : Verdict::kRejectedVariant, evaluated.rejected};
     }
     std::erase_if(evaluated.option.diagnostics,
                   [](const Diagnostic& d) { return d.severity() == Severity::kInfo; });

@@ -175,6 +175,17 @@ bool location_less(const Location& a, const Location& b) {
 
 }  // namespace
 
+LayoutFields layout_fields(std::initializer_list<LayoutField> fields) {
+  LayoutFields out;
+  for (LayoutField field : fields)
+    out.set(static_cast<size_t>(field));
+  return out;
+}
+
+LayoutFields variant_fields() {
+  return layout_fields({LayoutField::kEp, LayoutField::kEtp, LayoutField::kVp});
+}
+
 const std::vector<Rule>& rule_registry() {
   static const std::vector<Rule> registry = build_registry();
   return registry;
@@ -456,6 +467,7 @@ Result<ExampleRun> run_rule_example(const Rule& rule, bool failing) {
   if (Status s = finalize_environment(run.env); !s) return s.error();
   if (Status s = apply_overrides(*recipe, run.overrides); !s) return s.error();
   run.diagnostics = check_rules(*recipe, run.env);
+  run.recipe = std::move(*recipe);
   return run;
 }
 

@@ -49,6 +49,7 @@ Rule cp110() {
       .good_example = "++ddp.megatron_fsdp_version=1",
       .example_args = "",
       .check = check_fsdp_v2,
+      .reads = layout_fields({LayoutField::kEp}),
   };
 }
 
@@ -167,6 +168,7 @@ Rule cp112() {
       .good_example = "++dist.use_torch_fsdp2=true",
       .example_args = "--framework mlm",
       .check = check_torch_fsdp2,
+      .reads = layout_fields({LayoutField::kEp}),
       .cases =
           {
               {.name = "bridge", .severity = Severity::kWarning},
@@ -207,6 +209,7 @@ Rule cp113() {
       .good_example = "model.context_parallel_size=16",
       .example_args = "",
       .check = check_single_gpu_reload,
+      .reads = layout_fields({LayoutField::kEp}),
   };
 }
 

@@ -204,6 +204,7 @@ Rule cp005() {
       .good_example = "++model.num_moe_experts=8 ++model.expert_model_parallel_size=2",
       .example_args = "--world-size 32",
       .check = check_expert_grid,
+      .reads = layout_fields({LayoutField::kEp, LayoutField::kEtp}),
       .cases =
           {
               {.name = "rank_ordering",

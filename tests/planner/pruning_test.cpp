@@ -3,6 +3,8 @@
 // variant of its layout, and its numbers are what estimate() says for that layout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,106 @@ TEST(PlanPruning, ListedMoeOptionsAreTheBestVariantOfTheirLayout) {
 // A world where most layouts cannot split the global batch (the model cannot price them).
 TEST(PlanPruning, ListedOptionsAreTheBestVariantWhereMostCannotBePriced) {
   expect_best_variants("qwen3_30b_a3b_64k.yaml", 2048, 2);
+}
+
+// --- Which rejections prune the other variants of a layout (issue #26) -----------------------
+// The rules declare the variant fields they read (Rule::reads); the search prunes the other EP /
+// ETP / VP variants of a layout on a rejection only when its rule reads none of the fields they
+// differ in.
+
+LayoutFields fields(std::initializer_list<LayoutField> list) {
+  return layout_fields(list);
+}
+
+TEST(PlanPruning, VariantsDifferInEpEtpAndVpOnly) {
+  Layout a;
+  a.tp = 2;
+  a.cp = 4;
+  a.pp = 2;
+  a.dp = 2;
+  Layout b = a;
+  EXPECT_TRUE(differing_variant_fields(a, b).none());
+  b.ep = 4;
+  EXPECT_EQ(differing_variant_fields(a, b), fields({LayoutField::kEp}));
+  b.vpp = 2;
+  EXPECT_EQ(differing_variant_fields(a, b), fields({LayoutField::kEp, LayoutField::kVp}));
+  b.etp = 1;
+  EXPECT_EQ(differing_variant_fields(a, b), variant_fields());
+  Layout other_layout = a;
+  other_layout.tp = 4;
+  other_layout.comm = CpCommType::kA2a;
+  EXPECT_TRUE(differing_variant_fields(a, other_layout).none());
+}
+
+TEST(PlanPruning, ARejectionByARuleReadingADifferingFieldPrunesNothing) {
+  // CP005 (the expert grid) reads EP and ETP; CP112 (torch FSDP2 without EP) reads EP although
+  // its finding is about dist.use_torch_fsdp2.
+  for (const char* id : {"CP005", "CP112"}) {
+    EXPECT_FALSE(rejection_holds_for_every_variant(id, fields({LayoutField::kEp}))) << id;
+    EXPECT_FALSE(rejection_holds_for_every_variant(id, variant_fields())) << id;
+  }
+  EXPECT_FALSE(rejection_holds_for_every_variant("CP005", fields({LayoutField::kEtp})));
+  // The cost model's rejections and IDs outside the catalog never prune.
+  EXPECT_FALSE(rejection_holds_for_every_variant("model", LayoutFields{}));
+  EXPECT_FALSE(rejection_holds_for_every_variant("CP999", LayoutFields{}));
+}
+
+TEST(PlanPruning, ARejectionByARuleReadingNoDifferingFieldPrunesTheLayout) {
+  // CP001 (world divisible by TP x CP x PP) and CP002 (CP >= 1) read no variant field; CP005 reads
+  // no VP, so it prunes the VP variants of a layout.
+  for (const char* id : {"CP001", "CP002"}) {
+    ASSERT_NE(find_rule(id), nullptr);
+    EXPECT_TRUE(find_rule(id)->reads.none()) << id;
+    EXPECT_TRUE(rejection_holds_for_every_variant(id, variant_fields())) << id;
+  }
+  EXPECT_TRUE(rejection_holds_for_every_variant("CP005", fields({LayoutField::kVp})));
+}
+
+// End to end: under the Megatron-LM CLI, torch FSDP2 rejects every EP > 1 variant (CP112, a
+// finding about dist.use_torch_fsdp2). The EP 1 variant of each layout passes and is listed: a
+// search that took CP112's rejection of a faster EP > 1 variant for the layout's dropped them.
+TEST(PlanPruning, EveryLayoutWithAnAcceptedVariantIsListed) {
+  auto recipe = load_recipe_file(HCP_RECIPES_DIR "/mixtral_8x7b_32k.yaml");
+  ASSERT_TRUE(recipe.ok()) << recipe.error().str();
+  recipe->set("dist.use_torch_fsdp2", Value::boolean(true));
+  recipe->set("model.pipeline_model_parallel_size", Value::integer(1));
+  recipe->set("model.virtual_pipeline_model_parallel_size", Value::null());
+  auto profile = load_cluster_profile(HCP_RECIPES_DIR "/clusters/dgx-h100.yaml");
+  ASSERT_TRUE(profile.ok());
+  PlanRequest req;
+  req.recipe = *recipe;
+  req.env.framework = Framework::kMlm;
+  req.env.world_size = 32;
+  req.env.gpus_per_node = 8;
+  req.env.nvlink_domain = 8;
+  req.hardware = hardware_from_profile(*profile, accuracy::shipped_constants());
+  req.setup = training_setup_of(*recipe);
+  req.max_pp = 1;
+  auto result = plan(req);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  auto model = model_dims_of(*recipe);
+  ASSERT_TRUE(model.ok());
+  SearchSpace space;
+  for (int64_t ep = 1; ep <= model->num_experts; ep *= 2)
+    if (model->num_experts % ep == 0) space.ep.push_back(ep);
+  space.etp = result->recipe_layout ? result->recipe_layout->etp : std::nullopt;
+  int accepted_layouts = 0;
+  int fsdp_rejections = 0;
+  for (const Layout& l : search_layouts(*model, 32, 8, space)) {
+    EvaluatedOption evaluated = evaluate_layout(req, *model, l);
+    if (evaluated.rejected) {
+      fsdp_rejections += evaluated.rejected->rule_id == "CP112";
+      continue;
+    }
+    EXPECT_EQ(l.ep, 1) << l.label();
+    ++accepted_layouts;
+    bool listed = std::any_of(result->options.begin(), result->options.end(),
+                              [&](const PlanOption& o) { return same_base(o.layout, l); });
+    EXPECT_TRUE(listed) << l.label() << " passes but no variant of its layout is listed";
+  }
+  EXPECT_GT(accepted_layouts, 0);
+  EXPECT_GT(fsdp_rejections, 0);
+  EXPECT_EQ(static_cast<int>(result->options.size()), accepted_layouts);
 }
 
 }  // namespace

@@ -210,6 +210,125 @@ TEST(Registry, CheckRulesSkipsLaunchRules) {
 INSTANTIATE_TEST_SUITE_P(Catalog, RuleExample, ::testing::ValuesIn(all_ids()),
                          [](const auto& info) { return info.param; });
 
+// --- What each rule reads: its declared variant fields against its behaviour -----------------
+
+// Issue #26: the planner prunes the other EP / ETP / VP variants of a layout on a rejection only
+// when the rejecting rule does not read the fields they differ in (Rule::reads). A rule that
+// reads a field it does not declare would prune variants that pass; one that declares a field
+// it does not read keeps the search from pruning.
+
+/// One layout field a planner variant changes, its recipe key and the values it takes (nullopt:
+/// the key unset).
+struct VariantKey {
+  LayoutField field;
+  std::string_view name;
+  std::string_view key;
+};
+const std::vector<VariantKey>& variant_keys() {
+  static const std::vector<VariantKey> keys = {
+      {LayoutField::kEp, "EP", "model.expert_model_parallel_size"},
+      {LayoutField::kEtp, "ETP", "model.expert_tensor_parallel_size"},
+      {LayoutField::kVp, "VP", "model.virtual_pipeline_model_parallel_size"},
+  };
+  return keys;
+}
+const std::vector<std::optional<int64_t>> kVariantValues = {std::nullopt, 1, 2, 4, 8};
+
+/// What `rule` alone reports on `recipe`: each finding's severity, key and message, and the
+/// inputs it skipped or assumed.
+std::vector<std::string> findings_of(const Rule& rule, const Recipe& recipe,
+                                     const Environment& env) {
+  std::vector<Diagnostic> found;
+  MissingInputs missing;
+  Reporter reporter(rule, recipe, found, &missing);
+  rule.check(RuleContext{recipe, env}, reporter);
+  std::vector<std::string> out;
+  out.reserve(found.size());
+  for (const Diagnostic& d : found)
+    out.push_back(std::string(severity_name(d.severity())) + " " + d.key + ": " + d.message);
+  for (const auto& [input, uses] : missing.uses) {
+    for (const MissingInputs::Use& use : uses)
+      out.push_back("missing " + std::to_string(static_cast<int>(input)) + ": " + use.assumption);
+  }
+  return out;
+}
+
+/// The recipes a rule's reads are tried on: its passing and failing examples, each as given and
+/// as a mixture-of-experts model on two pipeline stages (where EP, ETP and VP take effect).
+struct ReadBase {
+  std::string name;
+  Recipe recipe;
+  Environment env;
+};
+std::vector<ReadBase> read_bases(const Rule& rule) {
+  std::vector<ReadBase> out;
+  for (bool failing : {false, true}) {
+    if (failing && rule.loader_rejects_bad_example) continue;
+    auto run = run_rule_example(rule, failing);
+    EXPECT_TRUE(run.ok()) << rule.id << ": " << run.error().str();
+    if (!run.ok()) continue;
+    std::string name = failing ? "failing example" : "passing example";
+    out.push_back({name, run->recipe, run->env});
+    Recipe moe = run->recipe;
+    moe.set("model.pipeline_model_parallel_size", test::I(2));
+    if (!moe.has("model.num_moe_experts")) moe.set("model.num_moe_experts", test::I(8));
+    out.push_back({name + " as MoE on PP2", std::move(moe), run->env});
+  }
+  return out;
+}
+
+Recipe with_key(Recipe recipe, std::string_view key, std::optional<int64_t> value) {
+  recipe.set(key, value ? test::I(*value) : Value::null(Location{"test.yaml", 1, 1}));
+  return recipe;
+}
+
+TEST(RuleReads, RulesDeclareOnlyVariantFields) {
+  for (const Rule& rule : rule_registry()) {
+    EXPECT_TRUE((rule.reads & ~variant_fields()).none()) << rule.id << " reads " << rule.reads;
+    if (rule.check == nullptr) {
+      EXPECT_TRUE(rule.reads.none()) << rule.id << " checks no recipe";
+    }
+  }
+  EXPECT_EQ(variant_fields(),
+            layout_fields({LayoutField::kEp, LayoutField::kEtp, LayoutField::kVp}));
+}
+
+class RuleReadsExample : public ::testing::TestWithParam<std::string> {};
+
+// A field the rule does not declare changes none of its findings, over every value and base; a
+// field it declares changes some finding on some base.
+TEST_P(RuleReadsExample, DeclaredVariantFieldsAreExactlyTheOnesThatChangeItsFindings) {
+  const Rule* rule = find_rule(GetParam());
+  ASSERT_NE(rule, nullptr);
+  std::vector<ReadBase> bases = read_bases(*rule);
+  ASSERT_FALSE(bases.empty());
+  for (const VariantKey& variant : variant_keys()) {
+    bool declared = rule->reads.test(static_cast<size_t>(variant.field));
+    bool changed = false;
+    for (const ReadBase& base : bases) {
+      std::vector<std::string> before = findings_of(*rule, base.recipe, base.env);
+      for (std::optional<int64_t> value : kVariantValues) {
+        Recipe perturbed = with_key(base.recipe, variant.key, value);
+        std::vector<std::string> after = findings_of(*rule, perturbed, base.env);
+        changed = changed || after != before;
+        if (!declared) {
+          EXPECT_EQ(after, before)
+              << rule->id << " reads " << variant.name
+              << " but does not declare it: " << variant.key << "="
+              << (value ? std::to_string(*value) : "unset") << " on its " << base.name;
+        }
+      }
+    }
+    if (declared) {
+      EXPECT_TRUE(changed) << rule->id << " declares " << variant.name
+                           << " but no value of it changes its findings on its examples";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, RuleReadsExample, ::testing::ValuesIn(all_ids()),
+                         [](const auto& info) { return info.param; });
+
 // --- The default recipe ------------------------------------------------------------------------
 
 TEST(CheckRules, DefaultRecipeIsCleanOnFourNodesOfEight) {
