@@ -8,6 +8,7 @@
 #include "command.h"
 #include "common_options.h"
 #include "hcp/edit_distance.h"
+#include "html_output.h"
 #include "output.h"
 
 #ifndef HCP_VERSION
@@ -41,6 +42,7 @@ std::string version_text() {
 }
 
 int run(int argc, char** argv) {
+  remember_command_line(argc, argv);
   CLI::App app{
       "hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
       "Megatron-LM, Megatron-Bridge and Transformer Engine"};
