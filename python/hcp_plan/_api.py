@@ -165,7 +165,11 @@ class Plan:
 
     @property
     def recipe_option(self) -> Optional[Option]:
-        """The recipe's own layout among the options; None when the rules rejected it."""
+        """The recipe's own layout as priced (also when it ranks below `top`); None when the
+        rules or the model rejected it (raw["recipe_layout"] then says why)."""
+        own = self.raw.get("recipe_layout")
+        if isinstance(own, dict) and "tokens_per_s_per_gpu" in own:
+            return Option.from_json(own)
         return next((o for o in self.options if o.recipe_layout), None)
 
 

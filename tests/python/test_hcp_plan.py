@@ -163,6 +163,19 @@ def test_plan_returns_the_ranked_options():
         assert option.tokens_per_s_per_gpu <= option.tokens_per_s_per_gpu_high
         assert option.label
     assert result.summary and result.summary[0].startswith("recommended:")
+    # The recipe's own layout ranks below the three listed; it is there all the same.
+    own = result.recipe_option
+    assert own is not None and own.recipe_layout
+    assert own not in result.options
+    assert (own.tp, own.cp, own.cp_comm_type) == (1, 16, "a2a+p2p")
+    assert own.hierarchical_context_parallel_sizes == (8, 2)
+
+
+def test_a_rejected_recipe_layout_has_no_option():
+    result = hcp_plan.plan(RECIPE, {"model.hierarchical_context_parallel_sizes": [4, 2]},
+                           nodes=4, gpus_per_node=8, top=2)
+    assert result.recipe_option is None
+    assert "must equal context_parallel_size" in result.raw["recipe_layout"]["message"]
 
 
 def test_plan_bad_input_raises():
