@@ -195,7 +195,8 @@ void write_point(std::ostream& out, const Row& row, const Axis& x, const Axis& y
       << row.letter << "</text></g>\n";
 }
 
-void write_scatter_key(std::ostream& out, double y) {
+/// The key under the scatter ("your layout" only when the recipe's own layout is charted).
+void write_scatter_key(std::ostream& out, double y, bool own_shown) {
   struct Key {
     const char* css;
     const char* text;
@@ -203,6 +204,7 @@ void write_scatter_key(std::ostream& out, double y) {
   double x = kPlotLeft;
   for (Key key : {Key{"point", "option"}, Key{"point recommended", "recommended"},
                   Key{"point own", "your layout"}, Key{"point over", "does not fit"}}) {
+    if (!own_shown && std::string(key.text) == "your layout") continue;
     out << "<g class=\"key " << key.css << "\"><circle cx=\"" << x + 6 << "\" cy=\"" << y - 4
         << "\" r=\"5\"/><text x=\"" << x + 16 << "\" y=\"" << y << "\">" << key.text
         << "</text></g>\n";
@@ -249,7 +251,10 @@ void write_scatter(std::ostream& out, const Page& page) {
   for (const Row& row : page.rows) {
     if (row.priced) write_point(out, row, x, y, labels);
   }
-  write_scatter_key(out, 392);
+  bool own_shown = std::any_of(page.rows.begin(), page.rows.end(), [](const Row& row) {
+    return row.priced && row.option->recipe_layout;
+  });
+  write_scatter_key(out, 392, own_shown);
   out << "</svg>\n";
 }
 
@@ -307,7 +312,8 @@ constexpr int kRowHeight = 24;
 void write_legend(std::ostream& out, const std::vector<Segment>& segments, double y) {
   for (size_t i = 0; i < segments.size(); ++i) {
     double x = kBarLeft + static_cast<double>(i % 3) * 220;
-    double row_y = y + static_cast<double>(i / 3) * 18;
+    size_t legend_row = i / 3;  // three entries a row
+    double row_y = y + static_cast<double>(legend_row) * 18;
     out << "<g class=\"legend\"><rect class=\"" << segments[i].css << "\" x=\"" << x << "\" y=\""
         << row_y - 10 << "\" width=\"12\" height=\"12\"/><text x=\"" << x + 16 << "\" y=\"" << row_y
         << "\">" << segments[i].label << "</text></g>\n";

@@ -236,6 +236,7 @@ TEST(HtmlCli, TheRecipesOwnLayoutIsAlwaysListed) {
       << mine;
   EXPECT_EQ(count(html, "<g class=\"point"), 2);
   EXPECT_EQ(count(html, "<g class=\"point own"), 1);
+  EXPECT_NE(html.find(">your layout</text>"), std::string::npos);
 }
 
 TEST(HtmlCli, ARejectedRecipeLayoutSaysWhy) {
@@ -291,6 +292,7 @@ TEST(HtmlCli, CompareChartsOnlyPricedLayouts) {
       << second;
   EXPECT_EQ(count(html, "<g class=\"point"), 1);  // only the priced layout is charted
   EXPECT_EQ(html.find("<section id=\"your-layout\">"), std::string::npos);
+  EXPECT_EQ(html.find(">your layout</text>"), std::string::npos);  // nor in the scatter's key
 }
 
 TEST(HtmlCli, UnwritableFileIsBadInput) {
@@ -403,8 +405,8 @@ Image read_png(const std::string& bytes) {
     if (type == "IHDR") {
       image.width = be32(bytes, at + 8);
       image.height = be32(bytes, at + 12);
-      int depth = bytes[at + 16];
-      int colour = bytes[at + 17];
+      int depth = static_cast<unsigned char>(bytes[at + 16]);
+      int colour = static_cast<unsigned char>(bytes[at + 17]);
       image.channels = depth == 8 && colour == 6 ? 4 : (depth == 8 && colour == 2 ? 3 : 0);
     } else if (type == "IDAT") {
       idat += bytes.substr(at + 8, length);
