@@ -7,8 +7,14 @@
 #ifndef HCP_VERSION
 #define HCP_VERSION "0.0.0"
 #endif
-#ifndef HCP_GIT_COMMIT
-#define HCP_GIT_COMMIT "unknown"
+// HCP_BUILD_COMMIT, generated at every build (target hcp_build_commit); a tree configured but
+// not built (clang-tidy's) has only the configure-time HCP_GIT_COMMIT.
+#if __has_include("build_commit.h")
+#include "build_commit.h"
+#elif defined(HCP_GIT_COMMIT)
+#define HCP_BUILD_COMMIT HCP_GIT_COMMIT
+#else
+#define HCP_BUILD_COMMIT "unknown"
 #endif
 
 namespace hcp::cli {
@@ -26,6 +32,10 @@ bool is_safe_shell_char(char c) {
 }
 
 }  // namespace
+
+const char* build_commit() {
+  return HCP_BUILD_COMMIT;
+}
 
 std::string shell_quote(const std::string& word) {
   bool safe = !word.empty();
@@ -65,7 +75,7 @@ HtmlProvenance html_provenance() {
     long long value = std::strtoll(epoch, &end, 10);
     if (end != epoch && *end == '\0' && value >= 0) now = value;
   }
-  return HtmlProvenance{HCP_VERSION, HCP_GIT_COMMIT, command_line(), utc_date(now)};
+  return HtmlProvenance{HCP_VERSION, build_commit(), command_line(), utc_date(now)};
 }
 
 }  // namespace hcp::cli

@@ -8,6 +8,9 @@
 
 namespace hcp::cli {
 
+/// Return the commit this binary was built from ("unknown" when not built from git).
+const char* build_commit();
+
 /// Remember the command line main() was called with (argv[0] is shown as "hcp-plan").
 void remember_command_line(int argc, char** argv);
 

@@ -115,6 +115,11 @@ TEST(HtmlCli, ProvenanceNamesVersionCommitCommandAndDate) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(version.out, m, std::regex(R"(hcp-plan (\S+) \(commit (\S+)\))")))
       << version.out;
+  // The commit is read at build time: the source tree's HEAD (when it is a git checkout).
+  CliResult head = testing::run_shell("git -C '" HCP_SOURCE_DIR "' rev-parse --short=12 HEAD");
+  if (head.exit_code == 0) {
+    EXPECT_EQ(m[2].str() + "\n", head.out);
+  }
   EXPECT_NE(html.find("Written by hcp-plan " + m[1].str() + " (commit <code>" + m[2].str() +
                       "</code>) on 1970-01-02 00:00 UTC with:"),
             std::string::npos)
