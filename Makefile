@@ -36,6 +36,9 @@ PACKAGE_TOOLS := dpkg-dev file
 # make lint: clang-format and clang-tidy (Debian 12: version 14 of both).
 LINT_PACKAGES := clang-format clang-tidy
 TEST_OPTIONAL_PACKAGES := chromium pre-commit
+# The Python package's pytest suite (pip installs ./python offline: no package index) and the
+# GitHub Action's test (python3-yaml reads action.yml) run in `make test`.
+TEST_PACKAGES := python3-pip python3-pytest python3-yaml
 
 .PHONY: all deps test-deps package-deps configure build run test package test-sanitize clean format \
   fuzz-deps fuzz fuzz-smoke fuzz-long lint-deps lint format-check tidy tidy-all
@@ -46,7 +49,7 @@ deps:
 	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
 
 test-deps: deps
-	@scripts/install-deps.sh $(PACKAGE_TOOLS) --optional $(TEST_OPTIONAL_PACKAGES)
+	@scripts/install-deps.sh $(PACKAGE_TOOLS) $(TEST_PACKAGES) --optional $(TEST_OPTIONAL_PACKAGES)
 
 package-deps: deps
 	@scripts/install-deps.sh $(PACKAGE_TOOLS)

@@ -142,6 +142,11 @@ bool rejection_holds_for_every_variant(std::string_view rule_id, const LayoutFie
 /// the world size is unknown.
 Result<PlanResult> plan(const PlanRequest& request);
 
+/// Return the order of plan's options (rank_options) in words, for reports ("Rows are ranked:
+/// ...").
+std::string plan_order_text();
+/// Return the tie rule of explain_options in words, for reports ("Two options are a tie ...").
+std::string tie_rule_text();
 /// Return the letter that names the option of rank i in text and reports: A, B, ..., Z, AA, AB, ...
 std::string option_letter(size_t index);
 

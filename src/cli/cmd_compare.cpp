@@ -9,6 +9,7 @@
 #include "common_options.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
+#include "html_output.h"
 #include "output.h"
 #include "plan_subject.h"
 
@@ -19,6 +20,7 @@ struct CompareCliOptions {
   PlanInputs inputs;
   RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
   std::vector<std::string> options;
+  std::string html;  ///< --html FILE: also write the self-contained HTML report.
   OutputOptions output;
 };
 
@@ -55,9 +57,17 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
                                              std::max(1, prepared->profile.gpus_per_node));
   context.gpus_per_node = prepared->profile.gpus_per_node;
   context.calibration = opts.inputs.calibration;
-  std::string text = opts.output.format == "json"
-                         ? format_compare_json(*entries, request.hardware, context)
-                         : format_compare_text(*entries, request.hardware, context);
+  if (!opts.html.empty()) {
+    OutputOptions html_file;
+    html_file.path = opts.html;
+    if (!emit(html_file, format_compare_html(*entries, context, html_provenance()))) {
+      return kExitBadInput;
+    }
+  }
+  std::string text =
+      opts.output.format == "json"   ? format_compare_json(*entries, request.hardware, context)
+      : opts.output.format == "html" ? format_compare_html(*entries, context, html_provenance())
+                                     : format_compare_text(*entries, request.hardware, context);
   if (!emit(opts.output, text)) return kExitBadInput;
   for (const CompareEntry& e : *entries) {
     if (!e.valid) return kExitFindings;
@@ -84,7 +94,9 @@ std::function<int()> setup_compare(CLI::App& sub) {
   sub.add_option("--memory-limit", in.memory_limit_gib, "GiB per GPU (default: the GPU's)");
   sub.add_option("--te-version", in.te_version, "Transformer Engine version the job runs with");
   sub.add_option("--calibration", in.calibration, "Calibration JSON written by `hcp-plan bench`");
-  add_output_options(sub, opts->output);
+  sub.add_option("--html", opts->html,
+                 "Also write a self-contained HTML report (tables, inline SVG charts) to FILE");
+  add_output_options(sub, opts->output, {"text", "json", "html"});
   return [opts, &sub]() { return run_compare(*opts, sub.remaining(false)); };
 }
 

@@ -7,10 +7,10 @@
 
 #include "command.h"
 #include "common_options.h"
-#include "hcp/html_report.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
 #include "hcp/sim.h"
+#include "html_output.h"
 #include "output.h"
 #include "plan_subject.h"
 
@@ -97,10 +97,14 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
   if (!opts.html.empty()) {
     OutputOptions html_file;
     html_file.path = opts.html;
-    if (!emit(html_file, format_plan_html(*result, context))) return kExitBadInput;
+    if (!emit(html_file, format_plan_html(*result, context, html_provenance()))) {
+      return kExitBadInput;
+    }
   }
   std::string text = opts.output.format == "json" ? format_plan_json(*result, context)
-                                                  : format_plan_text(*result, context);
+                     : opts.output.format == "html"
+                         ? format_plan_html(*result, context, html_provenance())
+                         : format_plan_text(*result, context);
   if (!emit(opts.output, text)) return kExitBadInput;
   // Nothing usable: no layout passes the rules, or none fits in memory (no recommendation).
   bool found = std::any_of(result->options.begin(), result->options.end(),
@@ -132,7 +136,7 @@ std::function<int()> setup_plan(CLI::App& sub) {
                  "Benchmark the top K options on this GPU node (exit 3 without a GPU)");
   sub.add_option("--html", opts->html,
                  "Also write a self-contained HTML report (tables, inline SVG charts) to FILE");
-  add_output_options(sub, opts->output);
+  add_output_options(sub, opts->output, {"text", "json", "html"});
   return [opts, &sub]() { return run_plan(*opts, sub.remaining(false)); };
 }
 

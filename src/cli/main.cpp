@@ -8,13 +8,11 @@
 #include "command.h"
 #include "common_options.h"
 #include "hcp/edit_distance.h"
+#include "html_output.h"
 #include "output.h"
 
 #ifndef HCP_VERSION
 #define HCP_VERSION "0.0.0"
-#endif
-#ifndef HCP_GIT_COMMIT
-#define HCP_GIT_COMMIT "unknown"
 #endif
 #ifndef HCP_WITH_CUDA
 #define HCP_WITH_CUDA 0
@@ -33,7 +31,7 @@ std::vector<CommandInfo>& command_list() {
 namespace {
 
 std::string version_text() {
-  std::string text = std::string("hcp-plan ") + HCP_VERSION + " (commit " + HCP_GIT_COMMIT + ")\n";
+  std::string text = std::string("hcp-plan ") + HCP_VERSION + " (commit " + build_commit() + ")\n";
   text += std::string("built with: CUDA kernels ") + (HCP_WITH_CUDA ? "yes" : "no") +
           "; MPI probe gather " + (HCP_WITH_MPI ? "yes" : "no") +
           "; NVML, NCCL loaded at run time when present\n";
@@ -41,6 +39,7 @@ std::string version_text() {
 }
 
 int run(int argc, char** argv) {
+  remember_command_line(argc, argv);
   CLI::App app{
       "hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
       "Megatron-LM, Megatron-Bridge and Transformer Engine"};

@@ -405,4 +405,14 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
   *summary = summary_lines(options, best, fastest, tie_sentence, eligible, letters);
 }
 
+std::string tie_rule_text() {
+  return "Two options are a tie (within model error) when their throughput error bands overlap. "
+         "The reference is the fastest option that fits in memory; among the options tied with "
+         "it the recommendation goes to the one with the most memory headroom (differences under " +
+         format_fixed(kHeadroomStepGiB, 0) +
+         " GiB do not count), then the simpler CP transport (no CP, then a2a, p2p or all_gather, "
+         "then a2a+p2p or mixed per-layer types), then the fewest collectives crossing NVLink "
+         "domains, then the faster.";
+}
+
 }  // namespace hcp

@@ -577,4 +577,9 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
   return entries;
 }
 
+std::string plan_order_text() {
+  return "Rows are ranked: the recommended option first, then the other options that fit in "
+         "memory by predicted step time, then those that do not fit.";
+}
+
 }  // namespace hcp

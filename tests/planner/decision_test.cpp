@@ -152,6 +152,25 @@ TEST(TieRule, HeadroomThenTransportThenSpeed) {
   EXPECT_TRUE(o[0].recommended);
 }
 
+TEST(TieRule, WordsNameTheCriteriaInTheOrderTheyApply) {
+  // The reports print this text; it must follow HeadroomThenTransportThenSpeed's order and name
+  // the headroom step the rule uses (a 0.9 GiB difference does not decide, as tested above).
+  std::string words = tie_rule_text();
+  size_t bands = words.find("error bands overlap");
+  size_t headroom = words.find("memory headroom");
+  size_t step = words.find("under 1 GiB");
+  size_t transport = words.find("simpler CP transport");
+  size_t domains = words.find("crossing NVLink domains");
+  size_t faster = words.find("then the faster");
+  ASSERT_NE(bands, std::string::npos) << words;
+  ASSERT_NE(step, std::string::npos) << words;
+  ASSERT_NE(faster, std::string::npos) << words;
+  EXPECT_LT(bands, headroom);
+  EXPECT_LT(headroom, transport);
+  EXPECT_LT(transport, domains);
+  EXPECT_LT(domains, faster);
+}
+
 TEST(CompareOrder, KeepsTheUsersOrderAndHonoursVp) {
   PlanInputs in;
   in.recipe = HCP_RECIPES_DIR "/llama31_70b_128k.yaml";
