@@ -449,10 +449,23 @@ void merge_leaves(Recipe& recipe, const Value& node, const std::string& prefix) 
 
 }  // namespace
 
+namespace {
+
+/// kExampleRecipe, read and parsed once per process (every rule's examples start from it: the
+/// catalog tests and `rules --examples` run it about 200 times). Each run gets its own copy.
+const Result<Recipe>& example_recipe() {
+  static const Result<Recipe> kRecipe = []() -> Result<Recipe> {
+    auto path = resolve_recipe_path(std::string(kExampleRecipe));
+    if (!path) return path.error();
+    return load_recipe_file(*path);
+  }();
+  return kRecipe;
+}
+
+}  // namespace
+
 Result<ExampleRun> run_rule_example(const Rule& rule, bool failing) {
-  auto path = resolve_recipe_path(std::string(kExampleRecipe));
-  if (!path) return path.error();
-  auto recipe = load_recipe_file(*path);
+  Result<Recipe> recipe = example_recipe();
   if (!recipe) return recipe.error();
   if (failing && !rule.bad_example_yaml.empty()) {
     auto fragment = load_recipe_text(rule.bad_example_yaml, "<example yaml>");
