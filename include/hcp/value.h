@@ -45,16 +45,27 @@ class Value {
   const std::string& as_string() const { return s_; }
   const std::vector<Value>& items() const { return items_; }
   std::vector<Value>& items() { return items_; }
+  /// The children of a map, in order. Keys change only through the map's own functions below,
+  /// which keep the key index the lookups use.
   const std::vector<Entry>& entries() const { return entries_; }
-  std::vector<Entry>& entries() { return entries_; }
 
   /// Return the child of a map, or nullptr.
   const Value* get(std::string_view key) const;
   Value* get(std::string_view key);
   /// Set (replace or append) a child of a map. The value must be a map.
   Value& set(std::string key, Value v);
+  /// Append a child to a map without looking for the key (the caller knows it is new).
+  Value& append(std::string key, Value v);
   /// Remove a child of a map; return false when it was absent.
   bool erase(std::string_view key);
+  /// Rename a child of a map in place; return false when `from` was absent.
+  bool rename(std::string_view from, std::string to);
+  /// Move the children out of a map (it is left empty), to filter or reorder them.
+  std::vector<Entry> take_entries();
+  /// Replace the children of a map.
+  void set_entries(std::vector<Entry> entries);
+  /// The value of the i-th child of a map, to change it in place (its key stays).
+  Value& value_at(size_t i) { return entries_[i].second; }
 
   const Location& location() const { return at_; }
   void set_location(Location at) { at_ = std::move(at); }
@@ -74,7 +85,15 @@ class Value {
   std::string s_;
   std::vector<Value> items_;
   std::vector<Entry> entries_;
+  /// A signature of each entry's key (its length and three of its bytes), in the same order: a
+  /// lookup scans these (contiguous) and compares only the keys whose signature matches (maps of
+  /// a few hundred keys, looked up in the planner's inner loop).
+  std::vector<size_t> key_hashes_;
   Location at_;
+
+  void index_keys();
+  /// The position of a key among entries_, or entries_.size() when absent.
+  size_t index_of(std::string_view key) const;
 };
 
 }  // namespace hcp

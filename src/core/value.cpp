@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 namespace hcp {
 
@@ -50,22 +51,44 @@ Value Value::list(std::vector<Value> items, Location at) {
 Value Value::map(std::vector<Entry> entries, Location at) {
   Value v = null(std::move(at));
   v.kind_ = Kind::kMap;
-  v.entries_ = std::move(entries);
+  v.set_entries(std::move(entries));
   return v;
 }
 
-const Value* Value::get(std::string_view key) const {
-  for (const auto& [k, v] : entries_) {
-    if (k == key) return &v;
+namespace {
+
+/// A key's length with its first, middle and last bytes: computed in constant time (a real
+/// hash of every byte cost more than the comparisons it saved), and equal for equal keys.
+size_t hash_key(std::string_view key) {
+  if (key.empty()) return 0;
+  auto byte = [&key](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(key[i])); };
+  return (key.size() << 24) | (byte(0) << 16) | (byte(key.size() / 2) << 8) | byte(key.size() - 1);
+}
+
+}  // namespace
+
+void Value::index_keys() {
+  key_hashes_.clear();
+  key_hashes_.reserve(entries_.size());
+  for (const Entry& e : entries_)
+    key_hashes_.push_back(hash_key(e.first));
+}
+
+size_t Value::index_of(std::string_view key) const {
+  const size_t h = hash_key(key);
+  for (size_t i = 0; i < key_hashes_.size(); ++i) {
+    if (key_hashes_[i] == h && entries_[i].first == key) return i;
   }
-  return nullptr;
+  return entries_.size();
+}
+
+const Value* Value::get(std::string_view key) const {
+  size_t i = index_of(key);
+  return i < entries_.size() ? &entries_[i].second : nullptr;
 }
 
 Value* Value::get(std::string_view key) {
-  for (auto& [k, v] : entries_) {
-    if (k == key) return &v;
-  }
-  return nullptr;
+  return const_cast<Value*>(static_cast<const Value&>(*this).get(key));
 }
 
 Value& Value::set(std::string key, Value v) {
@@ -73,16 +96,39 @@ Value& Value::set(std::string key, Value v) {
     *existing = std::move(v);
     return *existing;
   }
+  return append(std::move(key), std::move(v));
+}
+
+Value& Value::append(std::string key, Value v) {
+  key_hashes_.push_back(hash_key(key));
   entries_.emplace_back(std::move(key), std::move(v));
   return entries_.back().second;
 }
 
 bool Value::erase(std::string_view key) {
-  auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const Entry& e) { return e.first == key; });
-  if (it == entries_.end()) return false;
-  entries_.erase(it);
+  size_t i = index_of(key);
+  if (i == entries_.size()) return false;
+  entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+  key_hashes_.erase(key_hashes_.begin() + static_cast<std::ptrdiff_t>(i));
   return true;
+}
+
+bool Value::rename(std::string_view from, std::string to) {
+  size_t i = index_of(from);
+  if (i == entries_.size()) return false;
+  key_hashes_[i] = hash_key(to);
+  entries_[i].first = std::move(to);
+  return true;
+}
+
+std::vector<Value::Entry> Value::take_entries() {
+  key_hashes_.clear();
+  return std::exchange(entries_, {});
+}
+
+void Value::set_entries(std::vector<Entry> entries) {
+  entries_ = std::move(entries);
+  index_keys();
 }
 
 const char* Value::kind_name(Kind k) {

@@ -278,8 +278,8 @@ void relocate(Value& v, const std::string& file, const std::vector<int64_t>& lin
   v.set_location(at);
   for (Value& item : v.items())
     relocate(item, file, lines);
-  for (auto& [key, child] : v.entries())
-    relocate(child, file, lines);
+  for (size_t i = 0; i < v.entries().size(); ++i)
+    relocate(v.value_at(i), file, lines);
 }
 
 /// Python repr (Bridge's "{value!r}") -> YAML flow text; nullopt when it is no literal.

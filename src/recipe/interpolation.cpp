@@ -73,8 +73,8 @@ Status resolve_in(const Recipe& recipe, Value& v) {
       if (Status s = resolve_in(recipe, item); !s) return s;
     }
   } else if (v.is_map()) {
-    for (auto& entry : v.entries()) {
-      if (Status s = resolve_in(recipe, entry.second); !s) return s;
+    for (size_t i = 0; i < v.entries().size(); ++i) {
+      if (Status s = resolve_in(recipe, v.value_at(i)); !s) return s;
     }
   }
   return Ok{};

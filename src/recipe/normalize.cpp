@@ -65,14 +65,15 @@ void normalize_value(Value& v, int depth) {
 }
 
 void normalize_map(Value& map, int depth) {
+  std::vector<Value::Entry> entries = map.take_entries();
   std::vector<Value::Entry> kept;
-  kept.reserve(map.entries().size());
-  for (auto& entry : map.entries()) {
+  kept.reserve(entries.size());
+  for (auto& entry : entries) {
     if (is_metadata_key(entry.first)) continue;
     normalize_value(entry.second, depth + 1);
     kept.push_back(std::move(entry));
   }
-  map.entries() = std::move(kept);
+  map.set_entries(std::move(kept));
 }
 
 /// Replace model.transformer (a map) by its fields, in place; outer fields win on a clash.
@@ -82,11 +83,11 @@ void flatten_transformer(Value& model) {
   Value inner = std::move(*nested);
   auto is_outer = [&model](const std::string& key) { return model.get(key) != nullptr; };
   std::vector<Value::Entry> fields;
-  for (auto& field : inner.entries()) {
+  for (auto& field : inner.take_entries()) {
     if (!is_outer(field.first)) fields.push_back(std::move(field));
   }
   std::vector<Value::Entry> merged;
-  for (auto& entry : model.entries()) {
+  for (auto& entry : model.take_entries()) {
     if (entry.first != "transformer") {
       merged.push_back(std::move(entry));
       continue;
@@ -94,19 +95,16 @@ void flatten_transformer(Value& model) {
     for (auto& field : fields)
       merged.push_back(std::move(field));
   }
-  model.entries() = std::move(merged);
+  model.set_entries(std::move(merged));
 }
 
 /// Rename dataset.sequence_length to seq_length; an explicit seq_length wins.
 void rename_sequence_length(Value& dataset) {
-  for (auto it = dataset.entries().begin(); it != dataset.entries().end(); ++it) {
-    if (it->first != "sequence_length") continue;
-    if (dataset.get("seq_length") != nullptr) {
-      dataset.entries().erase(it);
-    } else {
-      it->first = "seq_length";
-    }
-    return;
+  if (dataset.get("sequence_length") == nullptr) return;
+  if (dataset.get("seq_length") != nullptr) {
+    dataset.erase("sequence_length");
+  } else {
+    dataset.rename("sequence_length", "seq_length");
   }
 }
 
@@ -159,8 +157,8 @@ bool canonical_packing(Value& root) {
   }
   Value copy = *specs;
   Location at = size->location();
-  dataset->entries().emplace_back("enable_offline_packing", Value::boolean(true, at));
-  dataset->entries().emplace_back("offline_packing_specs", std::move(copy));
+  dataset->append("enable_offline_packing", Value::boolean(true, at));
+  dataset->append("offline_packing_specs", std::move(copy));
   return true;
 }
 

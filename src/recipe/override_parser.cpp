@@ -367,7 +367,7 @@ Result<Value> Parser::parse_dict() {
     Result<Value> value = parse_element();
     if (!value) return value.error();
     if (map.get(key) != nullptr) return fail("duplicate dict key '" + key + "'", key_start);
-    map.entries().emplace_back(key, std::move(*value));
+    map.append(key, std::move(*value));
     skip_ws();
     if (at_end()) return fail("unbalanced '{' (no closing '}')", start);
     if (peek() == ',') {

@@ -594,10 +594,8 @@ void recopy_packing_specs(Recipe& recipe, const std::vector<Override>& overrides
   }
   Value* dataset = recipe.root.get("dataset");
   if (!touched || dataset == nullptr || !dataset->is_map()) return;
-  auto& entries = dataset->entries();
-  std::erase_if(entries, [](const auto& entry) {
-    return entry.first == "enable_offline_packing" || entry.first == "offline_packing_specs";
-  });
+  dataset->erase("enable_offline_packing");
+  dataset->erase("offline_packing_specs");
   recipe.packing_specs_copied = recipe_detail::canonical_packing(recipe.root);
 }
 
@@ -630,27 +628,26 @@ Status apply_launch(Recipe& recipe, const Launch& launch) {
     }
     // _resolve_seq_length: the recipe's model.seq_length, else 4096 (dataset_utils.py:347-351).
     Value dataset = Value::map({}, at);
-    dataset.entries().emplace_back("seq_length",
-                                   Value::integer(recipe.int_or("model.seq_length", 4096), at));
+    dataset.append("seq_length", Value::integer(recipe.int_or("model.seq_length", 4096), at));
     // An HF source (data/sources/hf.py HFDatasetSourceConfig: its fields, None unless set), so
     // that "dataset.hf_dataset.split=..." changes a key the preset has, as upstream.
     auto hf_source = [&at](std::string_view name) {
       Value source = Value::map({}, at);
       for (const char* field : {"dataset_name", "path_or_dataset", "split", "subset", "load_kwargs",
                                 "schema_adapter", "adapter_kwargs"}) {
-        source.entries().emplace_back(field, Value::null(at));
+        source.append(field, Value::null(at));
       }
       if (!name.empty()) *source.get("dataset_name") = Value::string(std::string(name), at);
       return source;
     };
     if (preset.target == kGptSft) {
       // _text_hf_dataset_config (dataset_utils.py:80-112): an HF source, packing off.
-      dataset.entries().emplace_back("enable_offline_packing", Value::boolean(false, at));
+      dataset.append("enable_offline_packing", Value::boolean(false, at));
       if (preset.name != "local-jsonl") {
-        dataset.entries().emplace_back("hf_dataset", hf_source(preset.name));
+        dataset.append("hf_dataset", hf_source(preset.name));
       }
     } else if (preset.target == kDirectHf && preset.name != "local-vlm") {
-      dataset.entries().emplace_back("source", hf_source(""));  // _hf_vlm_dataset_config
+      dataset.append("source", hf_source(""));  // _hf_vlm_dataset_config
     }
     recipe.set("dataset", std::move(dataset));
     std::erase_if(recipe.targets, [](const auto& t) { return t.first.rfind("dataset.", 0) == 0; });

@@ -344,7 +344,9 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
   bool top = path.find('.') == std::string::npos;
   ErrorList errors;  // every problem, not only the first
   auto note = [&errors](const Status& s) { return errors.note(s); };
-  for (auto& [field, value] : map.entries()) {
+  for (size_t i = 0; i < map.entries().size(); ++i) {
+    const std::string& field = map.entries()[i].first;
+    Value& value = map.value_at(i);
     std::string key = path + "." + field;
     const FieldSpec* spec = fields.find(field);
     if (spec == nullptr) {
@@ -462,7 +464,9 @@ Status check_recipe_schema(Recipe& recipe) {
   // A Bridge YAML that names no class anywhere is an override file: Bridge skips what it lacks.
   bool skipped = recipe.framework == Framework::kBridge && recipe.targets.empty() &&
                  recipe.root.get("_target_") == nullptr;
-  for (auto& [section, body] : recipe.root.entries()) {
+  for (size_t i = 0; i < recipe.root.entries().size(); ++i) {
+    const std::string& section = recipe.root.entries()[i].first;
+    Value& body = recipe.root.value_at(i);
     Location at = body.location().known() ? body.location() : recipe.where(section);
     if (Status known = check_key_known(section, at); !known && skipped) {
       recipe.load_notes.push_back(skipped_key_note(section, suggest_key(section), at));

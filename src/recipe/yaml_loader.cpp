@@ -71,7 +71,7 @@ Result<Value> Converter::convert_map(const YAML::Node& node, const Location& her
     if (!seen.insert(key).second) return Error{"duplicate key '" + key + "'", key_at, key};
     Result<Value> child = convert(pair.second, key_at, depth + 1);
     if (!child) return child.error();
-    map.entries().emplace_back(key, std::move(*child));
+    map.append(key, std::move(*child));
   }
   return map;
 }
