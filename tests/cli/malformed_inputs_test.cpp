@@ -228,7 +228,7 @@ TEST(MalformedRecipe, Directory) {
 TEST(MalformedRecipe, EndlessDeviceEndsFast) {
   // Issue #17: `validate /dev/zero` read the stream without limit.
   if (!fs::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero";
-  expect_bad_input(run_cli("validate /dev/zero"), "/dev/zero", "larger than the 4 MiB limit");
+  expect_bad_input(run_cli("validate /dev/zero"), "/dev/zero", "is a device, not a regular file");
 }
 
 /// Run `hcp-plan ARGS` as `nobody` when this process is root (else as this user), from a copy of
