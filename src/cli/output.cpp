@@ -23,13 +23,13 @@ void add_output_options(CLI::App& sub, OutputOptions& out,
       "--wide", [&out]() { out.width = 0; }, "Text: do not wrap lines to 100 columns");
 }
 
-bool emit(const OutputOptions& out, const std::string& raw) {
+bool emit(const OutputOptions& out, const std::string& text) {
   const bool plain = out.format == "text" || out.format == "gcc" || out.format == "github";
   // Text from inputs (YAML keys, log lines) may hold escape sequences: never raw to a terminal.
-  std::string text = plain ? neutralize_controls(raw) : raw;
-  if (out.format == "text" && out.width > 0) text = wrap_text(text, out.width);
+  std::string shown = plain ? neutralize_controls(text) : text;
+  if (out.format == "text" && out.width > 0) shown = wrap_text(shown, out.width);
   const bool to_stdout = out.path.empty() || out.path == "-";
-  Status written = to_stdout ? write_standard_output(text) : write_output_file(out.path, text);
+  Status written = to_stdout ? write_standard_output(shown) : write_output_file(out.path, shown);
   if (!written) print_error(written.error().str());
   return written.ok();
 }
