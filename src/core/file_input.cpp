@@ -71,9 +71,35 @@ std::string refusal_of(const struct stat& st, InputKind kind) {
   return "is not a regular file" + expected;
 }
 
-/// Read from `fd` until the end or more than `max_bytes`; the error names `path`.
+/// Offset of the first control byte no text input holds (C0 other than tab, LF, VT, FF, CR;
+/// and DEL), or npos.
+size_t first_control_byte(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f)
+      return i;
+  }
+  return std::string_view::npos;
+}
+
+/// "binary data (byte 0x7f): not a recipe" at the control byte `at` of `text`.
+Error binary_data_error(std::string_view text, const std::string& file, const std::string& what,
+                        size_t at) {
+  const char* hex = "0123456789abcdef";
+  auto byte = static_cast<unsigned char>(text[at]);
+  Error e;
+  e.message = std::string("binary data (byte 0x") + hex[byte >> 4] + hex[byte & 15] + "): not " +
+              with_article(what);
+  e.location = location_at_offset(text, file, at);
+  return e;
+}
+
+/// Read from `fd` until the end or more than `max_bytes`; the error names `path`. With `what`
+/// (a text kind's name), a NUL byte ends the read at once as binary data, located at the first
+/// control byte: a 1 GiB file of NULs is refused after its first chunk, not held whole.
 Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_bytes,
-                                 const std::string& too_large, uint64_t size_hint) {
+                                 const std::string& too_large, uint64_t size_hint,
+                                 const std::string& what) {
   std::string text;
   text.reserve(static_cast<size_t>(std::min(size_hint, max_bytes)));
   char buffer[64 * 1024];
@@ -88,6 +114,9 @@ Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_b
     // Pipes and terminals have no size: stop at the limit.
     if (text.size() + static_cast<uint64_t>(n) > max_bytes) return at_file(path, too_large);
     text.append(buffer, static_cast<size_t>(n));
+    if (!what.empty() && std::memchr(buffer, 0, static_cast<size_t>(n)) != nullptr) {
+      return binary_data_error(text, path, what, first_control_byte(text));
+    }
   }
   return text;
 }
@@ -119,17 +148,6 @@ Result<int> open_checked(const std::string& path, InputKind kind, struct stat& s
                              with_article(input_kind_name(kind)));
   }
   return fd;
-}
-
-/// Offset of the first control byte no text input holds (C0 other than tab, LF, VT, FF, CR;
-/// and DEL), or npos.
-size_t first_control_byte(std::string_view text) {
-  for (size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f)
-      return i;
-  }
-  return std::string_view::npos;
 }
 
 /// The CR-only line ends of `text` (old Mac OS) as LF; CRLF is left as it is.
@@ -217,7 +235,8 @@ Result<std::string> read_input_file(const std::string& path, InputKind kind, uin
     return at_file(path, too_large);
   }
   Result<std::string> text =
-      read_bounded(fd.get(), path, max_bytes, too_large, static_cast<uint64_t>(st.st_size));
+      read_bounded(fd.get(), path, max_bytes, too_large, static_cast<uint64_t>(st.st_size),
+                   input_kind_is_text(kind) ? what : std::string());
   if (!text) return text;
   if (!input_kind_is_text(kind)) return text;
   return normalize_input_text(std::move(*text), path, what);
@@ -256,7 +275,8 @@ Result<std::string> read_standard_input(InputKind kind) {
   const uint64_t max_bytes = max_input_bytes(kind);
   std::string too_large =
       "larger than the " + format_byte_limit(max_bytes) + " limit for " + with_article(what);
-  Result<std::string> text = read_bounded(STDIN_FILENO, "<stdin>", max_bytes, too_large, 0);
+  Result<std::string> text = read_bounded(STDIN_FILENO, "<stdin>", max_bytes, too_large, 0,
+                                          input_kind_is_text(kind) ? what : std::string());
   if (!text) return text;
   if (!input_kind_is_text(kind)) return text;
   return normalize_input_text(std::move(*text), "<stdin>", what);
@@ -269,16 +289,13 @@ Result<std::string> normalize_input_text(std::string text, const std::string& fi
   if (bad != std::string_view::npos) {
     // Binary files (an ELF, a gzip) are named as such at their first control byte.
     size_t control = first_control_byte(std::string_view(text).substr(0, bad));
-    const bool binary = control != std::string_view::npos;
-    const size_t at = binary ? control : bad;
+    if (control != std::string_view::npos) return binary_data_error(text, file, what, control);
     const char* hex = "0123456789abcdef";
-    auto byte = static_cast<unsigned char>(text[at]);
-    const std::string shown = std::string("(byte 0x") + hex[byte >> 4] + hex[byte & 15] + ")";
+    auto byte = static_cast<unsigned char>(text[bad]);
     Error e;
-    e.message = binary
-                    ? "binary data " + shown + ": not " + with_article(what)
-                    : "invalid UTF-8 " + shown + ", expected " + with_article(what) + " in UTF-8";
-    e.location = location_at_offset(text, file, at);
+    e.message = std::string("invalid UTF-8 (byte 0x") + hex[byte >> 4] + hex[byte & 15] +
+                "), expected " + with_article(what) + " in UTF-8";
+    e.location = location_at_offset(text, file, bad);
     return e;
   }
   normalize_line_ends(text);

@@ -418,7 +418,7 @@ TEST(MalformedHfConfig, DeepNesting) {
 TEST(MalformedHfConfig, BinaryGarbage) {
   Scratch s;
   auto f = s.file("config.json", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
-  expect_bad_input(run_cli("validate --hf-config " + f), f + ":1:1:", "invalid UTF-8 (byte 0x89)");
+  expect_bad_input(run_cli("validate --hf-config " + f), f + ":2:1:", "binary data (byte 0x1a)");
 }
 
 TEST(MalformedHfConfig, BomIsAccepted) {

@@ -149,8 +149,8 @@ TEST(InputLayer, TextClassesOfEveryTextKind) {
       {"invalid byte", "\xFF", false, ":1:1: invalid UTF-8 (byte 0xff)"},
       {"surrogate", "x\xED\xA0\x80", false, ":1:2: invalid UTF-8 (byte 0xed)"},
       {"truncated sequence", "ok\xE2\x82", false, ":1:3: invalid UTF-8 (byte 0xe2)"},
-      {"NULs pass the layer (each loader names binary data)", std::string("a\0b", 3), true,
-       std::string("a\0b", 3)},
+      {"NUL: binary data at the first control byte", std::string("a\x7f\0b", 4), false,
+       ":1:2: binary data (byte 0x7f): not a"},
   };
   for (InputKind kind : kAllKinds) {
     if (!input_kind_is_text(kind)) continue;
