@@ -101,7 +101,9 @@ Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_b
                                  const std::string& too_large, uint64_t size_hint,
                                  const std::string& what) {
   std::string text;
-  text.reserve(static_cast<size_t>(std::min(size_hint, max_bytes)));
+  // Reserve what a regular file's size says, up to 64 MiB: a hostile 1 GiB file (NULs) is refused
+  // in its first chunk and must not have taken 1 GiB of address space first.
+  text.reserve(static_cast<size_t>(std::min({size_hint, max_bytes, 64 * kMiB})));
   char buffer[64 * 1024];
   for (;;) {
     ssize_t n = ::read(fd, buffer, sizeof buffer);
