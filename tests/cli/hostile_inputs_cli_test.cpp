@@ -362,6 +362,21 @@ TEST(HostileInputs, LogNumbersAreChecked) {
   }
 }
 
+TEST(HostileInputs, EscapeSequencesFromYamlKeysNeverReachTheTerminal) {
+  // A double-quoted YAML key holds ESC through its "\\e" escape: the text report shows it as
+  // \\x1b, JSON as \\u001b, never the raw byte a terminal would act on.
+  Hostile h;
+  std::string path = h.file("esc.yaml", "model:\n  \"\\e[31mred\\e]0;title\\a\": 1\n");
+  for (const char* format : {"text", "json", "sarif", "junit", "github", "gcc"}) {
+    CliResult r = run_bounded("validate '" + path + "' --world-size 8 --format " + format);
+    EXPECT_NE(r.exit_code, 2) << format << ": " << r.err;
+    EXPECT_NE(r.out.find("red"), std::string::npos) << format << ": " << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << format;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << format;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << format;
+  }
+}
+
 TEST(HostileInputs, WorldSizeCapAndLauncherVariablesThatDisagree) {
   CliResult big = run_bounded("validate recipes/llama3_8b_128k.yaml --world-size 1099511627776");
   EXPECT_EQ(big.exit_code, 2) << big.err;
