@@ -465,6 +465,8 @@ Status check_object_children(const pugi::xml_document& doc, const std::string& t
 Status precheck_hwloc_xml(const std::string& text, const std::string& path) {
   auto ok = check_text(text, path, "hwloc XML");
   if (!ok) return ok;
+  ok = check_xml_markup(text, path, "hwloc XML");
+  if (!ok) return ok;
   // The declared encoding: hwloc hands the file to libxml2, which leaks on an encoding it does
   // not support ("Unsupported encoding", fuzz harness hwloc_xml). The file is read as UTF-8, so
   // only the encodings that are UTF-8 or a subset of it, and Latin-1 (built into libxml2), pass.
@@ -578,6 +580,7 @@ Result<Topology> hwloc_xml_topology(const std::string& path) {
   if (!text) return text.error();
   auto ok = precheck_hwloc_xml(*text, path);
   if (!ok) return ok.error();
+  blank_hwloc_doctype(*text);
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return Error{"hwloc: cannot initialise", {}, {}};
   HwlocPtr t(raw);

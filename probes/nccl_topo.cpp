@@ -343,6 +343,8 @@ Result<Topology> build(const Context& ctx, Walk& w) {
 Result<Topology> parse_nccl_topo(const std::string& text, const std::string& source) {
   auto ok = probe_detail::check_text(text, source, "NCCL topology XML");
   if (!ok) return ok.error();
+  ok = probe_detail::check_xml_markup(text, source, "NCCL topology XML");
+  if (!ok) return ok.error();
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size());
   Context ctx{text, source};

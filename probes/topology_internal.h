@@ -23,6 +23,15 @@ void fill_switch_matrix(NvlinkInfo& nv);
 Result<std::string> read_text_file(const std::string& path);
 /// Return an error when `text` holds binary data (NUL or other control bytes), naming the offset.
 Status check_text(const std::string& text, const std::string& source, const std::string& what);
+/// Return an error when XML `text` has a DOCTYPE other than hwloc's own (`<!DOCTYPE topology
+/// SYSTEM "hwloc2.dtd">`, no internal subset), an ENTITY declaration, or an entity reference
+/// other than XML's five predefined ones and character references (hwloc's libxml import
+/// crashes on `&ent;`), naming the line.
+Status check_xml_markup(const std::string& text, const std::string& source,
+                        const std::string& what);
+/// Blank out (with spaces, so offsets and lines stay) hwloc's own DOCTYPE: the XML given to
+/// hwloc then has no DOCTYPE at all.
+void blank_hwloc_doctype(std::string& text);
 /// Largest believable values, for "absurd number" checks.
 inline constexpr int kMaxNvlinksPerPair = 36;  ///< NVML_NVLINK_MAX_LINKS in current drivers.
 inline constexpr double kMaxNicGbps = 3200;    ///< 3.2 Tb/s per port.

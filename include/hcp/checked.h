@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hcp/diagnostic.h"
 
@@ -14,6 +15,50 @@ namespace hcp {
 /// Largest world (GPUs in one job) any command accepts: 2^20, far above the largest machines
 /// (~10^5 GPUs), and small enough that products of a few such counts stay far from overflow.
 inline constexpr int64_t kMaxWorldGpus = int64_t{1} << 20;
+
+/// The range that is physical for a figure read from an input file. A figure outside it (or not
+/// finite, or denormal: 5e-324 TFLOP/s is "free attention") is bad input, never a prediction.
+struct PhysicalRange {
+  const char* unit;           ///< "GB/s", "TFLOP/s", ... for messages.
+  double min;                 ///< Smallest non-zero value.
+  double max;                 ///< Largest value.
+  bool zero_allowed = false;  ///< 0 means "not given" for this field.
+};
+
+/// Bandwidths in GB/s (NVLink 5 is 1800 GB/s per GPU; a NIC port 400 GB/s).
+inline constexpr PhysicalRange kBandwidthGBps{"GB/s", 1e-3, 1e5, false};
+/// Link speeds in Gbit/s (a NIC port is at most 3.2 Tbit/s today).
+inline constexpr PhysicalRange kLinkGbits{"Gbit/s", 1e-3, 1e6, false};
+/// Compute rates in TFLOP/s (a B200 is 4.5 PFLOP/s dense FP8).
+inline constexpr PhysicalRange kTflops{"TFLOP/s", 1e-3, 1e6, false};
+/// Memory sizes in GiB.
+inline constexpr PhysicalRange kMemoryGib{"GiB", 1e-3, 1e6, false};
+/// Step, kernel and collective times in milliseconds (up to a week).
+inline constexpr PhysicalRange kMilliseconds{"ms", 1e-9, 6.048e8, false};
+/// Times in microseconds (up to a week).
+inline constexpr PhysicalRange kMicroseconds{"us", 1e-6, 6.048e11, false};
+
+/// The same range with 0 allowed ("not given").
+constexpr PhysicalRange or_zero(PhysicalRange range) {
+  range.zero_allowed = true;
+  return range;
+}
+
+/// Why `value` is not a physical figure of `range` ("not finite", "denormal", "below the physical
+/// minimum 0.001 GB/s", ...), or nullopt when it is one.
+std::optional<std::string> physical_range_error(double value, const PhysicalRange& range);
+
+/// `value` as the shortest text that reads back ("0.001", "1e+05", "nan", "-inf"), for messages.
+std::string format_number_for_error(double value);
+
+/// The one checked parse of a number from an input file: `text` whole as a decimal number
+/// (from_chars), finite, normal and inside `range`; else an error "expected a number in GB/s,
+/// got 'x'" or the range's reason, without a location (the caller names file, line and field).
+Result<double> parse_physical(std::string_view text, const PhysicalRange& range);
+
+/// `text` whole as a world size (a count of GPUs, 1 to kMaxWorldGpus); else an error naming the
+/// text, without a location. A 19-digit count is an error, never cut.
+Result<int64_t> parse_world_size(std::string_view text);
 
 /// a + b, or nullopt when the sum does not fit in int64_t.
 inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {

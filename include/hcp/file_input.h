@@ -1,6 +1,8 @@
-// One reader for every input file hcp-plan loads: a maximum size per file kind, directories and
-// unreadable files refused with the file named, devices and pipes read up to the limit only, a
-// UTF-8 byte order mark stripped. Loaders call read_input_file instead of opening files themselves.
+// One reader for every input file hcp-plan loads: regular files only (a kind may also allow a
+// pipe), a maximum size per file kind, directories, devices, /proc and /sys files, symlink loops
+// and unreadable files refused with the file named in one line, UTF-8 checked, a UTF-8 byte order
+// mark stripped, CR-only line ends read as lines. Loaders call read_input_file (or read_input_head
+// for a binary header checked before the body) instead of opening files themselves.
 #pragma once
 
 #include <cstdint>
@@ -21,19 +23,52 @@ enum class InputKind {
   kCapture,      ///< Probe captures: hwloc XML, NCCL topology XML, nvidia-smi text, JSON.
   kLengths,      ///< Sequence-length lists (text or JSON).
   kIndex,        ///< Megatron .idx files (binary).
+  kLog,          ///< Training logs (text or gzip), streamed by logcheck in chunks: no size limit.
 };
 
 /// Largest file of `kind` read, in bytes.
 uint64_t max_input_bytes(InputKind kind);
+/// True for the kinds that may also be read from a pipe (a FIFO or `<(...)`): lengths and
+/// environment files and logs. Every other kind reads regular files only.
+bool input_kind_allows_pipe(InputKind kind);
+/// True for the text kinds (every kind but kIndex and kLog): checked as UTF-8, line ends
+/// normalised.
+bool input_kind_is_text(InputKind kind);
 /// "recipe", "config file", "calibration file", ... for messages.
 const char* input_kind_name(InputKind kind);
 
 /// Read a whole file of `kind`. Errors (located at the file, one line): no such file, "is a
-/// directory", cannot read (with the reason), larger than the kind's limit (devices and pipes are
-/// read up to the limit only, so /dev/zero ends fast). A leading UTF-8 BOM is stripped.
+/// directory", "is a device", "is a pipe" (unless the kind allows one), a /proc or /sys file,
+/// cannot read (with the reason: a symlink loop, no permission), larger than the kind's limit
+/// (a pipe is read up to the limit only). Text kinds: invalid UTF-8 is an error located at its
+/// line and column, a leading UTF-8 BOM is stripped, and a file whose lines end in CR only has
+/// them read as LF.
 Result<std::string> read_input_file(const std::string& path, InputKind kind);
 /// The same with an explicit limit in bytes (tests, and loaders with their own bound).
 Result<std::string> read_input_file(const std::string& path, InputKind kind, uint64_t max_bytes);
+
+/// `path` opened for reading after the checks of read_input_file (a regular file, or a pipe where
+/// the kind allows one; no directory, device, /proc file or symlink loop): the descriptor, which
+/// the caller closes, for a loader that streams the file itself.
+Result<int> open_input_file(const std::string& path, InputKind kind);
+
+/// The first bytes of a binary file and its size, read after the same checks as read_input_file:
+/// a loader checks a header before it reads the body the header describes.
+struct InputHead {
+  std::string bytes;  ///< At most the bytes asked for (fewer when the file is shorter).
+  uint64_t size = 0;  ///< The file's size in bytes.
+};
+Result<InputHead> read_input_head(const std::string& path, InputKind kind, uint64_t bytes);
+
+/// Standard input as a file of `kind` ("<stdin>" in messages): a pipe, a file or a terminal,
+/// read up to the kind's limit, with the text checks of read_input_file.
+Result<std::string> read_standard_input(InputKind kind);
+
+/// The text checks and normalisation read_input_file applies to a text kind: invalid UTF-8 is
+/// an error at its line and column naming `what` (an input kind's name), a leading BOM is
+/// stripped, CR-only line ends become LF.
+Result<std::string> normalize_input_text(std::string text, const std::string& file,
+                                         const std::string& what);
 
 /// The UTF-8 byte order mark EF BB BF.
 inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace hcp {
 
@@ -12,8 +13,26 @@ std::string format_fixed(double value, int digits);
 /// Return bytes as GiB with one decimal ("62.9").
 std::string format_gib(double bytes);
 
-/// Return text with &, <, >, " and ' escaped for XML and HTML.
+/// Return text with &, <, >, " and ' escaped for XML and HTML; the control characters XML
+/// 1.0 does not allow (C0 other than tab, LF, CR) become '?', invalid UTF-8 becomes U+FFFD.
 std::string xml_escape(const std::string& text);
+
+/// Byte offset of the first byte of `text` that does not begin a valid UTF-8 sequence
+/// (overlong forms, surrogates and code points above U+10FFFF are invalid), or npos.
+size_t first_invalid_utf8(std::string_view text);
+
+/// Length in bytes of the valid UTF-8 sequence starting at `text[at]`, or 0 when none does.
+size_t utf8_sequence_length(std::string_view text, size_t at);
+
+/// `text` with each invalid UTF-8 byte replaced by U+FFFD.
+std::string replace_invalid_utf8(std::string_view text);
+
+/// At most `max_bytes` of `text`, cut at a UTF-8 character boundary (never inside a character).
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
+
+/// `text` safe to print on a terminal: control characters other than LF and tab (ESC, BEL, CR,
+/// C1 controls, DEL) are written as \xNN, invalid UTF-8 as U+FFFD.
+std::string neutralize_controls(std::string_view text);
 
 /// The width text reports fit by default (`--wide` turns wrapping off).
 inline constexpr size_t kTextWidth = 100;

@@ -10,6 +10,8 @@
 
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
+#include "hcp/file_input.h"
+#include "hcp/json_io.h"
 #include "shipped_fit_text.h"
 
 namespace hcp::accuracy {
@@ -92,13 +94,10 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit) {
 
 namespace {
 
-Result<FittedModel> parse_fit(std::istream& in, const std::string& path) {
-  json j;
-  try {
-    in >> j;
-  } catch (const json::exception& e) {
-    return fit_error(path, "", std::string("not valid JSON: ") + e.what());
-  }
+Result<FittedModel> parse_fit(const std::string& text, const std::string& path) {
+  Result<json> parsed = parse_json_input(text, path, "fitted-constants JSON");
+  if (!parsed) return parsed.error();
+  const json& j = *parsed;
   if (!j.is_object() || !j.contains("constants") || !j["constants"].is_array()) {
     return fit_error(path, "constants", "the fit file needs a 'constants' list");
   }
@@ -168,9 +167,9 @@ Result<FittedModel> parse_fit(std::istream& in, const std::string& path) {
 }  // namespace
 
 Result<FittedModel> load_fit(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fit_error(path, "", "cannot read the fit file");
-  return parse_fit(in, path);
+  Result<std::string> text = read_input_file(path, InputKind::kCalibration);
+  if (!text) return text.error();
+  return parse_fit(*text, path);
 }
 
 std::string fit_to_json(const FittedModel& fit) {
@@ -231,8 +230,8 @@ const FittedModel* shipped_fit() {
   std::call_once(once, [] {
     // Compiled in from recipes/corpus/fitted_constants.json at build time (CMakeLists.txt): the
     // values `plan` runs are that file's, whichever data directory is found at run time.
-    std::istringstream in{std::string(detail::shipped_fit_text())};
-    auto loaded = parse_fit(in, "recipes/corpus/fitted_constants.json (compiled in)");
+    auto loaded = parse_fit(std::string(detail::shipped_fit_text()),
+                            "recipes/corpus/fitted_constants.json (compiled in)");
     if (loaded) fit = std::move(*loaded);
   });
   return fit ? &*fit : nullptr;

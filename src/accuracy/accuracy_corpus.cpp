@@ -9,6 +9,7 @@
 
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
+#include "hcp/json_io.h"
 
 namespace hcp::accuracy {
 
@@ -272,14 +273,9 @@ std::string shipped_corpus_path() {
 }
 
 Result<Corpus> load_corpus(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return corpus_error(path, "", path + ": cannot read the corpus file");
-  json j;
-  try {
-    in >> j;
-  } catch (const json::exception& e) {
-    return corpus_error(path, "", path + ": not valid JSON: " + e.what());
-  }
+  Result<json> loaded = load_json_file(path, InputKind::kCalibration, "corpus JSON");
+  if (!loaded) return loaded.error();
+  const json j = std::move(*loaded);
   if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array()) {
     return corpus_error(path, "rows", path + ": the corpus needs a 'rows' list");
   }

@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "hcp/accuracy.h"
+#include "hcp/file_output.h"
 #include "output.h"
 
 namespace hcp::cli {
@@ -114,10 +115,9 @@ int run_accuracy(const AccuracyCliOptions& o) {
   }
   if (threshold) report.lomo_threshold = *threshold;
   if (!o.write.empty()) {
-    std::ofstream out(o.write);
-    out << fit_to_json(*report.fitted);
-    if (!out) {
-      print_error("cannot write " + o.write);
+    Status written = write_output_file(o.write, fit_to_json(*report.fitted));
+    if (!written) {
+      print_error(written.error().str());
       return kExitBadInput;
     }
   }

@@ -7,6 +7,7 @@
 #include "command.h"
 #include "common_options.h"
 #include "hcp/cluster.h"
+#include "hcp/file_output.h"
 #include "hcp/json_io.h"
 #include "hcp/preflight.h"
 #include "hcp/topology.h"
@@ -69,10 +70,10 @@ int save_profile(const ProbeOptions& o, const Topology& topo) {
     return has_captures(o) ? kExitBadInput : kExitEnvironment;
   }
   std::string name = !o.name.empty() ? o.name : !topo.host.empty() ? topo.host : "probed-node";
-  std::ofstream file(o.save, std::ios::trunc);
-  file << cluster_profile_yaml(cluster_profile_from_topology(topo, name));
-  if (!file.good()) {
-    print_error("cannot write " + o.save);
+  Status saved =
+      write_output_file(o.save, cluster_profile_yaml(cluster_profile_from_topology(topo, name)));
+  if (!saved) {
+    print_error(saved.error().str());
     return kExitBadInput;
   }
   return kExitOk;

@@ -12,6 +12,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/file_input.h"
 #include "hcp/mlm_args.h"
 #include "hcp/project_config.h"
 #include "hcp/python_env.h"
@@ -64,10 +65,8 @@ void merge_project_options(ValidateOptions& opts, const ProjectSettings& setting
 /// The file's inline `# hcp-plan: disable=` comments ("" and "-" have none to read here).
 InlineSuppressions inline_suppressions_of(const std::string& path) {
   if (path.empty() || path == "-") return {};
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return scan_suppressions(text.str());
+  Result<std::string> text = read_input_file(path, InputKind::kRecipe);  // the loader says why not
+  return text ? scan_suppressions(*text) : InlineSuppressions{};
 }
 
 /// Add the environment options (--world-size, --te-version, ...) as plain strings; their values
@@ -292,11 +291,11 @@ Result<std::optional<ProjectConfig>> project_config_of(const ValidateOptions& op
 
 /// What a YAML file is when it is recognisably no recipe (pre-commit config, workflow, ...).
 std::optional<std::string> skipped_kind(const std::string& recipe) {
-  if (recipe.empty() || recipe == "-" || !std::filesystem::is_regular_file(recipe)) return {};
-  std::ifstream in(recipe, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return non_recipe_yaml_kind(text.str(), recipe);
+  if (recipe.empty() || recipe == "-") return {};
+  Result<std::string> text =
+      read_input_file(recipe, InputKind::kRecipe);  // the loader says why not
+  if (!text) return {};
+  return non_recipe_yaml_kind(*text, recipe);
 }
 
 int run_validate(const ValidateOptions& opts, std::vector<std::string> overrides) {

@@ -111,16 +111,7 @@ namespace {
 Result<std::string> stdin_text() {
   static std::optional<Result<std::string>> text;
   if (!text) {
-    Result<std::string> read = read_input_file("/dev/stdin", InputKind::kRecipe);
-    if (!read) {
-      Error e = read.error();
-      for (size_t at = e.message.find("/dev/stdin"); at != std::string::npos;
-           at = e.message.find("/dev/stdin", at)) {
-        e.message.replace(at, 10, "<stdin>");
-      }
-      e.location.file = "<stdin>";
-      read = e;
-    }
+    Result<std::string> read = read_standard_input(InputKind::kRecipe);
     text = std::move(read);
   }
   if (!*text) return text->error();

@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
+#include "hcp/file_output.h"
 #include "hcp/text_util.h"
 
 namespace hcp::cli {
@@ -23,32 +23,23 @@ void add_output_options(CLI::App& sub, OutputOptions& out,
       "--wide", [&out]() { out.width = 0; }, "Text: do not wrap lines to 100 columns");
 }
 
-bool emit(const OutputOptions& out, const std::string& raw) {
-  const std::string text = out.format == "text" && out.width > 0 ? wrap_text(raw, out.width) : raw;
-  if (out.path.empty() || out.path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return true;
-  }
-  std::ofstream file(out.path, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    print_error("cannot write " + out.path);
-    return false;
-  }
-  file << text;
-  if (!file.good()) {
-    print_error("cannot write " + out.path);
-    return false;
-  }
-  return true;
+bool emit(const OutputOptions& out, const std::string& text) {
+  const bool plain = out.format == "text" || out.format == "gcc" || out.format == "github";
+  // Text from inputs (YAML keys, log lines) may hold escape sequences: never raw to a terminal.
+  std::string shown = plain ? neutralize_controls(text) : text;
+  if (out.format == "text" && out.width > 0) shown = wrap_text(shown, out.width);
+  const bool to_stdout = out.path.empty() || out.path == "-";
+  Status written = to_stdout ? write_standard_output(shown) : write_output_file(out.path, shown);
+  if (!written) print_error(written.error().str());
+  return written.ok();
 }
 
 void print_error(const std::string& message) {
-  std::cerr << "hcp-plan: error: " << message << "\n";
+  std::cerr << "hcp-plan: error: " << neutralize_controls(message) << "\n";
 }
 
 void print_warning(const std::string& message) {
-  std::cerr << "hcp-plan: warning: " << message << "\n";
+  std::cerr << "hcp-plan: warning: " << neutralize_controls(message) << "\n";
 }
 
 bool stdout_is_tty() {

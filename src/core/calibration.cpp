@@ -9,8 +9,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "hcp/checked.h"
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
+#include "hcp/file_output.h"
 #include "hcp/json_io.h"
 
 namespace hcp {
@@ -18,6 +20,9 @@ namespace hcp {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+/// A kernel's largest absolute error against the reference (0 when exact).
+constexpr PhysicalRange kAbsoluteError{"", 1e-300, 1e6, true};
 
 /// Build an error located at a file (built field by field: GCC 12 warns on the aggregate form).
 Error file_error(const std::string& message, const std::string& file, const std::string& key) {
@@ -86,19 +91,22 @@ class Reader {
     out = obj[key].get<bool>();
   }
 
-  /// Read a number; `positive` rejects zero as well as negatives.
-  void read_number(const json& obj, const std::string& key, double& out, bool positive) {
+  /// Read a number inside its physical range (checked.h: finite, normal, in range).
+  void read_number(const json& obj, const std::string& key, double& out,
+                   const PhysicalRange& range) {
     if (!obj.contains(key)) return;
     if (!obj[key].is_number()) return fail(path(key), "expected a number");
     out = obj[key].get<double>();
-    if (out < 0 || (positive && out == 0)) fail(path(key), "must be positive");
+    if (out <= 0 && !(out == 0 && range.zero_allowed)) return fail(path(key), "must be positive");
+    if (auto why = physical_range_error(out, range))
+      fail(path(key), obj[key].dump() + " is " + *why);
   }
 
   void read_optional(const json& obj, const std::string& key, std::optional<double>& out,
-                     bool positive) {
+                     const PhysicalRange& range) {
     if (!obj.contains(key) || obj[key].is_null()) return;
     double value = 0;
-    read_number(obj, key, value, positive);
+    read_number(obj, key, value, range);
     out = value;
   }
 
@@ -114,11 +122,11 @@ void read_summary(Reader& r, const json& obj, CalibrationSummary& s) {
                    {"attention_tflops", "intra_node_a2a_gbps", "intra_node_p2p_gbps",
                     "inter_node_a2a_gbps", "inter_node_p2p_gbps"},
                    "summary.");
-  r.read_optional(obj, "attention_tflops", s.attention_tflops, true);
-  r.read_optional(obj, "intra_node_a2a_gbps", s.intra_node_a2a_gbps, true);
-  r.read_optional(obj, "intra_node_p2p_gbps", s.intra_node_p2p_gbps, true);
-  r.read_optional(obj, "inter_node_a2a_gbps", s.inter_node_a2a_gbps, true);
-  r.read_optional(obj, "inter_node_p2p_gbps", s.inter_node_p2p_gbps, true);
+  r.read_optional(obj, "attention_tflops", s.attention_tflops, kTflops);
+  r.read_optional(obj, "intra_node_a2a_gbps", s.intra_node_a2a_gbps, kBandwidthGBps);
+  r.read_optional(obj, "intra_node_p2p_gbps", s.intra_node_p2p_gbps, kBandwidthGBps);
+  r.read_optional(obj, "inter_node_a2a_gbps", s.inter_node_a2a_gbps, kBandwidthGBps);
+  r.read_optional(obj, "inter_node_p2p_gbps", s.inter_node_p2p_gbps, kBandwidthGBps);
 }
 
 void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
@@ -133,9 +141,9 @@ void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
   r.read_int(obj, "kv_heads", m.kv_heads);
   r.read_int(obj, "seq_q", m.seq_q);
   r.read_int(obj, "seq_kv", m.seq_kv);
-  r.read_number(obj, "time_ms", m.time_ms, false);
-  r.read_number(obj, "tflops", m.tflops, true);
-  r.read_optional(obj, "max_abs_error", m.max_abs_error, false);
+  r.read_number(obj, "time_ms", m.time_ms, or_zero(kMilliseconds));
+  r.read_number(obj, "tflops", m.tflops, kTflops);
+  r.read_optional(obj, "max_abs_error", m.max_abs_error, kAbsoluteError);
 }
 
 void read_collective(Reader& r, const json& obj, CollectiveMeasurement& m) {
@@ -149,9 +157,9 @@ void read_collective(Reader& r, const json& obj, CollectiveMeasurement& m) {
   }
   r.read_int(obj, "ranks", m.ranks, true);
   r.read_int(obj, "bytes", m.bytes);
-  r.read_number(obj, "time_us", m.time_us, false);
-  r.read_number(obj, "algbw_gbps", m.algbw_gbps, true);
-  r.read_number(obj, "busbw_gbps", m.busbw_gbps, false);
+  r.read_number(obj, "time_us", m.time_us, or_zero(kMicroseconds));
+  r.read_number(obj, "algbw_gbps", m.algbw_gbps, kBandwidthGBps);
+  r.read_number(obj, "busbw_gbps", m.busbw_gbps, or_zero(kBandwidthGBps));
 }
 
 /// Read a list of measurement objects under `key` with `read_one`.
@@ -291,11 +299,7 @@ std::string calibration_to_json(const Calibration& c) {
 }
 
 Status save_calibration(const Calibration& calibration, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (out) out << calibration_to_json(calibration);
-  out.close();
-  if (out.fail()) return file_error("cannot write calibration file", path, "");
-  return Ok{};
+  return write_output_file(path, calibration_to_json(calibration));
 }
 
 }  // namespace hcp

@@ -2,10 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "hcp/text_util.h"
 
 namespace hcp {
 
@@ -42,7 +47,128 @@ std::string with_article(const std::string& noun) {
   return (vowel ? "an " : "a ") + noun;
 }
 
+/// Filesystems whose files are not data: /proc (PROC_SUPER_MAGIC) and /sys (SYSFS_MAGIC), where
+/// a "regular file" has size 0 and may never end (/proc/self/mem, /proc/kmsg).
+bool on_pseudo_filesystem(int fd) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return false;
+  constexpr long kProcMagic = 0x9fa0;
+  constexpr long kSysfsMagic = 0x62656572;
+  return fs.f_type == kProcMagic || fs.f_type == kSysfsMagic;
+}
+
+/// The refusal of a file that is not a regular file of `kind`, or "" when it may be read.
+std::string refusal_of(const struct stat& st, InputKind kind) {
+  const std::string expected = ", expected " + with_article(input_kind_name(kind));
+  if (S_ISDIR(st.st_mode)) return "is a directory" + expected;
+  if (S_ISREG(st.st_mode)) return "";
+  if (S_ISFIFO(st.st_mode) && input_kind_allows_pipe(kind)) return "";
+  // /dev/null is the empty file every shell user passes for "none" (--env-file /dev/null).
+  if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) return "";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+    return "is a device, not a regular file" + expected;
+  if (S_ISFIFO(st.st_mode)) return "is a pipe, not a regular file" + expected;
+  return "is not a regular file" + expected;
+}
+
+/// Offset of the first control byte no text input holds (C0 other than tab, LF, VT, FF, CR;
+/// and DEL), or npos.
+size_t first_control_byte(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f)
+      return i;
+  }
+  return std::string_view::npos;
+}
+
+/// "binary data (byte 0x7f): not a recipe" at the control byte `at` of `text`.
+Error binary_data_error(std::string_view text, const std::string& file, const std::string& what,
+                        size_t at) {
+  const char* hex = "0123456789abcdef";
+  auto byte = static_cast<unsigned char>(text[at]);
+  Error e;
+  e.message = std::string("binary data (byte 0x") + hex[byte >> 4] + hex[byte & 15] + "): not " +
+              with_article(what);
+  e.location = location_at_offset(text, file, at);
+  return e;
+}
+
+/// Read from `fd` until the end or more than `max_bytes`; the error names `path`. With `what`
+/// (a text kind's name), a NUL byte ends the read at once as binary data, located at the first
+/// control byte: a 1 GiB file of NULs is refused after its first chunk, not held whole.
+Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_bytes,
+                                 const std::string& too_large, uint64_t size_hint,
+                                 const std::string& what) {
+  std::string text;
+  // Reserve what a regular file's size says, up to 64 MiB: a hostile 1 GiB file (NULs) is refused
+  // in its first chunk and must not have taken 1 GiB of address space first.
+  text.reserve(static_cast<size_t>(std::min({size_hint, max_bytes, 64 * kMiB})));
+  char buffer[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      return at_file(path, std::string("cannot read: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    // Pipes and terminals have no size: stop at the limit.
+    if (text.size() + static_cast<uint64_t>(n) > max_bytes) return at_file(path, too_large);
+    text.append(buffer, static_cast<size_t>(n));
+    if (!what.empty() && std::memchr(buffer, 0, static_cast<size_t>(n)) != nullptr) {
+      return binary_data_error(text, path, what, first_control_byte(text));
+    }
+  }
+  return text;
+}
+
+/// Open `path` for reading as a file of `kind` after the checks of read_input_file; `st` is its
+/// status. The descriptor is closed by the caller's Fd.
+Result<int> open_checked(const std::string& path, InputKind kind, struct stat& st) {
+  if (path.empty()) {
+    return at_file("<empty path>",
+                   std::string("no file name given for the ") + input_kind_name(kind));
+  }
+  if (::stat(path.c_str(), &st) != 0) {
+    int err = errno;
+    if (err == ENOENT) return at_file(path, "no such file");
+    if (err == ELOOP) return at_file(path, "cannot read: a loop of symbolic links");
+    return at_file(path, std::string("cannot read: ") + std::strerror(err));
+  }
+  // Checked before open(2): opening a FIFO blocks until a writer comes (wanted only where the
+  // kind reads pipes), and a device may do anything on open.
+  if (std::string why = refusal_of(st, kind); !why.empty()) return at_file(path, why);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return at_file(path, std::string("cannot read: ") + std::strerror(err));
+  }
+  if (on_pseudo_filesystem(fd)) {
+    ::close(fd);
+    return at_file(path, std::string("is a /proc or /sys file, not a regular file, expected ") +
+                             with_article(input_kind_name(kind)));
+  }
+  return fd;
+}
+
+/// The CR-only line ends of `text` (old Mac OS) as LF; CRLF is left as it is.
+void normalize_line_ends(std::string& text) {
+  if (text.find('\r') == std::string::npos) return;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) text[i] = '\n';
+  }
+}
+
 }  // namespace
+
+bool input_kind_allows_pipe(InputKind kind) {
+  return kind == InputKind::kLengths || kind == InputKind::kEnv || kind == InputKind::kLog;
+}
+
+bool input_kind_is_text(InputKind kind) {
+  return kind != InputKind::kIndex && kind != InputKind::kLog;
+}
 
 uint64_t max_input_bytes(InputKind kind) {
   switch (kind) {
@@ -59,6 +185,8 @@ uint64_t max_input_bytes(InputKind kind) {
       return 1 * kGiB;
     case InputKind::kIndex:
       return 16 * kGiB;
+    case InputKind::kLog:
+      return UINT64_MAX;  // streamed in chunks (logcheck/reader.cpp), never held whole
   }
   return 4 * kMiB;
 }
@@ -81,6 +209,8 @@ const char* input_kind_name(InputKind kind) {
       return "lengths file";
     case InputKind::kIndex:
       return "index file";
+    case InputKind::kLog:
+      return "training log";
   }
   return "input file";
 }
@@ -97,41 +227,80 @@ Result<std::string> read_input_file(const std::string& path, InputKind kind) {
 
 Result<std::string> read_input_file(const std::string& path, InputKind kind, uint64_t max_bytes) {
   const std::string what = input_kind_name(kind);
-  if (path.empty()) return at_file("<empty path>", "no file name given for the " + what);
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    int err = errno;
-    if (err == ENOENT) return at_file(path, "no such file");
-    return at_file(path, std::string("cannot read: ") + std::strerror(err));
-  }
-  if (S_ISDIR(st.st_mode)) return at_file(path, "is a directory, expected " + with_article(what));
+  Result<int> opened = open_checked(path, kind, st);
+  if (!opened) return opened.error();
+  Fd fd(*opened);
   std::string too_large =
       "larger than the " + format_byte_limit(max_bytes) + " limit for " + with_article(what);
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
     return at_file(path, too_large);
   }
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    int err = errno;
-    return at_file(path, std::string("cannot read: ") + std::strerror(err));
-  }
-  std::string text;
-  if (S_ISREG(st.st_mode)) text.reserve(static_cast<size_t>(st.st_size));
-  char buffer[64 * 1024];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+  Result<std::string> text =
+      read_bounded(fd.get(), path, max_bytes, too_large, static_cast<uint64_t>(st.st_size),
+                   input_kind_is_text(kind) ? what : std::string());
+  if (!text) return text;
+  if (!input_kind_is_text(kind)) return text;
+  return normalize_input_text(std::move(*text), path, what);
+}
+
+Result<int> open_input_file(const std::string& path, InputKind kind) {
+  struct stat st {};
+  return open_checked(path, kind, st);
+}
+
+Result<InputHead> read_input_head(const std::string& path, InputKind kind, uint64_t bytes) {
+  struct stat st {};
+  Result<int> opened = open_checked(path, kind, st);
+  if (!opened) return opened.error();
+  Fd fd(*opened);
+  InputHead head;
+  head.size = static_cast<uint64_t>(st.st_size);
+  head.bytes.resize(static_cast<size_t>(std::min(bytes, head.size)));
+  size_t got = 0;
+  while (got < head.bytes.size()) {
+    ssize_t n = ::read(fd.get(), head.bytes.data() + got, head.bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      if (errno == EINTR) continue;
       int err = errno;
-      if (err == EISDIR) return at_file(path, "is a directory, expected " + with_article(what));
       return at_file(path, std::string("cannot read: ") + std::strerror(err));
     }
     if (n == 0) break;
-    // Devices and pipes (/dev/zero, /dev/urandom) have no size: stop at the limit.
-    if (text.size() + static_cast<uint64_t>(n) > max_bytes) return at_file(path, too_large);
-    text.append(buffer, static_cast<size_t>(n));
+    got += static_cast<size_t>(n);
   }
+  head.bytes.resize(got);
+  return head;
+}
+
+Result<std::string> read_standard_input(InputKind kind) {
+  const std::string what = input_kind_name(kind);
+  const uint64_t max_bytes = max_input_bytes(kind);
+  std::string too_large =
+      "larger than the " + format_byte_limit(max_bytes) + " limit for " + with_article(what);
+  Result<std::string> text = read_bounded(STDIN_FILENO, "<stdin>", max_bytes, too_large, 0,
+                                          input_kind_is_text(kind) ? what : std::string());
+  if (!text) return text;
+  if (!input_kind_is_text(kind)) return text;
+  return normalize_input_text(std::move(*text), "<stdin>", what);
+}
+
+Result<std::string> normalize_input_text(std::string text, const std::string& file,
+                                         const std::string& what) {
   if (text.compare(0, kUtf8Bom.size(), kUtf8Bom) == 0) text.erase(0, kUtf8Bom.size());
+  size_t bad = first_invalid_utf8(text);
+  if (bad != std::string_view::npos) {
+    // Binary files (an ELF, a gzip) are named as such at their first control byte.
+    size_t control = first_control_byte(std::string_view(text).substr(0, bad));
+    if (control != std::string_view::npos) return binary_data_error(text, file, what, control);
+    const char* hex = "0123456789abcdef";
+    auto byte = static_cast<unsigned char>(text[bad]);
+    Error e;
+    e.message = std::string("invalid UTF-8 (byte 0x") + hex[byte >> 4] + hex[byte & 15] +
+                "), expected " + with_article(what) + " in UTF-8";
+    e.location = location_at_offset(text, file, bad);
+    return e;
+  }
+  normalize_line_ends(text);
   return text;
 }
 

@@ -1,7 +1,9 @@
 #include "hcp/text_util.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace hcp {
 
@@ -16,9 +18,10 @@ std::string format_gib(double bytes) {
 }
 
 std::string xml_escape(const std::string& text) {
+  const std::string valid = replace_invalid_utf8(text);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  out.reserve(valid.size());
+  for (char c : valid) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -42,6 +45,99 @@ std::string xml_escape(const std::string& text) {
         } else {
           out += c;
         }
+    }
+  }
+  return out;
+}
+
+size_t utf8_sequence_length(std::string_view text, size_t at) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80;  // the range of the second byte (Unicode 15, table 3-7)
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;  // a continuation byte, an overlong C0/C1 lead, or F5..FF
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (size_t i = 2; i < length; ++i)
+    if ((byte(at + i) & 0xC0) != 0x80) return 0;
+  return length;
+}
+
+size_t first_invalid_utf8(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    // ASCII fast path: eight bytes at a time while none has its high bit set.
+    uint64_t word = 0;
+    while (at + sizeof word <= text.size()) {
+      std::memcpy(&word, text.data() + at, sizeof word);
+      if ((word & 0x8080808080808080ULL) != 0) break;
+      at += sizeof word;
+    }
+    if (at >= text.size()) break;
+    size_t length = utf8_sequence_length(text, at);
+    if (length == 0) return at;
+    at += length;
+  }
+  return std::string_view::npos;
+}
+
+std::string replace_invalid_utf8(std::string_view text) {
+  if (first_invalid_utf8(text) == std::string_view::npos) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (size_t at = 0; at < text.size();) {
+    size_t length = utf8_sequence_length(text, at);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++at;
+      continue;
+    }
+    out.append(text.substr(at, length));
+    at += length;
+  }
+  return out;
+}
+
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+    --end;
+  return text.substr(0, end);
+}
+
+std::string neutralize_controls(std::string_view text) {
+  const std::string valid = replace_invalid_utf8(text);
+  std::string out;
+  out.reserve(valid.size());
+  const char* hex = "0123456789abcdef";
+  auto escape = [&](unsigned char c) {
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  };
+  for (size_t i = 0; i < valid.size(); ++i) {
+    auto c = static_cast<unsigned char>(valid[i]);
+    // C1 controls U+0080..U+009F are C2 80..C2 9F in UTF-8.
+    if (c == 0xC2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) <= 0x9F) {
+      escape(static_cast<unsigned char>(valid[++i]));
+    } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      escape(c);
+    } else {
+      out += static_cast<char>(c);
     }
   }
   return out;

@@ -13,6 +13,7 @@
 
 #include "hcp/file_input.h"
 #include "hcp/json_io.h"
+#include "hcp/text_util.h"
 #include "schedule_internal.h"
 
 namespace hcp::dcp {
@@ -70,6 +71,13 @@ Result<std::vector<int64_t>> parse_json_list(std::string_view text, const std::s
   return out;
 }
 
+/// A line of the input as a message shows it: at most 60 bytes (never half a UTF-8 character),
+/// control bytes written as \\xNN. A 1 GiB line of NULs is not a 1 GiB message.
+std::string shown(std::string_view line) {
+  std::string out = neutralize_controls(utf8_prefix(line, 60));
+  return line.size() > 60 ? out + "..." : out;
+}
+
 Result<std::vector<int64_t>> parse_lines(std::string_view text, const std::string& name) {
   std::vector<int64_t> out;
   int line_no = 0;
@@ -84,10 +92,10 @@ Result<std::vector<int64_t>> parse_lines(std::string_view text, const std::strin
     int64_t value = 0;
     auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
     if (ec == std::errc::result_out_of_range) {
-      return located(name, line_no, "length '" + std::string(line) + "' is out of range");
+      return located(name, line_no, "length '" + shown(line) + "' is out of range");
     }
     if (ec != std::errc() || ptr != line.data() + line.size()) {
-      return located(name, line_no, "expected one integer length, got '" + std::string(line) + "'");
+      return located(name, line_no, "expected one integer length, got '" + shown(line) + "'");
     }
     if (Status ok = check_length(value, out.size(), name, line_no); !ok.ok()) return ok.error();
     out.push_back(value);
@@ -153,38 +161,65 @@ size_t dtype_size(uint8_t code) {
 
 }  // namespace
 
-Result<std::vector<int64_t>> parse_idx_bytes(std::string_view bytes, const std::string& name) {
-  auto fail = [&](const std::string& why) {
-    return make_error(name + ": not a valid Megatron .idx: " + why);
-  };
-  if (bytes.size() < kIdxHeaderSize) {
-    return fail("file has " + std::to_string(bytes.size()) + " bytes, the header alone needs 34");
+namespace {
+
+/// What an .idx header says, checked against the file's size.
+struct IdxHeader {
+  size_t itemsize = 0;
+  uint64_t sequences = 0;
+  uint64_t documents = 0;
+};
+
+Error idx_error(const std::string& name, const std::string& why) {
+  return make_error(name + ": not a valid Megatron .idx: " + why);
+}
+
+/// The header of an .idx of `size` bytes whose first bytes are `bytes` (at least the header's
+/// 34 when the file has them): magic, version, dtype, and counts that match the size.
+Result<IdxHeader> parse_idx_header(std::string_view bytes, uint64_t size, const std::string& name) {
+  if (size < kIdxHeaderSize || bytes.size() < kIdxHeaderSize) {
+    return idx_error(name,
+                     "file has " + std::to_string(size) + " bytes, the header alone needs 34");
   }
   if (std::memcmp(bytes.data(), kIdxMagic, sizeof(kIdxMagic)) != 0) {
-    return fail("bad magic (expected \"MMIDIDX\\0\\0\")");
+    return idx_error(name, "bad magic (expected \"MMIDIDX\\0\\0\")");
   }
   const uint64_t version = read_le<uint64_t>(bytes, 9);
-  if (version != 1) return fail("version " + std::to_string(version) + ", only 1 is known");
+  if (version != 1)
+    return idx_error(name, "version " + std::to_string(version) + ", only 1 is known");
+  IdxHeader h;
   const uint8_t dtype = static_cast<uint8_t>(bytes[17]);
-  const size_t itemsize = dtype_size(dtype);
-  if (itemsize == 0) return fail("unknown token dtype code " + std::to_string(dtype));
-  const uint64_t sequences = read_le<uint64_t>(bytes, 18);
-  const uint64_t documents = read_le<uint64_t>(bytes, 26);
-  const uint64_t limit = bytes.size();  // every count below is bounded by the file size first
-  if (sequences > limit / 12 || documents > limit / 8) {
-    return fail("counts (" + std::to_string(sequences) + " sequences, " +
-                std::to_string(documents) + " document indices) exceed the file size " +
-                std::to_string(bytes.size()));
+  h.itemsize = dtype_size(dtype);
+  if (h.itemsize == 0) return idx_error(name, "unknown token dtype code " + std::to_string(dtype));
+  h.sequences = read_le<uint64_t>(bytes, 18);
+  h.documents = read_le<uint64_t>(bytes, 26);
+  if (h.sequences > size / 12 || h.documents > size / 8) {  // bounded by the size first
+    return idx_error(name, "counts (" + std::to_string(h.sequences) + " sequences, " +
+                               std::to_string(h.documents) +
+                               " document indices) exceed the file size " + std::to_string(size));
   }
-  const uint64_t body = kIdxHeaderSize + 12 * sequences + 8 * documents;
-  if (bytes.size() != body && bytes.size() != body + sequences) {
-    return fail("size " + std::to_string(bytes.size()) + " bytes does not match " +
-                std::to_string(sequences) + " sequences and " + std::to_string(documents) +
-                " document indices (expected " + std::to_string(body) + " or " +
-                std::to_string(body + sequences) + "; truncated?)");
+  const uint64_t body = kIdxHeaderSize + 12 * h.sequences + 8 * h.documents;
+  if (size != body && size != body + h.sequences) {
+    return idx_error(name, "size " + std::to_string(size) + " bytes does not match " +
+                               std::to_string(h.sequences) + " sequences and " +
+                               std::to_string(h.documents) + " document indices (expected " +
+                               std::to_string(body) + " or " + std::to_string(body + h.sequences) +
+                               "; truncated?)");
   }
-  if (sequences == 0) return fail("it holds no sequences");
-  if (documents < 1) return fail("document_indices is empty");
+  if (h.sequences == 0) return idx_error(name, "it holds no sequences");
+  if (h.documents < 1) return idx_error(name, "document_indices is empty");
+  return h;
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> parse_idx_bytes(std::string_view bytes, const std::string& name) {
+  auto fail = [&](const std::string& why) { return idx_error(name, why); };
+  Result<IdxHeader> header = parse_idx_header(bytes, bytes.size(), name);
+  if (!header) return header.error();
+  const size_t itemsize = header->itemsize;
+  const uint64_t sequences = header->sequences;
+  const uint64_t documents = header->documents;
 
   const size_t lengths_at = kIdxHeaderSize;
   const size_t pointers_at = lengths_at + 4 * sequences;
@@ -225,7 +260,13 @@ Result<std::vector<int64_t>> parse_idx_bytes(std::string_view bytes, const std::
 }
 
 Result<std::vector<int64_t>> read_idx_file(const std::string& path) {
-  auto bytes = read_input_file(path, InputKind::kIndex);
+  // The header first: the body is read only when its size is what the header's counts say.
+  auto head = read_input_head(path, InputKind::kIndex, kIdxHeaderSize);
+  if (!head.ok()) return head.error();
+  if (auto header = parse_idx_header(head->bytes, head->size, path); !header) {
+    return header.error();
+  }
+  auto bytes = read_input_file(path, InputKind::kIndex, head->size);
   if (!bytes.ok()) return bytes.error();
   return parse_idx_bytes(*bytes, path);
 }

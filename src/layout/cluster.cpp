@@ -11,9 +11,11 @@
 #include <set>
 #include <sstream>
 
+#include "hcp/checked.h"
 #include "hcp/data_dir.h"
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
+#include "hcp/yaml_input.h"
 
 namespace hcp {
 
@@ -30,6 +32,7 @@ struct Field {
   int ClusterProfile::*integer = nullptr;
   double ClusterProfile::*number = nullptr;
   int min_int = 0;
+  PhysicalRange range = {"", 0, 0, true};  ///< A number's physical range (checked.h).
 };
 
 /// The profile's fields in file order.
@@ -42,15 +45,18 @@ const std::vector<Field>& fields() {
       {"gpus_per_node", FieldType::kInt, nullptr, &ClusterProfile::gpus_per_node, nullptr, 1},
       {"nvlink_domain", FieldType::kInt, nullptr, &ClusterProfile::nvlink_domain, nullptr, 1},
       {"nvlink_gbps_per_gpu", FieldType::kNumber, nullptr, nullptr,
-       &ClusterProfile::nvlink_gbps_per_gpu},
+       &ClusterProfile::nvlink_gbps_per_gpu, 0, or_zero(kBandwidthGBps)},
       {"pcie_gbps_per_gpu", FieldType::kNumber, nullptr, nullptr,
-       &ClusterProfile::pcie_gbps_per_gpu},
+       &ClusterProfile::pcie_gbps_per_gpu, 0, or_zero(kBandwidthGBps)},
       {"nics_per_node", FieldType::kInt, nullptr, &ClusterProfile::nics_per_node, nullptr, 0},
-      {"nic_gbits", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::nic_gbits},
-      {"gpu_memory_gib", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::gpu_memory_gib},
+      {"nic_gbits", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::nic_gbits, 0,
+       or_zero(kLinkGbits)},
+      {"gpu_memory_gib", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::gpu_memory_gib, 0,
+       or_zero(kMemoryGib)},
       {"bf16_dense_tflops", FieldType::kNumber, nullptr, nullptr,
-       &ClusterProfile::bf16_dense_tflops},
-      {"fp8_dense_tflops", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::fp8_dense_tflops},
+       &ClusterProfile::bf16_dense_tflops, 0, or_zero(kTflops)},
+      {"fp8_dense_tflops", FieldType::kNumber, nullptr, nullptr, &ClusterProfile::fp8_dense_tflops,
+       0, or_zero(kTflops)},
   };
   return all;
 }
@@ -109,13 +115,9 @@ std::string set_field(const Field& f, const std::string& text, ClusterProfile& p
     p.*(f.integer) = static_cast<int>(v);
     return {};
   }
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(first, last, v);
-  if (text.empty() || ec != std::errc() || ptr != last || !std::isfinite(v)) {
-    return std::string(f.name) + ": expected a number, got '" + text + "'";
-  }
-  if (v < 0) return std::string(f.name) + ": must be >= 0, got " + text;
-  p.*(f.number) = v;
+  Result<double> v = parse_physical(text, f.range);
+  if (!v) return std::string(f.name) + ": " + v.error().message;
+  p.*(f.number) = *v;
   return {};
 }
 
@@ -205,9 +207,10 @@ Result<ClusterProfile> load_cluster_profile(const std::string& path) {
   Result<std::string> text = read_input_file(path, InputKind::kConfig);
   if (!text) return text.error();
   if (Status s = check_no_control_bytes(*text, path, "a cluster profile"); !s) return s.error();
+  Result<YAML::Node> root = parse_single_yaml(*text, path, "a cluster profile");
+  if (!root) return root.error();
   try {
-    YAML::Node root = YAML::Load(*text);
-    return profile_from_yaml(path, root);
+    return profile_from_yaml(path, *root);
   } catch (const YAML::Exception& e) {
     return make_error("malformed YAML: " + e.msg, at(path, e.mark), "");
   }

@@ -38,6 +38,7 @@
 //   collective operation timeout: WorkNCCL(...) ran for N milliseconds before timing out."
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -46,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "hcp/checked.h"
 #include "hcp/gpu_specs.h"
 #include "hcp/logcheck.h"
 #include "hcp/mlm_args.h"
@@ -409,6 +411,9 @@ std::optional<std::string> gpu_model_in(std::string_view line) {
 
 }  // namespace
 
+/// Memory figures of Megatron-LM's "memory (MB)" report: 0 (nothing allocated yet) up to 1 PB.
+constexpr PhysicalRange kMemoryMb{"MB", 1e-6, 1e9, true};
+
 struct LogParser::Impl {
   ParsedLog out;
   std::string file;
@@ -431,6 +436,8 @@ struct LogParser::Impl {
   bool config_done = false;
   std::vector<std::string> notes;
   std::optional<Error> config_error;
+  /// The first number of the log outside its physical range (checked.h): the log is bad input.
+  std::optional<Error> number_error;
 
   // Process groups: names by (file, GUID), sizes waiting for a name.
   std::map<std::pair<int, std::string>, std::string> guid_desc;
@@ -464,6 +471,22 @@ struct LogParser::Impl {
     return Location{file, static_cast<int>(line_no), column};
   }
 
+  /// Keep the first bad number: `field` is the log's own label for it.
+  void bad_number(int64_t line_no, const std::string& field, const std::string& why) {
+    if (!number_error) number_error = Error{field + ": " + why, at(line_no), field};
+  }
+
+  /// `value` when it is a figure of `range`, else nullopt with the log marked bad at `line_no`.
+  std::optional<double> physical(std::optional<double> value, const PhysicalRange& range,
+                                 int64_t line_no, const std::string& field) {
+    if (!value) return std::nullopt;
+    if (auto why = physical_range_error(*value, range)) {
+      bad_number(line_no, field, format_number_for_error(*value) + " is " + *why);
+      return std::nullopt;
+    }
+    return value;
+  }
+
   // --- Configuration ---------------------------------------------------------------------
 
   void args_line(std::string_view s, int64_t line_no) {
@@ -481,9 +504,15 @@ struct LogParser::Impl {
     if (i < s.size() && s[i] == ' ') ++i;
     std::string_view value = s.substr(std::min(i, s.size()));
     if (name.empty()) return;
-    if (name == "world_size") {
-      size_t pos = 0;
-      if (auto w = logscan::parse_int_at(value, pos)) args_world = *w;
+    // "None" (not set yet) says nothing; a number must be a world size.
+    if (name == "world_size" && !value.empty() &&
+        (logscan::is_digit(value[0]) || value[0] == '-')) {
+      Result<int64_t> world = parse_world_size(trim(value));
+      if (world) {
+        args_world = *world;
+      } else {
+        bad_number(line_no, "world_size", world.error().message);
+      }
     }
     std::string flag = flag_for_dest(name, trim(value));
     if (flag.empty() || mlm_flag_key(flag).empty()) return;
@@ -694,6 +723,12 @@ struct LogParser::Impl {
     if (init == npos) return;
     out.pg_logging = true;
     auto size = logscan::number_after(s.substr(init), "size: ");
+    if (size &&
+        (*size < 1 || *size > static_cast<double>(kMaxWorldGpus) || *size != std::floor(*size))) {
+      bad_number(line_no, "ProcessGroupNCCL size",
+                 format_number_for_error(*size) + " is not a count of GPUs from 1 to 2^20");
+      size.reset();
+    }
     int64_t n = size ? static_cast<int64_t>(*size) : 0;
     if (default_pg && n > 0 && !out.world_size) {
       out.world_size = n;
@@ -772,10 +807,12 @@ struct LogParser::Impl {
       rec.train_iters = logscan::parse_int_at(s, pos).value_or(0);
     }
     pos = ms + 32;
-    auto step = logscan::parse_double_at(s, pos);
+    auto step = physical(logscan::parse_double_at(s, pos), kMilliseconds, line_no,
+                         "elapsed time per iteration (ms)");
     if (!step) return;
     rec.step_ms = *step;
-    rec.tflops_per_gpu = logscan::number_after(s, "throughput per GPU (TFLOP/s/GPU):");
+    rec.tflops_per_gpu = physical(logscan::number_after(s, "throughput per GPU (TFLOP/s/GPU):"),
+                                  or_zero(kTflops), line_no, "throughput per GPU (TFLOP/s/GPU)");
     rec.at = at(line_no);
     ++out.iterations_seen;
     if ((out.iterations_seen - 1) % keep_stride != 0) return;
@@ -803,13 +840,17 @@ struct LogParser::Impl {
       size_t pos = a + 7;
       m.after_iterations = logscan::parse_int_at(s, pos).value_or(-1);
     }
-    auto alloc = logscan::number_after(s, "| allocated:");
-    auto max_alloc = logscan::number_after(s, "| max allocated:");
+    auto megabytes = [&](std::string_view label) {
+      return physical(logscan::number_after(s, label), kMemoryMb, line_no,
+                      "memory (MB) " + std::string(label.substr(2, label.size() - 3)));
+    };
+    auto alloc = megabytes("| allocated:");
+    auto max_alloc = megabytes("| max allocated:");
     if (!alloc || !max_alloc) return;
     m.allocated_mb = *alloc;
     m.max_allocated_mb = *max_alloc;
-    m.reserved_mb = logscan::number_after(s, "| reserved:").value_or(0);
-    m.max_reserved_mb = logscan::number_after(s, "| max reserved:").value_or(0);
+    m.reserved_mb = megabytes("| reserved:").value_or(0);
+    m.max_reserved_mb = megabytes("| max reserved:").value_or(0);
     m.at = at(line_no);
     auto it = memory_by_rank.find(m.rank);
     if (it == memory_by_rank.end()) {
@@ -1044,6 +1085,7 @@ Result<ParsedLog> LogParser::finish() {
         p.args_begin, ""};
   }
   p.end_file();
+  if (p.number_error) return *p.number_error;
   if (p.config_error) return *p.config_error;
   // Sizes logged without a name get it through their PG GUID.
   for (const Impl::PendingGroup& g : p.pending) {

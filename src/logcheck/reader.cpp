@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/file_input.h"
 #include "hcp/logcheck.h"
 
 namespace hcp {
@@ -33,15 +34,16 @@ class ChunkSource {
     if (gz_ != nullptr) gzclose(gz_);
     if (fd_ >= 0) ::close(fd_);
   }
-  /// Open `path`; error text on failure.
-  std::optional<std::string> open(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return std::string("cannot open the log: ") + std::strerror(errno);
+  /// Open `path` (file_input.h: a regular file or a pipe); the error on failure.
+  std::optional<Error> open(const std::string& path) {
+    Result<int> opened = open_input_file(path, InputKind::kLog);
+    if (!opened) return opened.error();
+    fd_ = *opened;
     unsigned char magic[2] = {0, 0};
     ssize_t got = ::pread(fd_, magic, 2, 0);
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
       gz_ = gzdopen(fd_, "rb");
-      if (gz_ == nullptr) return std::string("cannot read the gzip stream");
+      if (gz_ == nullptr) return Error{"cannot read the gzip stream", Location{path, 0, 0}, ""};
       fd_ = -1;  // owned by zlib now
       gzbuffer(gz_, kChunk);
     } else {
@@ -85,7 +87,7 @@ class ChunkSource {
 /// Read one file into the parser. Error on unreadable, binary or truncated input.
 Status read_one(const std::string& path, LogParser& parser) {
   ChunkSource source;
-  if (auto e = source.open(path)) return Error{*e, Location{path, 0, 0}, ""};
+  if (auto e = source.open(path)) return *e;
   parser.begin_file(path);
   std::vector<char> buf(kChunk);
   std::string carry;  // The unfinished last line of the previous chunk (at most kMaxLineBytes).

@@ -94,6 +94,13 @@ Status from_torchrun(const EnvMap& env, LaunchShape& shape) {
   shape.source = "torchrun";
   shape.gpus_per_node = *local;
   shape.nodes = *nodes;
+  // All three given: they must agree (torchrun sets WORLD_SIZE = NNODES x LOCAL_WORLD_SIZE).
+  if (*world && *local && *nodes && **nodes * **local != **world) {
+    return launch_error("WORLD_SIZE=" + std::to_string(**world) +
+                        " is not NNODES=" + std::to_string(**nodes) +
+                        " x LOCAL_WORLD_SIZE=" + std::to_string(**local) + " (" +
+                        std::to_string(**nodes * **local) + "): the launcher variables disagree");
+  }
   if (!shape.nodes && *world && *local) {
     if (**world % **local != 0)
       return launch_error("WORLD_SIZE=" + std::to_string(**world) +

@@ -17,6 +17,8 @@
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
 #include "hcp/schema.h"
+#include "hcp/text_util.h"
+#include "hcp/yaml_input.h"
 
 namespace hcp {
 namespace {
@@ -462,7 +464,14 @@ Status collect_yaml_arguments(const YAML::Node& map, MergeWalk& walk,
   for (const auto& entry : map) {
     if (!entry.first.IsScalar()) continue;
     const std::string& flag = entry.first.Scalar();
-    if (flag.rfind("--", 0) != 0) continue;
+    if (flag == "<<") continue;
+    if (flag.rfind("--", 0) != 0) {
+      // The run script passes each key to the training script as written: "hidden-size: 8"
+      // becomes the argument "hidden-size=8", which Megatron-LM's parser rejects.
+      return Error{"argument key '" + neutralize_controls(utf8_prefix(flag, 60)) +
+                       "' is not a flag: each entry of a MODEL_ARGS section is '--name: value'",
+                   mark_location(entry.first.Mark(), walk.file), flag};
+    }
     MlmArgument arg;
     arg.flag = flag;
     arg.location = mark_location(entry.second.Mark(), walk.file);
@@ -517,12 +526,7 @@ std::string stem_of(const std::string& path) {
 }
 
 Result<YAML::Node> parse_yaml_text(const std::string& text, const std::string& path) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) return Error{"malformed YAML: " + e.msg, Location{path, 0, 0}, ""};
-    return Error{"malformed YAML: " + e.msg, mark_location(e.mark, path), ""};
-  }
+  return parse_single_yaml(text, path, "a Megatron-LM config");
 }
 
 /// Every flag Megatron-LM's training parser registers (generated from upstream by

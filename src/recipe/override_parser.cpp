@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hcp/recipe.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
@@ -164,8 +165,17 @@ class Parser {
   }
   Error fail(const std::string& message, size_t at) const {
     // A long override (thousands of brackets) is shortened so the message stays readable.
-    std::string shown = t_.size() > 120 ? std::string(t_.substr(0, 100)) + "..." : std::string(t_);
+    std::string shown =
+        t_.size() > 120 ? std::string(utf8_prefix(t_, 100)) + "..." : std::string(t_);
     return Error{"bad override '" + shown + "': " + message, here(at), ""};
+  }
+  /// The whole UTF-8 character at `at` (never a part of one), or "\\xNN" for an invalid byte.
+  std::string character_at(size_t at) const {
+    size_t length = utf8_sequence_length(t_, at);
+    if (length > 0) return neutralize_controls(t_.substr(at, length));
+    const char* hex = "0123456789abcdef";
+    auto byte = static_cast<unsigned char>(t_[at]);
+    return std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
   }
   bool at_end() const { return pos_ >= t_.size(); }
   char peek() const { return at_end() ? '\0' : t_[pos_]; }
@@ -206,7 +216,7 @@ Result<std::string> Parser::parse_key() {
     } else if (is_ws(c)) {
       return fail("whitespace is not allowed in a key or before '='", pos_);
     } else {
-      return fail(std::string("unexpected character '") + c + "' in key", pos_);
+      return fail("unexpected character '" + character_at(pos_) + "' in key", pos_);
     }
     ++pos_;
   }

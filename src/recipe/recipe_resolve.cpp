@@ -49,7 +49,8 @@ Result<std::string> resolve_recipe_path(const std::string& name_or_path) {
     if (!close.empty()) message += " (did you mean '" + close + "'?)";
     return Error{message, {}, ""};
   }
-  if (fs::exists(name_or_path, ec)) return name_or_path;  // Let the loader say what is wrong.
+  // Anything there (a directory, a device, a symlink loop): the loader says what is wrong.
+  if (fs::exists(fs::symlink_status(name_or_path, ec))) return name_or_path;
   return Error{"no such file", Location{name_or_path, 0, 0}, ""};
 }
 

@@ -1,6 +1,5 @@
 // Recipe YAML loading: read the file, parse it with yaml-cpp, convert it into a located Value tree
 // (OmegaConf scalar typing), normalise full dumps and check the tree against the field schema.
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include "hcp/file_input.h"
 #include "hcp/recipe.h"
 #include "hcp/schema.h"
+#include "hcp/yaml_input.h"
 #include "normalize.h"
 #include "yaml_scalar.h"
 
@@ -100,25 +100,8 @@ Status check_text(std::string_view text, const std::string& file) {
   return check_no_control_bytes(text, file, "a YAML recipe");
 }
 
-/// Return the message of a yaml-cpp exception without its "yaml-cpp: error at ..." prefix.
-std::string yaml_message(const YAML::Exception& e) {
-  return e.msg.empty() ? std::string("malformed YAML") : "malformed YAML: " + e.msg;
-}
-
 Result<YAML::Node> parse_yaml(std::string_view text, const std::string& file) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::DeepRecursion& e) {
-    return Error{
-        "YAML nesting too deep (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
-        Location{file, e.mark.line + 1, e.mark.column + 1}, ""};
-  } catch (const YAML::Exception& e) {
-    Location at{file, 0, 0};
-    if (!e.mark.is_null()) at = Location{file, e.mark.line + 1, e.mark.column + 1};
-    return Error{yaml_message(e), at, ""};
-  } catch (const std::exception& e) {
-    return Error{std::string("cannot parse YAML: ") + e.what(), Location{file, 0, 0}, ""};
-  }
+  return parse_single_yaml(text, file, "a recipe");
 }
 
 const char* kind_of(const YAML::Node& node) {

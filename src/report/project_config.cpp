@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "hcp/edit_distance.h"
+#include "hcp/file_input.h"
 #include "hcp/schema.h"
+#include "hcp/yaml_input.h"
 
 namespace hcp {
 namespace {
@@ -138,13 +140,10 @@ Result<ProjectConfig> parse_project_config(std::string_view text, const std::str
   ProjectConfig config;
   config.path = path;
   config.dir = fs::path(path).parent_path().string();
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return Error{e.msg, Location{path, e.mark.line + 1, e.mark.column + 1}, ""};
-  }
-  if (root.IsNull()) return config;
+  Result<YAML::Node> parsed = parse_single_yaml(text, path, "a project config");
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
+  if (root.IsNull() || !root.IsDefined()) return config;
   try {
     if (Status s = parse_settings(root, path, true, config.defaults, &config); !s) return s.error();
   } catch (const YAML::Exception& e) {
@@ -154,11 +153,9 @@ Result<ProjectConfig> parse_project_config(std::string_view text, const std::str
 }
 
 Result<ProjectConfig> load_project_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot read " + path, Location{path, 0, 0}, ""};
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_project_config(text.str(), path);
+  Result<std::string> text = read_input_file(path, InputKind::kConfig);
+  if (!text) return text.error();
+  return parse_project_config(*text, path);
 }
 
 std::optional<std::string> find_project_config(const std::string& start_dir) {

@@ -389,6 +389,11 @@ Status set_environment_option(Environment& env, std::string_view name, std::stri
   }
   auto v = parse_positive(name, value);
   if (!v) return v.error();
+  if (*v > kMaxWorldGpus) {
+    return Error{"--" + std::string(name) + " " + std::string(value) + " is more than " +
+                     std::to_string(kMaxWorldGpus) + " (2^20) GPUs, the largest world accepted",
+                 Location{"<command line>", 0, 0}, std::string(name)};
+  }
   *slot = *v;
   return Ok{};
 }
@@ -398,7 +403,14 @@ Status finalize_environment(Environment& env) {
     return Error{"--nodes needs --gpus-per-node", Location{"<command line>", 0, 0}, "nodes"};
   }
   if (env.nodes && env.gpus_per_node) {
-    int64_t world = *env.nodes * *env.gpus_per_node;
+    int64_t world = *env.nodes * *env.gpus_per_node;  // each at most 2^20: no overflow
+    if (world > kMaxWorldGpus) {
+      return Error{"--nodes " + std::to_string(*env.nodes) + " x --gpus-per-node " +
+                       std::to_string(*env.gpus_per_node) + " = " + std::to_string(world) +
+                       " GPUs is more than " + std::to_string(kMaxWorldGpus) +
+                       " (2^20), the largest world accepted",
+                   Location{"<command line>", 0, 0}, "world-size"};
+    }
     if (env.world_size && *env.world_size != world) {
       return Error{"--world-size " + std::to_string(*env.world_size) + " contradicts --nodes " +
                        std::to_string(*env.nodes) + " x --gpus-per-node " +

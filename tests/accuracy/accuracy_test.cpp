@@ -150,7 +150,7 @@ TEST(Corpus, BadInputs) {
   TempFile not_json("{ not json");
   auto r = load_corpus(not_json.path());
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("not valid JSON"), std::string::npos);
+  EXPECT_NE(r.error().message.find("malformed corpus JSON"), std::string::npos) << r.error().str();
   TempFile no_rows(R"({"models": {}})");
   ASSERT_FALSE(load_corpus(no_rows.path()));
   TempFile unknown(R"({"models": {}, "rows": [{"id": "x", "model": "Nope"}]})");

@@ -131,7 +131,15 @@ TEST(ClusterProfiles, BadFilesGiveFileAndLine) {
   const BadProfile cases[] = {
       {"gpus_per_node: 8\nnvlink_domian: 8\n", 2, "did you mean 'nvlink_domain'"},
       {"gpus_per_node: eight\n", 1, "expected an integer"},
-      {"gpus_per_node: 8\nnvlink_gbps_per_gpu: -3\n", 2, "must be >= 0"},
+      {"gpus_per_node: 8\nnvlink_gbps_per_gpu: -3\n", 2, "below the physical range"},
+      // Issue 28: a denormal, NaN or absurd figure gave NaN/inf predictions with exit 0.
+      {"gpus_per_node: 8\nnvlink_gbps_per_gpu: 1e-320\n", 2, "'1e-320' is"},
+      {"gpus_per_node: 8\nbf16_dense_tflops: .nan\n", 2, "expected a number in TFLOP/s"},
+      {"gpus_per_node: 8\nfp8_dense_tflops: nan\n", 2, "not a finite number"},
+      {"gpus_per_node: 8\nnic_gbits: 1e300\n", 2, "above the physical range"},
+      {"gpus_per_node: 8\ngpu_memory_gib: 1e400\n", 2, "out of range"},
+      {"gpus_per_node: 8\n---\ngpus_per_node: 4\n", 3, "2 documents"},
+      {"gpus_per_node: !!python/object:x 8\n", 1, "YAML tag '!!python/object:x'"},
       {"gpus_per_node: 0\n", 1, "must be >= 1"},
       {"gpus_per_node: 8\ngpu_memory_gib: [80]\n", 2, "expected a single value"},
       {"gpus_per_node: 8\nsources:\n  nic_gbit: x\n", 3, "did you mean 'nic_gbits'"},

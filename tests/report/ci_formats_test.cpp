@@ -10,6 +10,7 @@
 
 #include "hcp/report.h"
 #include "hcp/rules.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
@@ -210,6 +211,21 @@ TEST(JunitFormat, EscapesMarkup) {
   ASSERT_TRUE(doc.load_string(xml.c_str())) << xml;
   EXPECT_STREQ(doc.child("testsuites").child("testsuite").attribute("name").value(),
                "a<b>&\".yaml");
+}
+
+TEST(JunitFormat, InvalidUtf8FromTheInputStaysWellFormed) {
+  // Issue 28: bytes that are not UTF-8 (an override value, a key) made the JUnit file
+  // ill-formed XML; they are written as U+FFFD, control bytes as '?'.
+  DiagnosticsReport r{"r\xff.yaml", "bridge", {}};
+  r.diagnostics.push_back(make_note(Severity::kError, "bad \xC0\xAF value \x1b[31m", {"f", 1, 1}));
+  std::string xml = format_diagnostics_junit({r});
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8))
+      << xml;
+  EXPECT_EQ(first_invalid_utf8(xml), std::string_view::npos) << xml;
+  EXPECT_EQ(xml.find('\x1b'), std::string::npos) << xml;
+  EXPECT_STREQ(doc.child("testsuites").child("testsuite").attribute("name").value(),
+               "r\xEF\xBF\xBD.yaml");
 }
 
 TEST(GithubFormat, ExactLines) {

@@ -1,0 +1,415 @@
+// Hostile input classes, end to end (issue 28): for each input kind, each class of hostile file
+// (devices, directories, FIFOs, symlink loops, /proc files, empty, CR-only, BOMs, NULs, invalid
+// and overlong UTF-8, oversize, multi-document YAML, tags, XML entities, denormals, NaN/inf,
+// int64 edges, huge counts) is exit 2 with ONE line on stderr naming the file, within a time
+// and memory limit (timeout 10 s; ulimit -v 1 GiB outside the sanitizer build).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+
+class Hostile {
+ public:
+  Hostile() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("hcp_hostile_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~Hostile() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  Hostile(const Hostile&) = delete;
+  Hostile& operator=(const Hostile&) = delete;
+  std::string file(const std::string& name, const std::string& bytes) const {
+    std::string p = (path_ / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+/// `hcp-plan ARGS` under the limits of the issue: 10 s, 1 GiB of address space (not under ASan,
+/// whose shadow memory needs far more address space than the program uses).
+CliResult run_bounded(const std::string& args) {
+#if defined(__SANITIZE_ADDRESS__)
+  const std::string limit;
+#else
+  const std::string limit = "ulimit -v 1048576; ";
+#endif
+  return testing::run_shell("cd '" HCP_SOURCE_DIR "' && " + limit + "timeout 10 '" HCP_BINARY "' " +
+                            args + " < /dev/null");
+}
+
+void expect_one_line_naming(const CliResult& r, const std::string& path, const std::string& what) {
+  EXPECT_EQ(r.exit_code, 2) << what << "\nstderr: " << r.err
+                            << "\nstdout: " << r.out.substr(0, 400);
+  ASSERT_FALSE(r.err.empty()) << what;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << what << ": more than one line:\n" << r.err;
+  EXPECT_NE(r.err.find(path), std::string::npos) << what << ": the file is not named:\n" << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << what << ": " << r.err;
+  for (const char* bad : {"nan", "inf"}) {
+    EXPECT_EQ(r.out.find(std::string(" ") + bad + " "), std::string::npos) << what << r.out;
+  }
+}
+
+/// One input kind: the command that reads FILE ({} in the template).
+struct Kind {
+  const char* name;
+  std::string command;  ///< "{}" is replaced by the file's path
+  bool allows_pipe = false;
+};
+
+std::string with_path(std::string command, const std::string& path) {
+  size_t at = command.find("{}");
+  command.replace(at, 2, "'" + path + "'");
+  return command;
+}
+
+const std::string kSmi = " --nvidia-smi-topo tests/fixtures/preflight/dgx_h100_healthy.txt";
+const std::string kDcp = " --dp 2 --cp 2 --max-seqlen-per-dp-cp-rank 4096 --global-batch 2";
+
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> all = {
+      {"recipe", "validate {}"},
+      {"project config", "validate recipes/llama3_8b_128k.yaml --world-size 8 --config {}"},
+      {"cluster profile", "plan llama3_8b_128k --nodes 1 --gpus-per-node 8 --cluster {}"},
+      {"calibration", "plan llama3_8b_128k --nodes 1 --gpus-per-node 8 --calibration {}"},
+      {"accuracy constants", "accuracy --constants {}"},
+      {"HF config", "validate --hf-config {} --world-size 8"},
+      {"MLM args file", "validate --mlm-args @{} --world-size 8"},
+      {"lengths", "dcp --lengths {}" + kDcp, true},
+      {"idx", "dcp --idx {}" + kDcp},
+      {"hwloc XML", "probe --no-nvml --hwloc-xml {}"},
+      {"NCCL XML", "probe --no-nvml --nccl-topo {}"},
+      {"nvidia-smi text", "probe --no-nvml --nvidia-smi-topo {}"},
+      {"env file", "preflight llama3_8b_128k --env-file {}" + kSmi, true},
+      {"log", "check-log {}", true},
+  };
+  return all;
+}
+
+/// A hostile path class, made in a scratch directory.
+struct PathClass {
+  const char* name;
+  std::function<std::string(const Hostile&)> make;
+};
+
+TEST(HostileInputs, SpecialPathsOfEveryKind) {
+  const std::vector<PathClass> classes = {
+      {"device", [](const Hostile&) { return std::string("/dev/zero"); }},
+      {"directory", [](const Hostile& h) { return h.path(""); }},
+      {"symlink loop",
+       [](const Hostile& h) {
+         fs::create_symlink(h.path("b"), h.path("a"));
+         fs::create_symlink(h.path("a"), h.path("b"));
+         return h.path("a");
+       }},
+      {"/proc file", [](const Hostile&) { return std::string("/proc/self/mem"); }},
+      {"FIFO",
+       [](const Hostile& h) {
+         std::string p = h.path("fifo");
+         mkfifo(p.c_str(), 0600);
+         return p;
+       }},
+  };
+  for (const Kind& kind : kinds()) {
+    for (const PathClass& c : classes) {
+      if (std::string(c.name) == "FIFO" && kind.allows_pipe) continue;  // would wait for a writer
+      Hostile h;
+      std::string path = c.make(h);
+      std::string what = std::string(kind.name) + " / " + c.name;
+      expect_one_line_naming(run_bounded(with_path(kind.command, path)), path, what);
+    }
+  }
+}
+
+/// A hostile content class: the bytes of the file.
+struct ContentClass {
+  const char* name;
+  std::string bytes;
+};
+
+TEST(HostileInputs, HostileBytesOfEveryKind) {
+  const std::vector<ContentClass> classes = {
+      {"empty", ""},
+      {"BOM only", "\xEF\xBB\xBF"},
+      {"NULs", std::string(4096, '\0')},
+      {"overlong UTF-8", "key: \xC0\xAF\n"},
+      {"invalid UTF-8", "\xFF\xFE\xFD\n"},
+      {"CR-only garbage", "\r\r\r\x01\r"},
+  };
+  for (const Kind& kind : kinds()) {
+    for (const ContentClass& c : classes) {
+      Hostile h;
+      std::string path = h.file("input", c.bytes);
+      std::string what = std::string(kind.name) + " / " + c.name;
+      CliResult r = run_bounded(with_path(kind.command, path));
+      // An empty project config or environment file (a BOM alone is empty) sets nothing.
+      const bool empty = c.bytes.empty() || c.bytes == "\xEF\xBB\xBF";
+      const std::string name = kind.name;
+      if (empty && (name == "project config" || name == "env file")) {
+        EXPECT_NE(r.exit_code, 2) << what << ": " << r.err;
+        continue;
+      }
+      expect_one_line_naming(r, path, what);
+    }
+  }
+}
+
+TEST(HostileInputs, OversizeFilesAreRefusedByTheirSize) {
+  // Sparse files one byte over each kind's limit: refused from their size, never read.
+  const std::vector<std::pair<std::string, long long>> over = {
+      {"validate {}", (4LL << 20) + 1},
+      {"dcp --lengths {}" + kDcp, (1LL << 30) + 1},
+      {"probe --no-nvml --hwloc-xml {}", (64LL << 20) + 1},
+  };
+  for (const auto& [command, size] : over) {
+    Hostile h;
+    std::string path = h.file("big", "x");
+    ASSERT_EQ(truncate(path.c_str(), size), 0);
+    CliResult r = run_bounded(with_path(command, path));
+    expect_one_line_naming(r, path, command);
+    EXPECT_NE(r.err.find("larger than the"), std::string::npos) << r.err;
+  }
+}
+
+TEST(HostileInputs, SparseIdxWhoseHeaderSaysFourSequencesIsCheckedFromItsHeader) {
+  Hostile h;
+  // A valid header for 4 int32 sequences and 2 document indices, then 2 GiB of holes.
+  std::string header("MMIDIDX\0\0", 9);
+  auto le = [](uint64_t v, int bytes) {
+    std::string out;
+    for (int i = 0; i < bytes; ++i)
+      out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    return out;
+  };
+  header += le(1, 8) + le(4, 1) + le(4, 8) + le(2, 8);
+  std::string path = h.file("sparse.idx", header);
+  ASSERT_EQ(truncate(path.c_str(), 1LL << 31), 0);
+  CliResult r = run_bounded(with_path("dcp --idx {}" + kDcp, path));
+  expect_one_line_naming(r, path, "sparse idx");
+  EXPECT_NE(r.err.find("does not match 4 sequences"), std::string::npos) << r.err;
+}
+
+/// A YAML kind and a valid document of it, to which each class appends or prepends.
+struct YamlKind {
+  const char* name;
+  std::string command;
+  std::string document;
+};
+
+TEST(HostileInputs, MultiDocumentAndTaggedYamlOfEveryYamlKind) {
+  const std::string recipe =
+      testing::read_whole_file(HCP_SOURCE_DIR "/recipes/llama3_8b_128k.yaml");
+  const std::string profile =
+      testing::read_whole_file(HCP_SOURCE_DIR "/recipes/clusters/dgx-h100.yaml");
+  const std::vector<YamlKind> yaml_kinds = {
+      {"recipe", "validate {} --world-size 8", recipe},
+      {"cluster profile", "plan llama3_8b_128k --nodes 1 --gpus-per-node 8 --cluster {}", profile},
+      {"project config", "validate recipes/llama3_8b_128k.yaml --world-size 8 --config {}",
+       "fail_on: error\n"},
+      {"MLM test config", "validate {} --world-size 8",
+       "MODEL_ARGS:\n  --num-layers: 2\n  --hidden-size: 64\n  --num-attention-heads: 4\n"},
+  };
+  for (const YamlKind& k : yaml_kinds) {
+    const std::vector<ContentClass> classes = {
+        {"second document", k.document + "---\nextra: 1\n"},
+        {"python tag", "x: !!python/object:os.system {}\n" + k.document},
+        {"custom tag", "y: !custom 1\n" + k.document},
+    };
+    for (const ContentClass& c : classes) {
+      Hostile h;
+      std::string path = h.file("input.yaml", c.bytes);
+      expect_one_line_naming(run_bounded(with_path(k.command, path)), path,
+                             std::string(k.name) + " / " + c.name);
+    }
+    Hostile h;  // a trailing "---" with nothing after it is still one document
+    std::string path = h.file("input.yaml", k.document + "---\n");
+    EXPECT_NE(run_bounded(with_path(k.command, path)).exit_code, 2) << k.name;
+  }
+}
+
+TEST(HostileInputs, ModelArgsKeyWithoutDashesIsAnError) {
+  Hostile h;
+  std::string path = h.file("mlm.yaml", "MODEL_ARGS:\n  --num-layers: 2\n  hidden-size: 64\n");
+  CliResult r = run_bounded("validate '" + path + "' --world-size 8");
+  expect_one_line_naming(r, path + ":3:3", "MODEL_ARGS key");
+  EXPECT_NE(r.err.find("'hidden-size' is not a flag"), std::string::npos) << r.err;
+}
+
+TEST(HostileInputs, XmlEntitiesAndDoctypesAreRejectedBeforeTheXmlParser) {
+  const std::string hwloc =
+      testing::read_whole_file(HCP_SOURCE_DIR
+                               "/tests/fixtures/topologies/hwloc/"
+                               "jureca-dc-gpu_jrc0323_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml");
+  ASSERT_FALSE(hwloc.empty());
+  size_t root = hwloc.find("<topology");
+  ASSERT_NE(root, std::string::npos);
+  const std::string doctype = "<!DOCTYPE topology [<!ENTITY ent \"x\">]>\n";
+  const std::vector<ContentClass> classes = {
+      {"DOCTYPE with entity", hwloc.substr(0, root) + doctype + hwloc.substr(root)},
+      {"entity reference", hwloc.substr(0, root + 9) + " x=\"&ent;\"" + hwloc.substr(root + 9)},
+      {"external entity", hwloc.substr(0, root) +
+                              "<!DOCTYPE t [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>\n" +
+                              hwloc.substr(root)},
+  };
+  for (const std::string& command : {std::string("probe --no-nvml --hwloc-xml {}"),
+                                     std::string("probe --no-nvml --nccl-topo {}")}) {
+    for (const ContentClass& c : classes) {
+      Hostile h;
+      std::string path = h.file("topo.xml", c.bytes);
+      CliResult r = run_bounded(with_path(command, path));
+      expect_one_line_naming(r, path + ":", command + " / " + c.name);
+    }
+  }
+  // The five predefined entities and character references are still read.
+  Hostile h;
+  std::string path =
+      h.file("ok.xml", hwloc.substr(0, root) + "<!-- &amp; &#38; -->\n" + hwloc.substr(root));
+  EXPECT_EQ(run_bounded(with_path("probe --no-nvml --hwloc-xml {}", path)).exit_code, 0);
+}
+
+/// A number class: a figure of an input kind replaced by a hostile value.
+struct NumberCase {
+  const char* name;
+  std::string command;
+  std::string bytes;
+  std::string field;  ///< named in the error
+};
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(HostileInputs, NumbersOutsideTheirPhysicalRangeNameFileAndField) {
+  const std::string profile =
+      testing::read_whole_file(HCP_SOURCE_DIR "/recipes/clusters/dgx-h100.yaml");
+  const std::string calibration =
+      testing::read_whole_file(HCP_SOURCE_DIR "/tests/fixtures/calibration/h100_node.json");
+  const std::string plan = "plan llama3_8b_128k --nodes 1 --gpus-per-node 8 ";
+  std::vector<NumberCase> cases;
+  for (const char* value : {"1e-320", "5e-324", "nan", ".nan", "inf", "-1", "1e300", "1e400"}) {
+    std::string line = "nvlink_gbps_per_gpu: " + std::string(value);
+    size_t at = profile.find("nvlink_gbps_per_gpu:");
+    std::string text = profile.substr(0, at) + line + profile.substr(profile.find('\n', at));
+    cases.push_back({value, plan + "--cluster {}", text, "nvlink_gbps_per_gpu"});
+  }
+  for (const char* value : {"5e-324", "-1", "1e300"}) {
+    std::string text = calibration;
+    size_t at = text.find("\"attention_tflops\":");
+    ASSERT_NE(at, std::string::npos);
+    size_t end = text.find_first_of(",\n}", at + 19);
+    text.replace(at, end - at, "\"attention_tflops\": " + std::string(value));
+    cases.push_back({value, plan + "--calibration {}", text, "attention_tflops"});
+  }
+  for (const NumberCase& c : cases) {
+    Hostile h;
+    std::string path = h.file(c.field == "attention_tflops" ? "cal.json" : "profile.yaml", c.bytes);
+    CliResult r = run_bounded(with_path(c.command, path));
+    expect_one_line_naming(r, path, c.field + " = " + c.name);
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << r.err;
+  }
+}
+
+TEST(HostileInputs, LogNumbersAreChecked) {
+  const std::string iteration =
+      " [2024-06-01 10:00:00] iteration        1/     100 | consumed samples:           32 | "
+      "elapsed time per iteration (ms): STEP | throughput per GPU (TFLOP/s/GPU): 400.0 |\n";
+  const std::string args_block =
+      "------------------------ arguments ------------------------\n"
+      "  world_size ...................................... WORLD\n"
+      "-------------------- end of arguments ---------------------\n";
+  struct LogCase {
+    const char* name;
+    std::string text;
+    std::string field;
+  };
+  const std::vector<LogCase> cases = {
+      {"NaN step", replaced(iteration, "STEP", "nan"), "elapsed time per iteration"},
+      {"negative step", replaced(iteration, "STEP", "-5.0"), "elapsed time per iteration"},
+      {"inf step", replaced(iteration, "STEP", "inf"), "elapsed time per iteration"},
+      {"19-digit world size", replaced(args_block, "WORLD", "1234567890123456789"), "world_size"},
+      {"world size 0", replaced(args_block, "WORLD", "0"), "world_size"},
+      {"int64 overflow world size", replaced(args_block, "WORLD", "9223372036854775808"),
+       "world_size"},
+  };
+  for (const LogCase& c : cases) {
+    Hostile h;
+    std::string path = h.file("train.log", c.text + iteration.substr(0, 0));
+    CliResult r = run_bounded("check-log '" + path + "'");
+    expect_one_line_naming(r, path + ":", c.name);
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << c.name << ": " << r.err;
+  }
+}
+
+TEST(HostileInputs, EscapeSequencesFromYamlKeysNeverReachTheTerminal) {
+  // A double-quoted YAML key holds ESC through its "\\e" escape: the text report shows it as
+  // \\x1b, JSON as \\u001b, never the raw byte a terminal would act on.
+  Hostile h;
+  std::string path = h.file("esc.yaml", "model:\n  \"\\e[31mred\\e]0;title\\a\": 1\n");
+  for (const char* format : {"text", "json", "sarif", "junit", "github", "gcc"}) {
+    CliResult r = run_bounded("validate '" + path + "' --world-size 8 --format " + format);
+    EXPECT_NE(r.exit_code, 2) << format << ": " << r.err;
+    EXPECT_NE(r.out.find("red"), std::string::npos) << format << ": " << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << format;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << format;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << format;
+  }
+}
+
+TEST(HostileInputs, WorldSizeCapAndLauncherVariablesThatDisagree) {
+  CliResult big = run_bounded("validate recipes/llama3_8b_128k.yaml --world-size 1099511627776");
+  EXPECT_EQ(big.exit_code, 2) << big.err;
+  EXPECT_NE(big.err.find("2^"), std::string::npos) << big.err;
+  CliResult product =
+      run_bounded("validate recipes/llama3_8b_128k.yaml --nodes 1048576 --gpus-per-node 8");
+  EXPECT_EQ(product.exit_code, 2) << product.err;
+  Hostile h;
+  std::string env = h.file("torchrun.env", "WORLD_SIZE=12\nLOCAL_WORLD_SIZE=8\nNNODES=2\n");
+  CliResult r = run_bounded("preflight llama3_8b_128k --env-file '" + env + "'" + kSmi);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out.find("GO"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("disagree"), std::string::npos) << r.err;
+}
+
+TEST(HostileInputs, AccuracyConstantsAllMinusOneAreRejected) {
+  const std::string fit =
+      testing::read_whole_file(HCP_SOURCE_DIR "/recipes/corpus/fitted_constants.json");
+  ASSERT_FALSE(fit.empty());
+  // Every "value": X becomes -1.
+  std::string text;
+  size_t from = 0;
+  for (size_t at = fit.find("\"value\":"); at != std::string::npos;
+       at = fit.find("\"value\":", from)) {
+    size_t end = fit.find_first_of(",\n}", at + 8);
+    text += fit.substr(from, at - from) + "\"value\": -1";
+    from = end;
+  }
+  text += fit.substr(from);
+  Hostile h;
+  std::string path = h.file("fit.json", text);
+  expect_one_line_naming(run_bounded("accuracy --constants '" + path + "'"), path, "-1 constants");
+}
+
+}  // namespace
+}  // namespace hcp

@@ -1,0 +1,209 @@
+// The one input layer (issue 28): every hostile class of file, fed to the reader of every kind,
+// is refused in one line naming the path (or read correctly), never read without bound.
+#include "hcp/file_input.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace hcp {
+namespace {
+
+namespace fs = std::filesystem;
+
+class InputDir {
+ public:
+  InputDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("hcp_file_input_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~InputDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  InputDir(const InputDir&) = delete;
+  InputDir& operator=(const InputDir&) = delete;
+  std::string write(const std::string& name, const std::string& bytes) const {
+    std::string p = (path_ / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+const std::vector<InputKind> kAllKinds = {
+    InputKind::kRecipe,      InputKind::kConfig,  InputKind::kArgs,    InputKind::kEnv,
+    InputKind::kCalibration, InputKind::kCapture, InputKind::kLengths, InputKind::kIndex};
+
+/// A path that no reader of any kind may read, and the words its error must hold.
+struct Refused {
+  const char* name;
+  std::function<std::string(const InputDir&)> make;
+  const char* reason;
+};
+
+TEST(InputLayer, HostilePathsAreRefusedInOneLineNamingThePath) {
+  const std::vector<Refused> cases = {
+      {"device", [](const InputDir&) { return std::string("/dev/zero"); },
+       "is a device, not a regular file"},
+      {"directory", [](const InputDir& d) { return d.path(""); }, "is a directory"},
+      {"symlink loop",
+       [](const InputDir& d) {
+         fs::create_symlink(d.path("loop_b"), d.path("loop_a"));
+         fs::create_symlink(d.path("loop_a"), d.path("loop_b"));
+         return d.path("loop_a");
+       },
+       "a loop of symbolic links"},
+      {"/proc file", [](const InputDir&) { return std::string("/proc/self/mem"); },
+       "is a /proc or /sys file"},
+      {"/sys file", [](const InputDir&) { return std::string("/sys/kernel/uevent_seqnum"); },
+       "is a /proc or /sys file"},
+      {"missing", [](const InputDir& d) { return d.path("nope"); }, "no such file"},
+  };
+  for (InputKind kind : kAllKinds) {
+    for (const Refused& c : cases) {
+      InputDir dir;
+      std::string path = c.make(dir);
+      std::error_code ec;
+      if (path.rfind("/sys/", 0) == 0 && !fs::exists(path, ec)) continue;  // no /sys mounted
+      auto r = read_input_file(path, kind);
+      ASSERT_FALSE(r) << c.name << " read as " << input_kind_name(kind);
+      const std::string line = r.error().str();
+      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+      EXPECT_EQ(line.rfind(path, 0), 0U) << line;
+      EXPECT_NE(line.find(c.reason), std::string::npos) << c.name << ": " << line;
+      auto head = read_input_head(path, kind, 34);
+      EXPECT_FALSE(head) << c.name;
+    }
+  }
+}
+
+TEST(InputLayer, DevNullIsTheEmptyFile) {
+  if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
+  for (InputKind kind : kAllKinds) {
+    auto r = read_input_file("/dev/null", kind);
+    ASSERT_TRUE(r) << r.error().str();
+    EXPECT_EQ(*r, "");
+  }
+}
+
+TEST(InputLayer, PipesOnlyForTheKindsThatAllowThem) {
+  for (InputKind kind : kAllKinds) {
+    InputDir dir;
+    std::string fifo = dir.path("fifo");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    if (!input_kind_allows_pipe(kind)) {
+      auto r = read_input_file(fifo, kind);  // refused before open(2): no writer needed
+      ASSERT_FALSE(r);
+      EXPECT_EQ(r.error().str(),
+                fifo + ": is a pipe, not a regular file, expected " +
+                    (kind == InputKind::kArgs || kind == InputKind::kIndex ? std::string("an ")
+                                                                           : std::string("a ")) +
+                    input_kind_name(kind));
+      continue;
+    }
+    std::thread writer([&] {
+      int fd = open(fifo.c_str(), O_WRONLY);
+      if (fd >= 0) {
+        (void)!write(fd, "1\n2\n", 4);
+        close(fd);
+      }
+    });
+    auto r = read_input_file(fifo, kind);
+    writer.join();
+    ASSERT_TRUE(r) << r.error().str();
+    EXPECT_EQ(*r, "1\n2\n");
+  }
+  EXPECT_TRUE(input_kind_allows_pipe(InputKind::kLengths));
+  EXPECT_FALSE(input_kind_allows_pipe(InputKind::kRecipe));
+}
+
+/// A text file's bytes and what the reader makes of it: its text, or the words of its error.
+struct TextCase {
+  const char* name;
+  std::string bytes;
+  bool ok;
+  std::string expected;  ///< the text read, or a part of the error line
+};
+
+TEST(InputLayer, TextClassesOfEveryTextKind) {
+  const std::vector<TextCase> cases = {
+      {"empty", "", true, ""},
+      {"BOM", "\xEF\xBB\xBFkey: 1\n", true, "key: 1\n"},
+      {"CR-only line ends", "a: 1\rb: 2\r", true, "a: 1\nb: 2\n"},
+      {"CRLF kept", "a: 1\r\nb: 2\r\n", true, "a: 1\r\nb: 2\r\n"},
+      {"overlong UTF-8", "a: 1\nb: \xC0\xAF\n", false, ":2:4: invalid UTF-8 (byte 0xc0)"},
+      {"invalid byte", "\xFF", false, ":1:1: invalid UTF-8 (byte 0xff)"},
+      {"surrogate", "x\xED\xA0\x80", false, ":1:2: invalid UTF-8 (byte 0xed)"},
+      {"truncated sequence", "ok\xE2\x82", false, ":1:3: invalid UTF-8 (byte 0xe2)"},
+      {"NUL: binary data at the first control byte", std::string("a\x7f\0b", 4), false,
+       ":1:2: binary data (byte 0x7f): not a"},
+  };
+  for (InputKind kind : kAllKinds) {
+    if (!input_kind_is_text(kind)) continue;
+    for (const TextCase& c : cases) {
+      InputDir dir;
+      std::string path = dir.write("f", c.bytes);
+      auto r = read_input_file(path, kind);
+      if (c.ok) {
+        ASSERT_TRUE(r) << c.name << ": " << r.error().str();
+        EXPECT_EQ(*r, c.expected) << c.name;
+      } else {
+        ASSERT_FALSE(r) << c.name;
+        EXPECT_EQ(r.error().str().rfind(path + c.expected, 0), 0U) << r.error().str();
+      }
+    }
+  }
+}
+
+TEST(InputLayer, BinaryKindKeepsItsBytes) {
+  InputDir dir;
+  std::string bytes("\xFF\r\0\xC0", 4);
+  auto r = read_input_file(dir.write("x.idx", bytes), InputKind::kIndex);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, bytes);
+}
+
+TEST(InputLayer, HeadReadsOnlyTheHeaderOfASparseFile) {
+  InputDir dir;
+  std::string path = dir.write("sparse.idx", "MMIDIDX");
+  ASSERT_EQ(truncate(path.c_str(), off_t{1} << 31), 0);  // 2 GiB, sparse: nothing to read
+  auto head = read_input_head(path, InputKind::kIndex, 34);
+  ASSERT_TRUE(head) << head.error().str();
+  EXPECT_EQ(head->size, uint64_t{1} << 31);
+  EXPECT_EQ(head->bytes.size(), 34U);
+  EXPECT_EQ(head->bytes.substr(0, 7), "MMIDIDX");
+}
+
+TEST(InputLayer, OpenInputFileChecksLikeTheReader) {
+  InputDir dir;
+  auto refused = open_input_file(dir.path(""), InputKind::kLog);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("is a directory, expected a training log"),
+            std::string::npos);
+  auto opened = open_input_file(dir.write("log.txt", "x"), InputKind::kLog);
+  ASSERT_TRUE(opened);
+  close(*opened);
+}
+
+TEST(InputLayer, NormalizeNamesWhatWasExpected) {
+  auto r = normalize_input_text("a\n\xFE", "<stdin>", "recipe");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().str(), "<stdin>:2:1: invalid UTF-8 (byte 0xfe), expected a recipe in UTF-8");
+}
+
+}  // namespace
+}  // namespace hcp

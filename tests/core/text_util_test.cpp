@@ -1,0 +1,74 @@
+// UTF-8 and terminal-safety helpers of text_util.h (issue 28: invalid UTF-8 in XML/JSON output,
+// escape sequences from inputs on the terminal, a message that cut a UTF-8 character).
+#include "hcp/text_util.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace hcp {
+namespace {
+
+struct Utf8Case {
+  const char* name;
+  std::string text;
+  size_t first_invalid;  ///< npos when valid
+};
+
+TEST(Utf8, FirstInvalidByteOfEachClass) {
+  const size_t npos = std::string_view::npos;
+  const std::vector<Utf8Case> cases = {
+      {"ascii", "model: {}", npos},
+      {"two, three and four bytes", "\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", npos},
+      {"lone continuation byte", "a\x80", 1},
+      {"overlong slash (C0 AF)", "ab\xC0\xAF", 2},
+      {"overlong three-byte (E0 80 AF)", "\xE0\x80\xAF", 0},
+      {"overlong four-byte (F0 80 80 AF)", "\xF0\x80\x80\xAF", 0},
+      {"surrogate (ED A0 80)", "x\xED\xA0\x80", 1},
+      {"above U+10FFFF (F4 90 80 80)", "\xF4\x90\x80\x80", 0},
+      {"F5 lead", "\xF5\x80\x80\x80", 0},
+      {"FF", "ok\xFF", 2},
+      {"truncated at the end", "ok\xE2\x82", 2},
+      {"continuation missing", "\xC3(", 0},
+  };
+  for (const Utf8Case& c : cases)
+    EXPECT_EQ(first_invalid_utf8(c.text), c.first_invalid) << c.name;
+}
+
+TEST(Utf8, ReplaceInvalidBytesWithReplacementCharacter) {
+  EXPECT_EQ(replace_invalid_utf8("ok"), "ok");
+  EXPECT_EQ(replace_invalid_utf8("a\xFF"
+                                 "b"),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(replace_invalid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(first_invalid_utf8(replace_invalid_utf8("\xE2\x82")), std::string_view::npos);
+}
+
+TEST(Utf8, PrefixNeverCutsACharacter) {
+  const std::string euro = "\xE2\x82\xAC";  // 3 bytes
+  EXPECT_EQ(utf8_prefix("ab" + euro, 3), "ab");
+  EXPECT_EQ(utf8_prefix("ab" + euro, 4), "ab");
+  EXPECT_EQ(utf8_prefix("ab" + euro, 5), "ab" + euro);
+  EXPECT_EQ(utf8_prefix("abc", 10), "abc");
+}
+
+TEST(NeutralizeControls, EscapeSequencesAndC1ControlsAreShownNotSent) {
+  EXPECT_EQ(neutralize_controls("key\x1b[31mred\x07"), "key\\x1b[31mred\\x07");
+  EXPECT_EQ(neutralize_controls("a\rb\x7f"), "a\\x0db\\x7f");
+  EXPECT_EQ(neutralize_controls("csi \xC2\x9B"
+                                "2J"),
+            "csi \\x9b2J");
+  // Line breaks, tabs and printable UTF-8 stay as they are; invalid UTF-8 becomes U+FFFD.
+  EXPECT_EQ(neutralize_controls("a\tb\n\xC3\xA9"), "a\tb\n\xC3\xA9");
+  EXPECT_EQ(neutralize_controls("\xFF"), "\xEF\xBF\xBD");
+}
+
+TEST(XmlEscape, InvalidUtf8AndControlsNeverReachTheXml) {
+  EXPECT_EQ(xml_escape("<a & 'b'>"), "&lt;a &amp; &apos;b&apos;&gt;");
+  EXPECT_EQ(xml_escape("bad\xFF\x01"), "bad\xEF\xBF\xBD?");
+}
+
+}  // namespace
+}  // namespace hcp

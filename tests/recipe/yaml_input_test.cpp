@@ -1,0 +1,69 @@
+// The one YAML parse (issue 28): one document per file, core-schema tags only.
+#include "hcp/yaml_input.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace hcp {
+namespace {
+
+struct YamlCase {
+  const char* name;
+  std::string text;
+  bool ok;
+  std::string error;  ///< the start of Error::str() when !ok
+};
+
+TEST(YamlInput, DocumentsAndTagsByClass) {
+  const std::vector<YamlCase> cases = {
+      {"one document", "a: 1\n", true, ""},
+      {"leading ---", "---\na: 1\n", true, ""},
+      {"trailing --- with nothing after it", "a: 1\n---\n", true, ""},
+      {"empty", "", true, ""},
+      {"core tags", "a: !!str 1\nb: !!int 2\nc: !!map {x: 1}\nd: !!seq [1]\n", true, ""},
+      {"second document", "a: 1\n---\nb: 2\n", false,
+       "f.yaml:3:1: a YAML stream of 2 documents (a second '---' document); a recipe is one"},
+      {"python object tag", "a: !!python/object:os.system {}\n", false,
+       "f.yaml:1:4: YAML tag '!!python/object:os.system' is not read"},
+      {"local tag on a key", "!custom a: 1\n", false, "f.yaml:1:1: YAML tag '!custom' is not read"},
+      {"tag deep in a list", "a:\n  - [1, !!binary aGk=]\n", false,
+       "f.yaml:2:9: YAML tag '!!binary' is not read"},
+      {"malformed", "a: [1\n", false, "f.yaml:"},
+  };
+  for (const YamlCase& c : cases) {
+    Result<YAML::Node> r = parse_single_yaml(c.text, "f.yaml", "a recipe");
+    if (c.ok) {
+      EXPECT_TRUE(r) << c.name << ": " << r.error().str();
+    } else {
+      ASSERT_FALSE(r) << c.name;
+      EXPECT_EQ(r.error().str().rfind(c.error, 0), 0U) << c.name << ": " << r.error().str();
+    }
+  }
+}
+
+TEST(YamlInput, AliasesAreVisitedOnce) {
+  // A billion-laughs shape: nine levels of ten aliases each would be 10^9 nodes if expanded.
+  std::string text = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    std::string prev = "*l" + std::to_string(i - 1);
+    text += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k)
+      text += prev + (k < 9 ? ", " : "");
+    text += "]\n";
+  }
+  EXPECT_TRUE(parse_single_yaml(text, "f.yaml", "a recipe"));
+}
+
+TEST(YamlInput, TagMessagesShowNoControlCharacters) {
+  Result<YAML::Node> r = parse_single_yaml(
+      "a: !e\x1b"
+      "x 1\n",
+      "f.yaml", "a recipe");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message.find('\x1b'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hcp
