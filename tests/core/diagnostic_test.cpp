@@ -114,12 +114,16 @@ TEST(FoldRepeats, RepeatsPastTheLimitBecomeOneNoteAfterTheLastKept) {
                        "them all)"}));
   // The a.yaml note follows the tenth a.yaml error (k9), the kept ones are the first ten.
   for (size_t i = 0; i + 1 < folded.size(); ++i) {
-    if (folded[i + 1].message.rfind("... and 15", 0) == 0) EXPECT_EQ(folded[i].key, "k9");
+    if (folded[i + 1].message.rfind("... and 15", 0) == 0) {
+      EXPECT_EQ(folded[i].key, "k9");
+    }
   }
   const std::vector<FoldedEntry> plan = fold_plan(ds);
   ASSERT_EQ(plan.size(), folded.size());
   for (size_t i = 0; i < plan.size(); ++i) {
-    if (!plan[i].note) EXPECT_EQ(ds[plan[i].index].message, folded[i].message) << i;
+    if (!plan[i].note) {
+      EXPECT_EQ(ds[plan[i].index].message, folded[i].message) << i;
+    }
   }
 }
 
