@@ -84,8 +84,13 @@ std::vector<FoldedEntry> fold_plan(const std::vector<Diagnostic>& diagnostics, s
 
 std::vector<Diagnostic> fold_repeats(const std::vector<Diagnostic>& diagnostics, size_t keep) {
   std::vector<Diagnostic> out;
-  for (FoldedEntry& e : fold_plan(diagnostics, keep))
-    out.push_back(e.note ? std::move(*e.note) : diagnostics[e.index]);
+  for (FoldedEntry& e : fold_plan(diagnostics, keep)) {
+    if (e.note) {
+      out.push_back(std::move(*e.note));
+    } else {
+      out.push_back(diagnostics[e.index]);
+    }
+  }
   return out;
 }
 

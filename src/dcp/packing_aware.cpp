@@ -192,7 +192,8 @@ class PackingAwareGrouper {
                         " does not fit in the full DP×CP group of " + std::to_string(ranks_) +
                         " ranks");
     }
-    groups_.assign(1, std::move(full));
+    groups_.clear();
+    groups_.push_back(std::move(full));
     covered_ = ranks_;
     return Ok{};
   }

@@ -120,7 +120,11 @@ std::vector<PreflightFinding> folded(const std::vector<PreflightFinding>& findin
   std::vector<PreflightFinding> out;
   for (FoldedEntry& e : fold_plan(diagnostics)) {
     const std::string& source = findings[e.index].source;
-    out.push_back({source, e.note ? std::move(*e.note) : diagnostics[e.index]});
+    if (e.note) {
+      out.push_back({source, std::move(*e.note)});
+    } else {
+      out.push_back({source, diagnostics[e.index]});
+    }
   }
   return out;
 }
