@@ -37,6 +37,7 @@ double cpu_seconds(const std::vector<std::string>& args, int want_exit) {
   std::vector<std::string> argv = {HCP_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (std::string& a : argv)
     cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -90,7 +91,7 @@ std::string scratch(const std::string& name) {
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = scratch(name);
+  std::string path = scratch(name);
   std::ofstream(path) << text;
   written().push_back(path);
   return path;
@@ -238,11 +239,12 @@ TEST(Scaling, PreflightRepeatedHcaNames) {
         env += "NCCL_IB_HCA=mlx5_0";
         for (int64_t i = 0; i < n; ++i)
           env += ",mlx5_404";
+        const std::string fixtures = HCP_FIXTURES_DIR;
         return std::vector<std::string>{
             "preflight",         "llama3_8b_128k",
             "--env-file",        write_file("env_" + std::to_string(n) + ".env", env + "\n"),
-            "--nvidia-smi-topo", HCP_FIXTURES_DIR "/preflight/dgx_h100_healthy.txt",
-            "--python",          HCP_FIXTURES_DIR "/preflight/python_good"};
+            "--nvidia-smi-topo", fixtures + "/preflight/dgx_h100_healthy.txt",
+            "--python",          fixtures + "/preflight/python_good"};
       },
       100000, 1);
 }

@@ -67,6 +67,7 @@ TEST(Diagnostic, ADefaultDiagnosticIsAnEmptyErrorNote) {
 std::vector<Diagnostic> unknown_keys(const std::string& file, int n,
                                      Severity severity = Severity::kError) {
   std::vector<Diagnostic> out;
+  out.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     out.push_back(Diagnostic::note(severity, "unknown key 'k" + std::to_string(i) + "'",
                                    "k" + std::to_string(i), Location{file, i + 1, 1}));
