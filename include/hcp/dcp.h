@@ -43,8 +43,11 @@ struct SyntheticSpec {
   int64_t count = 0;  ///< Number of sequences.
   int64_t max = 0;    ///< Upper clip; 0 means no clip.
 };
+/// Most sequences --synthetic draws: 2^24 (128 MiB of lengths, about a minute of scheduling as one
+/// step); 2^32 asked for 32 GiB.
+inline constexpr int64_t kMaxSyntheticCount = int64_t{1} << 24;
 /// Parse "lognormal:MEAN:SIGMA:COUNT[:MAX]". Errors: unknown distribution, missing or
-/// non-numeric fields, MEAN <= 0, SIGMA < 0, COUNT <= 0, MAX < 0.
+/// non-numeric fields, MEAN <= 0, SIGMA < 0, COUNT <= 0 or above kMaxSyntheticCount, MAX < 0.
 Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec);
 /// Draw the lengths deterministically from `seed` (same seed, same lengths on every platform).
 std::vector<int64_t> synthetic_lengths(const SyntheticSpec& spec, uint64_t seed);
