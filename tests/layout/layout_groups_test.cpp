@@ -329,7 +329,7 @@ TEST(Placement, ClosedFormMatchesMaterialisedGroupsForBlocksAsLargeAsTheWorld) {
   // Nodes and NVLink domains as large as the world or larger (plan --nodes 1 --gpus-per-node
   // 1048576): the closed form walks the members per residue, whose cost is bounded by the world
   // size, instead of a block x block table (2^40 entries for a block of 2^20).
-  for (GroupOptions c : {cfg(4096, 2, 8, 1), cfg(3072, 4, 2, 3)}) {
+  for (const GroupOptions& c : {cfg(4096, 2, 8, 1), cfg(3072, 4, 2, 3)}) {
     auto g = build_groups(c);
     ASSERT_TRUE(g.ok()) << g.error().message;
     for (NodeShape shape : {NodeShape{4096, 4096}, NodeShape{1 << 20, 1 << 20},
