@@ -132,7 +132,7 @@ TEST(Scaling, PlanOneNodeOfManyGpus) {
         return std::vector<std::string>{"plan", "llama3_8b_128k",  "--nodes",
                                         "1",    "--gpus-per-node", std::to_string(n)};
       },
-      262144);
+      524288);
 }
 
 TEST(Scaling, CompareManyOptions) {
