@@ -57,6 +57,13 @@ void BM_ScheduleOneStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_ScheduleOneStep)->Arg(256)->Arg(4096)->Unit(benchmark::kMicrosecond);
+// The whole input as one step (dcp without --global-batch), issue #28: n log n, so doubling n
+// about doubles the time (it was quadratic: 100k sequences took 34 s).
+BENCHMARK(BM_ScheduleOneStep)
+    ->Arg(1 << 16)
+    ->Arg(1 << 17)
+    ->Arg(1 << 18)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_SyntheticMillion(benchmark::State& state) {
   for (auto _ : state) {

@@ -1,7 +1,13 @@
-// Speed of the group construction and placement (hcp-plan groups, and the planner's inner loop).
+// Speed of the group construction and placement (hcp-plan groups, and the planner's inner loop),
+// and of the text wrapping and finding folding every text report goes through.
 #include <benchmark/benchmark.h>
 
+#include <string>
+#include <vector>
+
+#include "hcp/diagnostic.h"
 #include "hcp/layout.h"
+#include "hcp/text_util.h"
 
 namespace {
 
@@ -53,5 +59,48 @@ void BM_LayoutLocalityClosedForm16k(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LayoutLocalityClosedForm16k)->Unit(benchmark::kMicrosecond);
+
+// One node (and NVLink domain) holding the whole world, as `plan --nodes 1 --gpus-per-node N`
+// asks (issue #28): the closed form costs at most the world size, whatever the node size.
+void BM_LayoutLocalityOneNode(benchmark::State& state) {
+  const hcp::GroupOptions c = large_layout(state.range(0));
+  const hcp::NodeShape shape{state.range(0), state.range(0)};
+  for (auto _ : state) {
+    auto loc = hcp::layout_locality(c, shape);
+    benchmark::DoNotOptimize(loc.ok());
+  }
+}
+BENCHMARK(BM_LayoutLocalityOneNode)
+    ->Arg(1 << 14)
+    ->Arg(1 << 16)
+    ->Arg(1 << 18)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMillisecond);
+
+// Wrapping one text row of n groups (groups --show n), issue #28: linear in the row's length.
+void BM_WrapLongRow(benchmark::State& state) {
+  std::string row = "tp                        2   8192           0          1              0  ";
+  for (int64_t i = 0; i < state.range(0); ++i)
+    row += "[" + std::to_string(2 * i) + " " + std::to_string(2 * i + 1) + "] ";
+  for (auto _ : state) {
+    std::string wrapped = hcp::wrap_text(row);
+    benchmark::DoNotOptimize(wrapped.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(row.size()));
+}
+BENCHMARK(BM_WrapLongRow)->Arg(1 << 12)->Arg(1 << 14)->Arg(1 << 16)->Unit(benchmark::kMillisecond);
+
+// Folding n identical findings (every report format does it), issue #28.
+void BM_FoldRepeats(benchmark::State& state) {
+  std::vector<hcp::Diagnostic> ds;
+  for (int64_t i = 0; i < state.range(0); ++i)
+    ds.push_back(hcp::Diagnostic::note(hcp::Severity::kError, "unknown key", "k",
+                                       hcp::Location{"a.yaml", static_cast<int>(i + 1), 1}));
+  for (auto _ : state) {
+    auto folded = hcp::fold_repeats(ds);
+    benchmark::DoNotOptimize(folded.data());
+  }
+}
+BENCHMARK(BM_FoldRepeats)->Arg(1 << 14)->Arg(1 << 16)->Unit(benchmark::kMillisecond);
 
 }  // namespace

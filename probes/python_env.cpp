@@ -47,7 +47,34 @@ bool read_until_eof(int fd, std::string& out, std::chrono::steady_clock::time_po
   }
 }
 
-/// Run argv (no shell), capturing stdout. Return the exit status or an error message.
+/// Wait for `pid` until the deadline (the child may close stdout and keep running). Return false
+/// on timeout, with the child still running.
+bool wait_until(pid_t pid, int& status, std::chrono::steady_clock::time_point deadline) {
+  while (true) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return true;
+    if (done < 0 && errno != EINTR) return true;  // nothing to wait for (reaped elsewhere)
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    usleep(2000);
+  }
+}
+
+/// Kill the child's whole process group (a shell wrapper's children too) and reap the child.
+void kill_and_reap(pid_t pid) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+Error child_error(std::string message) {
+  return Error{std::move(message), Location{"<command line>", 0, 0}, ""};
+}
+
+/// Run argv (no shell), capturing stdout. The deadline covers the whole run: reading the output
+/// and waiting for the exit; past it the child and its process group are killed. Return the exit
+/// status or an error message.
 Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, int timeout_ms) {
   std::vector<char*> cargv;
   cargv.reserve(argv.size() + 1);
@@ -55,35 +82,34 @@ Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, 
     cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0)
-    return Error{"cannot create a pipe", Location{"<command line>", 0, 0}, ""};
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return child_error("cannot create a pipe");
   pid_t pid = fork();
   if (pid < 0) {
     close(pipefd[0]);
     close(pipefd[1]);
-    return Error{"cannot fork", Location{"<command line>", 0, 0}, ""};
+    return child_error("cannot fork");
   }
   if (pid == 0) {
+    setpgid(0, 0);  // its own process group, so a timeout kills what it started too
     dup2(pipefd[1], STDOUT_FILENO);
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, STDERR_FILENO);
     execvp(cargv[0], cargv.data());
     _exit(127);
   }
+  setpgid(pid, pid);  // also from the parent: no race with the kill below
   close(pipefd[1]);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   bool finished = read_until_eof(pipefd[0], out, deadline);
   close(pipefd[0]);
-  if (!finished) kill(pid, SIGKILL);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (finished) finished = wait_until(pid, status, deadline);
+  if (!finished) {
+    kill_and_reap(pid);
+    return child_error("timed out after " + std::to_string(timeout_ms) + " ms");
   }
-  if (!finished)
-    return Error{"timed out after " + std::to_string(timeout_ms) + " ms",
-                 Location{"<command line>", 0, 0}, ""};
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return Error{"killed by signal " + std::to_string(WTERMSIG(status)),
-               Location{"<command line>", 0, 0}, ""};
+  return child_error("killed by signal " + std::to_string(WTERMSIG(status)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // static CP (padded BSHD and packed THD `dp_balanced`) under a compute + communication time model.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -42,8 +43,11 @@ struct SyntheticSpec {
   int64_t count = 0;  ///< Number of sequences.
   int64_t max = 0;    ///< Upper clip; 0 means no clip.
 };
+/// Most sequences --synthetic draws: 2^24 (128 MiB of lengths, about a minute of scheduling as one
+/// step); 2^32 asked for 32 GiB.
+inline constexpr int64_t kMaxSyntheticCount = int64_t{1} << 24;
 /// Parse "lognormal:MEAN:SIGMA:COUNT[:MAX]". Errors: unknown distribution, missing or
-/// non-numeric fields, MEAN <= 0, SIGMA < 0, COUNT <= 0, MAX < 0.
+/// non-numeric fields, MEAN <= 0, SIGMA < 0, COUNT <= 0 or above kMaxSyntheticCount, MAX < 0.
 Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec);
 /// Draw the lengths deterministically from `seed` (same seed, same lengths on every platform).
 std::vector<int64_t> synthetic_lengths(const SyntheticSpec& spec, uint64_t seed);
@@ -111,10 +115,16 @@ Status validate_knobs(const SchedulerKnobs& knobs);
 /// below 2^52 / m.
 int cp_size_needed(int64_t length, int64_t max_seqlen_per_rank, int min_cp);
 
+/// Most samples in one step for the bucketed variants (dev_pr2000, main_hybrid): they re-bucket
+/// every leftover sample for each micro-batch, as upstream does, so a step costs up to its size
+/// squared (200,000 sequences would take minutes). dev_head has no cap: it costs n log n.
+inline constexpr size_t kMaxBucketedStepSamples = size_t{1} << 16;
+
 /// Schedule one step's samples (in global-id order) into micro-batches with the chosen variant,
 /// then apply the VPP alignment when knobs.vpp_group > 1. Errors, with the sample id, where
 /// upstream raises or would loop forever (a sequence needing more ranks than the pool, a fill that
-/// does not fit, a VPP alignment with no splittable micro-batch).
+/// does not fit, a VPP alignment with no splittable micro-batch), and for a bucketed variant's
+/// step of more than kMaxBucketedStepSamples samples.
 Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
                                               const SchedulerKnobs& knobs);
 

@@ -61,6 +61,29 @@ class Diagnostic {
   std::vector<std::string> enforced_by_;
 };
 
+/// Findings of one kind past this many are folded into one "... and N more" note.
+inline constexpr size_t kFoldAfter = 10;
+
+/// Return `diagnostics` with repeats folded, for every report format alike (text, JSON, SARIF,
+/// JUnit, GitHub, GCC; 400,000 identical findings help no reader, human or machine). A kind is a
+/// rule ID with its severity, or, for notes without an ID, their severity and file. The first
+/// `keep` of each kind stay where they are; one info note without an ID follows the last of them:
+/// "... and N more [ID] errors like the above (folded; ...)". Summaries, verdicts and exit codes
+/// count the list before folding.
+std::vector<Diagnostic> fold_repeats(const std::vector<Diagnostic>& diagnostics,
+                                     size_t keep = kFoldAfter);
+
+/// One entry of a folded list (see fold_repeats): the diagnostic at `index` of the input, or, when
+/// `note` is set, the fold note that follows it (for lists whose entries carry more than the
+/// diagnostic, such as preflight's source).
+struct FoldedEntry {
+  size_t index = 0;
+  std::optional<Diagnostic> note;
+};
+/// Return what fold_repeats keeps, as indices into `diagnostics` and fold notes, in order.
+std::vector<FoldedEntry> fold_plan(const std::vector<Diagnostic>& diagnostics,
+                                   size_t keep = kFoldAfter);
+
 /// An error passed back as a value: a one-line message with its context.
 struct Error {
   std::string message;

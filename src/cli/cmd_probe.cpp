@@ -55,7 +55,7 @@ nlohmann::json findings_json(const std::vector<Diagnostic>& findings) {
 }
 
 std::string render(const ProbeOptions& o, const Topology& topo) {
-  auto findings = topology_findings(topo);
+  auto findings = fold_repeats(topology_findings(topo));
   if (o.out.format == "json") {
     auto j = topology_to_json(topo);
     j["findings"] = findings_json(findings);

@@ -157,9 +157,8 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
     // A recipe that does not load is a finding of every report format, located where the
     // loader stopped; text prints it (and every further error) on stderr.
     const Error& e = subjects.error();
-    print_error(e.str());
-    for (const Error& more : e.more)
-      print_error(more.str());
+    for (const Diagnostic& d : fold_repeats(load_error_diagnostics(e)))
+      print_error(d.location.known() ? d.location.str() + ": " + d.message : d.message);
     DiagnosticsReport failed;
     failed.recipe = opts.sources.recipe.empty() ? "<command line>" : opts.sources.recipe;
     bool mlm = !opts.sources.mlm_args.empty() ||

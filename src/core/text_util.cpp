@@ -170,37 +170,82 @@ size_t hanging_indent(const std::string& line, size_t width) {
   return std::min(lead == std::string::npos ? 0 : lead, width / 2) + 4;
 }
 
+/// What is left of a line being wrapped: `indent` spaces, then line[pos...], read in place (a
+/// copy per wrapped row made wrapping quadratic in the line's length).
+struct Rest {
+  const std::string& line;
+  size_t indent = 0;
+  size_t pos = 0;
+  size_t cols = 0;  // display columns of the rest
+
+  size_t size() const { return indent + line.size() - pos; }
+  char at(size_t i) const { return i < indent ? ' ' : line[pos + i - indent]; }
+  /// First index >= from whose character is (or, with space false, is not) a space; npos if none.
+  size_t find(bool space, size_t from) const {
+    for (size_t i = from; i < size(); ++i) {
+      if ((at(i) == ' ') == space) return i;
+    }
+    return std::string::npos;
+  }
+  /// Last index <= at_or_before that is not a space; npos if none.
+  size_t last_non_space(size_t at_or_before) const {
+    for (size_t i = std::min(at_or_before + 1, size()); i-- > 0;) {
+      if (at(i) != ' ') return i;
+    }
+    return std::string::npos;
+  }
+  void append_prefix(std::string& out, size_t n) const {
+    out.append(std::min(n, indent), ' ');
+    if (n > indent) out.append(line, pos, n - indent);
+  }
+  /// Drop the first `n` characters (n >= indent) and start the rest with `new_indent` spaces.
+  void advance(size_t n, size_t new_indent) {
+    const size_t end = pos + n - indent;
+    size_t dropped = indent;
+    for (size_t i = pos; i < end; ++i)
+      dropped += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 ? 1 : 0;
+    cols = cols - dropped + new_indent;
+    pos = end;
+    indent = new_indent;
+  }
+};
+
+/// The last space at or before the width (outside the leading indentation) where the rest is cut.
+size_t cut_point(const Rest& rest, size_t width) {
+  const size_t lead = rest.find(false, 0);
+  size_t cut = std::string::npos;
+  size_t col = 0;
+  for (size_t i = 0; i < rest.size() && col <= width; ++i) {
+    const char c = rest.at(i);
+    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;
+    if (c == ' ' && i > lead) cut = i;
+    ++col;
+  }
+  if (cut == std::string::npos) {
+    cut = rest.find(true, lead == std::string::npos ? 0 : lead);  // A long word stays whole.
+  }
+  return cut;
+}
+
 void wrap_line(const std::string& line, size_t width, std::string& out) {
-  if (columns(line) <= width) {
+  const size_t total = columns(line);
+  if (total <= width) {
     out += line;
     return;
   }
   const size_t indent = hanging_indent(line, width);
-  std::string rest = line;
-  while (columns(rest) > width) {
-    // The last space at or before the width (outside the leading indentation).
-    size_t lead = rest.find_first_not_of(' ');
-    size_t cut = std::string::npos;
-    size_t col = 0;
-    for (size_t i = 0; i < rest.size() && col <= width; ++i) {
-      if ((static_cast<unsigned char>(rest[i]) & 0xC0) == 0x80) continue;
-      if (rest[i] == ' ' && i > lead) cut = i;
-      ++col;
-    }
-    if (cut == std::string::npos) {
-      cut = rest.find(' ', lead == std::string::npos ? 0 : lead);  // A long word stays whole.
-      if (cut == std::string::npos) break;
-    }
-    size_t end = rest.find_last_not_of(' ', cut);
-    out += rest.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
-    size_t next = rest.find_first_not_of(' ', cut);
-    if (next == std::string::npos) {
-      rest.clear();
-      break;
-    }
-    rest = std::string(indent, ' ') + rest.substr(next);
+  Rest rest{line, 0, 0, total};
+  while (rest.cols > width) {
+    const size_t cut = cut_point(rest, width);
+    if (cut == std::string::npos) break;
+    const size_t end = rest.last_non_space(cut);
+    rest.append_prefix(out, end == std::string::npos ? 0 : end + 1);
+    out += "\n";
+    const size_t next = rest.find(false, cut);
+    if (next == std::string::npos) return;
+    rest.advance(next, indent);
   }
-  out += rest;
+  rest.append_prefix(out, rest.size());
 }
 
 }  // namespace

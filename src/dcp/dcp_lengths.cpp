@@ -314,9 +314,10 @@ Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec) {
   if (!parse_number(parts[2], out.sigma) || out.sigma < 0) {
     return make_error("--synthetic: SIGMA '" + std::string(parts[2]) + "' must be a number >= 0");
   }
-  if (!parse_count(parts[3], out.count) || out.count <= 0 || out.count > (int64_t{1} << 32)) {
+  if (!parse_count(parts[3], out.count) || out.count <= 0 || out.count > kMaxSyntheticCount) {
     return make_error("--synthetic: COUNT '" + std::string(parts[3]) +
-                      "' must be an integer in [1, 2^32]");
+                      "' must be an integer in [1, 2^24 = " + std::to_string(kMaxSyntheticCount) +
+                      "]");
   }
   if (parts.size() == 5 && (!parse_count(parts[4], out.max) || out.max <= 0)) {
     return make_error("--synthetic: MAX '" + std::string(parts[4]) + "' must be an integer > 0");

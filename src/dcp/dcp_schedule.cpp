@@ -121,6 +121,62 @@ std::string describe(const Sample& sample) {
   return "sample " + std::to_string(sample.id) + " (length " + std::to_string(sample.length) + ")";
 }
 
+SamplePool::SamplePool(std::vector<Sample> sorted)
+    : sorted_(std::move(sorted)), next_(sorted_.size() + 1), present_(sorted_.size()) {
+  for (size_t i = 0; i < next_.size(); ++i)
+    next_[i] = i;
+}
+
+size_t SamplePool::next_present(size_t position) {
+  if (position >= sorted_.size()) return kNone;
+  size_t root = position;
+  while (next_[root] != root)
+    root = next_[root];
+  while (next_[position] != root) {  // path compression
+    size_t up = next_[position];
+    next_[position] = root;
+    position = up;
+  }
+  return root == sorted_.size() ? kNone : root;
+}
+
+void SamplePool::remove(size_t position) {
+  next_[position] = position + 1;
+  --present_;
+}
+
+size_t SamplePool::first_fitting_length(size_t from,
+                                        const std::function<bool(int64_t length)>& fits) const {
+  // Gallop to a fitting position, then bisect back to the first one.
+  const size_t n = sorted_.size();
+  size_t below = from;  // every position in [from, below) fails
+  size_t step = 1;
+  size_t probe = from;
+  while (probe < n && !fits(sorted_[probe].length)) {
+    below = probe + 1;
+    probe = from + step;
+    step *= 2;
+  }
+  size_t above = std::min(probe, n);  // fits (or n)
+  while (below < above) {
+    const size_t mid = below + (above - below) / 2;
+    if (fits(sorted_[mid].length)) {
+      above = mid;
+    } else {
+      below = mid + 1;
+    }
+  }
+  return above;
+}
+
+size_t SamplePool::first_fitting(size_t from, const std::function<bool(int64_t length)>& fits) {
+  const size_t start = next_present(from);
+  if (start == kNone) return kNone;
+  // Lengths are sorted, so every position between a failing one and the first fitting one fails,
+  // removed or not; the first present position from there on fits.
+  return next_present(first_fitting_length(start, fits));
+}
+
 Error too_long_error(const Sample& sample, int needed, int ranks) {
   return make_error(describe(sample) + " needs CP size " + std::to_string(needed) + " but only " +
                     std::to_string(ranks) +
@@ -128,6 +184,55 @@ Error too_long_error(const Sample& sample, int needed, int ranks) {
 }
 
 }  // namespace internal
+
+namespace {
+
+/// The dev-head scheduler over a pool: each micro-batch costs its own samples times a logarithm.
+Result<std::vector<MicroBatch>> schedule_packing_aware(std::span<const Sample> samples,
+                                                       const SchedulerKnobs& knobs) {
+  internal::SamplePool pool(internal::sorted_longest_first(samples));
+  std::vector<MicroBatch> mbs;
+  while (!pool.empty()) {
+    const size_t before = pool.size();
+    Result<MicroBatch> mb = internal::next_group_packing_aware(
+        pool, knobs.ranks(), knobs.max_seqlen_per_rank, knobs.min_cp);
+    if (!mb.ok()) return mb.error();
+    if (pool.size() >= before) {  // never loop: every call must place something
+      return make_error(internal::describe(pool.at(pool.next_present(0))) +
+                        " cannot be placed in any micro-batch");
+    }
+    mbs.push_back(std::move(*mb));
+  }
+  return mbs;
+}
+
+/// The bucketed greedy variants, which re-bucket every leftover sample for each micro-batch.
+Result<std::vector<MicroBatch>> schedule_legacy(std::span<const Sample> samples,
+                                                const SchedulerKnobs& knobs) {
+  if (samples.size() > kMaxBucketedStepSamples) {
+    return make_error("--variant " + std::string(variant_name(knobs.variant)) + ": a step of " +
+                      std::to_string(samples.size()) + " sequences is more than the " +
+                      std::to_string(kMaxBucketedStepSamples) +
+                      " this variant schedules (it re-buckets every leftover sequence for each "
+                      "micro-batch); give --global-batch");
+  }
+  std::vector<Sample> rest = internal::sorted_longest_first(samples);
+  std::vector<MicroBatch> mbs;
+  while (!rest.empty()) {
+    Result<internal::GroupingResult> step =
+        internal::next_group_legacy(rest, knobs.ranks(), knobs.max_seqlen_per_rank, knobs.min_cp,
+                                    knobs.variant == Variant::kDevPr2000);
+    if (!step.ok()) return step.error();
+    if (step->leftovers.size() >= rest.size()) {  // never loop: every call must place something
+      return make_error(internal::describe(rest.front()) + " cannot be placed in any micro-batch");
+    }
+    mbs.push_back(std::move(step->microbatch));
+    rest = std::move(step->leftovers);
+  }
+  return mbs;
+}
+
+}  // namespace
 
 Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
                                               const SchedulerKnobs& knobs) {
@@ -138,22 +243,11 @@ Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
                         std::to_string(s.length) + "; lengths must be > 0");
     }
   }
-  std::vector<Sample> rest = internal::sorted_longest_first(samples);
-  std::vector<MicroBatch> mbs;
-  while (!rest.empty()) {
-    Result<internal::GroupingResult> step =
-        knobs.variant == Variant::kDevHead
-            ? internal::next_group_packing_aware(rest, knobs.ranks(), knobs.max_seqlen_per_rank,
-                                                 knobs.min_cp)
-            : internal::next_group_legacy(rest, knobs.ranks(), knobs.max_seqlen_per_rank,
-                                          knobs.min_cp, knobs.variant == Variant::kDevPr2000);
-    if (!step.ok()) return step.error();
-    if (step->leftovers.size() >= rest.size()) {  // never loop: every call must place something
-      return make_error(internal::describe(rest.front()) + " cannot be placed in any micro-batch");
-    }
-    mbs.push_back(std::move(step->microbatch));
-    rest = std::move(step->leftovers);
-  }
+  Result<std::vector<MicroBatch>> scheduled = knobs.variant == Variant::kDevHead
+                                                  ? schedule_packing_aware(samples, knobs)
+                                                  : schedule_legacy(samples, knobs);
+  if (!scheduled.ok()) return scheduled.error();
+  std::vector<MicroBatch> mbs = std::move(*scheduled);
   if (knobs.vpp_group > 1)
     return align_to_vpp_group(std::move(mbs), knobs.ranks(), knobs.vpp_group);
   return mbs;

@@ -40,39 +40,45 @@ class PackingAwareGrouper {
   PackingAwareGrouper(int ranks, int64_t m, int min_cp)
       : ranks_(ranks), m_(m), min_cp_(min_cp), by_size_(kMaxLog2) {}
 
-  Result<GroupingResult> run(std::span<const Sample> sorted) {
-    const Sample& tallest = sorted.front();
+  /// Build one micro-batch from the pool's samples and remove the ones it places. Samples that fit
+  /// nowhere are skipped in bulk: whether a sample fits is monotone in its length (a shorter one
+  /// has more CP sizes to try and smaller costs at each), and placing only fills the groups, so
+  /// the first fitting sample after a failing one is found by search, not by trying each.
+  Result<MicroBatch> run(SamplePool& pool) {
+    const size_t first = pool.next_present(0);
+    const Sample& tallest = pool.at(first);
     cap_ =
         static_cast<double>(tallest.length) * static_cast<double>(m_) * (1.0 + kWorkloadCapDelta);
     int cp = cp_size_needed(tallest.length, m_, min_cp_);
     if (cp > ranks_) return too_long_error(tallest, cp, ranks_);
     open_group(tallest, cp);
 
-    GroupingResult result;
-    for (const Sample& sample : sorted.subspan(1)) {
-      Choice choice = best_choice(sample.length);
-      if (choice.found) {
-        place(sample, choice);
-      } else {
-        result.leftovers.push_back(sample);
-      }
+    std::vector<size_t> placed = {first};
+    const auto fits = [this](int64_t length) { return best_choice(length).found; };
+    for (size_t at = pool.first_fitting(first + 1, fits); at != SamplePool::kNone;
+         at = pool.first_fitting(at + 1, fits)) {
+      place(pool.at(at), best_choice(pool.at(at).length));
+      placed.push_back(at);
     }
     while (covered_ < ranks_) {
       auto grown = fill_once();
       if (!grown.ok()) return grown.error();
       if (!*grown) {
-        auto full = fill_with_full_group(sorted, result.leftovers);
+        auto full = fill_with_full_group(pool, placed);
         if (!full.ok()) return full.error();
         break;
       }
     }
-    result.microbatch.groups.reserve(groups_.size());
+    for (size_t at : placed)
+      pool.remove(at);
+    MicroBatch microbatch;
+    microbatch.groups.reserve(groups_.size());
     for (Group& g : groups_) {
-      result.microbatch.groups.push_back(CpGroup{g.first_rank, g.size, std::move(g.ids)});
+      microbatch.groups.push_back(CpGroup{g.first_rank, g.size, std::move(g.ids)});
     }
-    std::sort(result.microbatch.groups.begin(), result.microbatch.groups.end(),
+    std::sort(microbatch.groups.begin(), microbatch.groups.end(),
               [](const CpGroup& a, const CpGroup& b) { return a.first_rank < b.first_rank; });
-    return result;
+    return microbatch;
   }
 
  private:
@@ -163,27 +169,31 @@ class PackingAwareGrouper {
   }
 
   /// fill_with_full_dpxcp_group: rebuild the micro-batch as one group of every rank, taking
-  /// samples (of the whole call, placed or not) while sum L/N <= m.
-  Status fill_with_full_group(std::span<const Sample> sorted, std::vector<Sample>& leftovers) {
+  /// samples (of the whole call, placed or not) while sum L/N <= m. `placed` becomes the
+  /// positions taken.
+  Status fill_with_full_group(SamplePool& pool, std::vector<size_t>& placed) {
     Group full;
     full.size = ranks_;
-    leftovers.clear();
+    placed.clear();
     double tokens = 0;
-    for (const Sample& s : sorted) {
-      const double t = tokens_per_rank(s.length, ranks_);
-      if (tokens + t <= static_cast<double>(m_)) {
-        tokens += t;
-        full.ids.push_back(s.id);
-        full.lengths.push_back(s.length);
-      } else {
-        leftovers.push_back(s);
-      }
+    const auto fits = [&](int64_t length) {
+      return tokens + tokens_per_rank(length, ranks_) <= static_cast<double>(m_);
+    };
+    for (size_t at = pool.first_fitting(0, fits); at != SamplePool::kNone;
+         at = pool.first_fitting(at + 1, fits)) {
+      const Sample& s = pool.at(at);
+      tokens += tokens_per_rank(s.length, ranks_);
+      full.ids.push_back(s.id);
+      full.lengths.push_back(s.length);
+      placed.push_back(at);
     }
     if (full.ids.empty()) {
-      return make_error(describe(sorted.front()) + " does not fit in the full DP×CP group of " +
-                        std::to_string(ranks_) + " ranks");
+      return make_error(describe(pool.at(pool.next_present(0))) +
+                        " does not fit in the full DP×CP group of " + std::to_string(ranks_) +
+                        " ranks");
     }
-    groups_.assign(1, std::move(full));
+    groups_.clear();
+    groups_.push_back(std::move(full));
     covered_ = ranks_;
     return Ok{};
   }
@@ -200,11 +210,11 @@ class PackingAwareGrouper {
 
 }  // namespace
 
-Result<GroupingResult> next_group_packing_aware(std::span<const Sample> sorted, int ranks,
-                                                int64_t max_seqlen_per_rank, int min_cp) {
-  if (sorted.empty()) return GroupingResult{};
+Result<MicroBatch> next_group_packing_aware(SamplePool& pool, int ranks,
+                                            int64_t max_seqlen_per_rank, int min_cp) {
+  if (pool.empty()) return MicroBatch{};
   PackingAwareGrouper grouper(ranks, max_seqlen_per_rank, min_cp);
-  return grouper.run(sorted);
+  return grouper.run(pool);
 }
 
 }  // namespace hcp::dcp::internal

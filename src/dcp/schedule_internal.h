@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,15 +41,50 @@ std::string describe(const Sample& sample);
 /// The error upstream raises when the longest sequence needs more ranks than the pool holds.
 Error too_long_error(const Sample& sample, int needed, int ranks);
 
+/// The samples of one step not yet scheduled, as positions in the step's longest-first order.
+/// Removal is near O(1) (union-find over "next present position"), and a monotone predicate over
+/// the lengths finds the first matching sample after a position in O(log distance) tests, so a
+/// micro-batch costs its own size times a logarithm, not the size of the whole step.
+class SamplePool {
+ public:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  /// `sorted`: the step's samples, longest first.
+  explicit SamplePool(std::vector<Sample> sorted);
+
+  /// Return the sample at `position`.
+  const Sample& at(size_t position) const { return sorted_[position]; }
+  /// Return the number of samples still present.
+  size_t size() const { return present_; }
+  bool empty() const { return present_ == 0; }
+  /// Return the first present position >= `position`, or kNone.
+  size_t next_present(size_t position);
+  /// Remove the sample at `position` (which must be present).
+  void remove(size_t position);
+  /// Return the first present position >= `from` whose sample satisfies `fits`, or kNone. `fits`
+  /// must be monotone along the longest-first order (false, then true): a shorter sample fits
+  /// wherever a longer one does.
+  size_t first_fitting(size_t from, const std::function<bool(int64_t length)>& fits);
+
+ private:
+  /// Return the first position >= `from` (present or not) whose length fits, or sorted_.size().
+  size_t first_fitting_length(size_t from, const std::function<bool(int64_t length)>& fits) const;
+
+  std::vector<Sample> sorted_;
+  std::vector<size_t> next_;  // union-find: a removed position points further right
+  size_t present_ = 0;
+};
+
 /// One micro-batch of the dev-head packing-aware scheduler plus what it deferred.
 struct GroupingResult {
   MicroBatch microbatch;
   std::vector<Sample> leftovers;  ///< Still sorted longest first.
 };
 
-/// next_hdp_group_packing_aware: one micro-batch from `sorted` (longest first).
-Result<GroupingResult> next_group_packing_aware(std::span<const Sample> sorted, int ranks,
-                                                int64_t max_seqlen_per_rank, int min_cp);
+/// next_hdp_group_packing_aware: one micro-batch from the samples present in `pool` (longest
+/// first); the samples it places are removed from the pool, the rest stay for the next one.
+Result<MicroBatch> next_group_packing_aware(SamplePool& pool, int ranks,
+                                            int64_t max_seqlen_per_rank, int min_cp);
 
 /// Legacy bucketed greedy (main BalancedCPScheduler, or dev PR #2000 when `packing_cap`).
 Result<GroupingResult> next_group_legacy(std::span<const Sample> sorted, int ranks,

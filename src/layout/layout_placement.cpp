@@ -90,18 +90,30 @@ std::vector<std::pair<int64_t, int64_t>> base_residues(const std::vector<Axis>& 
 /// (groups spanning more than one block, most blocks one group spans). `offsets` is sorted.
 /// A group whose base has residue r (mod block) crosses into a new block between sorted members
 /// o[i-1] and o[i] when the gap d = o[i] - o[i-1] is at least the block, or when
-/// (r + o[i-1]) mod block + d >= block. Large groups count the gaps once per (o[i-1] mod block)
-/// and look the crossings up per residue, so the work is O(members + block^2), not
-/// O(members x residues); small groups walk their members.
+/// (r + o[i-1]) mod block + d >= block. Walking the members once per residue costs
+/// O(members x residues), at most the world size (residues <= groups); counting the gaps once per
+/// (o[i-1] mod block) and looking the crossings up per residue costs O(members + block^2 +
+/// residues x block). The cheaper one runs, so the work never exceeds the world size (a block of
+/// 2^20 GPUs made the second one 2^40).
 std::pair<int64_t, int64_t> block_counts(const std::vector<Axis>& unmasked,
                                          const std::vector<int64_t>& offsets, int64_t rank_offset,
                                          int64_t block) {
   int64_t crossing = 0;
   int64_t most = 0;
-  const auto residues = base_residues(unmasked, rank_offset, block);
   const size_t n = offsets.size();
   if (n == 0) return {0, 0};
-  if (n <= static_cast<size_t>(2 * block) || residues.size() <= 2) {
+  // Every rank of every group in the block of the first rank (one node of the whole world):
+  // nothing crosses, without looking at a residue.
+  int64_t last_rank = rank_offset + offsets.back();
+  for (const Axis& a : unmasked)
+    last_rank += (a.size - 1) * a.stride;
+  if (last_rank / block == (rank_offset + offsets.front()) / block) return {0, 1};
+  const auto residues = base_residues(unmasked, rank_offset, block);
+  const double walk_cost = static_cast<double>(residues.size()) * static_cast<double>(n);
+  const double table_cost =
+      static_cast<double>(n) +
+      static_cast<double>(block) * static_cast<double>(block + residues.size());
+  if (walk_cost <= table_cost) {
     for (const auto& [residue, count] : residues) {
       // Walk the sorted members; divide only where a member leaves the current block.
       int64_t blocks = 1;

@@ -113,6 +113,22 @@ std::string environment_line(const nlohmann::json& env) {
   return text;
 }
 
+/// The findings with repeats folded (hcp::fold_repeats), each note under its findings' source;
+/// the summary and the verdict count them all before.
+std::vector<PreflightFinding> folded(const std::vector<PreflightFinding>& findings,
+                                     const std::vector<Diagnostic>& diagnostics) {
+  std::vector<PreflightFinding> out;
+  for (FoldedEntry& e : fold_plan(diagnostics)) {
+    const std::string& source = findings[e.index].source;
+    if (e.note) {
+      out.push_back({source, std::move(*e.note)});
+    } else {
+      out.push_back({source, diagnostics[e.index]});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 PreflightReport run_preflight(const PreflightInput& in) {
@@ -141,6 +157,7 @@ PreflightReport run_preflight(const PreflightInput& in) {
     all.push_back(f.diagnostic);
   report.summary = summarize(all);
   report.go = report.summary.errors == 0;
+  report.findings = folded(report.findings, all);
   report.environment = environment_json(in);
   report.node = node_json(in.node);
   return report;

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "hcp/edit_distance.h"
@@ -508,14 +509,23 @@ bool is_section_name(const std::string& key) {
   return true;
 }
 
-std::optional<int64_t> section_gpus(const YAML::Node& root, const std::string& section) {
+/// GPUS_PER_NODE of each MODEL_ENV_VARS entry, by section name (the first entry of a name wins, as
+/// a yaml-cpp lookup finds it). Read once per file: a map lookup per section was quadratic in the
+/// number of sections (yaml-cpp searches maps linearly).
+std::unordered_map<std::string, std::optional<int64_t>> section_gpus(const YAML::Node& root) {
+  std::unordered_map<std::string, std::optional<int64_t>> out;
   YAML::Node env = root["MODEL_ENV_VARS"];
-  if (!env || !env.IsMap()) return std::nullopt;
-  YAML::Node entry = env[section];
-  if (!entry || !entry.IsMap()) return std::nullopt;
-  YAML::Node gpus = entry["GPUS_PER_NODE"];
-  if (!gpus || !gpus.IsScalar()) return std::nullopt;
-  return parse_int(gpus.Scalar());
+  if (!env || !env.IsMap()) return out;
+  for (const auto& entry : env) {
+    if (!entry.first.IsScalar() || out.contains(entry.first.Scalar())) continue;
+    std::optional<int64_t> gpus;
+    if (entry.second.IsMap()) {
+      YAML::Node value = entry.second["GPUS_PER_NODE"];
+      if (value && value.IsScalar()) gpus = parse_int(value.Scalar());
+    }
+    out.emplace(entry.first.Scalar(), gpus);
+  }
+  return out;
 }
 
 std::string stem_of(const std::string& path) {
@@ -768,6 +778,7 @@ Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::
       }
     }
   }
+  const auto gpus_of = section_gpus(root);
   for (const auto& entry : root) {
     if (!entry.first.IsScalar() || !is_section_name(entry.first.Scalar())) continue;
     const std::string section = entry.first.Scalar();
@@ -783,7 +794,9 @@ Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::
     if (!recipe) return recipe.error();
     recipe->path = path;
     if (section != "MODEL_ARGS") recipe->name += "[" + section + "]";
-    config.sections.push_back({section, std::move(*recipe), section_gpus(root, section)});
+    const auto gpus = gpus_of.find(section);
+    config.sections.push_back(
+        {section, std::move(*recipe), gpus == gpus_of.end() ? std::nullopt : gpus->second});
   }
   if (config.sections.empty()) {
     return Error{"no MODEL_ARGS section in Megatron-LM test config", Location{path, 1, 1}, ""};

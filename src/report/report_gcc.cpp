@@ -19,7 +19,7 @@ std::string one_line(std::string text) {
 std::string format_diagnostics_gcc(const std::vector<DiagnosticsReport>& reports) {
   std::ostringstream out;
   for (const DiagnosticsReport& report : reports) {
-    for (const Diagnostic& d : report.diagnostics) {
+    for (const Diagnostic& d : fold_repeats(report.diagnostics)) {
       // A finding about the command line names its recipe, so several recipes stay apart.
       const bool unplaced = !d.location.known() || d.location.file == "<command line>";
       std::string where = unplaced ? report.recipe : d.location.str();

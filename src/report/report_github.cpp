@@ -71,7 +71,7 @@ std::string annotation(const Diagnostic& d, const std::string& recipe) {
 std::string format_diagnostics_github(const std::vector<DiagnosticsReport>& reports) {
   std::ostringstream out;
   for (const DiagnosticsReport& report : reports) {
-    for (const Diagnostic& d : report.diagnostics)
+    for (const Diagnostic& d : fold_repeats(report.diagnostics))
       out << annotation(d, report.recipe);
   }
   return out.str();

@@ -86,7 +86,7 @@ std::string format_diagnostics_json(const std::vector<DiagnosticsReport>& report
     json one{{"recipe", report.recipe},
              {"framework", report.framework},
              {"loaded", report.loaded},
-             {"diagnostics", diagnostics_json(report.diagnostics)},
+             {"diagnostics", diagnostics_json(fold_repeats(report.diagnostics))},
              {"summary", summary_json(report.diagnostics)}};
     if (!report.skipped.empty()) one["skipped"] = report.skipped;
     recipes.push_back(std::move(one));
@@ -94,7 +94,7 @@ std::string format_diagnostics_json(const std::vector<DiagnosticsReport>& report
   json j{{"schema_version", kDiagnosticsJsonSchemaVersion},
          {"recipe", reports.empty() ? "" : reports.front().recipe},
          {"framework", reports.empty() ? "" : reports.front().framework},
-         {"diagnostics", diagnostics_json(all)},
+         {"diagnostics", diagnostics_json(fold_repeats(all))},
          {"summary", summary_json(all)},
          {"recipes", std::move(recipes)}};
   return dump(j);

@@ -42,13 +42,17 @@ void write_testcase(std::ostream& out, const std::string& recipe, const std::str
   std::string errors;
   std::string all;
   int error_count = 0;
+  std::vector<Diagnostic> family_findings;
+  family_findings.reserve(findings.size());
   for (const Diagnostic* d : findings) {
-    std::string line = finding_line(*d, recipe);
+    if (d->severity() == Severity::kError) ++error_count;
+    family_findings.push_back(*d);
+  }
+  // Repeats fold inside their family, so the note stays in the test case of its findings.
+  for (const Diagnostic& d : fold_repeats(family_findings)) {
+    std::string line = finding_line(d, recipe);
     all += line;
-    if (d->severity() == Severity::kError) {
-      errors += line;
-      ++error_count;
-    }
+    if (d.severity() == Severity::kError) errors += line;
   }
   out << "    <testcase classname=\"" << xml_escape(recipe) << "\" name=\"" << xml_escape(family)
       << "\" time=\"0\"";

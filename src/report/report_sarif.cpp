@@ -105,7 +105,7 @@ std::string format_diagnostics_sarif(const std::vector<DiagnosticsReport>& repor
     rules.push_back(rule_descriptor(rule));
   json results = json::array();
   for (const DiagnosticsReport& report : reports) {
-    for (const Diagnostic& d : report.diagnostics)
+    for (const Diagnostic& d : fold_repeats(report.diagnostics))
       results.push_back(result_json(d, report.recipe));
   }
   json driver{{"name", "hcp-plan"}, {"version", tool_version}, {"rules", rules}};

@@ -64,7 +64,7 @@ void write_example(std::ostream& out, const char* heading, const ExampleReport& 
 
 std::string format_diagnostics_text(const DiagnosticsReport& report) {
   std::ostringstream out;
-  for (const Diagnostic& d : report.diagnostics)
+  for (const Diagnostic& d : fold_repeats(report.diagnostics))
     write_diagnostic(out, d, "", report.recipe);
   out << report.recipe << ": " << summary_line(report.diagnostics) << "\n";
   return out.str();

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <yaml-cpp/yaml.h>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <regex>
@@ -143,6 +144,32 @@ TEST(PreCommitHooks, HookCommandValidatesSeveralFiles) {
                                    entry + args + " " + kGood + " " + kBad + kCluster);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find(kBad + ":25:"), std::string::npos) << r.out;
+}
+
+// Issue #28: repeated findings fold after 10 of a kind, on stderr and in every format, while the
+// summary counts them all (30 unknown Megatron-LM flags: 10 lines and one fold).
+TEST(FormatsCli, RepeatedLoadErrorsFoldOnStderrAndInJson) {
+  std::string flags = "--num-layers 2";
+  for (int i = 1; i <= 30; ++i)
+    flags += " --no-such-flag-" + std::to_string(i) + " 1";
+  CliResult text = run_cli("validate --mlm-args '" + flags + "'");
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_EQ(std::count(text.err.begin(), text.err.end(), '\n'), 11) << text.err;
+  EXPECT_NE(text.err.find("'--no-such-flag-10'"), std::string::npos) << text.err;
+  EXPECT_EQ(text.err.find("'--no-such-flag-11'"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("... and 20 more errors like the above"), std::string::npos) << text.err;
+  CliResult j = run_cli("validate --mlm-args '" + flags + "' --format json");
+  EXPECT_EQ(j.exit_code, 2);
+  json doc = json::parse(j.out);
+  EXPECT_EQ(doc["diagnostics"].size(), 11u);
+  EXPECT_EQ(doc["summary"]["errors"], 30);
+  // At 10 nothing folds.
+  std::string ten = "--num-layers 2";
+  for (int i = 1; i <= 10; ++i)
+    ten += " --no-such-flag-" + std::to_string(i) + " 1";
+  CliResult at_limit = run_cli("validate --mlm-args '" + ten + "'");
+  EXPECT_EQ(std::count(at_limit.err.begin(), at_limit.err.end(), '\n'), 10) << at_limit.err;
+  EXPECT_EQ(at_limit.err.find("more errors"), std::string::npos) << at_limit.err;
 }
 
 }  // namespace

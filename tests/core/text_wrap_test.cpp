@@ -1,7 +1,9 @@
 // wrap_text: text reports fit 100 columns (issue 16, point 10).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string>
 
 #include "hcp/text_util.h"
 
@@ -51,6 +53,43 @@ TEST(WrapText, CountsCodePointsNotBytes) {
   for (int i = 0; i < 45; ++i)
     row += "× ";  // 2 bytes + space = 2 columns each: 90 columns, 135 bytes.
   EXPECT_EQ(wrap_text(row, 100), row);
+}
+
+// groups --show 100000 prints one row of 100,000 groups: wrapping it must keep every word, in
+// order, on rows of at most the width, each continuation under the row's last column.
+TEST(WrapText, AVeryLongTableRowKeepsEveryWordOnRowsOfTheWidth) {
+  std::string words;
+  for (int i = 0; i < 100000; ++i)
+    words += (i ? " " : "") + std::to_string(2 * i) + "," + std::to_string(2 * i + 1);
+  const std::string row = "tp      2  65536  " + words;
+  const std::string wrapped = wrap_text(row, 100);
+  EXPECT_LE(longest_line(wrapped), 100u);
+  const size_t column = row.find("0,1");
+  std::istringstream in(wrapped);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("tp      2  65536  0,1 2,3", 0), 0u) << line;
+  std::string rejoined = line.substr(column);
+  for (; std::getline(in, line);) {
+    ASSERT_EQ(line.find_first_not_of(' '), column) << line;
+    rejoined += " " + line.substr(column);
+  }
+  EXPECT_EQ(rejoined, words);
+}
+
+TEST(WrapText, MultiByteRowsWrapAtTheWidthInColumns) {
+  std::string row;
+  for (int i = 0; i < 200; ++i)
+    row += "×× ";  // 3 columns each, 5 bytes
+  const std::string wrapped = wrap_text(row, 100);
+  std::istringstream in(wrapped);
+  for (std::string line; std::getline(in, line);) {
+    size_t cols = 0;
+    for (unsigned char c : line)
+      cols += (c & 0xC0) != 0x80 ? 1 : 0;
+    EXPECT_LE(cols, 100u) << line;
+  }
+  EXPECT_EQ(wrapped.substr(0, 99), row.substr(0, 99));
 }
 
 }  // namespace

@@ -168,6 +168,15 @@ TEST(Synthetic, RejectsBadSpecs) {
   }
 }
 
+TEST(Synthetic, CountIsCappedAt2To24) {
+  EXPECT_TRUE(parse_synthetic_spec("lognormal:100:1:16777216").ok());
+  auto over = parse_synthetic_spec("lognormal:100:1:16777217");
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message.find("[1, 2^24 = 16777216]"), std::string::npos)
+      << over.error().message;
+  EXPECT_FALSE(parse_synthetic_spec("lognormal:100:1:4294967296").ok());
+}
+
 TEST(Synthetic, DeterministicClippedAndNearTheMean) {
   SyntheticSpec spec{1024, 1.0, 20000, 8192};
   const auto a = synthetic_lengths(spec, 7);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "../../src/dcp/schedule_internal.h"
 #include "dcp_test_util.h"
 #include "hcp/dcp.h"
 
@@ -245,6 +246,93 @@ TEST(DpBalanced, NoEmptyBinForAnOversizedFirstSequence) {
   ASSERT_EQ(r->size(), 2u);
   EXPECT_EQ((*r)[0].groups[0].ids, (std::vector<int64_t>{0}));
   EXPECT_EQ((*r)[1].groups[0].ids, (std::vector<int64_t>{1, 2}));
+}
+
+// The pool the dev-head scheduler draws micro-batches from (issue #28: n log n, not n^2 per step).
+internal::SamplePool pool_of(const std::vector<int64_t>& lengths_longest_first) {
+  std::vector<Sample> sorted;
+  for (size_t i = 0; i < lengths_longest_first.size(); ++i)
+    sorted.push_back(Sample{static_cast<int64_t>(i), lengths_longest_first[i]});
+  return internal::SamplePool(std::move(sorted));
+}
+
+TEST(SamplePool, RemovedPositionsAreSkipped) {
+  internal::SamplePool pool = pool_of({9, 8, 7, 6, 5});
+  EXPECT_EQ(pool.size(), 5u);
+  pool.remove(1);
+  pool.remove(2);
+  EXPECT_EQ(pool.size(), 3u);
+  EXPECT_EQ(pool.next_present(0), 0u);
+  EXPECT_EQ(pool.next_present(1), 3u);
+  pool.remove(4);
+  pool.remove(3);
+  EXPECT_EQ(pool.next_present(1), internal::SamplePool::kNone);
+  pool.remove(0);
+  EXPECT_TRUE(pool.empty());
+  EXPECT_EQ(pool.next_present(0), internal::SamplePool::kNone);
+}
+
+TEST(SamplePool, FirstFittingIsTheFirstPresentSampleAtOrBelowTheThreshold) {
+  internal::SamplePool pool = pool_of({90, 80, 80, 70, 60, 50, 40, 30, 20, 10});
+  int tests = 0;
+  auto at_most = [&tests](int64_t limit) {
+    return [&tests, limit](int64_t length) {
+      ++tests;
+      return length <= limit;
+    };
+  };
+  EXPECT_EQ(pool.first_fitting(0, at_most(100)), 0u);
+  EXPECT_EQ(pool.first_fitting(0, at_most(80)), 1u);
+  EXPECT_EQ(pool.first_fitting(2, at_most(80)), 2u);
+  EXPECT_EQ(pool.first_fitting(0, at_most(75)), 3u);
+  EXPECT_EQ(pool.first_fitting(0, at_most(5)), internal::SamplePool::kNone);
+  pool.remove(3);
+  pool.remove(4);
+  EXPECT_EQ(pool.first_fitting(0, at_most(75)), 5u);  // 70 and 60 are gone
+  EXPECT_EQ(pool.first_fitting(6, at_most(75)), 6u);
+  pool.remove(9);
+  EXPECT_EQ(pool.first_fitting(8, at_most(15)), internal::SamplePool::kNone);
+  // Galloping: a fit far from the start costs a logarithm of the distance in tests.
+  std::vector<int64_t> many(1 << 16);
+  for (size_t i = 0; i < many.size(); ++i)
+    many[i] = static_cast<int64_t>(many.size() - i);
+  internal::SamplePool big = pool_of(many);
+  tests = 0;
+  EXPECT_EQ(big.first_fitting(0, at_most(3)), many.size() - 3);
+  EXPECT_LE(tests, 40);
+}
+
+TEST(StepCap, BucketedVariantsScheduleAtMostTheCapPerStepDevHeadHasNone) {
+  // Lengths 1..4096 cycling: every micro-batch packs many, so the capped run stays quick.
+  std::vector<Sample> samples(kMaxBucketedStepSamples + 1);
+  for (size_t i = 0; i < samples.size(); ++i)
+    samples[i] = Sample{static_cast<int64_t>(i), static_cast<int64_t>(1 + i % 4096)};
+  SchedulerKnobs knobs;
+  knobs.dp = 8;
+  knobs.cp = 2;
+  knobs.max_seqlen_per_rank = 4096;
+  for (Variant v : {Variant::kDevPr2000, Variant::kMainHybrid}) {
+    knobs.variant = v;
+    auto over = schedule_step(samples, knobs);
+    ASSERT_FALSE(over.ok()) << variant_name(v);
+    EXPECT_NE(over.error().message.find("a step of 65537 sequences is more than the 65536"),
+              std::string::npos)
+        << over.error().message;
+    EXPECT_NE(over.error().message.find("--global-batch"), std::string::npos);
+  }
+  knobs.variant = Variant::kMainHybrid;
+  auto at_cap =
+      schedule_step(std::span<const Sample>(samples).first(kMaxBucketedStepSamples), knobs);
+  ASSERT_TRUE(at_cap.ok()) << at_cap.error().message;
+  knobs.variant = Variant::kDevHead;
+  auto dev_head = schedule_step(samples, knobs);
+  ASSERT_TRUE(dev_head.ok()) << dev_head.error().message;
+  size_t placed = 0;
+  for (const MicroBatch& mb : *dev_head) {
+    for (const CpGroup& g : mb.groups)
+      placed += g.ids.size();
+  }
+  EXPECT_EQ(placed, samples.size());
 }
 
 }  // namespace

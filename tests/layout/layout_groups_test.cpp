@@ -325,6 +325,30 @@ TEST(Placement, ClosedFormMatchesMaterialisedGroupsForLargeGroups) {
   }
 }
 
+TEST(Placement, ClosedFormMatchesMaterialisedGroupsForBlocksAsLargeAsTheWorld) {
+  // Nodes and NVLink domains as large as the world or larger (plan --nodes 1 --gpus-per-node
+  // 1048576): the closed form walks the members per residue, whose cost is bounded by the world
+  // size, instead of a block x block table (2^40 entries for a block of 2^20).
+  for (const GroupOptions& c : {cfg(4096, 2, 8, 1), cfg(3072, 4, 2, 3)}) {
+    auto g = build_groups(c);
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    for (NodeShape shape : {NodeShape{4096, 4096}, NodeShape{1 << 20, 1 << 20},
+                            NodeShape{1536, 3072}, NodeShape{1000, 1 << 20}}) {
+      for (const std::string& kind : closed_form_kinds(c)) {
+        const GroupSet* set = g->find(kind);
+        if (set == nullptr) continue;
+        auto closed = place_group_kind(c, kind, shape);
+        ASSERT_TRUE(closed.ok()) << kind;
+        GroupPlacement want = place(*set, shape);
+        EXPECT_EQ(closed->cross_node_groups, want.cross_node_groups) << kind;
+        EXPECT_EQ(closed->cross_domain_groups, want.cross_domain_groups) << kind;
+        EXPECT_EQ(closed->max_nodes_spanned, want.max_nodes_spanned) << kind;
+        EXPECT_EQ(closed->max_domains_spanned, want.max_domains_spanned) << kind;
+      }
+    }
+  }
+}
+
 TEST(Placement, LayoutLocalityAnswersThePlannersQuestions) {
   GroupOptions c = cfg(32, 1, 16);
   c.layout.hcp = {8, 2};

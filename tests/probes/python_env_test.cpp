@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 
@@ -66,6 +67,26 @@ TEST(PythonEnv, ErrorsAreValues) {
   auto slow = probe_python_env(fake_interpreter("slow_python", "exec sleep 5\n"), 50);
   ASSERT_FALSE(slow.ok());
   EXPECT_NE(slow.error().message.find("timed out"), std::string::npos);
+}
+
+// Deadlines cover the whole run, not only the output: an interpreter that closes stdout (EOF on
+// the pipe) and keeps running, or prints forever, is killed at the deadline.
+TEST(PythonEnv, DeadlineCoversChildrenThatCloseStdoutOrNeverStop) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"closes_stdout", "exec >&-\nexec sleep 30\n"},
+      {"closes_stdout_then_forks", "exec >&-\nsleep 30 &\nwait\n"},
+      {"prints_forever", "while :; do echo noise; done\n"},
+  };
+  for (const auto& [name, body] : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    auto env = probe_python_env(fake_interpreter(name, body), 200);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(env.ok()) << name;
+    EXPECT_NE(env.error().message.find("timed out after 200 ms"), std::string::npos)
+        << name << ": " << env.error().message;
+    EXPECT_EQ(env.error().message.find('\n'), std::string::npos) << name;
+    EXPECT_LT(took, std::chrono::seconds(5)) << name;
+  }
 }
 
 TEST(PythonEnv, FeedsTheRulesEnvironmentWithoutOverridingTheCommandLine) {

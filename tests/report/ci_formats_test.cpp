@@ -264,5 +264,57 @@ TEST(CiFormats, EmptyReportsGiveNoFindings) {
   EXPECT_TRUE(log["runs"][0]["results"].empty());
 }
 
+/// One recipe with `n` findings of the catalog's first rule (an error), one per line.
+DiagnosticsReport repeated_report(int n) {
+  DiagnosticsReport r{"recipes/many.yaml", "bridge", {}};
+  for (int i = 0; i < n; ++i) {
+    r.diagnostics.push_back(make_finding(first_rule().id, "finding " + std::to_string(i),
+                                         {"recipes/many.yaml", i + 1, 1}));
+  }
+  return r;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// Issue #28: repeats fold in every format (kFoldAfter kept, then one "... and N more" note) while
+// the summaries count every finding; at the limit nothing folds.
+TEST(CiFormats, RepeatedFindingsFoldInEveryFormatAndTheSummaryCountsThemAll) {
+  const int n = 1000;
+  const std::vector<DiagnosticsReport> many = {repeated_report(n)};
+  const std::string fold = "... and " + std::to_string(n - kFoldAfter) + " more [" +
+                           std::string(first_rule().id) + "] errors like the above";
+  const std::string text = format_diagnostics_text(many.front());
+  EXPECT_EQ(count_of(text, "] finding "), kFoldAfter);
+  EXPECT_EQ(count_of(text, fold), 1u) << text;
+  EXPECT_NE(text.find("recipes/many.yaml: 1000 errors, 0 warnings, 0 infos"), std::string::npos)
+      << text.substr(text.size() - 200);
+  json j = json::parse(format_diagnostics_json(many));
+  EXPECT_EQ(j["diagnostics"].size(), kFoldAfter + 1);
+  EXPECT_EQ(j["recipes"][0]["diagnostics"].size(), kFoldAfter + 1);
+  EXPECT_EQ(j["summary"]["errors"], n);
+  EXPECT_EQ(j["recipes"][0]["summary"]["errors"], n);
+  json sarif = json::parse(format_diagnostics_sarif(many, "1"));
+  EXPECT_EQ(sarif["runs"][0]["results"].size(), kFoldAfter + 1);
+  for (const std::string& lines : {format_diagnostics_github(many), format_diagnostics_gcc(many)}) {
+    EXPECT_EQ(count_of(lines, "finding "), kFoldAfter) << lines.substr(0, 300);
+    EXPECT_EQ(count_of(lines, fold), 1u) << lines.substr(0, 300);
+  }
+  // JUnit lists each kept error twice (its failure and the case's output), the fold note once.
+  const std::string junit = format_diagnostics_junit(many);
+  EXPECT_EQ(count_of(junit, "finding "), 2 * kFoldAfter);
+  EXPECT_EQ(count_of(junit, fold), 1u);
+  // JUnit still counts every error of the failing family.
+  EXPECT_NE(format_diagnostics_junit(many).find("message=\"1000 errors in family"),
+            std::string::npos);
+  const std::vector<DiagnosticsReport> at_limit = {repeated_report(static_cast<int>(kFoldAfter))};
+  EXPECT_EQ(count_of(format_diagnostics_gcc(at_limit), "finding "), kFoldAfter);
+  EXPECT_EQ(count_of(format_diagnostics_gcc(at_limit), "... and"), 0u);
+}
+
 }  // namespace
 }  // namespace hcp
