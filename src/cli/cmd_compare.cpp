@@ -18,6 +18,7 @@ namespace {
 struct CompareCliOptions {
   PlanInputs inputs;
   RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
+  ConfigOptions config;   ///< --config FILE, --no-config.
   std::vector<std::string> options;
   OutputOptions output;
 };
@@ -84,8 +85,12 @@ std::function<int()> setup_compare(CLI::App& sub) {
   sub.add_option("--memory-limit", in.memory_limit_gib, "GiB per GPU (default: the GPU's)");
   sub.add_option("--te-version", in.te_version, "Transformer Engine version the job runs with");
   sub.add_option("--calibration", in.calibration, "Calibration JSON written by `hcp-plan bench`");
+  add_plan_environment_options(sub, in, opts->config);
   add_output_options(sub, opts->output);
-  return [opts, &sub]() { return run_compare(*opts, sub.remaining(false)); };
+  return [opts, &sub]() -> int {
+    if (!apply_config_or_report(sub, opts->config, opts->sources.recipe)) return kExitBadInput;
+    return run_compare(*opts, sub.remaining(false));
+  };
 }
 
 const CommandRegistration kCompare{
