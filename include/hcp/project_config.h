@@ -37,6 +37,10 @@ struct ProjectConfig {
   std::optional<std::string> fail_on;  ///< "error" or "warning".
 };
 
+/// True for the options that make up the launch shape (world-size, nodes, gpus-per-node): one
+/// layer or the command line that sets any of them replaces all three below it.
+bool is_shape_option(const std::string& option);
+
 /// Parse the config text. Keys (top level and per glob under `files:`): world_size, nodes,
 /// gpus_per_node, nvlink_domain, te_version, mcore_version, framework, gpu_sm, cluster, ignore
 /// (list of rule IDs), env (the launch environment: a map NAME: VALUE or a list of NAME=VALUE); top

@@ -49,13 +49,11 @@ struct ProjectContext {
 /// The config's options for this recipe under the command line's: the command line wins, and a
 /// command-line shape (world size, nodes, GPUs per node) replaces the config's whole shape.
 void merge_project_options(ValidateOptions& opts, const ProjectSettings& settings) {
-  auto shape = [](const std::string& name) {
-    return name == "world-size" || name == "nodes" || name == "gpus-per-node";
-  };
   bool shape_given = std::any_of(opts.env_options.begin(), opts.env_options.end(),
-                                 [&](const auto& kv) { return shape(kv.first); });
+                                 [](const auto& kv) { return is_shape_option(kv.first); });
   for (const auto& [name, value] : settings.options) {
-    if ((shape_given && shape(name)) || name == "cluster") continue;  // validate takes no cluster.
+    if ((shape_given && is_shape_option(name)) || name == "cluster")
+      continue;  // validate takes no cluster.
     opts.env_options.emplace(name, value);
   }
   if (opts.launch_env.empty()) opts.launch_env = settings.env;

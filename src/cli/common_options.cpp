@@ -319,10 +319,6 @@ Result<std::optional<ProjectConfig>> load_config_option(const ConfigOptions& opt
 
 namespace {
 
-bool is_config_shape(const std::string& name) {
-  return name == "world-size" || name == "nodes" || name == "gpus-per-node";
-}
-
 /// Give `option` the config's `values` as if the command line had (validators run).
 Status give_config_value(CLI::Option& option, const std::vector<std::string>& values,
                          const std::string& key, const std::string& config_path) {
@@ -349,13 +345,14 @@ Result<AppliedConfig> apply_project_config(CLI::App& sub, const ConfigOptions& o
                                               : resolve_recipe_path(recipe);
   applied.settings = path && !path->empty() ? settings_for(**config, *path) : (*config)->defaults;
   bool shape_given = false;
-  for (const char* name : {"--world-size", "--nodes", "--gpus-per-node"}) {
-    const CLI::Option* given = sub.get_option_no_throw(name);
-    shape_given = shape_given || (given != nullptr && given->count() > 0);
+  for (const CLI::Option* option : sub.get_options()) {
+    const std::string name = option->get_name();
+    shape_given = shape_given || (option->count() > 0 && name.rfind("--", 0) == 0 &&
+                                  is_shape_option(name.substr(2)));
   }
   for (const auto& [name, value] : applied.settings.options) {
     CLI::Option* option = sub.get_option_no_throw("--" + name);
-    if (option == nullptr || option->count() > 0 || (shape_given && is_config_shape(name)))
+    if (option == nullptr || option->count() > 0 || (shape_given && is_shape_option(name)))
       continue;
     if (Status s = give_config_value(*option, {value}, name, (*config)->path); !s) return s.error();
   }

@@ -36,10 +36,6 @@ const std::vector<std::pair<std::string, std::string>>& option_keys() {
   return keys;
 }
 
-bool is_shape_option(const std::string& option) {
-  return option == "world-size" || option == "nodes" || option == "gpus-per-node";
-}
-
 Location location_of(const YAML::Node& node, const std::string& path) {
   const YAML::Mark mark = node.Mark();
   return Location{path, mark.line + 1, mark.column + 1};
@@ -180,6 +176,10 @@ std::vector<std::string> disabled_ids(std::string_view comment) {
 }
 
 }  // namespace
+
+bool is_shape_option(const std::string& option) {
+  return option == "world-size" || option == "nodes" || option == "gpus-per-node";
+}
 
 Result<ProjectConfig> parse_project_config(std::string_view text, const std::string& path) {
   ProjectConfig config;
