@@ -283,30 +283,34 @@ TEST(LogParse, CrashTailWithoutTrainingOutputIsReadAsItsFailures) {
 }
 
 TEST(LogParse, EveryRanksDeviceAssertAndTimeoutIsOneFailure) {
-  ParsedLog log = parse_lines({
-      "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [615,0,0], "
-      "thread: [31,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
-      "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [118,0,0], "
-      "thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
-      "[rank11]:[E318 09:26:18.141499142 ProcessGroupNCCL.cpp:2068] [PG ID 0 PG GUID "
-      "0(default_pg) Rank 11] Process group watchdog thread terminated with exception: CUDA "
-      "error: device-side assert triggered",
-      "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught "
-      "collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE) ran for "
-      "600061 milliseconds before timing out.",
-      "[rank2]:[E1206 18:44:16.994961143 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 2] Timeout at NCCL "
-      "work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.",
-  });
+  const std::string kernel =
+      "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: ";
+  const std::string assertion = " Assertion `srcIndex < srcSelectDimSize` failed.";
+  const std::string pg_error =
+      std::string("[rank11]:[E318 09:26:18.141499142 ProcessGroupNCCL.cpp:2068] ") +
+      "[PG ID 0 PG GUID 0(default_pg) Rank 11] Process group watchdog " +
+      "thread terminated with exception: CUDA error: device-side assert triggered";
+  const std::string watchdog =
+      std::string("[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] ") +
+      "[Rank 0] Watchdog caught collective operation timeout: " +
+      "WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE) ran for 600061 " +
+      "milliseconds before timing out.";
+  const std::string timeout =
+      std::string("[rank2]:[E1206 18:44:16.994961143 ProcessGroupNCCL.cpp:1709] ") +
+      "[PG 1 Rank 2] Timeout at NCCL work: 7753, last enqueued NCCL work: " +
+      "7755, last completed NCCL work: 7752.";
+  ParsedLog log = parse_lines({kernel + "block: [615,0,0], thread: [31,0,0]" + assertion,
+                               kernel + "block: [118,0,0], thread: [0,0,0]" + assertion, pg_error,
+                               watchdog, timeout});
   ASSERT_EQ(log.failures.size(), 3u);
   EXPECT_EQ(log.failures[0].occurrences, 2);  // The assert of two CUDA threads.
   EXPECT_EQ(log.failures[1].message, "CUDA error: device-side assert triggered");
   EXPECT_EQ(log.failures[2].kind, LogFailureKind::kNcclTimeout);
   EXPECT_EQ(log.failures[2].occurrences, 2);  // Two ranks' watchdogs, two wordings.
   // Text that only mentions an assertion or a CUDA error in passing is no failure.
-  EXPECT_TRUE(parse_lines({"CUDA kernel errors might be asynchronously reported at some other "
-                           "API call",
-                           "the Assertion is checked later"})
-                  .failures.empty());
+  const std::string asynchronous =
+      "CUDA kernel errors might be asynchronously reported at some other API call";
+  EXPECT_TRUE(parse_lines({asynchronous, "the Assertion is checked later"}).failures.empty());
 }
 
 TEST(LogAnchors, FoundAtEveryOffsetAcrossTheVectorBlocks) {

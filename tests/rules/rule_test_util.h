@@ -34,6 +34,7 @@ inline Value F(double v) {
 /// A list of integers.
 inline Value L(const std::vector<int64_t>& v) {
   std::vector<Value> items;
+  items.reserve(v.size());
   for (int64_t x : v)
     items.push_back(I(x));
   return Value::list(std::move(items));
@@ -41,6 +42,7 @@ inline Value L(const std::vector<int64_t>& v) {
 /// A list of strings.
 inline Value SL(const std::vector<std::string>& v) {
   std::vector<Value> items;
+  items.reserve(v.size());
   for (const std::string& x : v)
     items.push_back(S(x));
   return Value::list(std::move(items));

@@ -214,7 +214,8 @@ TEST(BackendRules, SinksWithFlashBackendHaveNoFused) {
 
 // Issue #15 finding 1: MCore >= 0.11 asserts each NVTE_*_ATTN is unset or agrees with the backend.
 TEST(BackendRules, NvteVariablesDisagreeingWithTheBackendAreErrors) {
-  auto with = [](const char* backend, std::map<std::string, std::string> env, int mcore_minor) {
+  auto with = [](const char* backend, const std::map<std::string, std::string>& env,
+                 int mcore_minor) {
     return run([=](Recipe& r, Environment& e) {
       r.set("model.attention_backend", S(backend));
       e.process_env = env;
@@ -325,7 +326,7 @@ TEST(BackendRules, BiasWithA2aOrAllGatherFailsOnEveryTe) {
 // Issue #15 finding 5: from MCore 0.19 the MLM CLI fills the determinism variables and rejects
 // NCCL_ALGO=Tree; Bridge and MLM 0.18 require NCCL_ALGO set.
 TEST(BackendRules, DeterministicEnvUnderMlmFromMcore019) {
-  auto mlm = [](int minor, std::map<std::string, std::string> env) {
+  auto mlm = [](int minor, const std::map<std::string, std::string>& env) {
     return run([=](Recipe& r, Environment& e) {
       r.set("model.deterministic_mode", B(true));
       e.framework = Framework::kMlm;
