@@ -246,7 +246,8 @@ std::optional<Recipe> effective_recipe(const ParsedLog& log, const std::optional
 Environment log_environment(const ParsedLog& log, const Environment& given, Framework framework);
 
 /// Run every check: the rule registry on the effective configuration, the process groups (LOG001
-/// to LOG003), speed (LOG004 to LOG006), memory (LOG007), failures (LOG020 to LOG024) and the
+/// to LOG003), speed (LOG004 to LOG006), memory (LOG007), failures (LOG020 to LOG024, LOG025
+/// naming the first of several) and the
 /// notes on what was read (LOG030 to LOG033). Diagnostics come errors first. The LOG entries
 /// (severity, rationale, source, fix) are in the rule registry: `hcp-plan explain LOG001`.
 std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& inputs);

@@ -178,8 +178,13 @@ struct PlanInputs {
   std::optional<int64_t> global_batch;     ///< --global-batch
   std::optional<double> memory_limit_gib;  ///< --memory-limit
   std::string te_version;                  ///< --te-version X.Y.Z
-  int64_t max_pp = 1;                      ///< --max-pp
-  bool show_rejected = false;              ///< --show-rejected
+  std::string mcore_version;               ///< --mcore-version X.Y.Z
+  /// --framework: "megatron" (the recipe's own semantics), "bridge" or "mlm" (whose semantics
+  /// the rules apply, as validate's --framework). The cost model prices Megatron-Core with
+  /// Transformer Engine only, so nothing else is accepted.
+  std::string framework;
+  int64_t max_pp = 1;          ///< --max-pp
+  bool show_rejected = false;  ///< --show-rejected
   /// A recipe the caller loaded (Megatron-LM config, --mlm-args, --hf-config), overrides
   /// applied: used instead of `recipe` and `overrides` when set.
   std::optional<Recipe> loaded;

@@ -192,7 +192,7 @@ const CommandRegistration kBench{
                      "Layout to measure, e.g. \"tp=1,cp=16,cp_comm_type=a2a+p2p,hcp=8x2\"")
           ->required();
       sub.add_option("--dtype", args->dtype, "Attention dtype")
-          ->check(CLI::IsMember({"bf16", "fp16"}))
+          ->check(one_of({"bf16", "fp16"}))
           ->capture_default_str();
       sub.add_option("--warmup", args->warmup, "Untimed iterations")
           ->check(CLI::NonNegativeNumber)

@@ -25,6 +25,10 @@ struct CheckLogOptions {
   std::map<std::string, std::string> env_options;
   LogCheckRun run;  ///< --cluster, --topology, --calibration, the bands, --save-calibration.
   bool strict = false;
+  std::string fail_on;              ///< --fail-on error|warning ("" = config, else --strict's).
+  std::vector<std::string> ignore;  ///< --ignore ID (repeatable).
+  bool quiet = false;               ///< --quiet: no info findings.
+  ConfigOptions config;             ///< --config FILE, --no-config.
   OutputOptions output;
 };
 
@@ -89,10 +93,41 @@ Status fill_run_inputs(const CheckLogOptions& opts, const Positionals& pos, LogC
   return finalize_environment(run.env);
 }
 
-int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& args) {
+/// --ignore and the config's ignore: drop those findings; --quiet: drop the info ones.
+void drop_unwanted(const CheckLogOptions& opts, const AppliedConfig& config,
+                   std::vector<Diagnostic>& diagnostics) {
+  std::vector<std::string> ignore = opts.ignore;
+  ignore.insert(ignore.end(), config.settings.ignore.begin(), config.settings.ignore.end());
+  drop_suppressed(diagnostics, ignore, {}, "");
+  if (opts.quiet) {
+    std::erase_if(diagnostics, [](const Diagnostic& d) { return d.severity() == Severity::kInfo; });
+  }
+}
+
+/// The exit code: --fail-on, else the config's fail_on, else --strict's.
+int exit_code_of(const CheckLogOptions& opts, const AppliedConfig& config,
+                 const std::vector<Diagnostic>& diagnostics) {
+  std::string fail_on = opts.fail_on;
+  if (fail_on.empty() && config.fail_on) fail_on = *config.fail_on;
+  if (fail_on.empty()) fail_on = opts.strict ? "warning" : "error";
+  Summary s = summarize(diagnostics);
+  return s.errors > 0 || (fail_on == "warning" && s.warnings > 0) ? kExitFindings : kExitOk;
+}
+
+/// `opts` is the command's own (not a copy): the project config fills the options it binds.
+int run_check_log(CLI::App& sub, CheckLogOptions& opts, const std::vector<std::string>& args) {
   auto pos = split_positionals(args);
   if (!pos) {
     print_error(pos.error().str());
+    return kExitBadInput;
+  }
+  auto config = apply_project_config(sub, opts.config, pos->recipe);
+  if (!config) {
+    print_error(config.error().str());
+    return kExitBadInput;
+  }
+  if (Status s = canonicalize_ignored_ids(opts.ignore); !s) {
+    print_error(s.error().str());
     return kExitBadInput;
   }
   auto log = parse_logs(pos->logs);
@@ -111,11 +146,11 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
     print_error(report.error().str());
     return kExitBadInput;
   }
+  drop_unwanted(opts, *config, report->diagnostics);
   if (!emit(opts.output, format_log_check(opts.output.format, *report, HCP_VERSION))) {
     return kExitBadInput;
   }
-  Summary s = summarize(report->diagnostics);
-  return s.errors > 0 || (opts.strict && s.warnings > 0) ? kExitFindings : kExitOk;
+  return exit_code_of(opts, *config, report->diagnostics);
 }
 
 std::function<int()> setup_check_log(CLI::App& sub) {
@@ -153,9 +188,17 @@ std::function<int()> setup_check_log(CLI::App& sub) {
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--save-calibration", opts->run.save_calibration,
                  "Write the measured step time as a calibration file for plan/compare");
-  sub.add_flag("--strict", opts->strict, "Fail (exit 1) on warnings as well as errors");
+  sub.add_flag("--strict", opts->strict,
+               "Fail (exit 1) on warnings as well as errors (same as --fail-on warning)");
+  sub.add_option("--fail-on", opts->fail_on,
+                 "Lowest severity that fails (exit 1): error (default) or warning")
+      ->check(one_of({"error", "warning"}));
+  sub.add_option("--ignore", opts->ignore, "Drop the findings of rule ID (repeatable)")
+      ->type_name("ID");
+  sub.add_flag("--quiet,-q", opts->quiet, "Leave info findings out of the report");
+  add_config_options(sub, opts->config);
   add_output_options(sub, opts->output, {"text", "json", "sarif", "junit", "github", "gcc"});
-  return [opts, &sub]() { return run_check_log(*opts, sub.remaining(false)); };
+  return [opts, &sub]() { return run_check_log(sub, *opts, sub.remaining(false)); };
 }
 
 const CommandRegistration kCheckLog{

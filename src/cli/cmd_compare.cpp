@@ -19,6 +19,7 @@ namespace {
 struct CompareCliOptions {
   PlanInputs inputs;
   RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
+  ConfigOptions config;   ///< --config FILE, --no-config.
   std::vector<std::string> options;
   std::string html;  ///< --html FILE: also write the self-contained HTML report.
   OutputOptions output;
@@ -96,8 +97,12 @@ std::function<int()> setup_compare(CLI::App& sub) {
   sub.add_option("--calibration", in.calibration, "Calibration JSON written by `hcp-plan bench`");
   sub.add_option("--html", opts->html,
                  "Also write a self-contained HTML report (tables, inline SVG charts) to FILE");
+  add_plan_environment_options(sub, in, opts->config);
   add_output_options(sub, opts->output, {"text", "json", "html"});
-  return [opts, &sub]() { return run_compare(*opts, sub.remaining(false)); };
+  return [opts, &sub]() -> int {
+    if (!apply_config_or_report(sub, opts->config, opts->sources.recipe)) return kExitBadInput;
+    return run_compare(*opts, sub.remaining(false));
+  };
 }
 
 const CommandRegistration kCompare{

@@ -36,6 +36,7 @@ struct GroupsOptions {
   bool dynamic = false;
   bool all_kinds = false;
   int show = 3;
+  ConfigOptions config;  ///< --config FILE, --no-config.
   OutputOptions output;
 };
 
@@ -379,8 +380,12 @@ std::function<int()> setup_groups(CLI::App& sub) {
       "Without RECIPE the layout comes from --tp/--cp/--pp/--ep/--etp/--hcp/--order. With RECIPE, "
       "arguments after it are overrides (k=v, -cp 4) and the flags above override the recipe. "
       "Exit 1 when upstream would reject the layout (with the rule ID), 2 on bad input.");
+  add_config_options(sub, o->config);
   add_output_options(sub, o->output);
-  return [o, &sub]() { return run_groups(sub, *o, sub.remaining(false)); };
+  return [o, &sub]() -> int {
+    if (!apply_config_or_report(sub, o->config, o->sources.recipe)) return kExitBadInput;
+    return run_groups(sub, *o, sub.remaining(false));
+  };
 }
 
 const CommandRegistration kGroups{

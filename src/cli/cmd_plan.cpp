@@ -20,6 +20,7 @@ namespace {
 struct PlanCliOptions {
   PlanInputs inputs;
   RecipeSources sources;  ///< RECIPE, --mlm-args, --hf-config.
+  ConfigOptions config;   ///< --config FILE, --no-config.
   size_t top = 8;
   std::optional<size_t> confirm;
   std::string html;  ///< --html FILE: also write the self-contained HTML report.
@@ -132,12 +133,16 @@ std::function<int()> setup_plan(CLI::App& sub) {
   sub.add_option("--max-pp", in.max_pp, "Largest pipeline-parallel size searched (default 1)");
   sub.add_flag("--show-rejected", in.show_rejected, "List rejected layouts with the rule ID");
   sub.add_option("--calibration", in.calibration, "Calibration JSON written by `hcp-plan bench`");
+  add_plan_environment_options(sub, in, opts->config);
   sub.add_option("--confirm", opts->confirm,
                  "Benchmark the top K options on this GPU node (exit 3 without a GPU)");
   sub.add_option("--html", opts->html,
                  "Also write a self-contained HTML report (tables, inline SVG charts) to FILE");
   add_output_options(sub, opts->output, {"text", "json", "html"});
-  return [opts, &sub]() { return run_plan(*opts, sub.remaining(false)); };
+  return [opts, &sub]() -> int {
+    if (!apply_config_or_report(sub, opts->config, opts->sources.recipe)) return kExitBadInput;
+    return run_plan(*opts, sub.remaining(false));
+  };
 }
 
 const CommandRegistration kPlan{"plan",

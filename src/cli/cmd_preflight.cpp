@@ -31,7 +31,8 @@ struct PreflightOptions {
   bool no_nvml = false;
   std::string sysfs_root;  ///< --sysfs-root: RDMA port state and driver version below it.
   bool strict = false;
-  bool mpi = false;  ///< --mpi: report for the cluster (also when an MPI launcher is detected).
+  bool mpi = false;      ///< --mpi: report for the cluster (also when an MPI launcher is detected).
+  ConfigOptions config;  ///< --config FILE, --no-config.
   OutputOptions output;
 
   bool has_captures() const {
@@ -276,6 +277,7 @@ void add_options(CLI::App& sub, PreflightOptions& o) {
   sub.add_flag("--mpi", o.mpi,
                "One task per node: rank 0 reports for the cluster, every rank exits with its "
                "verdict (on by itself under mpirun / srun --mpi=pmix). File paths may hold {rank}");
+  add_config_options(sub, o.config);
   add_output_options(sub, o.output);
 }
 
@@ -284,7 +286,10 @@ const CommandRegistration kPreflight{
     [](CLI::App& sub) -> std::function<int()> {
       auto o = std::make_shared<PreflightOptions>();
       add_options(sub, *o);
-      return [o, &sub] { return run_preflight_command(*o, sub.remaining(false)); };
+      return [o, &sub]() -> int {
+        if (!apply_config_or_report(sub, o->config, o->sources.recipe)) return kExitBadInput;
+        return run_preflight_command(*o, sub.remaining(false));
+      };
     }};
 
 }  // namespace

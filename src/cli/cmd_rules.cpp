@@ -28,8 +28,14 @@ int run_rules(const RulesOptions& opts) {
     print_error("no rule belongs to family '" + opts.family + "'");
     return kExitBadInput;
   }
-  std::string text = opts.output.format == "json" ? format_rule_list_json(selected)
-                                                  : format_rule_list_text(selected);
+  std::string text;
+  if (opts.output.format == "ids") {  // One ID a line, for shell completion and scripts.
+    for (const Rule& rule : selected)
+      text += std::string(rule.id) + "\n";
+  } else {
+    text = opts.output.format == "json" ? format_rule_list_json(selected)
+                                        : format_rule_list_text(selected);
+  }
   return emit(opts.output, text) ? kExitOk : kExitBadInput;
 }
 
@@ -37,7 +43,7 @@ std::function<int()> setup_rules(CLI::App& sub) {
   auto opts = std::make_shared<RulesOptions>();
   sub.add_option("--family", opts->family,
                  "Only the rules of one family (topology, hcp, heads, sequence, ...)");
-  add_output_options(sub, opts->output);
+  add_output_options(sub, opts->output, {"text", "json", "ids"});
   return [opts]() { return run_rules(*opts); };
 }
 

@@ -37,8 +37,7 @@ struct ValidateOptions {
   std::string fail_on;              ///< --fail-on error|warning ("" = config, else --strict's).
   std::vector<std::string> ignore;  ///< --ignore ID (repeatable).
   bool quiet = false;               ///< --quiet: no info lines.
-  std::string config;               ///< --config FILE instead of the .hcp-plan.yaml found.
-  bool no_config = false;           ///< --no-config
+  ConfigOptions config;             ///< --config FILE, --no-config.
   OutputOptions output;
 };
 
@@ -51,15 +50,14 @@ struct ProjectContext {
 /// The config's options for this recipe under the command line's: the command line wins, and a
 /// command-line shape (world size, nodes, GPUs per node) replaces the config's whole shape.
 void merge_project_options(ValidateOptions& opts, const ProjectSettings& settings) {
-  auto shape = [](const std::string& name) {
-    return name == "world-size" || name == "nodes" || name == "gpus-per-node";
-  };
   bool shape_given = std::any_of(opts.env_options.begin(), opts.env_options.end(),
-                                 [&](const auto& kv) { return shape(kv.first); });
+                                 [](const auto& kv) { return is_shape_option(kv.first); });
   for (const auto& [name, value] : settings.options) {
-    if (shape_given && shape(name)) continue;
+    if ((shape_given && is_shape_option(name)) || name == "cluster")
+      continue;  // validate takes no cluster.
     opts.env_options.emplace(name, value);
   }
+  if (opts.launch_env.empty()) opts.launch_env = settings.env;
 }
 
 /// The file's inline `# hcp-plan: disable=` comments ("" and "-" have none to read here).
@@ -189,7 +187,12 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
   }
   std::vector<std::string> ignore = opts.ignore;
   ignore.insert(ignore.end(), project.settings.ignore.begin(), project.settings.ignore.end());
-  drop_suppressed(report.diagnostics, ignore, inline_suppressions_of(first.path), first.path);
+  InlineSuppressions inline_ids = inline_suppressions_of(first.path);
+  if (Status s = canonicalize_suppressions(inline_ids, first.path); !s) {
+    print_error(s.error().str());
+    return {kExitBadInput, std::nullopt};
+  }
+  drop_suppressed(report.diagnostics, ignore, inline_ids, first.path);
   std::string fail_on = opts.fail_on;
   if (fail_on.empty() && project.config && project.config->fail_on)
     fail_on = *project.config->fail_on;
@@ -277,17 +280,6 @@ std::vector<std::string> expand_directories(const std::vector<std::string>& reci
   return out;
 }
 
-/// --config FILE, else the .hcp-plan.yaml found upward from the working directory.
-Result<std::optional<ProjectConfig>> project_config_of(const ValidateOptions& opts) {
-  if (opts.no_config) return std::optional<ProjectConfig>{};
-  std::optional<std::string> path =
-      opts.config.empty() ? find_project_config(".") : std::optional<std::string>(opts.config);
-  if (!path) return std::optional<ProjectConfig>{};
-  auto config = load_project_config(*path);
-  if (!config) return config.error();
-  return std::optional<ProjectConfig>(std::move(*config));
-}
-
 /// What a YAML file is when it is recognisably no recipe (pre-commit config, workflow, ...).
 std::optional<std::string> skipped_kind(const std::string& recipe) {
   if (recipe.empty() || recipe == "-") return {};
@@ -297,16 +289,20 @@ std::optional<std::string> skipped_kind(const std::string& recipe) {
   return non_recipe_yaml_kind(*text, recipe);
 }
 
-int run_validate(const ValidateOptions& opts, std::vector<std::string> overrides) {
+int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
   std::vector<std::string> recipes{opts.sources.recipe};
   if (!opts.sources.recipe.empty()) {
     std::vector<std::string> more = take_extra_recipes(overrides);
     recipes.insert(recipes.end(), more.begin(), more.end());
   }
   recipes = expand_directories(recipes);
-  auto config = project_config_of(opts);
+  auto config = load_config_option(opts.config);
   if (!config) {
     print_error(config.error().str());
+    return kExitBadInput;
+  }
+  if (Status s = canonicalize_ignored_ids(opts.ignore); !s) {
+    print_error(s.error().str());
     return kExitBadInput;
   }
   auto py = detect_python(opts);
@@ -360,15 +356,11 @@ std::function<int()> setup_validate(CLI::App& sub) {
                "Fail (exit 1) on warnings as well as errors (same as --fail-on warning)");
   sub.add_option("--fail-on", opts->fail_on,
                  "Lowest severity that fails (exit 1): error (default) or warning")
-      ->check(CLI::IsMember({"error", "warning"}));
+      ->check(one_of({"error", "warning"}));
   sub.add_option("--ignore", opts->ignore, "Drop the findings of rule ID (repeatable)")
       ->type_name("ID");
   sub.add_flag("--quiet,-q", opts->quiet, "Leave info findings out of the report");
-  auto* config = sub.add_option("--config", opts->config,
-                                "Project config to use instead of the .hcp-plan.yaml found "
-                                "upward from the working directory")
-                     ->type_name("FILE");
-  sub.add_flag("--no-config", opts->no_config, "Use no project config")->excludes(config);
+  add_config_options(sub, opts->config);
   sub.add_option("--env", opts->launch_env,
                  "Launch environment variable NAME=VALUE of the job (repeatable)");
   auto* python = sub.add_option("--python", opts->python,

@@ -10,6 +10,8 @@
 #include "hcp/file_input.h"
 #include "hcp/hf_config.h"
 #include "hcp/mlm_args.h"
+#include "hcp/project_config.h"
+#include "output.h"
 
 namespace hcp::cli {
 namespace {
@@ -99,7 +101,7 @@ void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string
                  "How a Bridge recipe is launched: direct (pretrain()/finetune() on the config, "
                  "the default) or run_recipe (scripts/training/run_recipe.py, which sets the SFT "
                  "CP loss settings and packing alignment before validation)")
-      ->check(CLI::IsMember({"direct", "run_recipe"}))
+      ->check(one_of({"direct", "run_recipe"}))
       ->type_name("LAUNCHER");
 }
 
@@ -269,6 +271,88 @@ Result<Topology> load_topology_captures(const std::vector<std::string>& hwloc_xm
   for (const auto& f : smi_topo)
     if (auto s = add(load_nvidia_smi_topo(expand_rank(f))); !s) return s.error();
   return merged;
+}
+
+bool apply_config_or_report(CLI::App& sub, const ConfigOptions& options,
+                            const std::string& recipe) {
+  auto applied = apply_project_config(sub, options, recipe);
+  if (!applied) print_error(applied.error().str());
+  return static_cast<bool>(applied);
+}
+
+Status canonicalize_ignored_ids(std::vector<std::string>& ids) {
+  for (std::string& id : ids) {
+    auto canonical = catalog_rule_id(id, Location{}, "--ignore");
+    if (!canonical) return canonical.error();
+    id = *canonical;
+  }
+  return Ok{};
+}
+
+void add_config_options(CLI::App& sub, ConfigOptions& options) {
+  auto* config = sub.add_option("--config", options.config,
+                                "Project config to use instead of the .hcp-plan.yaml found "
+                                "upward from the working directory")
+                     ->type_name("FILE");
+  sub.add_flag("--no-config", options.no_config, "Use no project config")->excludes(config);
+}
+
+Result<std::optional<ProjectConfig>> load_config_option(const ConfigOptions& options) {
+  if (options.no_config) return std::optional<ProjectConfig>{};
+  std::optional<std::string> path = options.config.empty()
+                                        ? find_project_config(".")
+                                        : std::optional<std::string>(options.config);
+  if (!path) return std::optional<ProjectConfig>{};
+  auto config = load_project_config(*path);
+  if (!config) return config.error();
+  return std::optional<ProjectConfig>(std::move(*config));
+}
+
+namespace {
+
+/// Give `option` the config's `values` as if the command line had (validators run).
+Status give_config_value(CLI::Option& option, const std::vector<std::string>& values,
+                         const std::string& key, const std::string& config_path) {
+  try {
+    for (const std::string& value : values)
+      option.add_result(value);
+    option.run_callback();
+  } catch (const CLI::Error& e) {
+    return Error{key + ": " + e.what(), Location{config_path, 0, 0}, key};
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<AppliedConfig> apply_project_config(CLI::App& sub, const ConfigOptions& options,
+                                           const std::string& recipe) {
+  auto config = load_config_option(options);
+  if (!config) return config.error();
+  AppliedConfig applied;
+  if (!*config) return applied;
+  applied.fail_on = (*config)->fail_on;
+  auto path = recipe.empty() || recipe == "-" ? Result<std::string>(std::string())
+                                              : resolve_recipe_path(recipe);
+  applied.settings = path && !path->empty() ? settings_for(**config, *path) : (*config)->defaults;
+  bool shape_given = false;
+  for (const CLI::Option* option : sub.get_options()) {
+    const std::string name = option->get_name();
+    shape_given = shape_given || (option->count() > 0 && name.rfind("--", 0) == 0 &&
+                                  is_shape_option(name.substr(2)));
+  }
+  for (const auto& [name, value] : applied.settings.options) {
+    CLI::Option* option = sub.get_option_no_throw("--" + name);
+    if (option == nullptr || option->count() > 0 || (shape_given && is_shape_option(name)))
+      continue;
+    if (Status s = give_config_value(*option, {value}, name, (*config)->path); !s) return s.error();
+  }
+  CLI::Option* env = sub.get_option_no_throw("--env");
+  if (env != nullptr && env->count() == 0 && !applied.settings.env.empty()) {
+    if (Status s = give_config_value(*env, applied.settings.env, "env", (*config)->path); !s)
+      return s.error();
+  }
+  return applied;
 }
 
 }  // namespace hcp::cli

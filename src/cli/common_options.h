@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/project_config.h"
 #include "hcp/recipe.h"
 #include "hcp/topology.h"
 
@@ -70,6 +71,42 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sou
 /// several argument sections is an error that names them (pass one with --mlm-args).
 Result<RecipeSubject> load_one_recipe_subject(const RecipeSources& sources,
                                               const std::vector<std::string>& overrides);
+
+/// --config FILE / --no-config, as validate, plan, compare, groups, preflight and check-log take
+/// them.
+struct ConfigOptions {
+  std::string config;      ///< --config FILE instead of the .hcp-plan.yaml found.
+  bool no_config = false;  ///< --no-config
+};
+void add_config_options(CLI::App& sub, ConfigOptions& options);
+
+/// --config FILE, else the .hcp-plan.yaml found upward from the working directory (none with
+/// --no-config). Error (bad input) when it does not parse.
+Result<std::optional<ProjectConfig>> load_config_option(const ConfigOptions& options);
+
+/// What the project config gives a command besides its options.
+struct AppliedConfig {
+  ProjectSettings settings;            ///< For the command's recipe (or the top level).
+  std::optional<std::string> fail_on;  ///< fail_on: error|warning.
+};
+
+/// Load the project config (load_config_option) and give each option of `sub` that the command
+/// line left out the config's value for `recipe` (settings_for; the top level when `recipe` is
+/// empty or "-"): world_size, nodes, gpus_per_node, cluster, te_version, mcore_version,
+/// framework, ... and `env` as --env. A key the command has no option for is left alone; a
+/// shape (world size, nodes, GPUs per node) on the command line replaces the config's whole
+/// shape. A value the option rejects is an error (bad input) naming the config file.
+Result<AppliedConfig> apply_project_config(CLI::App& sub, const ConfigOptions& options,
+                                           const std::string& recipe);
+
+/// apply_project_config for a command that uses only the config's options: print the error and
+/// return false when the config does not load or a value is rejected.
+bool apply_config_or_report(CLI::App& sub, const ConfigOptions& options, const std::string& recipe);
+
+/// Respell the rule IDs given to --ignore as the catalog spells them (case is folded: cp064 is
+/// CP064); an ID the catalog lacks is an error (bad input) with a did-you-mean, "--ignore:
+/// unknown rule ID 'CP999' (did you mean CP099?)".
+Status canonicalize_ignored_ids(std::vector<std::string>& ids);
 
 /// Load and merge topology captures (hwloc XML, NCCL topology XML, `nvidia-smi topo -m` text),
 /// in that order. A path may hold "{rank}", replaced by the MPI launcher's rank of this process

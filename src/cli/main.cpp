@@ -111,7 +111,11 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     print_error(e.what());
-    std::cerr << "Run 'hcp-plan --help' for usage.\n";
+    if (invoked_known) {
+      std::cerr << "Run 'hcp-plan " << first << " --help' for its options.\n";
+    } else {
+      std::cerr << "Run 'hcp-plan --help' for usage.\n";
+    }
     return kExitBadInput;
   }
   for (auto& [sub, runner] : runners) {

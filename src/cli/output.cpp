@@ -5,16 +5,35 @@
 #include <algorithm>
 #include <iostream>
 
+#include "hcp/edit_distance.h"
 #include "hcp/file_output.h"
 #include "hcp/text_util.h"
 
 namespace hcp::cli {
 
+CLI::Validator one_of(const std::vector<std::string>& values) {
+  std::string names;  // "a, b or c"
+  std::string set;    // "{a,b,c}", as CLI::IsMember shows it in the help
+  for (size_t i = 0; i < values.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
+    set += (i == 0 ? "" : ",") + values[i];
+  }
+  return CLI::Validator(
+      [values, names](std::string& value) -> std::string {
+        if (std::find(values.begin(), values.end(), value) != values.end()) return "";
+        std::string message = "expects " + names + ", got '" + value + "'";
+        std::string near = closest_match(value, values);
+        if (!near.empty()) message += " (did you mean '" + near + "'?)";
+        return message;
+      },
+      "{" + set + "}");
+}
+
 void add_output_options(CLI::App& sub, OutputOptions& out,
                         const std::vector<std::string>& formats) {
   out.format = formats.front();
   sub.add_option("--format", out.format, "Output format")
-      ->check(CLI::IsMember(formats))
+      ->check(one_of(formats))
       ->capture_default_str();
   sub.add_option("-o,--output", out.path, "Write the report to FILE instead of stdout");
   if (std::find(formats.begin(), formats.end(), "text") == formats.end()) return;

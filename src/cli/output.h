@@ -15,6 +15,10 @@ struct OutputOptions {
   size_t width = 0;
 };
 
+/// A CLI11 check that the value is one of `values`: "expects a, b or c, got 'jsn' (did you mean
+/// 'json'?)" otherwise. Every enumerated option (--format, --fail-on, ...) uses it.
+CLI::Validator one_of(const std::vector<std::string>& values);
+
 /// Add --format (restricted to `formats`, first is the default), -o/--output and, when "text" is
 /// one of the formats, --wide (text is wrapped to 100 columns unless it is given) to `sub`.
 void add_output_options(CLI::App& sub, OutputOptions& out,

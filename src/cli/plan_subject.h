@@ -32,4 +32,15 @@ inline bool load_plan_subject(const RecipeSources& sources, std::vector<std::str
   return true;
 }
 
+/// The options plan and compare add beside their layout options: --mcore-version, --framework,
+/// --config and --no-config.
+inline void add_plan_environment_options(CLI::App& sub, PlanInputs& in, ConfigOptions& config) {
+  sub.add_option("--mcore-version", in.mcore_version,
+                 "Megatron-Core version the job runs with (for the version-dependent rules)");
+  sub.add_option("--framework", in.framework,
+                 "megatron (default: the recipe's semantics), bridge or mlm; predictions are for "
+                 "Megatron-Core with Transformer Engine");
+  add_config_options(sub, config);
+}
+
 }  // namespace hcp::cli

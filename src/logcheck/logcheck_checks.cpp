@@ -216,6 +216,26 @@ void check_failures(const ParsedLog& log, const LogCheckInputs& in, std::vector<
   }
 }
 
+/// LOG025: with two or more distinct failures, the first in reading order (the files as given,
+/// each top to bottom) and what followed it.
+void check_failure_order(const ParsedLog& log, std::vector<Diagnostic>& out) {
+  if (log.failures.size() < 2) return;
+  const LogFailure& first = log.failures.front();
+  std::string later;
+  for (size_t i = 1; i < log.failures.size(); ++i) {
+    const LogFailure& f = log.failures[i];
+    std::string where =
+        f.at.file == first.at.file ? "line " + std::to_string(f.at.line) : f.at.str();
+    later += (i == 1 ? "" : ", ") + std::string(log_failure_kind_name(f.kind)) + " at " + where;
+  }
+  std::string text = first.message.empty() ? first.source_line : first.message;
+  out.push_back(diag("LOG025",
+                     "the first failure is the " + std::string(log_failure_kind_name(first.kind)) +
+                         " (" + (first.exception.empty() ? "" : first.exception + ": ") +
+                         text.substr(0, 160) + "); later: " + later,
+                     first.at));
+}
+
 void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
                             std::vector<Diagnostic>& out) {
   Location last_iteration = log.iterations.empty()
@@ -549,6 +569,7 @@ std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& in
   }
   check_speed_and_memory(log, in, out);
   check_failures(log, in, out);
+  check_failure_order(log, out);
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return static_cast<int>(a.severity()) > static_cast<int>(b.severity());
   });

@@ -35,7 +35,11 @@
 // - Python tracebacks ("Traceback (most recent call last):", '  File "p", line N, in f', the
 //   code line, then "Type: message"); torch.OutOfMemoryError "CUDA out of memory. Tried to
 //   allocate X GiB. GPU n has a total capacity of Y GiB ..."; the NCCL watchdog's "Watchdog caught
-//   collective operation timeout: WorkNCCL(...) ran for N milliseconds before timing out."
+//   collective operation timeout: WorkNCCL(...) ran for N milliseconds before timing out."; a
+//   CUDA kernel's device-side assert ("Indexing.cu:1141: indexSelectLargeIndex: block: [..],
+//   thread: [..] Assertion `cond` failed."), the watchdog's "[PG n Rank r] Timeout at NCCL work: N,
+//   last enqueued NCCL work: ..." and "CUDA error: device-side assert triggered" outside
+//   a traceback (what():, ProcessGroupNCCL's "watchdog thread terminated with exception: ...")."
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -392,6 +396,8 @@ std::string flag_for_dest(std::string_view dest, std::string_view value) {
 
 std::string normalised_failure_key(LogFailureKind kind, std::string_view message) {
   std::string key = std::to_string(static_cast<int>(kind)) + ":";
+  // Every rank's watchdog reports the same hung collective in its own words: one failure.
+  if (kind == LogFailureKind::kNcclTimeout) return key;
   for (char c : message.substr(0, 400))
     key.push_back(logscan::is_digit(c) ? '#' : c);
   return key;
@@ -960,6 +966,24 @@ struct LogParser::Impl {
     return true;
   }
 
+  /// A CUDA kernel's device-side assert (PyTorch's CUDA_KERNEL_ASSERT): "path.cu:N: kernel:
+  /// block: [x,y,z], thread: [x,y,z] Assertion `cond` failed." -- frame "path.cu:N in kernel".
+  static void device_assert(std::string_view s, size_t assertion, LogFailure& f) {
+    f.kind = LogFailureKind::kCudaError;
+    std::string_view cond = s.substr(assertion);
+    size_t close = cond.find('`', 11);
+    f.message = "device-side assertion " +
+                std::string(close == npos ? cond.substr(10, 400) : cond.substr(10, close - 9)) +
+                " failed";
+    size_t block = find(s, ": block: [");
+    if (block == npos || block > assertion) return;
+    std::string_view where = trim(s.substr(0, block));
+    size_t kernel = where.rfind(": ");
+    f.frame = kernel == npos ? std::string(where)
+                             : std::string(where.substr(0, kernel)) + " in " +
+                                   std::string(where.substr(kernel + 2));
+  }
+
   void error_line(std::string_view s, int64_t line_no) {
     LogFailure f;
     f.at = at(line_no);
@@ -969,9 +993,18 @@ struct LogParser::Impl {
       if (start == npos || start > w) start = w;
       f.kind = LogFailureKind::kNcclTimeout;
       f.message = std::string(s.substr(start, 1000));
+    } else if (size_t t = find(s, "Timeout at NCCL work:"); t != npos) {
+      size_t start = find(s, "[PG");
+      f.kind = LogFailureKind::kNcclTimeout;
+      f.message = std::string(s.substr(start != npos && start < t ? start : t, 1000));
     } else if (size_t oom = find(s, "CUDA out of memory"); oom != npos) {
       f.kind = LogFailureKind::kOutOfMemory;
       f.message = std::string(s.substr(oom, 1000));
+    } else if (size_t assertion = find(s, "Assertion `"); assertion != npos) {
+      device_assert(s, assertion, f);
+    } else if (size_t cuda = find(s, "CUDA error: "); cuda != npos) {
+      f.kind = LogFailureKind::kCudaError;
+      f.message = std::string(s.substr(cuda, 1000));
     } else if (size_t w2 = find(s, " NCCL WARN "); w2 != npos) {
       std::string_view msg = s.substr(w2 + 11);
       if (!(contains(msg, "rror") || contains(msg, "ailed") || contains(msg, "imeout"))) return;
@@ -1037,17 +1070,20 @@ struct LogParser::Impl {
     if (a & logscan::kProcessGroup) {
       process_group_line(s, line_no);
       if (a & logscan::kVersion) version_line(s, line_no);
-      if (a & logscan::kWatchdog) error_line(s, line_no);
+      if ((a & (logscan::kWatchdog | logscan::kCudaError)) || contains(s, "Timeout at NCCL work:"))
+        error_line(s, line_no);
       return;
     }
     if (a & logscan::kNccl) {
       if (contains(s, "Init COMPLETE")) ++out.nccl_communicators;
       if (a & logscan::kVersion) version_line(s, line_no);
-      if (contains(s, " NCCL WARN ")) error_line(s, line_no);
+      if (contains(s, " NCCL WARN ") || contains(s, "Timeout at NCCL work:"))
+        error_line(s, line_no);
       return;
     }
     if (a & logscan::kVersion) version_line(s, line_no);
-    if (a & (logscan::kOom | logscan::kWatchdog)) error_line(s, line_no);
+    if (a & (logscan::kOom | logscan::kWatchdog | logscan::kCudaError | logscan::kDeviceAssert))
+      error_line(s, line_no);
     if (!out.gpu_name && (a & logscan::kNvidia)) out.gpu_name = gpu_model_in(s);
   }
 

@@ -77,14 +77,17 @@ enum Anchor : unsigned {
   kOom = 1u << 5,           ///< "CUDA out of memory"
   kWatchdog = 1u << 6,      ///< "Watchdog caught"
   kNvidia = 1u << 7,        ///< "NVIDIA "
+  kCudaError = 1u << 8,     ///< "CUDA error: "
+  kDeviceAssert = 1u << 9,  ///< "Assertion `" (a CUDA kernel's device-side assert)
 };
 
 /// Bytes that can start (or mark) an anchor: '(' for "(ms):" and "(MB)", the capitals of
-/// ProcessGroupNCCL, PG GUID, NCCL, NVIDIA, CUDA and Watchdog, 'v'/'V' for version, '='.
+/// ProcessGroupNCCL, PG GUID, NCCL, NVIDIA, CUDA and Watchdog, 'v'/'V' for version, '=', and
+/// '`' for a device-side "Assertion `cond` failed.".
 struct AnchorBytes {
   bool table[256] = {};
   constexpr AnchorBytes() {
-    for (unsigned char c : {'(', 'P', 'N', 'C', 'W', 'v', 'V', '='})
+    for (unsigned char c : {'(', 'P', 'N', 'C', 'W', 'v', 'V', '=', '`'})
       table[c] = true;
   }
 };
@@ -116,6 +119,7 @@ inline unsigned line_anchors(std::string_view s) {
                                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('v'))),
                                               _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('V')),
                                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('=')))));
+      hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('`')));
       int mask = _mm_movemask_epi8(hit);
       if (mask == 0) {
         i += 16;
@@ -150,9 +154,13 @@ inline unsigned line_anchors(std::string_view s) {
         break;
       case 'C':
         if (p[i + 1] == 'U' && at(i, "CUDA out of memory")) found |= kOom;
+        if (p[i + 1] == 'U' && at(i, "CUDA error: ")) found |= kCudaError;
         break;
       case 'W':
         if (p[i + 1] == 'a' && at(i, "Watchdog caught")) found |= kWatchdog;
+        break;
+      case '`':
+        if (before(i, "Assertion ")) found |= kDeviceAssert;
         break;
       default:
         break;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "hcp/checked.h"
+#include "hcp/edit_distance.h"
 #include "hcp/layout_option.h"
 #include "hcp/planner.h"
 
@@ -17,6 +18,18 @@ Error input_error(std::string message, std::string key) {
   e.location = Location{"<command line>", 0, 0};
   e.key = std::move(key);
   return e;
+}
+
+/// --framework: megatron keeps the recipe's semantics; bridge and mlm pick the rules' semantics.
+Status set_framework(Environment& env, const std::string& framework) {
+  if (framework.empty() || framework == "megatron") return Ok{};
+  if (framework == "bridge" || framework == "mlm")
+    return set_environment_option(env, "framework", framework);
+  std::string message = "--framework expects megatron, bridge or mlm, got '" + framework +
+                        "': the cost model prices Megatron-Core with Transformer Engine only";
+  std::string near = closest_match(framework, {"megatron", "bridge", "mlm"});
+  if (!near.empty()) message += " (did you mean '" + near + "'?)";
+  return input_error(message, "framework");
 }
 
 Result<ClusterProfile> cluster_of(const PlanInputs& in) {
@@ -70,7 +83,9 @@ Status apply_setup_options(const PlanInputs& in, TrainingSetup& setup) {
   if (!in.recompute.empty()) {
     auto r = parse_recompute(in.recompute);
     if (!r) {
-      return input_error("--recompute expects none, selective or full, got '" + in.recompute + "'",
+      std::string near = closest_match(in.recompute, {"none", "selective", "full"});
+      return input_error("--recompute expects none, selective or full, got '" + in.recompute + "'" +
+                             (near.empty() ? "" : " (did you mean '" + near + "'?)"),
                          "recompute");
     }
     setup.recompute = *r;
@@ -112,7 +127,10 @@ Status environment_of(const PlanInputs& in, const ClusterProfile& profile, const
   if (!in.te_version.empty()) {
     if (Status s = set_environment_option(env, "te-version", in.te_version); !s) return s;
   }
-  return Ok{};
+  if (!in.mcore_version.empty()) {
+    if (Status s = set_environment_option(env, "mcore-version", in.mcore_version); !s) return s;
+  }
+  return set_framework(env, in.framework);
 }
 
 }  // namespace

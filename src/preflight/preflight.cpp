@@ -57,8 +57,10 @@ void add_rule_findings(const PreflightInput& in, std::vector<PreflightFinding>& 
   for (const Diagnostic& d : check_rules(in.recipe, launch_environment(in)))
     recipe_only.insert(fingerprint(d));
   for (Diagnostic& d : check_rules(in.recipe, full_environment(in))) {
-    // Unknown-input lines (no rule ID) say what the environment did not tell.
-    bool recipe = !d.id().empty() && recipe_only.count(fingerprint(d)) != 0;
+    // Unknown-input notes (IN001-IN006) say what the environment did not tell.
+    const Rule* rule = find_rule(d.id());
+    bool unknown_input = rule != nullptr && rule->family == "input";
+    bool recipe = !unknown_input && recipe_only.count(fingerprint(d)) != 0;
     out.push_back({recipe ? "recipe" : "environment", std::move(d)});
   }
 }

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
+#include "hcp/rules.h"
 #include "hcp/schema.h"
 #include "hcp/yaml_input.h"
 
@@ -23,16 +25,17 @@ namespace fs = std::filesystem;
 /// Settings keys (YAML spelling) and the command-line option each stands for.
 const std::vector<std::pair<std::string, std::string>>& option_keys() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
-      {"world_size", "world-size"},       {"nodes", "nodes"},
-      {"gpus_per_node", "gpus-per-node"}, {"nvlink_domain", "nvlink-domain"},
-      {"te_version", "te-version"},       {"mcore_version", "mcore-version"},
-      {"framework", "framework"},         {"gpu_sm", "gpu-sm"},
+      {"world_size", "world-size"},
+      {"nodes", "nodes"},
+      {"gpus_per_node", "gpus-per-node"},
+      {"nvlink_domain", "nvlink-domain"},
+      {"te_version", "te-version"},
+      {"mcore_version", "mcore-version"},
+      {"framework", "framework"},
+      {"gpu_sm", "gpu-sm"},
+      {"cluster", "cluster"},
   };
   return keys;
-}
-
-bool is_shape_option(const std::string& option) {
-  return option == "world-size" || option == "nodes" || option == "gpus-per-node";
 }
 
 Location location_of(const YAML::Node& node, const std::string& path) {
@@ -48,11 +51,31 @@ Error unknown_key(const std::string& key, const std::vector<std::string>& known,
   return Error{message, at, key};
 }
 
+/// `env:` the job's launch environment, a map NAME: VALUE or a list of NAME=VALUE.
+Status parse_env(const YAML::Node& value, const Location& at, std::vector<std::string>& out) {
+  if (value.IsMap()) {
+    for (const auto& entry : value) {
+      if (!entry.second.IsScalar()) return Error{"env: expected NAME: VALUE", at, "env"};
+      out.push_back(entry.first.as<std::string>() + "=" + entry.second.as<std::string>());
+    }
+    return Ok{};
+  }
+  if (!value.IsSequence()) return Error{"env: expected a map NAME: VALUE", at, "env"};
+  for (const auto& item : value) {
+    std::string text = item.IsScalar() ? item.as<std::string>() : "";
+    size_t eq = text.find('=');
+    if (eq == 0 || eq == std::string::npos)
+      return Error{"env: expected NAME=VALUE, got '" + text + "'", at, "env"};
+    out.push_back(text);
+  }
+  return Ok{};
+}
+
 /// Parse one settings map; `top` allows fail_on and files as well.
 Status parse_settings(const YAML::Node& map, const std::string& path, bool top,
                       ProjectSettings& out, ProjectConfig* config) {
   if (!map.IsMap()) return Error{"expected a map of settings", location_of(map, path), ""};
-  std::vector<std::string> known = {"ignore"};
+  std::vector<std::string> known = {"ignore", "env"};
   for (const auto& [key, option] : option_keys())
     known.push_back(key);
   if (top) {
@@ -67,15 +90,21 @@ Status parse_settings(const YAML::Node& map, const std::string& path, bool top,
       return unknown_key(key, known, location_of(entry.first, path));
     if (key == "ignore") {
       if (value.IsScalar()) {
-        out.ignore.push_back(value.as<std::string>());
+        auto id = catalog_rule_id(value.as<std::string>(), at, "ignore");
+        if (!id) return id.error();
+        out.ignore.push_back(*id);
       } else if (value.IsSequence()) {
-        for (const auto& id : value) {
-          if (!id.IsScalar()) return Error{"ignore: expected rule IDs", at, key};
-          out.ignore.push_back(id.as<std::string>());
+        for (const auto& item : value) {
+          if (!item.IsScalar()) return Error{"ignore: expected rule IDs", at, key};
+          auto id = catalog_rule_id(item.as<std::string>(), location_of(item, path), "ignore");
+          if (!id) return id.error();
+          out.ignore.push_back(*id);
         }
       } else {
         return Error{"ignore: expected a rule ID or a list of them", at, key};
       }
+    } else if (key == "env") {
+      if (Status s = parse_env(value, at, out.env); !s) return s;
     } else if (key == "fail_on") {
       std::string level = value.IsScalar() ? value.as<std::string>() : "";
       if (level != "error" && level != "warning")
@@ -110,15 +139,29 @@ void merge(ProjectSettings& into, const ProjectSettings& layer) {
   for (const auto& [option, value] : layer.options)
     into.options[option] = value;
   into.ignore.insert(into.ignore.end(), layer.ignore.begin(), layer.ignore.end());
+  into.env.insert(into.env.end(), layer.env.begin(), layer.env.end());
 }
 
-/// The IDs after "hcp-plan: disable=" in a comment, or none.
+/// Every rule ID of the catalog.
+const std::vector<std::string>& rule_ids() {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> out;
+    for (const Rule& rule : rule_registry())
+      out.emplace_back(rule.id);
+    return out;
+  }();
+  return ids;
+}
+
+/// The IDs after "hcp-plan: disable=" (or "hcp-plan disable=") in a comment, or none.
 std::vector<std::string> disabled_ids(std::string_view comment) {
-  static constexpr std::string_view kTag = "hcp-plan: disable=";
   std::vector<std::string> ids;
-  size_t at = comment.find(kTag);
+  size_t at = comment.find("hcp-plan");
   if (at == std::string_view::npos) return ids;
-  std::string_view rest = comment.substr(at + kTag.size());
+  std::string_view rest = comment.substr(at + 8);
+  if (rest.starts_with(":")) rest.remove_prefix(1);
+  if (!rest.starts_with(" disable=")) return ids;
+  rest.remove_prefix(9);
   std::string id;
   for (char c : rest) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') {
@@ -135,6 +178,10 @@ std::vector<std::string> disabled_ids(std::string_view comment) {
 }
 
 }  // namespace
+
+bool is_shape_option(const std::string& option) {
+  return option == "world-size" || option == "nodes" || option == "gpus-per-node";
+}
 
 Result<ProjectConfig> parse_project_config(std::string_view text, const std::string& path) {
   ProjectConfig config;
@@ -191,6 +238,7 @@ InlineSuppressions scan_suppressions(std::string_view text) {
   bool leading = true;
   int line_number = 0;
   size_t start = 0;
+  std::set<std::string> pending;  // From comment lines, for the next line with content.
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     std::string_view line =
@@ -203,18 +251,78 @@ InlineSuppressions scan_suppressions(std::string_view text) {
     size_t hash = line.find('#');
     if (hash != std::string_view::npos) {
       for (std::string& id : disabled_ids(line.substr(hash))) {
+        out.named.emplace(id, line_number);
         if (leading && comment_only) {
           out.whole_file.insert(id);
+        } else if (comment_only) {
+          pending.insert(std::move(id));
         } else {
           out.by_line[line_number].insert(std::move(id));
         }
       }
     }
-    if (!blank && !comment_only && !document_marker) leading = false;
+    if (!blank && !comment_only && !document_marker) {
+      leading = false;
+      out.by_line[line_number].merge(pending);
+      pending.clear();
+      if (out.by_line[line_number].empty()) out.by_line.erase(line_number);
+    }
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
   return out;
+}
+
+namespace {
+
+/// The catalog ID closest to `id` ("" when none is close): the same family and number with the
+/// catalog's three digits first (CP64 and CP0064 are CP064), else the nearest by edit distance.
+std::string nearest_rule_id(const std::string& id) {
+  std::string upper = id;
+  for (char& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  size_t digits = upper.find_first_of("0123456789");
+  if (digits != std::string::npos && digits > 0 &&
+      upper.find_first_not_of("0123456789", digits) == std::string::npos) {
+    std::string number = upper.substr(digits);
+    number.erase(0, std::min(number.find_first_not_of('0'), number.size()));
+    if (!number.empty() && number.size() <= 3) {
+      std::string padded = upper.substr(0, digits) + std::string(3 - number.size(), '0') + number;
+      if (const Rule* rule = find_rule(padded)) return std::string(rule->id);
+    }
+  }
+  return closest_match(upper, rule_ids());
+}
+
+}  // namespace
+
+Result<std::string> catalog_rule_id(const std::string& id, const Location& at,
+                                    const std::string& where) {
+  if (const Rule* rule = find_rule(id)) return std::string(rule->id);
+  std::string near = nearest_rule_id(id);
+  std::string message = where + ": unknown rule ID '" + id + "'";
+  message += near.empty() ? " (`hcp-plan rules --format ids` lists them)"
+                          : " (did you mean " + near + "?)";
+  return Error{message, at, id};
+}
+
+Status canonicalize_suppressions(InlineSuppressions& suppressions, const std::string& file) {
+  std::map<std::string, std::string> spelled;  // As written -> the catalog's spelling.
+  for (const auto& [id, line] : suppressions.named) {
+    auto canonical = catalog_rule_id(id, Location{file, line, 0}, "hcp-plan: disable=");
+    if (!canonical) return canonical.error();
+    spelled[id] = *canonical;
+  }
+  auto respell = [&spelled](std::set<std::string>& ids) {
+    std::set<std::string> out;
+    for (const std::string& id : ids)
+      out.insert(spelled.count(id) > 0 ? spelled.at(id) : id);
+    ids = std::move(out);
+  };
+  respell(suppressions.whole_file);
+  for (auto& [line, ids] : suppressions.by_line)
+    respell(ids);
+  return Ok{};
 }
 
 size_t drop_suppressed(std::vector<Diagnostic>& diagnostics, const std::vector<std::string>& ignore,

@@ -42,6 +42,8 @@ void add_preflight_rules(std::vector<Rule>& out);
 void add_probe_rules(std::vector<Rule>& out);
 /// check-log's checks on a job's log (LOG001–LOG033), catalog entries only (rules_launch.cpp).
 void add_logcheck_rules(std::vector<Rule>& out);
+/// The notes on inputs a rule needed and nobody gave (IN001–IN006), rules_launch.cpp.
+void add_input_rules(std::vector<Rule>& out);
 
 // --- Derived quantities (rules.md §0.3) ---------------------------------------------------------
 

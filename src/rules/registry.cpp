@@ -9,6 +9,7 @@
 
 #include "families.h"
 #include "hcp/checked.h"
+#include "hcp/edit_distance.h"
 #include "hcp/mlm_args.h"
 #include "hcp/rules.h"
 
@@ -155,6 +156,7 @@ std::vector<Rule> build_registry() {
   rules::add_preflight_rules(rules);
   rules::add_probe_rules(rules);
   rules::add_logcheck_rules(rules);
+  rules::add_input_rules(rules);
   std::stable_sort(rules.begin(), rules.end(),
                    [](const Rule& a, const Rule& b) { return a.id < b.id; });
   return rules;
@@ -243,28 +245,23 @@ Summary summarize(const std::vector<Diagnostic>& diagnostics) {
 
 namespace {
 
-struct InputText {
-  const char* what;
-  const char* how;
-};
-
-InputText input_text(Input input) {
+/// The catalog entry of each input's note.
+const char* input_rule_id(Input input) {
   switch (input) {
     case Input::kWorldSize:
-      return {"world size unknown", "pass --world-size N or --nodes N --gpus-per-node G"};
+      return "IN001";
     case Input::kGpusPerNode:
-      return {"GPUs per node unknown", "pass --gpus-per-node G"};
+      return "IN002";
     case Input::kTeVersion:
-      return {"Transformer Engine version unknown", "pass --te-version X.Y.Z"};
+      return "IN003";
     case Input::kMcoreVersion:
-      return {"Megatron-Core version unknown", "pass --mcore-version X.Y.Z"};
+      return "IN004";
     case Input::kLaunchEnv:
-      return {"launch environment unknown",
-              "pass --env NAME=VALUE for the job's environment variables"};
+      return "IN005";
     case Input::kGpuArch:
-      return {"GPU architecture unknown", "pass --gpu-sm N (90 for H100, 100 for B200)"};
+      return "IN006";
   }
-  return {"input unknown", ""};
+  return "IN001";
 }
 
 std::string describe_uses(const std::vector<MissingInputs::Use>& uses) {
@@ -291,10 +288,10 @@ std::vector<Diagnostic> missing_input_diagnostics(const MissingInputs& missing) 
   std::vector<Diagnostic> out;
   for (const auto& [input, uses] : missing.uses) {
     if (uses.empty()) continue;
-    InputText text = input_text(input);
-    out.push_back(Diagnostic::note(Severity::kInfo,
-                                   std::string(text.what) + ": " + describe_uses(uses), {},
-                                   Location{"<command line>", 0, 0}, text.how));
+    const char* id = input_rule_id(input);
+    Diagnostic d = finding(id, {}, std::string(find_rule(id)->title) + ": " + describe_uses(uses));
+    d.location = Location{"<command line>", 0, 0};
+    out.push_back(std::move(d));
   }
   return out;
 }
@@ -344,7 +341,9 @@ Status set_environment_option(Environment& env, std::string_view name, std::stri
     } else if (value == "mlm") {
       env.framework = Framework::kMlm;
     } else {
-      return Error{"--framework expects bridge or mlm, got '" + std::string(value) + "'",
+      std::string near = closest_match(value, {"bridge", "mlm"});
+      return Error{"--framework expects bridge or mlm, got '" + std::string(value) + "'" +
+                       (near.empty() ? "" : " (did you mean '" + near + "'?)"),
                    Location{"<command line>", 0, 0}, "framework"};
     }
     return Ok{};

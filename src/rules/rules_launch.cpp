@@ -235,6 +235,46 @@ void add_probe_rules(std::vector<Rule>& out) {
       "a node with every GPU on one NUMA node"));
 }
 
+/// The inputs outside the recipe that some rules need (check_rules' notes on what it could not
+/// check), one entry per input: missing_input_diagnostics reports them.
+void add_input_rules(std::vector<Rule>& out) {
+  struct Entry {
+    const char* id;
+    const char* title;
+    const char* fix;
+  };
+  static constexpr Entry kEntries[] = {
+      {"IN001", "world size unknown",
+       "pass --nodes N --gpus-per-node G (validate and groups also take --world-size N), or set "
+       "world_size / nodes and gpus_per_node in .hcp-plan.yaml"},
+      {"IN002", "GPUs per node unknown",
+       "pass --gpus-per-node G, or set gpus_per_node in .hcp-plan.yaml"},
+      {"IN003", "Transformer Engine version unknown",
+       "pass --te-version X.Y.Z (or --python / --detect-env), or set te_version in .hcp-plan.yaml"},
+      {"IN004", "Megatron-Core version unknown",
+       "pass --mcore-version X.Y.Z (or --python / --detect-env), or set mcore_version in "
+       ".hcp-plan.yaml"},
+      {"IN005", "launch environment unknown",
+       "pass --env NAME=VALUE for the job's environment variables, or state them under env: in "
+       ".hcp-plan.yaml"},
+      {"IN006", "GPU architecture unknown",
+       "pass --gpu-sm N (90 for H100, 100 for B200), or set gpu_sm in .hcp-plan.yaml"},
+  };
+  for (const Entry& e : kEntries) {
+    Rule rule = launch_rule(
+        e.id, Severity::kInfo, "input", e.title,
+        "Some rules need a fact outside the recipe. When the command line and the project config "
+        "do not give it, those rules skip their check or assume a value; this note lists them "
+        "(\"skipped CP111\", \"assumed TE >= 2.15 for CP034\") so that a clean report is not "
+        "mistaken for a complete one. Ignore it like any finding (--ignore, ignore: in the "
+        "config).",
+        "hcp-plan's own notes (src/rules/registry.cpp missing_input_diagnostics)", e.fix,
+        "validate without the input a rule needs", "validate with it given");
+    rule.runs_in = "validate";  // Also plan, preflight and check-log: where the rules run.
+    out.push_back(std::move(rule));
+  }
+}
+
 void add_logcheck_rules(std::vector<Rule>& out) {
   out.push_back(launch_rule(
       "LOG001", Severity::kError, "check-log",
@@ -342,6 +382,15 @@ void add_logcheck_rules(std::vector<Rule>& out) {
       "The job stopped on an exception that is neither an assert, an OOM nor an NCCL/CUDA error.",
       kFailLog, "read the traceback the finding points at",
       "Traceback (most recent call last): ... ValueError: ...", "a log without a traceback"));
+  out.push_back(launch_rule(
+      "LOG025", Severity::kInfo, "check-log", "which failure came first",
+      "One failure brings others: a device-side assert or an OOM on one rank leaves the other "
+      "ranks waiting in a collective until their NCCL watchdog times out. With two or more "
+      "distinct failures the finding names the first one in reading order (the logs as given, "
+      "each top to bottom), the one to fix first.",
+      kFailLog, "fix the first failure; the later ones are often its consequences",
+      "a device-side assert, then an NCCL watchdog timeout", "a log with one failure (or none)",
+      {kNoteWithoutFix}));
   out.push_back(launch_rule(
       "LOG030", Severity::kInfo, "check-log", "which configuration was checked",
       "The effective configuration printed by the job (Megatron-LM's arguments block, Bridge's "

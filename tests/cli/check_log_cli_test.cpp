@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <string>
@@ -189,6 +190,75 @@ TEST(CheckLogCli, SavedCalibrationIsReadBackAndReproducesTheRun) {
   CliResult plan = run_cli("plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --calibration " + path);
   EXPECT_EQ(plan.exit_code, 0) << plan.out << plan.err;
   std::filesystem::remove(path);
+}
+
+TEST(CheckLogCli, CrashedJobsTailIsCheckedAndTheFirstFailureNamed) {
+  // Four lines from the end of a crashed job (tests/fixtures/logs/README.md): no training output,
+  // still findings, and the device-side assert named as the failure that came first.
+  CliResult r = run_cli("check-log " + kLogs + "real_crash_tail_device_assert.log --wide");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_line(r.out).rfind("check-log: FAIL: [LOG023] the job failed: device-side "
+                                    "assertion `srcIndex < srcSelectDimSize` failed",
+                                    0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("real_crash_tail_device_assert.log:3: error: [LOG022] NCCL collective "
+                       "timed out"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("real_crash_tail_device_assert.log:1: info: [LOG025] the first failure is "
+                       "the cuda-error (device-side assertion"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckLogCli, IgnoreQuietAndFailOnAsInValidate) {
+  const std::string log = "check-log " + kLogs + "real_crash_tail_device_assert.log ";
+  CliResult ignored = run_cli(log + "--ignore LOG022 --ignore log025");
+  EXPECT_EQ(ignored.exit_code, 1) << ignored.err;
+  EXPECT_EQ(ignored.out.find("[LOG022]"), std::string::npos) << ignored.out;
+  EXPECT_EQ(ignored.out.find("[LOG025]"), std::string::npos) << ignored.out;
+  EXPECT_NE(ignored.out.find("[LOG023]"), std::string::npos) << ignored.out;
+  CliResult errors_gone = run_cli(log + "--ignore LOG022 --ignore LOG023");
+  EXPECT_EQ(errors_gone.exit_code, 0) << errors_gone.out;
+  CliResult typo = run_cli(log + "--ignore LOG220");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown rule ID 'LOG220' (did you mean LOG020?)"), std::string::npos)
+      << typo.err;
+  CliResult quiet = run_cli(log + "--quiet");
+  EXPECT_EQ(quiet.out.find(": info: "), std::string::npos) << quiet.out;
+  // A log with warnings only: --fail-on warning fails it, as --strict does.
+  CliResult slow = run_cli("check-log " + kLogs +
+                           "mlm_hcp_ok.log --cluster dgx-h100 "
+                           "--tolerance 0.01 --fail-on warning");
+  CliResult slow_default =
+      run_cli("check-log " + kLogs + "mlm_hcp_ok.log --cluster dgx-h100 --tolerance 0.01");
+  EXPECT_EQ(slow_default.exit_code, 0) << slow_default.out;
+  EXPECT_EQ(slow.exit_code, 1) << slow.out;
+  EXPECT_EQ(run_cli(log + "--fail-on warnings").exit_code, 2);
+}
+
+TEST(CheckLogCli, ConfigGivesTheClusterAndIgnores) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("hcp_check_log_config_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / ".hcp-plan.yaml") << "cluster: dgx-h200\nignore: [LOG025]\n";
+  std::string in_dir = "cd '" + dir.string() + "' && ";
+  std::string logs = std::string(HCP_FIXTURES_DIR) + "/logs/";
+  CliResult crash =
+      run_cli("check-log '" + logs + "real_crash_tail_device_assert.log' --format json", in_dir);
+  CliResult no_config =
+      run_cli("check-log '" + logs + "real_crash_tail_device_assert.log' --format json --no-config",
+              in_dir);
+  CliResult ok = run_cli("check-log '" + logs + "mlm_hcp_ok.log' --format json", in_dir);
+  CliResult cli_wins =
+      run_cli("check-log '" + logs + "mlm_hcp_ok.log' --format json --cluster dgx-h100", in_dir);
+  fs::remove_all(dir);
+  EXPECT_EQ(crash.exit_code, 1) << crash.err;
+  EXPECT_EQ(crash.out.find("LOG025"), std::string::npos) << crash.out;
+  EXPECT_NE(no_config.out.find("LOG025"), std::string::npos) << no_config.out;
+  EXPECT_EQ(json::parse(ok.out)["prediction"]["cluster"], "dgx-h200") << ok.out;
+  EXPECT_EQ(json::parse(cli_wins.out)["prediction"]["cluster"], "dgx-h100") << cli_wins.out;
 }
 
 TEST(CheckLogCli, CalibrationOfACpOffRunIsRefused) {

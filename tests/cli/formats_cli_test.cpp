@@ -112,8 +112,9 @@ TEST(FormatsCli, UnknownFormatIsUsageError) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "hcp-plan: error: --format: checkstyle not in {text,json,sarif,junit,github,gcc}\n"
-            "Run 'hcp-plan --help' for usage.\n");
+            "hcp-plan: error: --format: expects text, json, sarif, junit, github or gcc, got "
+            "'checkstyle'\n"
+            "Run 'hcp-plan validate --help' for its options.\n");
 }
 
 TEST(PreCommitHooks, DeclaresTheValidateHook) {

@@ -105,9 +105,9 @@ TEST(ValidateCli, JsonShape) {
 TEST(ValidateCli, UnknownInputsGiveOneInfoEach) {
   CliResult r = run_cli("validate " + kDefault);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(count_lines(r.out, "info: world size unknown"), 1) << r.out;
-  EXPECT_EQ(count_lines(r.out, "info: Transformer Engine version unknown"), 1) << r.out;
-  EXPECT_EQ(count_lines(r.out, "info: GPUs per node unknown"), 1) << r.out;
+  EXPECT_EQ(count_lines(r.out, "info: [IN001] world size unknown"), 1) << r.out;
+  EXPECT_EQ(count_lines(r.out, "info: [IN003] Transformer Engine version unknown"), 1) << r.out;
+  EXPECT_EQ(count_lines(r.out, "info: [IN002] GPUs per node unknown"), 1) << r.out;
 }
 
 TEST(ValidateCli, StrictFailsOnWarnings) {

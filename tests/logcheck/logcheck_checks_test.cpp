@@ -158,6 +158,29 @@ TEST(LogChecks, FailuresAreExplainedByRuleIds) {
   EXPECT_NE(oom.front().message.find("(2 occurrences)"), std::string::npos);
 }
 
+TEST(LogChecks, FirstOfSeveralFailuresIsNamed) {
+  auto log = parse_logs({kLogs + "real_crash_tail_device_assert.log"});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  auto ds = check_log(*log, LogCheckInputs{});
+  auto errors = ids(ds, Severity::kError);
+  EXPECT_EQ(errors, (std::vector<std::string>{"LOG023", "LOG023", "LOG022"}));
+  auto first =
+      std::find_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id() == "LOG025"; });
+  ASSERT_NE(first, ds.end());
+  EXPECT_EQ(first->location.line, 1);
+  EXPECT_NE(first->message.find("the first failure is the cuda-error (device-side assertion "
+                                "`srcIndex < srcSelectDimSize` failed)"),
+            std::string::npos)
+      << first->message;
+  EXPECT_NE(first->message.find("; later: cuda-error at line 2, nccl-timeout at line 3"),
+            std::string::npos)
+      << first->message;
+
+  // One failure: nothing to order.
+  auto one = check_log(*parse_logs({kLogs + "real_llamafactory6269_watchdog.log"}), {});
+  EXPECT_FALSE(has(ids(one, Severity::kInfo), "LOG025"));
+}
+
 TEST(LogChecks, LogValuesWinOverTheRecipeAndDifferencesAreNamed) {
   auto log = parse_logs({kLogs + "mlm_hcp_ok.log"});
   ASSERT_TRUE(log.ok());

@@ -304,6 +304,54 @@ TEST(LogParse, LongLinesAreCutAndIterationsStayBounded) {
 namespace hcp {
 namespace {
 
+TEST(LogParse, CrashTailWithoutTrainingOutputIsReadAsItsFailures) {
+  // A device-side assert, the CUDA error it raises, and the watchdog timeout it leaves on the
+  // other ranks: no arguments block and no iteration line, still a log to check.
+  auto log = parse_logs({kLogs + "real_crash_tail_device_assert.log"});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  ASSERT_EQ(log->failures.size(), 3u);
+  EXPECT_EQ(log->failures[0].kind, LogFailureKind::kCudaError);
+  EXPECT_EQ(log->failures[0].message, "device-side assertion `srcIndex < srcSelectDimSize` failed");
+  EXPECT_EQ(log->failures[0].frame,
+            "../aten/src/ATen/native/cuda/Indexing.cu:1141 in indexSelectLargeIndex");
+  EXPECT_EQ(log->failures[0].at.line, 1);
+  EXPECT_EQ(log->failures[1].kind, LogFailureKind::kCudaError);
+  EXPECT_EQ(log->failures[1].message, "CUDA error: device-side assert triggered");
+  EXPECT_EQ(log->failures[2].kind, LogFailureKind::kNcclTimeout);
+  EXPECT_EQ(log->failures[2].message.rfind("[PG 1 Rank 0] Timeout at NCCL work: 7753", 0), 0u);
+}
+
+TEST(LogParse, EveryRanksDeviceAssertAndTimeoutIsOneFailure) {
+  const std::string kernel =
+      "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: ";
+  const std::string assertion = " Assertion `srcIndex < srcSelectDimSize` failed.";
+  const std::string pg_error =
+      std::string("[rank11]:[E318 09:26:18.141499142 ProcessGroupNCCL.cpp:2068] ") +
+      "[PG ID 0 PG GUID 0(default_pg) Rank 11] Process group watchdog " +
+      "thread terminated with exception: CUDA error: device-side assert triggered";
+  const std::string watchdog =
+      std::string("[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] ") +
+      "[Rank 0] Watchdog caught collective operation timeout: " +
+      "WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE) ran for 600061 " +
+      "milliseconds before timing out.";
+  const std::string timeout =
+      std::string("[rank2]:[E1206 18:44:16.994961143 ProcessGroupNCCL.cpp:1709] ") +
+      "[PG 1 Rank 2] Timeout at NCCL work: 7753, last enqueued NCCL work: " +
+      "7755, last completed NCCL work: 7752.";
+  ParsedLog log = parse_lines({kernel + "block: [615,0,0], thread: [31,0,0]" + assertion,
+                               kernel + "block: [118,0,0], thread: [0,0,0]" + assertion, pg_error,
+                               watchdog, timeout});
+  ASSERT_EQ(log.failures.size(), 3u);
+  EXPECT_EQ(log.failures[0].occurrences, 2);  // The assert of two CUDA threads.
+  EXPECT_EQ(log.failures[1].message, "CUDA error: device-side assert triggered");
+  EXPECT_EQ(log.failures[2].kind, LogFailureKind::kNcclTimeout);
+  EXPECT_EQ(log.failures[2].occurrences, 2);  // Two ranks' watchdogs, two wordings.
+  // Text that only mentions an assertion or a CUDA error in passing is no failure.
+  const std::string asynchronous =
+      "CUDA kernel errors might be asynchronously reported at some other API call";
+  EXPECT_TRUE(parse_lines({asynchronous, "the Assertion is checked later"}).failures.empty());
+}
+
 TEST(LogAnchors, FoundAtEveryOffsetAcrossTheVectorBlocks) {
   // The scan skips 16 bytes at a time: an anchor must be found wherever it starts.
   for (size_t pad = 0; pad < 40; ++pad) {
@@ -314,6 +362,10 @@ TEST(LogAnchors, FoundAtEveryOffsetAcrossTheVectorBlocks) {
     line = std::string(pad, 'b') + "torch==2.5.1";
     EXPECT_TRUE(logscan::line_anchors(line) & logscan::kVersion) << pad;
     EXPECT_EQ(logscan::line_anchors(std::string(pad, 'y') + " lm loss: 2.3 |"), 0u) << pad;
+    line = std::string(pad, 'c') + "] Assertion `i < n` failed.";
+    EXPECT_TRUE(logscan::line_anchors(line) & logscan::kDeviceAssert) << pad;
+    line = std::string(pad, 'd') + "RuntimeError: CUDA error: an illegal memory access";
+    EXPECT_TRUE(logscan::line_anchors(line) & logscan::kCudaError) << pad;
   }
   EXPECT_TRUE(logscan::line_anchors("[Rank 0] (after 2 iterations) memory (MB) | allocated: 1") &
               logscan::kMemory);

@@ -102,6 +102,7 @@ check_cli_package() {
   bash -c "source '$bash_completion' && complete -p hcp-plan" >/dev/null ||
     fail "the bash completion registers no completion for hcp-plan"
   [ -s "$ROOT/usr/share/zsh/vendor-completions/_hcp-plan" ] || fail "zsh completion missing"
+  [ -s "$ROOT/usr/share/fish/vendor_completions.d/hcp-plan.fish" ] || fail "fish completion missing"
   [ -s "$ROOT/usr/share/hcp-plan/recipes/clusters/dgx-h100.yaml" ] || fail "cluster profiles missing"
 }
 

@@ -98,8 +98,76 @@ TEST(Suppressions, LeadingCommentDisablesForTheWholeFileTrailingForItsLine) {
       "  # hcp-plan: disable=CP099\n");
   EXPECT_EQ(s.whole_file, (std::set<std::string>{"CP064"}));
   EXPECT_EQ(s.by_line.at(4), (std::set<std::string>{"CP013", "CP020"}));
-  EXPECT_EQ(s.by_line.at(5), (std::set<std::string>{"CP099"}));  // After content: its line only.
+  EXPECT_EQ(s.by_line.size(), 1u);  // A comment line with nothing after it disables nothing.
+  EXPECT_EQ(s.named.at("CP099"), 5);
   EXPECT_TRUE(scan_suppressions("model: {}  # disable=CP064\n").by_line.empty());
+}
+
+TEST(Suppressions, CommentLineBeforeAFindingDisablesItsLine) {
+  // ShellCheck / hadolint placement: the comment line applies to the next line with content.
+  InlineSuppressions s = scan_suppressions(
+      "model:\n"
+      "  # hcp-plan: disable=CP012\n"
+      "\n"
+      "  # why: a2a+p2p is set by the launcher\n"
+      "  cp_comm_type: a2a+p2p\n"
+      "  # hcp-plan disable=CP064\n"
+      "  context_parallel_size: 2\n");
+  EXPECT_TRUE(s.whole_file.empty());
+  EXPECT_EQ(s.by_line.at(5), (std::set<std::string>{"CP012"}));
+  EXPECT_EQ(s.by_line.at(7), (std::set<std::string>{"CP064"}));  // Also spelled without ':'.
+  EXPECT_EQ(s.by_line.size(), 2u);
+}
+
+TEST(Suppressions, RuleIdsAreCheckedAgainstTheCatalog) {
+  EXPECT_EQ(*catalog_rule_id("CP064", {}, "--ignore"), "CP064");
+  EXPECT_EQ(*catalog_rule_id("cp064", {}, "--ignore"), "CP064");  // Case is folded.
+  EXPECT_EQ(*catalog_rule_id("log022", {}, "--ignore"), "LOG022");
+  auto unknown = catalog_rule_id("CP1111", Location{"r.yaml", 3, 0}, "ignore");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().str(),
+            "r.yaml:3: ignore: unknown rule ID 'CP1111' (did you mean CP111?)");
+  EXPECT_FALSE(catalog_rule_id("CP999", {}, "--ignore").ok());
+  auto far = catalog_rule_id("shellcheck", {}, "--ignore");
+  ASSERT_FALSE(far.ok());
+  EXPECT_NE(far.error().message.find("`hcp-plan rules --format ids` lists them"),
+            std::string::npos);
+
+  InlineSuppressions s = scan_suppressions("model:\n  # hcp-plan: disable=cp012\n  x: 1\n");
+  ASSERT_TRUE(canonicalize_suppressions(s, "r.yaml").ok());
+  EXPECT_EQ(s.by_line.at(3), (std::set<std::string>{"CP012"}));
+  InlineSuppressions typo = scan_suppressions("model: {}  # hcp-plan: disable=CP0012\n");
+  Status bad = canonicalize_suppressions(typo, "r.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().str(),
+            "r.yaml:1: hcp-plan: disable=: unknown rule ID 'CP0012' (did you mean CP012?)");
+}
+
+TEST(ProjectConfig, IgnoreWithAnUnknownRuleIdIsAnError) {
+  auto config = parse_project_config("world_size: 8\nignore: [CP064, CP0064]\n", "c.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.error().str(),
+            "c.yaml:2:17: ignore: unknown rule ID 'CP0064' (did you mean CP064?)");
+  auto folded = parse_project_config("ignore: cp064\n", "c.yaml");
+  ASSERT_TRUE(folded.ok()) << folded.error().str();
+  EXPECT_EQ(folded->defaults.ignore, (std::vector<std::string>{"CP064"}));
+}
+
+TEST(ProjectConfig, LaunchEnvironmentAndClusterAreSettings) {
+  auto map = parse_project_config(
+      "cluster: gb200-nvl72\nenv:\n  CUDA_DEVICE_MAX_CONNECTIONS: 1\n  NVTE_FUSED_ATTN: 0\n",
+      "c.yaml");
+  ASSERT_TRUE(map.ok()) << map.error().str();
+  EXPECT_EQ(map->defaults.options.at("cluster"), "gb200-nvl72");
+  EXPECT_EQ(map->defaults.env,
+            (std::vector<std::string>{"CUDA_DEVICE_MAX_CONNECTIONS=1", "NVTE_FUSED_ATTN=0"}));
+  auto list = parse_project_config(
+      "env: [NCCL_IB_HCA=mlx5]\nfiles:\n  \"a*.yaml\": {env: {X: 1}}\n", "c.yaml");
+  ASSERT_TRUE(list.ok()) << list.error().str();
+  EXPECT_EQ(settings_for(*list, "a1.yaml").env,
+            (std::vector<std::string>{"NCCL_IB_HCA=mlx5", "X=1"}));
+  EXPECT_FALSE(parse_project_config("env: [NCCL_IB_HCA]\n", "c.yaml").ok());
+  EXPECT_FALSE(parse_project_config("env: mlx5\n", "c.yaml").ok());
 }
 
 /// A finding of rule `id` (a load error without one when `id` is empty) at `file`:`line`.

@@ -29,7 +29,7 @@ TEST(Registry, IdsAreUniqueSortedAndWellFormed) {
   const auto& rules = rule_registry();
   ASSERT_GE(rules.size(), 36u);
   std::set<std::string_view> seen;
-  std::regex id_form("CP[0-9]{3}|PF[0-9]{3}|TOPO[0-9]{3}|LOG[0-9]{3}");
+  std::regex id_form("CP[0-9]{3}|PF[0-9]{3}|TOPO[0-9]{3}|LOG[0-9]{3}|IN[0-9]{3}");
   for (size_t i = 0; i < rules.size(); ++i) {
     const Rule& rule = rules[i];
     EXPECT_TRUE(std::regex_match(std::string(rule.id), id_form)) << rule.id;
@@ -43,13 +43,15 @@ TEST(Registry, IdsAreUniqueSortedAndWellFormed) {
     EXPECT_FALSE(rule.fix.empty()) << rule.id;
     EXPECT_FALSE(rule.family.empty()) << rule.id;
     EXPECT_TRUE(!rule.bad_example.empty() || !rule.bad_example_yaml.empty()) << rule.id;
-    bool launch_rule =
-        rule.id.starts_with("PF") || rule.id.starts_with("TOPO") || rule.id.starts_with("LOG");
+    // Catalog entries without a recipe check: launch rules and the notes on unknown inputs.
+    bool launch_rule = rule.id.starts_with("PF") || rule.id.starts_with("TOPO") ||
+                       rule.id.starts_with("LOG") || rule.id.starts_with("IN");
     EXPECT_EQ(rule.check == nullptr, launch_rule) << rule.id;
     if (launch_rule) {
       EXPECT_FALSE(rule.good_example.empty()) << rule.id;
       EXPECT_TRUE(rule.runs_in == "preflight" || rule.runs_in == "probe" ||
-                  rule.runs_in == "check-log")
+                  rule.runs_in == "check-log" ||
+                  (rule.id.starts_with("IN") && rule.runs_in == "validate"))
           << rule.id;
     }
     for (std::string_view who : rule.enforced_by) {
@@ -363,7 +365,7 @@ TEST(CheckRules, ErrorsComeFirstThenByLocation) {
 std::vector<Diagnostic> input_infos(const std::vector<Diagnostic>& diagnostics) {
   std::vector<Diagnostic> out;
   for (const Diagnostic& d : diagnostics) {
-    if (d.id().empty() && d.location.file == "<command line>") out.push_back(d);
+    if (d.id().rfind("IN", 0) == 0 && d.location.file == "<command line>") out.push_back(d);
   }
   return out;
 }
@@ -414,8 +416,10 @@ TEST(MissingInputs, AssumptionsAreNamed) {
   missing.uses[Input::kTeVersion] = {{"CP018", ""}, {"CP034", "TE >= 2.15"}, {"CP018", ""}};
   auto infos = missing_input_diagnostics(missing);
   ASSERT_EQ(infos.size(), 1u);
+  EXPECT_EQ(infos[0].id(), "IN003");  // A catalog finding: it can be ignored like any other.
   EXPECT_EQ(infos[0].message,
             "Transformer Engine version unknown: skipped CP018; assumed TE >= 2.15 for CP034");
+  EXPECT_NE(infos[0].fix().find("te_version in .hcp-plan.yaml"), std::string::npos);
 }
 
 // --- Environment options ---------------------------------------------------------------------

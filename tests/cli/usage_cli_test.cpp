@@ -1,0 +1,78 @@
+// Usage errors that lead somewhere (issue 29): enumerated values and --format get a did-you-mean,
+// a subcommand's parse error points to that subcommand's help, and preflight's hints name options
+// preflight takes.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "cli/cli_runner.h"
+
+namespace hcp {
+namespace {
+
+using testing::CliResult;
+using testing::run_cli;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(UsageCli, EnumeratedValuesGetADidYouMean) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"validate gemma3_1b_32k --format jsn",
+       "--format: expects text, json, sarif, junit, "
+       "github or gcc, got 'jsn' (did you mean 'json'?)"},
+      {"plan gemma3_1b_32k --nodes 1 --format sarif",
+       "--format: expects text or json, got "
+       "'sarif'"},
+      {"validate gemma3_1b_32k --fail-on warnings", "(did you mean 'warning'?)"},
+      {"check-log tests/fixtures/logs/mlm_oom.log --fail-on eror", "(did you mean 'error'?)"},
+      {"validate gemma3_1b_32k --framework bridg", "(did you mean 'bridge'?)"},
+      {"plan gemma3_1b_32k --nodes 1 --recompute selctive", "(did you mean 'selective'?)"},
+      {"rules --format id", "(did you mean 'ids'?)"},
+  };
+  for (const Case& c : cases) {
+    CliResult r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_TRUE(contains(r.err, c.message)) << c.args << "\n" << r.err;
+  }
+}
+
+TEST(UsageCli, ParseErrorOfASubcommandPointsToItsHelp) {
+  CliResult r = run_cli("plan gemma3_1b_32k --nodes many");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "Run 'hcp-plan plan --help' for its options.")) << r.err;
+  CliResult format = run_cli("check-log tests/fixtures/logs/mlm_oom.log --format yaml");
+  EXPECT_TRUE(contains(format.err, "Run 'hcp-plan check-log --help' for its options."))
+      << format.err;
+  // Without a known subcommand the general help is the pointer.
+  EXPECT_TRUE(contains(run_cli("--frobnicate").err, "Run 'hcp-plan --help' for usage."));
+}
+
+/// The options `hcp-plan SUB --help` lists.
+std::string help_of(const std::string& sub) {
+  return run_cli(sub + " --help").out;
+}
+
+TEST(UsageCli, PreflightHintsNameOptionsPreflightTakes) {
+  CliResult r = run_cli(
+      "preflight llama3_8b_128k --env-file tests/fixtures/preflight/slurm_4x8.env "
+      "--nvidia-smi-topo tests/fixtures/preflight/dgx_h100_healthy.txt --wide");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string help = help_of("preflight");
+  std::regex pass(R"(fix: pass (--[a-z-]+))");
+  int hints = 0;
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), pass), end; it != end; ++it) {
+    ++hints;
+    EXPECT_TRUE(contains(help, (*it)[1].str() + " ")) << (*it)[1] << " is no preflight option";
+  }
+  EXPECT_GT(hints, 0) << r.out;
+}
+
+}  // namespace
+}  // namespace hcp
