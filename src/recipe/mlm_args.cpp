@@ -105,6 +105,16 @@ const std::vector<FlagSpec>& flag_table() {
       {"--hybrid-layer-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
       {"--hybrid-override-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
       {"--mtp-num-layers", FlagKind::kInt, "model.mtp_num_layers"},
+      {"--decoder-first-pipeline-num-layers", FlagKind::kInt,
+       "model.num_layers_in_first_pipeline_stage"},
+      {"--decoder-last-pipeline-num-layers", FlagKind::kInt,
+       "model.num_layers_in_last_pipeline_stage"},
+      {"--account-for-embedding-in-pipeline-split", FlagKind::kTrue,
+       "model.account_for_embedding_in_pipeline_split"},
+      {"--account-for-loss-in-pipeline-split", FlagKind::kTrue,
+       "model.account_for_loss_in_pipeline_split"},
+      {"--pipeline-model-parallel-layout", FlagKind::kString,
+       "model.pipeline_model_parallel_layout"},
       {"--hybrid-context-parallel", FlagKind::kTrue, "model.hybrid_context_parallel"},
       {"--dynamic-context-parallel", FlagKind::kTrue, "model.dynamic_context_parallel"},
       {"--max-seqlen-per-dp-cp-rank", FlagKind::kInt, "model.max_seqlen_per_dp_cp_rank"},
@@ -223,12 +233,35 @@ bool is_false_text(const std::vector<std::string>& values) {
   return values.size() == 1 && (values[0] == "false" || values[0] == "False");
 }
 
+/// The argparse error of an argument written on a command line that Megatron-LM's parser
+/// rejects: a value after a switch, or a bracketed or comma-separated list for nargs='+' ints.
+std::optional<Error> argparse_error(const MlmArgument& arg, const FlagSpec& spec) {
+  if (!arg.as_written) return std::nullopt;
+  bool is_switch = spec.kind == FlagKind::kTrue || spec.kind == FlagKind::kFalse;
+  if (is_switch && !arg.values.empty()) {
+    return bad_value(arg, spec, "no value (a switch: Megatron-LM's argparse rejects a value)");
+  }
+  if (spec.kind != FlagKind::kIntList) return std::nullopt;
+  for (const std::string& v : arg.values) {
+    if (v.find_first_of("[],") == std::string::npos) continue;
+    std::string items;
+    for (const std::string& item : list_items(arg.values).value_or(std::vector<std::string>{}))
+      items += " " + item;
+    Error e =
+        bad_value(arg, spec, "a list of integers, space-separated (argparse nargs='+', type=int)");
+    e.message += "; write " + arg.flag + (items.empty() ? std::string(" 2 2") : items);
+    return e;
+  }
+  return std::nullopt;
+}
+
 /// Type one argument; nullopt value (without error) means "leave the key unset".
 Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec& spec) {
   const Location& at = arg.location;
   for (const std::string& v : arg.values) {
     if (is_placeholder(v)) return std::optional<Value>{};
   }
+  if (auto e = argparse_error(arg, spec)) return *e;
   auto one = [&]() -> const std::string* {
     return arg.values.size() == 1 ? &arg.values[0] : nullptr;
   };
@@ -373,6 +406,7 @@ Result<std::vector<MlmArgument>> group_tokens(const std::vector<std::pair<Token,
       size_t eq = t.find('=');
       arg.flag = t.substr(0, eq);
       arg.location = at;
+      arg.as_written = true;
       if (eq != std::string::npos) arg.values.push_back(t.substr(eq + 1));
       args.push_back(std::move(arg));
       continue;
@@ -602,6 +636,47 @@ std::string mlm_flag_for_key(std::string_view key) {
   return found;
 }
 
+namespace {
+
+/// The end of the value that starts at `start` of a fix hint: a bracketed list ("[8,2]") or the
+/// text up to a space, comma, semicolon or closing parenthesis (a trailing full stop ends the
+/// sentence).
+size_t value_end_at(std::string_view text, size_t start) {
+  if (start < text.size() && text[start] == '[') {
+    size_t close = text.find(']', start);
+    return close == std::string_view::npos ? text.size() : close + 1;
+  }
+  size_t end = start;
+  while (end < text.size() && std::string_view(" ,;)").find(text[end]) == std::string_view::npos)
+    ++end;
+  while (end > start && text[end - 1] == '.')
+    --end;
+  return end;
+}
+
+/// `flag` given `value` as Megatron-LM's parser takes it: a switch alone or "without" it, a
+/// list as space-separated items (nargs='+'; "[8,2]" is an argparse error there).
+std::string flag_with_value(const std::string& flag, std::string_view value) {
+  const FlagSpec* spec = find_flag(flag);
+  bool is_true = value == "true" || value == "True";
+  bool is_false = value == "false" || value == "False";
+  if (spec != nullptr && (spec->kind == FlagKind::kTrue || spec->kind == FlagKind::kFalse) &&
+      (is_true || is_false)) {
+    bool present = is_true == (spec->kind == FlagKind::kTrue);
+    return present ? flag : "without " + flag;
+  }
+  if (!value.empty() && value.front() == '[') {
+    std::string items;
+    for (const std::string& item :
+         list_items({std::string(value)}).value_or(std::vector<std::string>{std::string(value)}))
+      items += " " + item;
+    return flag + items;
+  }
+  return flag + " " + std::string(value);
+}
+
+}  // namespace
+
 std::string mlm_spelling(std::string_view text) {
   auto key_char = [](char c) {
     return std::islower(static_cast<unsigned char>(c)) ||
@@ -640,11 +715,13 @@ std::string mlm_spelling(std::string_view text) {
       i = end;
       continue;
     }
-    out += flag;
     i += trimmed;
     if (i < text.size() && text[i] == '=') {
-      out += ' ';
-      ++i;
+      size_t value_end = value_end_at(text, i + 1);
+      out += flag_with_value(flag, text.substr(i + 1, value_end - i - 1));
+      i = value_end;
+    } else {
+      out += flag;
     }
   }
   return out;
