@@ -42,8 +42,9 @@ constexpr const char* kMismatchedSeqLength = "llama3_8b_sft_gb200_fp8_mx_v1.yaml
 /// :69-73 -> recipes/deepseek/deepseek_v3.py:37-49 @ a9497c6: (8, 2) is embedding + 4 layers, 14
 /// stages of 4, then 1 layer, MTP and loss); the dump does not record it.
 constexpr const char* kLayoutNotRecorded = "deepseek_v3_pretrain_h100_fp8_sc_v2.yaml";
+/// The layout as a Hydra string override (quoted for Hydra inside the shell's double quotes).
 constexpr const char* kDeepSeekLayout8x2 =
-    "model.pipeline_model_parallel_layout='Et*4|(t*4|)*14tmL'";
+    "\"model.pipeline_model_parallel_layout='Et*4|(t*4|)*14tmL'\"";
 
 TEST(RealCorpus, AllBridgeDryrunDumpsAreListed) {
   EXPECT_EQ(bridge_dumps().size(), 32u);
