@@ -21,6 +21,10 @@ struct MlmArgument {
   std::string flag;                 ///< "--context-parallel-size" (with the dashes).
   std::vector<std::string> values;  ///< Zero (store_true flag) or more values.
   Location location;                ///< Where the first value (or the flag) was written.
+  /// Written on a command line or in an @file: argparse sees the tokens as they are, so a list
+  /// is space-separated integers and a switch takes no value ("[2,2]" and "--flag true" are
+  /// argparse errors). YAML test configs are not: their harness writes lists and booleans out.
+  bool as_written = false;
 };
 
 /// One argument section of a functional-test config (MODEL_ARGS, MODEL_ARGS_2, ...).
@@ -70,7 +74,9 @@ Result<std::vector<MlmArgument>> parse_mlm_argument_text(std::string_view text,
 /// Build a recipe from parsed arguments, applying MLM's own argument semantics: `--seq-length`
 /// sets both model and dataset lengths, `--num-query-groups` counts only with
 /// `--group-query-attention`, one `--cp-comm-type` value is a string and several a per-layer
-/// list, `--hierarchical-context-parallel-sizes` accepts "2 2", "[2 2]", "[2,2]" or a list.
+/// list, `--hierarchical-context-parallel-sizes` accepts "2 2" (and, from YAML, "[2,2]" or a
+/// list). An argument as_written with a bracketed list or a switch with a value is an Error, as
+/// it is to Megatron-LM's argparse.
 Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
                                          const std::string& name);
 

@@ -121,6 +121,9 @@ struct Hardware {
   double memory_gib = 0;        ///< HBM per GPU.
   double reserved_gib = 0;      ///< CUDA context, NCCL buffers, allocator fragmentation.
   std::vector<std::pair<std::string, std::string>> sources;  ///< Figure -> where it came from.
+  /// One sentence per profile figure that was 0 or missing and was taken from elsewhere: which
+  /// field, the figure used and where it came from (plan and compare announce them).
+  std::vector<std::string> substituted;
 
   /// Return the achieved GEMM FLOP/s.
   double gemm_flops() const { return peak_tflops * 1e12 * gemm_efficiency; }

@@ -133,6 +133,14 @@ void sync_run_recipe(Recipe& recipe);
 /// "--context_parallel_size", ...), so the CLI can tell them from mistyped options.
 std::vector<std::string> override_flag_names();
 
+/// True when the command-line arguments hold one of run_recipe.py's own (--mode, --recipe,
+/// --dataset, a shorthand flag such as -tp) or an option of train.sh's setup_experiment.py, which
+/// forwards the rest to run_recipe.py: the command is launched through run_recipe.py.
+bool has_run_recipe_arguments(const std::vector<std::string>& args);
+
+/// The recipe run_recipe.py's `--recipe NAME` (or --recipe=NAME) names, or nullopt.
+std::optional<std::string> run_recipe_named_recipe(const std::vector<std::string>& args);
+
 /// True when `name` is a run_recipe.py flag that takes a value ("--context_parallel_size",
 /// "--dataset", ...; false for "--deterministic" and for names that are no such flag).
 bool override_flag_takes_value(std::string_view name);

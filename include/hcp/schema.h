@@ -64,7 +64,8 @@ std::string suggest_key(std::string_view dotted);
 /// Return the warning for a key Megatron-Bridge skips: a Bridge YAML without `_target_` classes
 /// (an override file) and a `+key=value` override are applied onto the recipe's dataclasses key by
 /// key, and a key the dataclass lacks is logged and skipped (omegaconf_utils.py:470-474
-/// _apply_overrides), so it sets nothing. `suggestion` is a did-you-mean ("" when none).
+/// _apply_overrides), so it sets nothing. `suggestion` is a did-you-mean ("" when none): with one
+/// the key is a typo of a real key and the note is an error, without one a warning.
 Diagnostic skipped_key_note(const std::string& key, const std::string& suggestion,
                             const Location& at);
 

@@ -36,6 +36,8 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
     print_error(prepared.error().str());
     return kExitBadInput;
   }
+  for (const std::string& note : prepared->request.hardware.substituted)
+    print_warning(note);
   const PlanRequest& request = prepared->request;
   std::vector<Layout> layouts;
   for (const std::string& text : opts.options) {

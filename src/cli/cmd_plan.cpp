@@ -74,6 +74,8 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
     print_error(prepared.error().str());
     return kExitBadInput;
   }
+  for (const std::string& note : prepared->request.hardware.substituted)
+    print_warning(note);
   auto result = plan(prepared->request);
   if (!result) {
     print_error(result.error().str());

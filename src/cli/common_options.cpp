@@ -98,9 +98,11 @@ void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string
   sub.add_option("--hf-config", sources.hf_config,
                  "Hugging Face config.json whose model dims fill the recipe (alone: the model)");
   sub.add_option("--launcher", sources.launcher,
-                 "How a Bridge recipe is launched: direct (pretrain()/finetune() on the config, "
-                 "the default) or run_recipe (scripts/training/run_recipe.py, which sets the SFT "
-                 "CP loss settings and packing alignment before validation)")
+                 "How a Bridge recipe is launched: direct (pretrain()/finetune() on the config) "
+                 "or run_recipe (scripts/training/run_recipe.py, which sets the SFT CP loss "
+                 "settings and packing alignment before validation). Default: run_recipe when "
+                 "the command has run_recipe.py's arguments (--mode, --recipe, --dataset, -tp, "
+                 "...) or train.sh's, else direct")
       ->check(one_of({"direct", "run_recipe"}))
       ->type_name("LAUNCHER");
 }
@@ -158,8 +160,27 @@ std::map<std::string, std::string> recipe_env_defaults(const Recipe& recipe) {
   return env;
 }
 
-Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sources,
+namespace {
+
+/// The sources as the command means them: run_recipe.py's `--recipe NAME` names the recipe when
+/// RECIPE, --mlm-args and --hf-config do not, and a command with run_recipe.py's arguments is
+/// launched by it unless --launcher says otherwise.
+RecipeSources as_launched(const RecipeSources& given, const std::vector<std::string>& overrides) {
+  RecipeSources sources = given;
+  if (sources.recipe.empty() && sources.mlm_args.empty() && sources.hf_config.empty()) {
+    if (auto named = run_recipe_named_recipe(overrides)) sources.recipe = *named;
+  }
+  if (sources.launcher.empty()) {
+    sources.launcher = has_run_recipe_arguments(overrides) ? "run_recipe" : "direct";
+  }
+  return sources;
+}
+
+}  // namespace
+
+Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& given,
                                                         const std::vector<std::string>& overrides) {
+  const RecipeSources sources = as_launched(given, overrides);
   std::vector<RecipeSubject> subjects;
   std::optional<std::string> mlm_source;
   if (!sources.mlm_args.empty()) mlm_source = sources.mlm_args;

@@ -25,8 +25,9 @@ struct RecipeSources {
   std::string hf_config;  ///< --hf-config config.json.
   /// --launcher: "direct" (the config goes straight to ConfigContainer.validate, e.g. a script
   /// calling pretrain()/finetune()) or "run_recipe" (Bridge's scripts/training/run_recipe.py,
-  /// whose syncs run first: sync_run_recipe).
-  std::string launcher = "direct";
+  /// whose syncs run first: sync_run_recipe); "" (not given): run_recipe when the command has
+  /// run_recipe.py's or train.sh's arguments (has_run_recipe_arguments), else direct.
+  std::string launcher;
 };
 
 /// One recipe to check: a Bridge recipe, or one argument section of a Megatron-LM config.

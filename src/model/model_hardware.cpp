@@ -2,6 +2,7 @@
 // the GPU spec table by device name), one generation's named constants (model_constants.h, each
 // with its source) and, when given, a calibration file.
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 #include "hcp/gpu_specs.h"
@@ -30,6 +31,16 @@ GpuGeneration generation_of(const ClusterProfile& profile, const GpuSpec* spec) 
   return GpuGeneration::kHopper;
 }
 
+/// "cluster profile P: bf16_dense_tflops is 0 (or missing): used 989 TFLOP/s from <table>".
+std::string substitution(const std::string& profile, const char* field, double given, double used,
+                         const char* unit, const std::string& table) {
+  std::ostringstream figure;
+  figure << used;
+  std::string what = given < 0 ? "is negative" : "is 0 or missing";
+  return profile + ": " + field + " " + what + ": used " + figure.str() + " " + unit + " from " +
+         table;
+}
+
 }  // namespace
 
 GpuGeneration gpu_generation(const ClusterProfile& profile) {
@@ -55,6 +66,8 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   if (hw.peak_tflops <= 0 && spec != nullptr) {
     hw.peak_tflops = spec->bf16_tflops;
     peak_from = table;
+    hw.substituted.push_back(substitution(from, "bf16_dense_tflops", profile.bf16_dense_tflops,
+                                          spec->bf16_tflops, "TFLOP/s", table));
   }
   // FP8 / FP4 peaks scale with the profile's BF16 figure (a profile may state a different clock
   // or power class than the datasheet row).
@@ -85,6 +98,8 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   if (hw.memory_gib <= 0 && spec != nullptr) {
     hw.memory_gib = spec->memory_gib;
     memory_from = table;
+    hw.substituted.push_back(substitution(from, "gpu_memory_gib", profile.gpu_memory_gib,
+                                          spec->memory_gib, "GiB", table));
   }
   hw.reserved_gib = k.reserved_gib + k.reserved_fraction * hw.memory_gib;
   auto constant = [&](const char* name) {

@@ -44,92 +44,25 @@ struct FlagSpec {
   std::string_view second_key = {};  ///< Also set (e.g. dataset.seq_length).
 };
 
-/// The Megatron-LM flags hcp-plan models (megatron/training/arguments.py names).
-const std::vector<FlagSpec>& flag_table() {
-  static const std::vector<FlagSpec> kFlags = {
-      {"--tensor-model-parallel-size", FlagKind::kInt, "model.tensor_model_parallel_size"},
-      {"--pipeline-model-parallel-size", FlagKind::kInt, "model.pipeline_model_parallel_size"},
-      {"--context-parallel-size", FlagKind::kInt, "model.context_parallel_size"},
-      {"--expert-model-parallel-size", FlagKind::kInt, "model.expert_model_parallel_size"},
-      {"--expert-tensor-parallel-size", FlagKind::kInt, "model.expert_tensor_parallel_size"},
-      {"--virtual-pipeline-model-parallel-size", FlagKind::kInt,
-       "model.virtual_pipeline_model_parallel_size"},
-      {"--num-virtual-stages-per-pipeline-rank", FlagKind::kInt,
-       "model.virtual_pipeline_model_parallel_size"},
-      {"--sequence-parallel", FlagKind::kTrue, "model.sequence_parallel"},
-      {"--cp-comm-type", FlagKind::kStringList, "model.cp_comm_type"},
-      {"--hierarchical-context-parallel-sizes", FlagKind::kIntList,
-       "model.hierarchical_context_parallel_sizes"},
-      {"--seq-length", FlagKind::kInt, "model.seq_length", "dataset.seq_length"},
-      {"--micro-batch-size", FlagKind::kInt, "train.micro_batch_size"},
-      {"--global-batch-size", FlagKind::kInt, "train.global_batch_size"},
-      {"--num-layers", FlagKind::kInt, "model.num_layers"},
-      {"--hidden-size", FlagKind::kInt, "model.hidden_size"},
-      {"--ffn-hidden-size", FlagKind::kInt, "model.ffn_hidden_size"},
-      {"--num-attention-heads", FlagKind::kInt, "model.num_attention_heads"},
-      {"--num-query-groups", FlagKind::kInt, "model.num_query_groups"},
-      {"--group-query-attention", FlagKind::kTrue, "model.group_query_attention"},
-      {"--kv-channels", FlagKind::kInt, "model.kv_channels"},
-      {"--max-position-embeddings", FlagKind::kInt, "model.max_position_embeddings"},
-      {"--vocab-size", FlagKind::kInt, "model.vocab_size"},
-      {"--transformer-impl", FlagKind::kString, "model.transformer_impl"},
-      {"--attention-backend", FlagKind::kString, "model.attention_backend"},
-      {"--attention-dropout", FlagKind::kFloat, "model.attention_dropout"},
-      {"--hidden-dropout", FlagKind::kFloat, "model.hidden_dropout"},
-      {"--fp8-format", FlagKind::kString, "model.fp8"},
-      {"--fp8-recipe", FlagKind::kString, "model.fp8_recipe"},
-      {"--fp8-dot-product-attention", FlagKind::kTrue, "mixed_precision.fp8_dot_product_attention"},
-      {"--num-experts", FlagKind::kInt, "model.num_moe_experts"},
-      {"--moe-token-dispatcher-type", FlagKind::kString, "model.moe_token_dispatcher_type"},
-      {"--overlap-moe-expert-parallel-comm", FlagKind::kTrue,
-       "model.overlap_moe_expert_parallel_comm"},
-      {"--multi-latent-attention", FlagKind::kTrue, "model.multi_latent_attention"},
-      {"--qk-head-dim", FlagKind::kInt, "model.qk_head_dim"},
-      {"--qk-pos-emb-head-dim", FlagKind::kInt, "model.qk_pos_emb_head_dim"},
-      {"--v-head-dim", FlagKind::kInt, "model.v_head_dim"},
-      {"--q-lora-rank", FlagKind::kInt, "model.q_lora_rank"},
-      {"--kv-lora-rank", FlagKind::kInt, "model.kv_lora_rank"},
-      {"--window-size", FlagKind::kIntPair, "model.window_size"},
-      {"--window-attn-skip-freq", FlagKind::kInt, "model.window_attn_skip_freq"},
-      {"--softmax-type", FlagKind::kString, "model.softmax_type"},
-      {"--position-embedding-type", FlagKind::kString, "model.position_embedding_type"},
-      {"--no-rope-fusion", FlagKind::kFalse, "model.apply_rope_fusion"},
-      {"--calculate-per-token-loss", FlagKind::kTrue, "model.calculate_per_token_loss"},
-      {"--deterministic-mode", FlagKind::kTrue, "model.deterministic_mode"},
-      {"--batch-invariant-mode", FlagKind::kTrue, "model.batch_invariant_mode"},
-      {"--experimental-attention-variant", FlagKind::kString,
-       "model.experimental_attention_variant"},
-      {"--linear-num-key-heads", FlagKind::kInt, "model.linear_num_key_heads"},
-      {"--linear-num-value-heads", FlagKind::kInt, "model.linear_num_value_heads"},
-      {"--linear-cp-mode", FlagKind::kString, "model.linear_cp_mode"},
-      {"--mamba-num-heads", FlagKind::kInt, "model.mamba_num_heads"},
-      {"--mamba-head-dim", FlagKind::kInt, "model.mamba_head_dim"},
-      {"--mamba-num-groups", FlagKind::kInt, "model.mamba_num_groups"},
-      {"--hybrid-layer-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
-      {"--hybrid-override-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
-      {"--mtp-num-layers", FlagKind::kInt, "model.mtp_num_layers"},
-      {"--hybrid-context-parallel", FlagKind::kTrue, "model.hybrid_context_parallel"},
-      {"--dynamic-context-parallel", FlagKind::kTrue, "model.dynamic_context_parallel"},
-      {"--max-seqlen-per-dp-cp-rank", FlagKind::kInt, "model.max_seqlen_per_dp_cp_rank"},
-      {"--min-dynamic-context-parallel-size", FlagKind::kInt,
-       "model.min_dynamic_context_parallel_size"},
-      {"--sequence-packing-scheduler", FlagKind::kString, "model.sequence_packing_scheduler"},
-      {"--pad-packed-seq-alignment", FlagKind::kIntOrString, "model.pad_packed_seq_alignment"},
-      {"--thd-max-packed-sequences", FlagKind::kInt, "model.thd_max_packed_sequences"},
-      {"--thd-tail-padding-policy", FlagKind::kString, "model.thd_tail_padding_policy"},
-      {"--cp-partition-mode", FlagKind::kString, "model.cp_partition_mode"},
-      {"--cuda-graph-impl", FlagKind::kString, "model.cuda_graph_impl"},
-      // TransformerConfig / ModelParallelConfig booleans that ArgumentGroupFactory turns into
-      // store_true flags (Megatron-LM d98e8a64 megatron/training/argument_utils.py:189-191,
-      // arguments.py:2373): fp16/bf16 (model_parallel_config.py:177, 180), qk_clip and
-      // log_max_attention_logit (transformer_config.py:265, 274), enable_cuda_graph
-      // (transformer_config.py:1049; also cuda_graph_impl=local, see recipe_from_mlm_arguments).
-      {"--fp16", FlagKind::kTrue, "model.fp16"},
-      {"--bf16", FlagKind::kTrue, "model.bf16"},
-      {"--qk-clip", FlagKind::kTrue, "model.qk_clip"},
-      {"--log-max-attention-logit", FlagKind::kTrue, "model.log_max_attention_logit"},
-      {"--enable-cuda-graph", FlagKind::kTrue, "model.enable_cuda_graph"},
-      {"--tp-comm-overlap", FlagKind::kTrue, "model.tp_comm_overlap"},
+/// The flags that split the layers over the pipeline stages (rules CP008, CP009).
+std::vector<FlagSpec> pipeline_split_flags() {
+  return {
+      {"--decoder-first-pipeline-num-layers", FlagKind::kInt,
+       "model.num_layers_in_first_pipeline_stage"},
+      {"--decoder-last-pipeline-num-layers", FlagKind::kInt,
+       "model.num_layers_in_last_pipeline_stage"},
+      {"--account-for-embedding-in-pipeline-split", FlagKind::kTrue,
+       "model.account_for_embedding_in_pipeline_split"},
+      {"--account-for-loss-in-pipeline-split", FlagKind::kTrue,
+       "model.account_for_loss_in_pipeline_split"},
+      {"--pipeline-model-parallel-layout", FlagKind::kString,
+       "model.pipeline_model_parallel_layout"},
+  };
+}
+
+/// The flags of the data loader, the process groups and the distributed optimizer.
+std::vector<FlagSpec> data_and_distribution_flags() {
+  return {
       {"--dataloader-type", FlagKind::kString, "dataset.dataloader_type"},
       {"--use-packed-sequence", FlagKind::kTrue, "dataset.packed_sequence"},
       {"--varlen-sbhd-validation", FlagKind::kTrue, "dataset.varlen_sbhd_validation"},
@@ -141,6 +74,103 @@ const std::vector<FlagSpec>& flag_table() {
       {"--num-distributed-optimizer-instances", FlagKind::kInt,
        "ddp.num_distributed_optimizer_instances"},
   };
+}
+
+/// The Megatron-LM flags hcp-plan models (megatron/training/arguments.py names).
+const std::vector<FlagSpec>& flag_table() {
+  static const std::vector<FlagSpec> kFlags = [] {
+    std::vector<FlagSpec> flags = pipeline_split_flags();
+    std::vector<FlagSpec> rest = {
+        {"--tensor-model-parallel-size", FlagKind::kInt, "model.tensor_model_parallel_size"},
+        {"--pipeline-model-parallel-size", FlagKind::kInt, "model.pipeline_model_parallel_size"},
+        {"--context-parallel-size", FlagKind::kInt, "model.context_parallel_size"},
+        {"--expert-model-parallel-size", FlagKind::kInt, "model.expert_model_parallel_size"},
+        {"--expert-tensor-parallel-size", FlagKind::kInt, "model.expert_tensor_parallel_size"},
+        {"--virtual-pipeline-model-parallel-size", FlagKind::kInt,
+         "model.virtual_pipeline_model_parallel_size"},
+        {"--num-virtual-stages-per-pipeline-rank", FlagKind::kInt,
+         "model.virtual_pipeline_model_parallel_size"},
+        {"--sequence-parallel", FlagKind::kTrue, "model.sequence_parallel"},
+        {"--cp-comm-type", FlagKind::kStringList, "model.cp_comm_type"},
+        {"--hierarchical-context-parallel-sizes", FlagKind::kIntList,
+         "model.hierarchical_context_parallel_sizes"},
+        {"--seq-length", FlagKind::kInt, "model.seq_length", "dataset.seq_length"},
+        {"--micro-batch-size", FlagKind::kInt, "train.micro_batch_size"},
+        {"--global-batch-size", FlagKind::kInt, "train.global_batch_size"},
+        {"--num-layers", FlagKind::kInt, "model.num_layers"},
+        {"--hidden-size", FlagKind::kInt, "model.hidden_size"},
+        {"--ffn-hidden-size", FlagKind::kInt, "model.ffn_hidden_size"},
+        {"--num-attention-heads", FlagKind::kInt, "model.num_attention_heads"},
+        {"--num-query-groups", FlagKind::kInt, "model.num_query_groups"},
+        {"--group-query-attention", FlagKind::kTrue, "model.group_query_attention"},
+        {"--kv-channels", FlagKind::kInt, "model.kv_channels"},
+        {"--max-position-embeddings", FlagKind::kInt, "model.max_position_embeddings"},
+        {"--vocab-size", FlagKind::kInt, "model.vocab_size"},
+        {"--transformer-impl", FlagKind::kString, "model.transformer_impl"},
+        {"--attention-backend", FlagKind::kString, "model.attention_backend"},
+        {"--attention-dropout", FlagKind::kFloat, "model.attention_dropout"},
+        {"--hidden-dropout", FlagKind::kFloat, "model.hidden_dropout"},
+        {"--fp8-format", FlagKind::kString, "model.fp8"},
+        {"--fp8-recipe", FlagKind::kString, "model.fp8_recipe"},
+        {"--fp8-dot-product-attention", FlagKind::kTrue,
+         "mixed_precision.fp8_dot_product_attention"},
+        {"--num-experts", FlagKind::kInt, "model.num_moe_experts"},
+        {"--moe-token-dispatcher-type", FlagKind::kString, "model.moe_token_dispatcher_type"},
+        {"--overlap-moe-expert-parallel-comm", FlagKind::kTrue,
+         "model.overlap_moe_expert_parallel_comm"},
+        {"--multi-latent-attention", FlagKind::kTrue, "model.multi_latent_attention"},
+        {"--qk-head-dim", FlagKind::kInt, "model.qk_head_dim"},
+        {"--qk-pos-emb-head-dim", FlagKind::kInt, "model.qk_pos_emb_head_dim"},
+        {"--v-head-dim", FlagKind::kInt, "model.v_head_dim"},
+        {"--q-lora-rank", FlagKind::kInt, "model.q_lora_rank"},
+        {"--kv-lora-rank", FlagKind::kInt, "model.kv_lora_rank"},
+        {"--window-size", FlagKind::kIntPair, "model.window_size"},
+        {"--window-attn-skip-freq", FlagKind::kInt, "model.window_attn_skip_freq"},
+        {"--softmax-type", FlagKind::kString, "model.softmax_type"},
+        {"--position-embedding-type", FlagKind::kString, "model.position_embedding_type"},
+        {"--no-rope-fusion", FlagKind::kFalse, "model.apply_rope_fusion"},
+        {"--calculate-per-token-loss", FlagKind::kTrue, "model.calculate_per_token_loss"},
+        {"--deterministic-mode", FlagKind::kTrue, "model.deterministic_mode"},
+        {"--batch-invariant-mode", FlagKind::kTrue, "model.batch_invariant_mode"},
+        {"--experimental-attention-variant", FlagKind::kString,
+         "model.experimental_attention_variant"},
+        {"--linear-num-key-heads", FlagKind::kInt, "model.linear_num_key_heads"},
+        {"--linear-num-value-heads", FlagKind::kInt, "model.linear_num_value_heads"},
+        {"--linear-cp-mode", FlagKind::kString, "model.linear_cp_mode"},
+        {"--mamba-num-heads", FlagKind::kInt, "model.mamba_num_heads"},
+        {"--mamba-head-dim", FlagKind::kInt, "model.mamba_head_dim"},
+        {"--mamba-num-groups", FlagKind::kInt, "model.mamba_num_groups"},
+        {"--hybrid-layer-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
+        {"--hybrid-override-pattern", FlagKind::kString, "model.hybrid_layer_pattern"},
+        {"--mtp-num-layers", FlagKind::kInt, "model.mtp_num_layers"},
+        {"--hybrid-context-parallel", FlagKind::kTrue, "model.hybrid_context_parallel"},
+        {"--dynamic-context-parallel", FlagKind::kTrue, "model.dynamic_context_parallel"},
+        {"--max-seqlen-per-dp-cp-rank", FlagKind::kInt, "model.max_seqlen_per_dp_cp_rank"},
+        {"--min-dynamic-context-parallel-size", FlagKind::kInt,
+         "model.min_dynamic_context_parallel_size"},
+        {"--sequence-packing-scheduler", FlagKind::kString, "model.sequence_packing_scheduler"},
+        {"--pad-packed-seq-alignment", FlagKind::kIntOrString, "model.pad_packed_seq_alignment"},
+        {"--thd-max-packed-sequences", FlagKind::kInt, "model.thd_max_packed_sequences"},
+        {"--thd-tail-padding-policy", FlagKind::kString, "model.thd_tail_padding_policy"},
+        {"--cp-partition-mode", FlagKind::kString, "model.cp_partition_mode"},
+        {"--cuda-graph-impl", FlagKind::kString, "model.cuda_graph_impl"},
+        // TransformerConfig / ModelParallelConfig booleans that ArgumentGroupFactory turns into
+        // store_true flags (Megatron-LM d98e8a64 megatron/training/argument_utils.py:189-191,
+        // arguments.py:2373): fp16/bf16 (model_parallel_config.py:177, 180), qk_clip and
+        // log_max_attention_logit (transformer_config.py:265, 274), enable_cuda_graph
+        // (transformer_config.py:1049; also cuda_graph_impl=local, see recipe_from_mlm_arguments).
+        {"--fp16", FlagKind::kTrue, "model.fp16"},
+        {"--bf16", FlagKind::kTrue, "model.bf16"},
+        {"--qk-clip", FlagKind::kTrue, "model.qk_clip"},
+        {"--log-max-attention-logit", FlagKind::kTrue, "model.log_max_attention_logit"},
+        {"--enable-cuda-graph", FlagKind::kTrue, "model.enable_cuda_graph"},
+        {"--tp-comm-overlap", FlagKind::kTrue, "model.tp_comm_overlap"},
+    };
+    flags.insert(flags.begin(), rest.begin(), rest.end());
+    std::vector<FlagSpec> data = data_and_distribution_flags();
+    flags.insert(flags.end(), data.begin(), data.end());
+    return flags;
+  }();
   return kFlags;
 }
 
@@ -226,12 +256,35 @@ bool is_false_text(const std::vector<std::string>& values) {
   return values.size() == 1 && (values[0] == "false" || values[0] == "False");
 }
 
+/// The argparse error of an argument written on a command line that Megatron-LM's parser
+/// rejects: a value after a switch, or a bracketed or comma-separated list for nargs='+' ints.
+std::optional<Error> argparse_error(const MlmArgument& arg, const FlagSpec& spec) {
+  if (!arg.as_written) return std::nullopt;
+  bool is_switch = spec.kind == FlagKind::kTrue || spec.kind == FlagKind::kFalse;
+  if (is_switch && !arg.values.empty()) {
+    return bad_value(arg, spec, "no value (a switch: Megatron-LM's argparse rejects a value)");
+  }
+  if (spec.kind != FlagKind::kIntList) return std::nullopt;
+  for (const std::string& v : arg.values) {
+    if (v.find_first_of("[],") == std::string::npos) continue;
+    std::string items;
+    for (const std::string& item : list_items(arg.values).value_or(std::vector<std::string>{}))
+      items += " " + item;
+    Error e =
+        bad_value(arg, spec, "a list of integers, space-separated (argparse nargs='+', type=int)");
+    e.message += "; write " + arg.flag + (items.empty() ? std::string(" 2 2") : items);
+    return e;
+  }
+  return std::nullopt;
+}
+
 /// Type one argument; nullopt value (without error) means "leave the key unset".
 Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec& spec) {
   const Location& at = arg.location;
   for (const std::string& v : arg.values) {
     if (is_placeholder(v)) return std::optional<Value>{};
   }
+  if (auto e = argparse_error(arg, spec)) return *e;
   auto one = [&]() -> const std::string* {
     return arg.values.size() == 1 ? &arg.values[0] : nullptr;
   };
@@ -376,6 +429,7 @@ Result<std::vector<MlmArgument>> group_tokens(const std::vector<std::pair<Token,
       size_t eq = t.find('=');
       arg.flag = t.substr(0, eq);
       arg.location = at;
+      arg.as_written = true;
       if (eq != std::string::npos) arg.values.push_back(t.substr(eq + 1));
       args.push_back(std::move(arg));
       continue;
@@ -616,6 +670,47 @@ std::string mlm_flag_for_key(std::string_view key) {
   return found;
 }
 
+namespace {
+
+/// The end of the value that starts at `start` of a fix hint: a bracketed list ("[8,2]") or the
+/// text up to a space, comma, semicolon or closing parenthesis (a trailing full stop ends the
+/// sentence).
+size_t value_end_at(std::string_view text, size_t start) {
+  if (start < text.size() && text[start] == '[') {
+    size_t close = text.find(']', start);
+    return close == std::string_view::npos ? text.size() : close + 1;
+  }
+  size_t end = start;
+  while (end < text.size() && std::string_view(" ,;)").find(text[end]) == std::string_view::npos)
+    ++end;
+  while (end > start && text[end - 1] == '.')
+    --end;
+  return end;
+}
+
+/// `flag` given `value` as Megatron-LM's parser takes it: a switch alone or "without" it, a
+/// list as space-separated items (nargs='+'; "[8,2]" is an argparse error there).
+std::string flag_with_value(const std::string& flag, std::string_view value) {
+  const FlagSpec* spec = find_flag(flag);
+  bool is_true = value == "true" || value == "True";
+  bool is_false = value == "false" || value == "False";
+  if (spec != nullptr && (spec->kind == FlagKind::kTrue || spec->kind == FlagKind::kFalse) &&
+      (is_true || is_false)) {
+    bool present = is_true == (spec->kind == FlagKind::kTrue);
+    return present ? flag : "without " + flag;
+  }
+  if (!value.empty() && value.front() == '[') {
+    std::string items;
+    for (const std::string& item :
+         list_items({std::string(value)}).value_or(std::vector<std::string>{std::string(value)}))
+      items += " " + item;
+    return flag + items;
+  }
+  return flag + " " + std::string(value);
+}
+
+}  // namespace
+
 std::string mlm_spelling(std::string_view text) {
   auto key_char = [](char c) {
     return std::islower(static_cast<unsigned char>(c)) ||
@@ -654,11 +749,13 @@ std::string mlm_spelling(std::string_view text) {
       i = end;
       continue;
     }
-    out += flag;
     i += trimmed;
     if (i < text.size() && text[i] == '=') {
-      out += ' ';
-      ++i;
+      size_t value_end = value_end_at(text, i + 1);
+      out += flag_with_value(flag, text.substr(i + 1, value_end - i - 1));
+      i = value_end;
+    } else {
+      out += flag;
     }
   }
   return out;

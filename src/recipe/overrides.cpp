@@ -47,12 +47,32 @@ constexpr std::array<Flag, 17> kFlags = {{
 
 /// run_recipe.py's selection, data and runtime arguments (067f987d scripts/training/run_recipe.py
 /// :168-259): they pick the recipe, the dataset preset, the mode and determinism rather than one
-/// config key. `takes_value` false: a store_true flag.
+/// config key. `takes_value` false: a store_true flag. `submission`: an option of train.sh's
+/// setup_experiment.py (067f987d scripts/training/setup_experiment.py:65-141), which submits the
+/// job with it and forwards the rest to run_recipe.py; it sets nothing in the training config and
+/// is ignored, and the load notes say so. (--nodes and --gpus-per-node are hcp-plan's own.)
 struct LaunchFlag {
   std::string_view name;
   bool takes_value;
+  bool submission = false;
 };
-constexpr std::array<LaunchFlag, 11> kLaunchFlags = {{
+constexpr std::array<LaunchFlag, 27> kLaunchFlags = {{
+    {"--account", true, true},
+    {"--partition", true, true},
+    {"--time", true, true},
+    {"--gres", true, true},
+    {"--additional-slurm-params", true, true},
+    {"--additional_slurm_params", true, true},
+    {"--no-gpu-resource-request", false, true},
+    {"--container-image", true, true},
+    {"--mount", true, true},
+    {"--srun-arg", true, true},
+    {"-lmc", true, true},
+    {"--peak-mem-clk", true, true},
+    {"--peak_mem_clk", true, true},
+    {"--experiment-name", true, true},
+    {"--submission-dry-run", false, true},
+    {"--wait", false, true},
     {"--model", true},
     {"--recipe", true},
     {"--mode", true},
@@ -145,6 +165,7 @@ struct Launch {
   std::optional<std::string> dataset;  ///< --dataset PRESET
   int dataset_index = 0;               ///< Its position, for messages.
   bool deterministic = false;          ///< --deterministic
+  std::vector<std::string> ignored;    ///< setup_experiment.py's submission options, as given.
 };
 
 struct Collected {
@@ -182,7 +203,9 @@ Result<Collected> collect(const std::vector<std::string>& args) {
           }
           value = args[++i];
         }
-        if (name == "--mode") {
+        if (launch->submission) {
+          out.launch.ignored.push_back(name);
+        } else if (name == "--mode") {
           if (value != "pretrain" && value != "sft" && value != "lora" && value != "dora") {
             return Error{"argument --mode: invalid choice: '" + value +
                              "' (choose from 'pretrain', 'sft', 'lora', 'dora')",
@@ -568,6 +591,22 @@ bool override_flag_takes_value(std::string_view name) {
   return find_flag(name) != nullptr;
 }
 
+bool has_run_recipe_arguments(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    std::string_view name = std::string_view(arg).substr(0, arg.find('='));
+    if (find_flag(name) != nullptr || find_launch_flag(name) != nullptr) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> run_recipe_named_recipe(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--recipe=", 0) == 0) return args[i].substr(9);
+    if (args[i] == "--recipe" && i + 1 < args.size()) return args[i + 1];
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> override_flag_names() {
   std::vector<std::string> names;
   names.reserve(std::size(kLaunchFlags) + 2 * std::size(kFlags));
@@ -671,9 +710,28 @@ Status apply_launch(Recipe& recipe, const Launch& launch) {
 
 }  // namespace
 
+/// The note that names the submission options given (setup_experiment.py's, not the config's).
+Diagnostic ignored_launcher_options_note(const std::vector<std::string>& names) {
+  std::vector<std::string> seen;
+  std::string list;
+  for (const std::string& name : names) {
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return Diagnostic::note(Severity::kInfo,
+                          "launcher options ignored: " + list +
+                              " (train.sh's setup_experiment.py submits the job with them and "
+                              "forwards the rest to run_recipe.py; they set nothing in the config)",
+                          "", Location{"<command line>", 0, 0});
+}
+
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   Result<Collected> collected = collect(args);
   if (!collected) return collected.error();
+  if (!collected->launch.ignored.empty()) {
+    recipe.load_notes.push_back(ignored_launcher_options_note(collected->launch.ignored));
+  }
   if (Status s = apply_launch(recipe, collected->launch); !s) return s;
   const std::vector<Override>* overrides = &collected->overrides;
   Applier applier{recipe};

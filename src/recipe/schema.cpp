@@ -254,6 +254,8 @@ std::string suggest_key(std::string_view dotted) {
 }
 
 // Bridge omegaconf_utils.py:470-474 (_apply_overrides) logs a key its dataclass lacks and skips it.
+// A near miss of a real key (a did-you-mean hit) is a typo the job would run without: an error.
+// A key with no near miss (a field of a newer Bridge, a custom one) stays a warning.
 Diagnostic skipped_key_note(const std::string& key, const std::string& suggestion,
                             const Location& at) {
   std::string message =
@@ -262,10 +264,12 @@ Diagnostic skipped_key_note(const std::string& key, const std::string& suggestio
       "file or a +key override (omegaconf_utils.py _apply_overrides: \"not found in config "
       "object ... Skipping\", Bridge " +
       std::string(schema_detail::schema_bridge_commit().substr(0, 8)) +
-      "), so this line sets nothing";
+      "), so this line sets nothing" +
+      (suggestion.empty() ? "" : " and the job runs without the setting it was meant to change");
   std::string fix = suggestion.empty() ? "remove it, or name a field the section has"
                                        : "spell it " + suggestion + ", or remove it";
-  return Diagnostic::note(Severity::kWarning, message, key, at, fix);
+  return Diagnostic::note(suggestion.empty() ? Severity::kWarning : Severity::kError, message, key,
+                          at, fix);
 }
 
 Status check_key_known(std::string_view dotted, const Location& at) {

@@ -20,7 +20,7 @@ namespace hcp::rules {
 // declare its function here, define it in its rules_<family>.cpp, and call it from build_registry()
 // in registry.cpp.
 
-/// §1 Topology and process groups (CP001–CP007).
+/// §1 Topology and process groups (CP001–CP007) and the pipeline split (CP008, CP009).
 void add_topology_rules(std::vector<Rule>& out);
 /// §2 cp_comm_type and hierarchical CP (CP010–CP023).
 void add_hcp_rules(std::vector<Rule>& out);
@@ -103,6 +103,15 @@ bool uses_te_core_attention(const Recipe& recipe);
 Version te_version_or_latest(const RuleContext& ctx, Reporter& r);
 /// Return the MCore version, or core_v0.19.0 (recording the assumption) when unknown.
 Version mcore_version_or_latest(const RuleContext& ctx, Reporter& r);
+/// The newest MCore release the catalog was checked against (rules.md §0.1: core_v0.19.0).
+inline Version catalog_mcore_version() {
+  return Version{0, 19, 0, {}};
+}
+/// True when the user said --mcore-version newer than catalog_mcore_version(): a value the
+/// catalog does not know may be one that version added.
+inline bool mcore_newer_than_catalog(const Environment& env) {
+  return env.mcore_version && *env.mcore_version > catalog_mcore_version();
+}
 /// Return the value of a launch environment variable when the environment is known.
 std::optional<std::string> env_var(const Environment& env, const std::string& name);
 

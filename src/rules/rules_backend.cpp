@@ -51,8 +51,8 @@ Version te_version_or_latest(const RuleContext& ctx, Reporter& r) {
 
 Version mcore_version_or_latest(const RuleContext& ctx, Reporter& r) {
   if (ctx.env.mcore_version) return *ctx.env.mcore_version;
-  r.assumed(Input::kMcoreVersion, "MCore 0.19.0 (newest release)");
-  return Version{0, 19, 0, {}};
+  r.assumed(Input::kMcoreVersion, "MCore " + catalog_mcore_version().str() + " (newest release)");
+  return catalog_mcore_version();
 }
 
 std::optional<std::string> env_var(const Environment& env, const std::string& name) {

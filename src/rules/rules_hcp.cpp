@@ -41,6 +41,16 @@ void check_comm_values(const RuleContext& ctx, Reporter& r) {
     if (std::find(reported.begin(), reported.end(), type) != reported.end()) continue;
     reported.push_back(type);
     std::string hint = type == "allgather" ? " (TE spells it all_gather)" : "";
+    if (mcore_newer_than_catalog(ctx.env)) {
+      r.report(kCommKey,
+               "cp_comm_type " + type + " is not a value of MCore " +
+                   catalog_mcore_version().str() +
+                   " / TE (p2p, all_gather, a2a, a2a+p2p), the "
+                   "newest the catalog was checked against; MCore " +
+                   ctx.env.mcore_version->str() + " may have added it: not checked" + hint,
+               "newer_mcore");
+      continue;
+    }
     r.report(kCommKey, "Unsupported communication type: " + type + "!" + hint +
                            "; TE accepts p2p, all_gather, a2a and a2a+p2p");
   }
@@ -67,6 +77,14 @@ Rule cp010() {
       .good_example = "model.cp_comm_type=all_gather",
       .example_args = "",
       .check = check_comm_values,
+      .cases =
+          {
+              // --mcore-version newer than the catalog's: the value may be new (issue #29).
+              {.name = "newer_mcore",
+               .severity = Severity::kWarning,
+               .fix = "check that your MCore and TE accept it, or use one of p2p, all_gather, "
+                      "a2a, a2a+p2p"},
+          },
   };
 }
 

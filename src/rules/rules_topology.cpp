@@ -1,4 +1,4 @@
-// Catalog §1: topology and process groups (CP001–CP007).
+// Catalog §1: topology and process groups (CP001–CP007), and the pipeline split (CP008, CP009).
 #include <optional>
 #include <string>
 
@@ -224,31 +224,209 @@ void check_sequence_parallel_needs_tp(const RuleContext& ctx, Reporter& r) {
              "mlm");
     return;
   }
-  r.report("model.sequence_parallel", "Cannot use sequence parallelism without tensor parallelism");
+  r.report("model.sequence_parallel",
+           "sequence_parallel is ignored: Bridge's finalize() turns it off when TP <= 1, before "
+           "MCore's check would raise (Megatron-Bridge models/transformer_config.py:175-176)");
 }
 
 Rule cp006() {
   return {
       .id = "CP006",
-      .severity = Severity::kError,
+      .severity = Severity::kInfo,
       .family = "topology",
-      .title = "sequence parallel requires TP > 1",
+      .title = "sequence parallel needs TP > 1 (turned off when TP = 1)",
       .rationale =
-          "Sequence parallelism splits activations across the TP group; MCore raises when "
-          "TP=1 (Bridge gets the error), while the MLM CLI warns and disables SP.",
+          "Sequence parallelism splits activations across the TP group, so it means nothing at "
+          "TP=1. MCore's ModelParallelConfig raises for it, but neither launcher gets there: "
+          "Bridge's TransformerConfig.finalize() sets sequence_parallel=False when TP <= 1 "
+          "before it runs MCore's __post_init__, and the MLM CLI warns and disables SP. The "
+          "run trains without SP; the setting is dead.",
       .upstream =
+          "Megatron-Bridge src/megatron/bridge/models/transformer_config.py:175-176 (067f987d); "
           "Megatron-LM megatron/core/model_parallel_config.py:502-504, "
           "megatron/training/arguments.py:1432-1440",
       .fix = "set model.sequence_parallel=false, or use TP > 1",
-      .enforced_by = {"mcore", "mlm"},
+      .enforced_by = {"bridge", "mlm"},
       .bad_example = "++model.sequence_parallel=true",
       .good_example = "++model.sequence_parallel=false",
       .example_args = "",
       .check = check_sequence_parallel_needs_tp,
       .cases =
           {
-              {.name = "mlm", .severity = Severity::kInfo},
+              {.name = "mlm",
+               .severity = Severity::kInfo,
+               .fix = "drop model.sequence_parallel (SP is off without it), or use TP > 1"},
           },
+  };
+}
+
+// --- Pipeline split (CP008, CP009): the layout asserts a user meets before the CP ones --------
+
+/// How the model's layers are split over the pipeline stages, as MCore's
+/// get_num_layers_to_build reads the config (transformer_block.py); nullopt when the split is
+/// not one these rules check (PP 1, unknown num_layers, an explicit
+/// pipeline_model_parallel_layout, or a hybrid Mamba pattern with its own split).
+struct PipelineSplit {
+  int64_t layers = 0;  ///< num_layers, plus one each for the embedding and loss when accounted.
+  int64_t pp = 1;
+  std::optional<int64_t> first;  ///< num_layers_in_first_pipeline_stage.
+  std::optional<int64_t> last;   ///< num_layers_in_last_pipeline_stage.
+  /// Layers and stages between the uneven first and last stages (all of them when even).
+  int64_t middle_layers = 0;
+  int64_t middle_stages = 0;
+  bool uneven() const { return first.has_value() || last.has_value(); }
+};
+
+std::optional<PipelineSplit> pipeline_split(const Recipe& recipe) {
+  Layout p = layout_of(recipe);
+  auto layers = recipe.get_int("model.num_layers");
+  if (p.pp <= 1 || !layers || *layers < 1) return std::nullopt;
+  for (const char* key : {"model.pipeline_model_parallel_layout", "model.hybrid_layer_pattern",
+                          "model.hybrid_override_pattern"}) {
+    if (recipe.has(key)) return std::nullopt;
+  }
+  PipelineSplit split;
+  split.pp = p.pp;
+  split.first = recipe.get_int("model.num_layers_in_first_pipeline_stage");
+  split.last = recipe.get_int("model.num_layers_in_last_pipeline_stage");
+  split.layers = *layers;
+  if (!split.uneven()) {
+    split.layers +=
+        (recipe.bool_or("model.account_for_embedding_in_pipeline_split", false) ? 1 : 0) +
+        (recipe.bool_or("model.account_for_loss_in_pipeline_split", false) ? 1 : 0);
+  }
+  split.middle_layers = split.layers - split.first.value_or(0) - split.last.value_or(0);
+  split.middle_stages = split.pp - (split.first ? 1 : 0) - (split.last ? 1 : 0);
+  return split;
+}
+
+const char* kFirstStageKey = "model.num_layers_in_first_pipeline_stage";
+const char* kLastStageKey = "model.num_layers_in_last_pipeline_stage";
+
+/// The finding of an uneven split MCore rejects, or nullopt.
+std::optional<std::pair<std::string, std::string>> uneven_split_problem(const PipelineSplit& s) {
+  const char* key = s.first ? kFirstStageKey : kLastStageKey;
+  if (s.first.value_or(1) <= 0 || s.last.value_or(1) <= 0) {
+    const char* bad = s.first.value_or(1) <= 0 ? kFirstStageKey : kLastStageKey;
+    return std::make_pair(std::string(bad), std::string(bad + 6) + " must be larger than 0");
+  }
+  if ((s.middle_layers != 0) != (s.middle_stages != 0) || s.middle_layers < 0) {
+    return std::make_pair(std::string(key),
+                          "Mismatch: " + str(s.middle_layers) + " middle layers remaining but " +
+                              str(s.middle_stages) + " middle PP stages available (num_layers " +
+                              str(s.layers) + ", pipeline_model_parallel_size " + str(s.pp) + ")");
+  }
+  if (s.middle_stages > 0 && s.middle_layers % s.middle_stages != 0) {
+    return std::make_pair(std::string(key),
+                          "number of layers at middle stage: " + str(s.middle_layers) +
+                              " must be divisible by the middle pipeline model "
+                              "parallel size " +
+                              str(s.middle_stages));
+  }
+  return std::nullopt;
+}
+
+void check_layers_over_stages(const RuleContext& ctx, Reporter& r) {
+  auto split = pipeline_split(ctx.recipe);
+  if (!split) return;
+  if (split->uneven()) {
+    if (auto problem = uneven_split_problem(*split)) r.report(problem->first, problem->second);
+    return;
+  }
+  if (split->layers % split->pp == 0) return;
+  r.report("model.num_layers",
+           "num_layers=" + str(split->layers) +
+               " should be divisible by pipeline_model_parallel_size=" + str(split->pp) +
+               " (MCore gives every pipeline stage the same number of layers; counted with the "
+               "embedding and loss stages when account_for_*_in_pipeline_split is set)");
+}
+
+Rule cp008() {
+  return {
+      .id = "CP008",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "layers split evenly over the pipeline stages",
+      .rationale =
+          "MCore builds num_layers / PP transformer layers on every pipeline stage and asserts "
+          "the division is exact (plus one for the embedding and one for the loss when they "
+          "are accounted in the split). With num_layers_in_first/last_pipeline_stage set, the "
+          "layers left must split evenly over the middle stages, and each given stage must "
+          "hold at least one layer. The MLM CLI asserts the even split in validate_args.",
+      .upstream =
+          "Megatron-LM megatron/core/transformer/transformer_block.py:127-159, "
+          "megatron/core/transformer/transformer_config.py:2295-2355, "
+          "megatron/training/arguments.py:985-998 (d98e8a64)",
+      .fix =
+          "choose a pipeline_model_parallel_size that divides model.num_layers, or split unevenly "
+          "with model.num_layers_in_first_pipeline_stage and "
+          "model.num_layers_in_last_pipeline_stage",
+      .enforced_by = {"mcore", "mlm"},
+      .bad_example = "model.num_layers=30 model.pipeline_model_parallel_size=4",
+      .good_example = "model.num_layers=32 model.pipeline_model_parallel_size=4",
+      .example_args = "",
+      .check = check_layers_over_stages,
+  };
+}
+
+/// The layers of one pipeline rank that must split over the virtual stages: (key, layers) of the
+/// given first and last stages and of every middle rank.
+std::vector<std::pair<std::string, int64_t>> stage_layer_counts(const PipelineSplit& s) {
+  std::vector<std::pair<std::string, int64_t>> counts;
+  if (s.first) counts.emplace_back(kFirstStageKey, *s.first);
+  if (s.last) counts.emplace_back(kLastStageKey, *s.last);
+  if (s.middle_stages > 0 && s.middle_layers % s.middle_stages == 0) {
+    counts.emplace_back(
+        s.uneven() ? "model.num_layers" : "model.virtual_pipeline_model_parallel_size",
+        s.middle_layers / s.middle_stages);
+  }
+  return counts;
+}
+
+void check_layers_over_virtual_stages(const RuleContext& ctx, Reporter& r) {
+  auto split = pipeline_split(ctx.recipe);
+  auto vp = ctx.recipe.get_int("model.virtual_pipeline_model_parallel_size");
+  if (!split || !vp || *vp <= 1) return;
+  if (!split->uneven() && split->layers % split->pp != 0) return;  // CP008's finding.
+  if (split->uneven() && uneven_split_problem(*split)) return;     // CP008's finding.
+  for (const auto& [key, layers] : stage_layer_counts(*split)) {
+    if (layers % *vp == 0) continue;
+    r.report(key, "the " + str(layers) +
+                      " layers of a pipeline stage must be divisible by "
+                      "virtual_pipeline_model_parallel_size " +
+                      str(*vp) + " (each of the " + str(*vp) +
+                      " model chunks of a stage holds the same number of layers; num_layers " +
+                      str(split->layers) + ", pipeline_model_parallel_size " + str(split->pp) +
+                      ")");
+    return;
+  }
+}
+
+Rule cp009() {
+  return {
+      .id = "CP009",
+      .severity = Severity::kError,
+      .family = "topology",
+      .title = "layers of a pipeline stage split evenly over the virtual stages",
+      .rationale =
+          "With the interleaved schedule every pipeline rank holds VP model chunks of equal "
+          "size: MCore asserts that the layers of each stage (num_layers / PP, or the given "
+          "first/last stage sizes and the middle stages' share) divide by VP, so num_layers "
+          "must be a multiple of PP x VP for an even split.",
+      .upstream =
+          "Megatron-LM megatron/core/transformer/transformer_block.py:161-178, "
+          "megatron/core/transformer/transformer_config.py:2302-2370 (d98e8a64)",
+      .fix =
+          "choose a model.virtual_pipeline_model_parallel_size that divides the layers of each "
+          "pipeline stage (num_layers / PP), or unset it",
+      .enforced_by = {"mcore"},
+      .bad_example =
+          "model.pipeline_model_parallel_size=4 ++model.virtual_pipeline_model_parallel_size=3",
+      .good_example =
+          "model.pipeline_model_parallel_size=4 ++model.virtual_pipeline_model_parallel_size=2",
+      .example_args = "",
+      .check = check_layers_over_virtual_stages,
+      .reads = layout_fields({LayoutField::kVp}),
   };
 }
 
@@ -375,7 +553,7 @@ Rule cp007() {
 }  // namespace
 
 void add_topology_rules(std::vector<Rule>& out) {
-  for (Rule (*rule)() : {cp001, cp002, cp003, cp004, cp005, cp006, cp007})
+  for (Rule (*rule)() : {cp001, cp002, cp003, cp004, cp005, cp006, cp007, cp008, cp009})
     out.push_back(rule());
 }
 

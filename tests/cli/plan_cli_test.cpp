@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -255,6 +256,30 @@ TEST(PlanCliLoadNotes, KeysBridgeSkipsAreWarnedOnStandardError) {
       << r.err;
   EXPECT_EQ(run_cli("plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --top 1").err.find("warning"),
             std::string::npos);
+}
+
+// Issue #29: a profile figure that is 0 or missing is never replaced silently: plan and compare
+// say which figure they used and where it came from.
+TEST(PlanCliProfile, AZeroFigureIsReplacedAloud) {
+  std::string text = read_whole_file("recipes/clusters/dgx-h100.yaml");
+  size_t at = text.find("\nbf16_dense_tflops:");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find('\n', at + 1) - at, "\nbf16_dense_tflops: 0");
+  std::string path =
+      (std::filesystem::temp_directory_path() / "hcp_plan_zero_tflops.yaml").string();
+  std::ofstream(path) << text;
+  const std::string expected =
+      "hcp-plan: warning: cluster profile dgx-h100: bf16_dense_tflops is 0 or missing: used 989 "
+      "TFLOP/s from GPU spec table H100: NVIDIA H100 SXM5 datasheet";
+  CliResult plan =
+      run_cli("plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --top 1 --topology " + path);
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.err.find(expected), std::string::npos) << plan.err;
+  CliResult compare = run_cli(
+      "compare llama3_8b_128k --nodes 2 --gpus-per-node 8 --option tp=1,cp=16 --topology " + path);
+  EXPECT_NE(compare.err.find(expected), std::string::npos) << compare.err;
+  CliResult shipped = run_cli("plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --top 1");
+  EXPECT_EQ(shipped.err.find("is 0 or missing"), std::string::npos) << shipped.err;
 }
 
 }  // namespace

@@ -60,14 +60,19 @@ TEST(RunRecipeFlags, ADatasetPresetReplacesTheRecipesDataset) {
   // --dataset tulu3 builds a GPTSFTDatasetConfig (an SFT class): with CP 2 and no run_recipe sync
   // (the direct launcher), Bridge's per-token-loss check applies; with --launcher run_recipe,
   // sync_finetuning_cp_invariants sets it first unless --mode pretrain... which tulu3 refuses.
-  const std::string direct =
+  const std::string pasted =
       "validate --hf-config tests/fixtures/real/hf/qwen3_8b.json --world-size 8 "
       "--te-version 2.18.0 -tp 4 -q --wide --context_parallel_size 2 --seq_length 32768 ";
+  const std::string direct = pasted + "--launcher direct ";
   CliResult sft = run_cli(direct + "--dataset tulu3");
   EXPECT_EQ(sft.exit_code, 1) << sft.out << sft.err;
   EXPECT_NE(sft.out.find("[CP045]"), std::string::npos) << sft.out;
-  CliResult synced = run_cli(direct + "--launcher run_recipe --mode sft --dataset tulu3");
+  CliResult synced = run_cli(pasted + "--launcher run_recipe --mode sft --dataset tulu3");
   EXPECT_EQ(synced.exit_code, 0) << synced.out << synced.err;
+  // Issue #29: without --launcher, run_recipe.py's arguments (--mode, --dataset, -tp) mean the
+  // command is run_recipe.py's, as the card's SFT long-context command is.
+  CliResult implied = run_cli(pasted + "--mode sft --dataset tulu3");
+  EXPECT_EQ(implied.exit_code, 0) << implied.out << implied.err;
   CliResult pretrain = run_cli(direct + "--dataset mock");
   EXPECT_EQ(pretrain.exit_code, 0) << pretrain.out << pretrain.err;
   EXPECT_EQ(pretrain.out.find("[CP045]"), std::string::npos) << pretrain.out;
@@ -105,6 +110,62 @@ TEST(RunRecipeFlags, FlagValuesAreNeverTakenForRecipes) {
     EXPECT_EQ(r.out, "tests/fixtures/real/hf/qwen3_8b.json: 0 errors, 0 warnings, 0 infos\n")
         << args;
   }
+}
+
+/// A card's command as it is pasted: its lines after train.sh, joined.
+std::string card_arguments(const std::string& file) {
+  std::string text = read_whole_file("tests/fixtures/real/cards/" + file);
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  const std::string launcher = "./scripts/training/train.sh";
+  EXPECT_EQ(text.rfind(launcher, 0), 0u) << text;
+  return text.substr(launcher.size());
+}
+
+// Issue #29: train.sh runs setup_experiment.py, which takes its own options (--wait, --account,
+// --time, ...; setup_experiment.py:65-141 @ 067f987d) and forwards the rest to run_recipe.py.
+// Two verified Nemotron-3 card commands (tests/fixtures/real/cards/SOURCES.md) exited 2 on --wait.
+TEST(RunRecipeFlags, VerifiedNemotron3CardCommandsPasteWithTheLaunchersOptions) {
+  for (const char* card : {"nemotron_3_nano_30b_a3b_gb300_pretrain_performance.txt",
+                           "nemotron_3_super_120b_a12b_h100_pretrain.txt"}) {
+    CliResult r =
+        run_cli("validate nemotronh_56b_32k --te-version 2.18.0 --wide" + card_arguments(card));
+    EXPECT_NE(r.exit_code, 2) << card << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("launcher options ignored: --wait"), std::string::npos) << card << "\n"
+                                                                                 << r.out;
+  }
+}
+
+TEST(RunRecipeFlags, SetupExperimentOptionsAreIgnoredAndNamed) {
+  CliResult r = run_cli(
+      "validate llama3_8b_128k --world-size 16 --te-version 2.18.0 --wide --wait --account acct "
+      "--partition batch --time 01:00:00 --container-image nvcr.io/x:y --mount /data "
+      "--srun-arg=--mpi=pmix -lmc 4752 --experiment-name e1 --no-gpu-resource-request");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("launcher options ignored: --wait, --account, --partition, --time, "
+                       "--container-image, --mount, --srun-arg, -lmc, --experiment-name, "
+                       "--no-gpu-resource-request"),
+            std::string::npos)
+      << r.out;
+  // A value-taking option without its value is argparse's error; store_true takes none.
+  EXPECT_EQ(run_cli("validate llama3_8b_128k --account").exit_code, 2);
+  EXPECT_EQ(run_cli("validate llama3_8b_128k --wait=1").exit_code, 2);
+  // Nothing to ignore, nothing said.
+  CliResult plain = run_cli("validate llama3_8b_128k --world-size 16 --te-version 2.18.0");
+  EXPECT_EQ(plain.out.find("launcher options ignored"), std::string::npos) << plain.out;
+}
+
+// Issue #29: run_recipe.py's --recipe NAME names the recipe when no RECIPE is given.
+TEST(RunRecipeFlags, RecipeFlagNamesTheRecipe) {
+  CliResult named =
+      run_cli("validate --recipe llama3_8b_128k --world-size 16 --te-version 2.18.0 --format json");
+  EXPECT_EQ(named.exit_code, 0) << named.out << named.err;
+  EXPECT_NE(named.out.find("llama3_8b_128k"), std::string::npos) << named.out;
+  CliResult unknown = run_cli("validate --recipe nemotron_3_super_pretrain_config");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.find("nothing to check"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("nemotron_3_super_pretrain_config"), std::string::npos) << unknown.err;
 }
 
 }  // namespace

@@ -186,10 +186,11 @@ TEST(ApplyOverrides, UnknownKeyGetsDidYouMean) {
             "'model.context_parallel_size'?)");
   EXPECT_EQ(e.location.file, "<override 1>");
   // +key adds it to Bridge's OmegaConf tree, then _apply_overrides skips it (omegaconf_utils.py
-  // 470-474 @ 067f987d): a warning that it sets nothing, not an error.
+  // 470-474 @ 067f987d): the override sets nothing, and as a near miss of a real key (issue #29)
+  // that is an error finding, not a load error.
   Recipe plus = apply_ok({"+model.contex_parallel_size=4"});
   ASSERT_EQ(plus.load_notes.size(), 1u);
-  EXPECT_EQ(plus.load_notes[0].severity(), Severity::kWarning);
+  EXPECT_EQ(plus.load_notes[0].severity(), Severity::kError);
   EXPECT_EQ(plus.load_notes[0].location.file, "<override 1>");
   EXPECT_NE(plus.load_notes[0].message.find("did you mean 'model.context_parallel_size'"),
             std::string::npos);

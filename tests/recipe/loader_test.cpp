@@ -177,11 +177,14 @@ const Diagnostic* note_for(const Recipe& r, const std::string& key) {
   return nullptr;
 }
 
+// Issue #29: a skipped key that is a near miss of a real key is a typo the job runs without: an
+// error. One with no near miss (a newer Bridge's field, a custom one) stays a warning.
 TEST(Loader, UnknownKeyInModelledSectionIsSkippedWithASuggestion) {
   Recipe r = load_ok("model:\n  context_paralel_size: 2\n");
   const Diagnostic* d = note_for(r, "model.context_paralel_size");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->severity(), Severity::kWarning);
+  EXPECT_EQ(d->severity(), Severity::kError);
+  EXPECT_NE(d->message.find("runs without the setting"), std::string::npos) << d->message;
   EXPECT_EQ(d->location.line, 2);
   EXPECT_NE(d->message.find("(did you mean 'model.context_parallel_size'?)"), std::string::npos)
       << d->message;
@@ -193,6 +196,15 @@ TEST(Loader, UnknownKeyInModelledSectionIsSkippedWithASuggestion) {
   EXPECT_NE(e.message.find("unknown key 'model.context_paralel_size' (GPTModelProvider)"),
             std::string::npos)
       << e.message;
+}
+
+TEST(Loader, UnknownKeyWithoutANearMissStaysAWarning) {
+  Recipe r = load_ok("model:\n  zzz_site_specific_knob: 2\n");
+  const Diagnostic* d = note_for(r, "model.zzz_site_specific_knob");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity(), Severity::kWarning);
+  EXPECT_EQ(d->message.find("did you mean"), std::string::npos) << d->message;
+  EXPECT_EQ(d->fix(), "remove it, or name a field the section has");
 }
 
 TEST(Loader, UnknownSectionIsSkippedWithASuggestion) {

@@ -45,15 +45,60 @@ TEST(MlmArgs, LocatesTokensOnTheCommandLine) {
   EXPECT_EQ(at.column, 56);
 }
 
-TEST(MlmArgs, HierarchicalSizesInEveryForm) {
-  for (const char* form : {"--hierarchical-context-parallel-sizes 2 2",
-                           "--hierarchical-context-parallel-sizes '[2 2]'",
-                           "--hierarchical-context-parallel-sizes \"[2,2]\"",
-                           "--hierarchical-context-parallel-sizes=2,2"}) {
-    Recipe r = load_raw(form);
+// Issue #29: on a command line argparse sees the tokens as written. nargs='+' with type=int
+// takes space-separated integers: "[2,2]", "[2 2]" and "2,2" are argparse errors upstream, and
+// a switch (store_true) takes no value. A functional-test YAML writes lists and booleans out.
+struct RawForm {
+  const char* args;
+  bool accepted;
+};
+
+class MlmRawForms : public ::testing::TestWithParam<RawForm> {};
+
+TEST_P(MlmRawForms, AcceptWhatArgparseAccepts) {
+  const RawForm& form = GetParam();
+  auto config = load_mlm_args(form.args);
+  ASSERT_EQ(config.ok(), form.accepted) << form.args;
+  if (form.accepted) return;
+  EXPECT_NE(config.error().message.find("argparse"), std::string::npos) << config.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, MlmRawForms,
+    ::testing::Values(RawForm{"--hierarchical-context-parallel-sizes 2 2", true},
+                      RawForm{"--hierarchical-context-parallel-sizes [2,2]", false},
+                      RawForm{"--hierarchical-context-parallel-sizes '[2 2]'", false},
+                      RawForm{"--hierarchical-context-parallel-sizes \"[2,2]\"", false},
+                      RawForm{"--hierarchical-context-parallel-sizes=2,2", false},
+                      RawForm{"--hierarchical-context-parallel-sizes [2, 2]", false},
+                      RawForm{"--sequence-parallel", true},
+                      RawForm{"--sequence-parallel false", false},
+                      RawForm{"--sequence-parallel true", false}, RawForm{"--no-rope-fusion", true},
+                      RawForm{"--no-rope-fusion true", false}));
+
+TEST(MlmArgs, BracketListErrorSaysHowToWriteIt) {
+  auto config = load_mlm_args("--hierarchical-context-parallel-sizes [4,2]");
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.error().message.find("write --hierarchical-context-parallel-sizes 4 2"),
+            std::string::npos)
+      << config.error().message;
+  EXPECT_EQ(config.error().location.file, "<command line>");
+}
+
+TEST(MlmArgs, YamlTestConfigsKeepTheirListAndBooleanForms) {
+  for (const char* value : {"\"[2 2]\"", "\"[2,2]\"", "[2, 2]", "\"2 2\""}) {
+    std::string path =
+        write_temp("hcp_forms.yaml", std::string("MODEL_ARGS:\n  --context-parallel-size: 4\n"
+                                                 "  --sequence-parallel: true\n"
+                                                 "  --hierarchical-context-parallel-sizes: ") +
+                                         value + "\n");
+    auto config = load_mlm_test_config(path);
+    ASSERT_TRUE(config.ok()) << value << ": " << config.error().str();
+    const Recipe& r = config->sections.at(0).recipe;
     EXPECT_EQ(r.get_int_list("model.hierarchical_context_parallel_sizes"),
               (std::vector<int64_t>{2, 2}))
-        << form;
+        << value;
+    EXPECT_EQ(r.get_bool("model.sequence_parallel"), true);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "hcp/mlm_args.h"
 #include "hcp/recipe.h"
 #include "hcp/rules.h"
 #include "rule_test_util.h"
@@ -473,6 +474,77 @@ TEST(Examples, SplitSeparatesOptionsFromOverrides) {
   EXPECT_EQ(env.te_version, (Version{1, 11, 0, ""}));
   EXPECT_EQ(env.world_size, 8);
   EXPECT_FALSE(split_example("--te-version", overrides, env).ok());
+}
+
+// Issue #29: every fix hint an MLM input gets is a command line Megatron-LM's parser accepts.
+// Each `key=value` of a rule's fixes (the entry's and its cases') whose key an MLM flag sets is
+// spelled for MLM (hcp::mlm_spelling, as check_rules does) and parsed by the MLM loader, which
+// rejects what argparse rejects ("--flag [8,2]", "--sequence-parallel false").
+std::vector<std::string> fix_texts(const Rule& rule) {
+  std::vector<std::string> texts{std::string(rule.fix)};
+  for (const RuleCase& c : rule.cases) {
+    if (c.fix) texts.emplace_back(*c.fix);
+  }
+  return texts;
+}
+
+/// `key=[A,P]` with its list's metavariables ("A", "a2a") as the integer 2: the hint's form is
+/// what the parser must take, whatever values the user puts in.
+std::string integers_for_metavariables(const std::string& assignment) {
+  size_t open = assignment.find("=[");
+  if (open == std::string::npos) return assignment;
+  std::string items;
+  std::string item;
+  auto flush = [&]() {
+    if (item.empty()) return;
+    bool number = item.find_first_not_of("0123456789") == std::string::npos;
+    items += (items.empty() ? "" : ",") + (number ? item : std::string("2"));
+    item.clear();
+  };
+  for (char c : assignment.substr(open + 2)) {
+    if (c == ',' || c == ']' || c == ' ') {
+      flush();
+    } else {
+      item += c;
+    }
+  }
+  return assignment.substr(0, open + 2) + items + "]";
+}
+
+TEST(Registry, EveryMlmFixHintParsesAsMegatronLmArguments) {
+  std::regex assignment(R"(([a-z_]+\.)+[a-z0-9_]+=(\[[^\]]*\]|[^\s,;)]+))");
+  int parsed = 0;
+  for (const Rule& rule : rule_registry()) {
+    for (std::string text : fix_texts(rule)) {
+      if (size_t slot = text.find("{}"); slot != std::string::npos) text.replace(slot, 2, "2");
+      for (std::sregex_iterator it(text.begin(), text.end(), assignment), end; it != end; ++it) {
+        std::string bridge = it->str();
+        while (bridge.ends_with("."))
+          bridge.pop_back();
+        std::string key = bridge.substr(0, bridge.find('='));
+        if (mlm_flag_for_key(key).empty()) continue;
+        std::string spelled = mlm_spelling(integers_for_metavariables(bridge));
+        // "without --flag" says to leave a switch out: the switch alone must parse.
+        if (spelled.starts_with("without ")) spelled = spelled.substr(8);
+        auto config = load_mlm_args(spelled);
+        EXPECT_TRUE(config.ok()) << rule.id << ": '" << bridge << "' spelled '" << spelled
+                                 << "': " << (config.ok() ? "" : config.error().str());
+        ++parsed;
+      }
+    }
+  }
+  EXPECT_GE(parsed, 8);  // The hints with a key an MLM flag sets (CP006's, CP012's, ...).
+}
+
+TEST(Registry, MlmSpellingWritesListsSpacedAndSwitchesBare) {
+  EXPECT_EQ(mlm_spelling("set model.hierarchical_context_parallel_sizes=[8,2]."),
+            "set --hierarchical-context-parallel-sizes 8 2.");
+  EXPECT_EQ(mlm_spelling("set model.sequence_parallel=true"), "set --sequence-parallel");
+  EXPECT_EQ(mlm_spelling("set model.sequence_parallel=false, or use TP > 1"),
+            "set without --sequence-parallel, or use TP > 1");
+  EXPECT_EQ(mlm_spelling("set model.apply_rope_fusion=false"), "set --no-rope-fusion");
+  EXPECT_EQ(mlm_spelling("set model.context_parallel_size=2 (or 4)"),
+            "set --context-parallel-size 2 (or 4)");
 }
 
 }  // namespace

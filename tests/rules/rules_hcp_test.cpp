@@ -17,6 +17,47 @@ TEST(HcpRules, CP010ReportsEachUnknownTypeOnce) {
   EXPECT_NE(f[0].message.find("all_gather"), std::string::npos);
 }
 
+// Issue #29: open Megatron-LM work adds cp_comm_type swa_p2p. With --mcore-version newer than
+// the catalog's (core_v0.19.0) an unknown value is a warning that says so; with that version, an
+// older one or none, it stays TE's error.
+struct NewerValueCase {
+  std::optional<std::pair<int, int>> mcore;
+  std::optional<Severity> expected;
+};
+
+class Cp010UnderNewerMcore : public ::testing::TestWithParam<NewerValueCase> {};
+
+TEST_P(Cp010UnderNewerMcore, WarnsOnlyPastTheCatalogsVersion) {
+  Recipe r = llama_cp16();
+  r.set("model.cp_comm_type", Value::string("swa_p2p"));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  Environment env = llama_env();
+  env.mcore_version.reset();
+  if (GetParam().mcore) set_mcore(env, GetParam().mcore->first, GetParam().mcore->second);
+  auto f = findings(r, env, "CP010");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity(), GetParam().expected);
+  bool newer = GetParam().expected == Severity::kWarning;
+  EXPECT_EQ(f[0].message.find("may have added it") != std::string::npos, newer) << f[0].message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Versions, Cp010UnderNewerMcore,
+    ::testing::Values(NewerValueCase{std::nullopt, Severity::kError},
+                      NewerValueCase{std::make_pair(0, 18), Severity::kError},
+                      NewerValueCase{std::make_pair(0, 19), Severity::kError},
+                      NewerValueCase{std::make_pair(0, 20), Severity::kWarning},
+                      NewerValueCase{std::make_pair(1, 0), Severity::kWarning}));
+
+TEST(HcpRules, CP010KnownValuesStayQuietUnderANewerMcore) {
+  Recipe r = llama_cp16();
+  r.set("model.cp_comm_type", Value::string("a2a"));
+  r.set("model.hierarchical_context_parallel_sizes", Value::null());
+  Environment env = llama_env();
+  set_mcore(env, 0, 20);
+  EXPECT_FALSE(fires(r, env, "CP010"));
+}
+
 TEST(HcpRules, CP012IsCheckedEvenWithoutCp) {
   Recipe r = llama_cp16();
   r.set("model.context_parallel_size", Value::integer(1));
