@@ -49,11 +49,27 @@ std::string xml_escape(const std::string& text) {
 
 namespace {
 
-/// Display columns of UTF-8 text (one per code point; continuation bytes do not count).
+/// The length of the ANSI escape sequence (ESC [ ... final letter) at s[i]; 0 when none starts
+/// there. Colour codes take no columns.
+size_t escape_length(const std::string& s, size_t i) {
+  if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return 0;
+  size_t j = i + 2;
+  while (j < s.size() && (s[j] < 0x40 || s[j] > 0x7e))
+    ++j;
+  return j < s.size() ? j - i + 1 : 0;
+}
+
+/// Display columns of UTF-8 text (one per code point; continuation bytes and colour codes do not
+/// count).
 size_t columns(const std::string& s) {
   size_t n = 0;
-  for (unsigned char c : s)
-    n += (c & 0xC0) != 0x80 ? 1 : 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (size_t skip = escape_length(s, i); skip > 0) {
+      i += skip - 1;
+      continue;
+    }
+    n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 ? 1 : 0;
+  }
   return n;
 }
 
@@ -87,6 +103,10 @@ void wrap_line(const std::string& line, size_t width, std::string& out) {
     size_t cut = std::string::npos;
     size_t col = 0;
     for (size_t i = 0; i < rest.size() && col <= width; ++i) {
+      if (size_t skip = escape_length(rest, i); skip > 0) {
+        i += skip - 1;
+        continue;
+      }
       if ((static_cast<unsigned char>(rest[i]) & 0xC0) == 0x80) continue;
       if (rest[i] == ' ' && i > lead) cut = i;
       ++col;
