@@ -11,6 +11,8 @@
 #   make lint  checks the format of every tracked C++ file (clang-format) and runs clang-tidy
 #              (.clang-tidy) on the C++ sources changed against the merge base (make tidy-all:
 #              every source)
+# No "Entering/Leaving directory" lines from the make that cmake --build runs.
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=

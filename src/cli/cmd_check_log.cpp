@@ -95,7 +95,9 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
     print_error(pos.error().str());
     return kExitBadInput;
   }
+  auto progress = std::make_unique<ElapsedProgress>("reading the log");
   auto log = parse_logs(pos->logs);
+  progress.reset();  // before anything is printed
   if (!log) {
     print_error(log.error().str());
     return kExitBadInput;
@@ -106,7 +108,9 @@ int run_check_log(const CheckLogOptions& opts, const std::vector<std::string>& a
     print_error(s.error().str());
     return kExitBadInput;
   }
+  progress = std::make_unique<ElapsedProgress>("checking the log");
   auto report = run_log_check(std::move(*log), run);
+  progress.reset();
   if (!report) {
     print_error(report.error().str());
     return kExitBadInput;

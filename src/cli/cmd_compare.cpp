@@ -55,6 +55,8 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
                                              std::max(1, prepared->profile.gpus_per_node));
   context.gpus_per_node = prepared->profile.gpus_per_node;
   context.calibration = opts.inputs.calibration;
+  context.width = opts.output.width;
+  context.color = color_enabled(opts.output);
   std::string text = opts.output.format == "json"
                          ? format_compare_json(*entries, request.hardware, context)
                          : format_compare_text(*entries, request.hardware, context);
