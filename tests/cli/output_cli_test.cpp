@@ -116,7 +116,7 @@ std::vector<std::string> table_rows(const std::string& out) {
       in_table = true;
       continue;
     }
-    if (in_table && (line.empty() || line.rfind("(", 0) == 0 || line.rfind("your", 0) == 0)) break;
+    if (in_table && (line.empty() || line.rfind('(', 0) == 0 || line.rfind("your", 0) == 0)) break;
     if (in_table) rows.push_back(line);
   }
   return rows;
@@ -174,6 +174,18 @@ TEST(Colour, ABadColorValueIsBadInput) {
   auto r = run_cli(std::string(kCp012) + " --color sometimes");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--color"), std::string::npos) << r.err;
+}
+
+TEST(Progress, ATerminalSeesElapsedTimeOnStderrThenTheLineIsErased) {
+  // 2M synthetic lengths take a few seconds: past the one-second delay of the progress line.
+  auto r = run_in_terminal(
+      "dcp --synthetic lognormal:1024:1.5:2000000:8192 --dp 16 --cp 4 "
+      "--max-seqlen-per-dp-cp-rank 2048 --global-batch 256 --seed 1 > /dev/null",
+      100);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\rhcp-plan: reading and scheduling the lengths... "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\r\x1b[K"), std::string::npos) << r.out;
 }
 
 TEST(Progress, NothingOnAPipedStderr) {
