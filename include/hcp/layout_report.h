@@ -25,6 +25,21 @@ std::string format_groups_json(const RankGroups& groups, const NodeShape& shape,
                                const std::string& cluster,
                                const std::vector<GroupsWarning>& warnings);
 
+/// What the groups text shows besides the groups.
+struct GroupsTextOptions {
+  std::string cluster;     ///< The cluster profile's name ("" when none was named).
+  int show = 3;            ///< Groups listed per kind.
+  bool all_kinds = false;  ///< Every group kind upstream builds, not only the main ones.
+  size_t width = 100;      ///< Columns the text fits (0: no limit).
+};
+
+/// The groups text: the layout, the machine, one table row per group kind (size, count, how many
+/// cross nodes and NVLink domains, the first groups), hybrid / dynamic DPxCP sizes, warnings (a
+/// rule's ID in its catalog entry's words).
+std::string format_groups_text(const RankGroups& groups, const NodeShape& shape,
+                               const GroupsTextOptions& options,
+                               const std::vector<GroupsWarning>& warnings);
+
 /// The groups JSON of a layout upstream rejects: {"valid": false, "error": {"id", "severity",
 /// "message", "key", "location": {"file", "line", "column"}, "upstream_exception"}}.
 std::string format_groups_invalid_json(const LayoutError& error, const Location& where);

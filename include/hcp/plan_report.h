@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hcp/planner.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 
@@ -20,6 +21,9 @@ struct PlanReportContext {
   bool show_rejected = false;
   std::string calibration;  ///< Calibration file, empty when none.
   std::string confirm;      ///< Result of --confirm (empty when not asked).
+  /// Columns the text fits (0: no limit): table notes that would pass it go below their row.
+  size_t width = kTextWidth;
+  bool color = false;  ///< ANSI colour: the recommended row, your layout's row.
 };
 
 /// Return the plan as text: header, decision table, recommendation, reasons, rejected layouts.

@@ -79,6 +79,13 @@ struct PlanResult {
   std::optional<size_t> recipe_rank;
   std::optional<RejectedOption> recipe_rejected;
   std::optional<Layout> recipe_layout;  ///< The recipe's own layout on this world.
+  /// When the recipe's own layout is listed but does not fit in memory: the least changes that
+  /// make it fit, in sentences (a stronger recompute of the same layout; the nearest option that
+  /// fits). Empty otherwise.
+  std::vector<std::string> recipe_fit;
+  /// The option that fits with the fewest sizes changed from the recipe's own layout (TP, CP, PP,
+  /// VP, EP, cp_comm_type, HCP; the faster on a tie), when the recipe's own does not fit.
+  std::optional<size_t> recipe_fit_option;
 };
 
 /// Return every candidate layout for `world` GPUs: TP over the divisors of the NVLink domain that

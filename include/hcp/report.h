@@ -19,6 +19,7 @@ struct DiagnosticsReport {
   bool loaded = true;
   /// Why the file was not checked (a YAML file that is no recipe); empty when it was.
   std::string skipped{};
+  bool color = false;  ///< Text: severities in ANSI colour.
 };
 
 /// Version of validate's JSON shape: 2 = one object for one or many recipes, with "recipes".

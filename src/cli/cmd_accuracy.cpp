@@ -78,6 +78,7 @@ int run_accuracy(const AccuracyCliOptions& o) {
   options.from_priors = o.from_priors || (start && start->from_priors);
   options.prior_weight = o.prior_weight.value_or(start ? start->prior_weight : 0.0);
   AccuracyReport report;
+  auto progress = std::make_unique<ElapsedProgress>("fitting and predicting the corpus");
   report.corpus = corpus_path;
   report.corpus_rows = static_cast<int64_t>(corpus->rows.size());
   for (const CorpusRow& row : corpus->rows)
@@ -104,6 +105,7 @@ int run_accuracy(const AccuracyCliOptions& o) {
         bands_from(report.lomo_predictions.empty() ? report.predictions : report.lomo_predictions);
     if (o.set_threshold) report.fitted->lomo_mape_threshold = *o.set_threshold;
   }
+  progress.reset();  // before anything else is printed
   std::optional<double> threshold = o.max_lomo_mape;
   if (!threshold && o.check) {
     const FittedModel* f = report.fitted ? &*report.fitted : used;

@@ -11,6 +11,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/bench_report.h"
 #include "hcp/calibration.h"
 #include "hcp/json_io.h"
 #include "hcp/layout_option.h"
@@ -128,25 +129,6 @@ std::string dry_run_json(const GpuBenchRequest& r, const std::string& option) {
   return json_dump(j, 2) + "\n";
 }
 
-std::string summary_text(const Calibration& c, const std::string& saved) {
-  std::string t = "bench: " + c.option + " on " + std::to_string(c.gpus) + "x " + c.device +
-                  (c.nccl_version.empty() ? "" : ", NCCL " + c.nccl_version) + "\n";
-  for (const auto& a : c.attention) {
-    t += "  attention " + a.dtype + " hd" + std::to_string(a.head_dim) + " " +
-         std::to_string(a.seq_q) + "x" + std::to_string(a.seq_kv) + ": " +
-         std::to_string(a.time_ms) + " ms, " + std::to_string(a.tflops) + " TFLOP/s";
-    if (a.max_abs_error) t += ", max abs error vs cuBLAS " + std::to_string(*a.max_abs_error);
-    t += "\n";
-  }
-  for (const auto& m : c.collectives) {
-    t += "  " + m.op + " " + std::to_string(m.ranks) + " GPUs " + std::to_string(m.bytes) +
-         " B: " + std::to_string(m.time_us) + " us, algbw " + std::to_string(m.algbw_gbps) +
-         " GB/s, busbw " + std::to_string(m.busbw_gbps) + " GB/s\n";
-  }
-  t += "  calibration written to " + saved + "\n";
-  return t;
-}
-
 int run_bench(const BenchArgs& args) {
   std::string option_text;
   auto request = plan_request(args, option_text);
@@ -176,7 +158,7 @@ int run_bench(const BenchArgs& args) {
     return kExitBadInput;
   }
   const std::string text = args.out.format == "json" ? calibration_to_json(*calibration)
-                                                     : summary_text(*calibration, args.save);
+                                                     : format_bench_text(*calibration, args.save);
   return emit(args.out, text) ? kExitOk : kExitBadInput;
 }
 

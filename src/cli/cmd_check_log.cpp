@@ -130,7 +130,9 @@ int run_check_log(CLI::App& sub, CheckLogOptions& opts, const std::vector<std::s
     print_error(s.error().str());
     return kExitBadInput;
   }
+  auto progress = std::make_unique<ElapsedProgress>("reading the log");
   auto log = parse_logs(pos->logs);
+  progress.reset();  // before anything is printed
   if (!log) {
     print_error(log.error().str());
     return kExitBadInput;
@@ -141,7 +143,9 @@ int run_check_log(CLI::App& sub, CheckLogOptions& opts, const std::vector<std::s
     print_error(s.error().str());
     return kExitBadInput;
   }
+  progress = std::make_unique<ElapsedProgress>("checking the log");
   auto report = run_log_check(std::move(*log), run);
+  progress.reset();
   if (!report) {
     print_error(report.error().str());
     return kExitBadInput;

@@ -60,6 +60,8 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
                                              std::max(1, prepared->profile.gpus_per_node));
   context.gpus_per_node = prepared->profile.gpus_per_node;
   context.calibration = opts.inputs.calibration;
+  context.width = opts.output.width;
+  context.color = color_enabled(opts.output);
   if (!opts.html.empty()) {
     OutputOptions html_file;
     html_file.path = opts.html;

@@ -182,12 +182,14 @@ Result<dcp::SimulationInput> build_input(const DcpOptions& o,
 }
 
 int run_dcp(const DcpOptions& o, const std::vector<std::string>& overrides) {
+  auto progress = std::make_unique<ElapsedProgress>("reading and scheduling the lengths");
   auto input = build_input(o, overrides);
+  auto report = input ? dcp::simulate(*input) : Result<dcp::SimulationReport>(input.error());
+  progress.reset();  // before anything is printed
   if (!input) {
     print_error(input.error().str());
     return kExitBadInput;
   }
-  auto report = dcp::simulate(*input);
   if (!report) {
     print_error(report.error().str());
     return kExitBadInput;

@@ -182,47 +182,6 @@ Location location_of(const Subject& s, const std::string& key) {
   return s.recipe->where(key);
 }
 
-std::string join_members(std::span<const int> g) {
-  std::string out = "[";
-  const size_t n = g.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (n > 8 && i == 6) {
-      out += " ... " + std::to_string(g[n - 1]);
-      break;
-    }
-    out += (i ? " " : "") + std::to_string(g[i]);
-  }
-  return out + "]";
-}
-
-struct KindRow {
-  std::string name;
-  const GroupSet* groups;
-  GroupPlacement placement;
-};
-
-/// Rows in reading order: tp, cp, its HCP levels, dp, pp, the combined and expert kinds; with
-/// --all every other kind follows in upstream creation order.
-std::vector<KindRow> rows_of(const RankGroups& g, const NodeShape& shape, bool all_kinds) {
-  static const std::vector<std::string> kMain = {
-      "tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "ep", "expt_tp", "expt_dp", "intra_partial_dp_cp"};
-  std::vector<KindRow> rows;
-  auto add = [&](const std::string& name, const GroupSet& set) {
-    rows.push_back({name, &set, place(set, shape)});
-  };
-  for (const std::string& name : kMain) {
-    if (const GroupSet* set = g.find(name)) add(name, *set);
-    if (name != "cp") continue;
-    for (size_t i = 0; i < g.hcp.size(); ++i)
-      add("hcp_L" + std::to_string(i), g.hcp[i]);
-  }
-  if (!all_kinds) return rows;
-  for (const NamedGroups& k : g.kinds) {
-    if (std::find(kMain.begin(), kMain.end(), k.name) == kMain.end()) add(k.name, k.groups);
-  }
-  return rows;
-}
-
 /// The a2a level (HCP level 0) leaves the NVLink domain: CP020 in the rule's words
 /// (hcp::size_rules) for the standard orders, where it spans TP*HCP[0] consecutive ranks; for
 /// other orders the placement of the built groups says it, without the rule's ID.
@@ -244,74 +203,6 @@ std::optional<std::pair<std::string, std::string>> a2a_warning(const RankGroups&
       << " GPUs: " << a2a.cross_domain_groups << " of " << a2a.num_groups
       << " a2a groups span up to " << a2a.max_domains_spanned << " domains";
   return std::pair<std::string, std::string>{"", msg.str()};
-}
-
-std::string layout_line(const RankGroups& g) {
-  const GroupOptions& c = g.config;
-  std::ostringstream out;
-  out << "world " << c.world_size << " = TP" << c.layout.tp << " x CP" << c.layout.cp << " x PP"
-      << c.layout.pp << " x DP" << g.dp << " (order " << c.layout.order << ")";
-  if (!c.layout.hcp.empty()) {
-    out << ", HCP [";
-    for (size_t i = 0; i < c.layout.hcp.size(); ++i)
-      out << (i ? ", " : "") << c.layout.hcp[i];
-    out << "]";
-  }
-  out << "; experts: ETP" << g.etp << " x EP" << c.layout.ep << " x EDP" << g.expert_dp;
-  return out.str();
-}
-
-std::string format_text(const Subject& s, const RankGroups& g, const GroupsOptions& o,
-                        const std::vector<std::pair<std::string, std::string>>& warnings) {
-  std::ostringstream out;
-  out << "Megatron rank groups: " << layout_line(g) << "\n";
-  const int64_t nodes = (g.config.world_size + s.shape.gpus_per_node - 1) / s.shape.gpus_per_node;
-  out << "Machine: " << nodes << " node(s) x " << s.shape.gpus_per_node << " GPUs, NVLink domain "
-      << s.shape.nvlink_domain << " GPUs"
-      << (s.cluster.empty() ? "" : " (cluster " + s.cluster + ")") << "\n\n";
-  char line[160];
-  std::snprintf(line, sizeof line, "%-20s %6s %7s %11s %10s %14s  %s\n", "group", "size", "count",
-                "cross-node", "max nodes", "leave NVLink", "first groups");
-  out << line;
-  for (const KindRow& row : rows_of(g, s.shape, o.all_kinds)) {
-    std::string name = row.name;
-    if (row.name == "hcp_L0" && g.hcp.size() >= 2) name += " (a2a)";
-    if (row.name == "hcp_L1" && g.hcp.size() == 2) name += " (p2p)";
-    std::string first;
-    const size_t shown = std::min(row.groups->count(), static_cast<size_t>(std::max(o.show, 0)));
-    for (size_t i = 0; i < shown; ++i)
-      first += (i ? " " : "") + join_members(row.groups->group(i));
-    if (row.groups->count() > shown) first += " ...";
-    const GroupPlacement& p = row.placement;
-    std::snprintf(line, sizeof line, "%-20s %6lld %7lld %11lld %10lld %14lld  ", name.c_str(),
-                  static_cast<long long>(p.group_size), static_cast<long long>(p.num_groups),
-                  static_cast<long long>(p.cross_node_groups),
-                  static_cast<long long>(p.max_nodes_spanned),
-                  static_cast<long long>(p.cross_domain_groups));
-    out << line << first << "\n";
-  }
-  for (const auto& [label, sets] :
-       {std::pair{"hybrid", &g.hybrid_dp_cp}, std::pair{"dynamic", &g.dynamic_dp_cp}}) {
-    if (sets->empty()) continue;
-    out << "\n"
-        << label << " DPxCP groups (the full size " << g.dp * g.config.layout.cp
-        << " is the dp_cp group):";
-    for (const auto& [size, groups] : *sets)
-      out << " size " << size << " x" << groups.size() << ";";
-    out << "\n";
-  }
-  if (!warnings.empty()) out << "\n";
-  for (const auto& [id, message] : warnings) {
-    if (id.empty()) {
-      out << "warning: " << message << "\n";
-      continue;
-    }
-    // A rule's finding (CP020) in its catalog entry's words: severity and fix from the registry.
-    Diagnostic d = finding(id, "", message);
-    out << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
-    if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
-  }
-  return out.str();
 }
 
 int report_invalid(const Subject& s, const LayoutError& e, const OutputOptions& output) {
@@ -342,9 +233,11 @@ int run_groups(const CLI::App& sub, const GroupsOptions& o,
   if (auto w = a2a_warning(*groups, s.shape)) warnings.push_back(*w);
   for (const std::string& w : groups->warnings)
     warnings.emplace_back("", w);
-  std::string text = o.output.format == "json"
-                         ? format_groups_json(*groups, s.shape, s.cluster, warnings)
-                         : format_text(s, *groups, o, warnings);
+  std::string text =
+      o.output.format == "json"
+          ? format_groups_json(*groups, s.shape, s.cluster, warnings)
+          : format_groups_text(*groups, s.shape, {s.cluster, o.show, o.all_kinds, o.output.width},
+                               warnings);
   return emit(o.output, text) ? kExitOk : kExitBadInput;
 }
 

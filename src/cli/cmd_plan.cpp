@@ -89,6 +89,8 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
   context.top = opts.top;
   context.show_rejected = opts.inputs.show_rejected;
   context.calibration = opts.inputs.calibration;
+  context.width = opts.output.width;
+  context.color = color_enabled(opts.output);
   if (opts.confirm) {
     auto confirmed = confirm_top(*result, prepared->request, *opts.confirm);
     if (!confirmed) {

@@ -36,20 +36,22 @@ std::string fit(const std::string& text, size_t width) {
   return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
 
-std::string table(const std::string& heading, const std::vector<Entry>& entries, bool wide) {
+/// The entries, each description shortened to fit `width` columns (0: whole).
+std::string table(const std::string& heading, const std::vector<Entry>& entries, size_t width) {
   size_t name_width = 4;
   for (const Entry& e : entries)
     name_width = std::max(name_width, e.name.size());
   std::string out = heading + "\n";
   for (const Entry& e : entries) {
-    std::string description =
-        wide ? e.description : fit(e.description, 100 - std::min<size_t>(name_width + 4, 60));
+    const size_t indent = std::min<size_t>(name_width + 4, 60);
+    const size_t room = width > indent + 10 ? width - indent : 10;
+    std::string description = width == 0 ? e.description : fit(e.description, room);
     out += "  " + e.name + std::string(name_width - e.name.size() + 2, ' ') + description + "\n";
   }
   return out;
 }
 
-int run_recipes(const OutputOptions& output, bool wide) {
+int run_recipes(const OutputOptions& output) {
   std::vector<Entry> recipes, clusters;
   for (const std::string& name : shipped_recipe_names())
     recipes.push_back({name, recipe_description(name)});
@@ -68,19 +70,19 @@ int run_recipes(const OutputOptions& output, bool wide) {
     nlohmann::ordered_json doc{{"recipes", list(recipes)}, {"clusters", list(clusters)}};
     text = doc.dump(2) + "\n";
   } else {
-    text = table("Shipped recipes (use the name as RECIPE):", recipes, wide) + "\n" +
-           table("Cluster profiles (use the name with --cluster):", clusters, wide);
+    text = table("Shipped recipes (use the name as RECIPE):", recipes, output.width) + "\n" +
+           table("Cluster profiles (use the name with --cluster):", clusters, output.width);
   }
   return emit(output, text) ? kExitOk : kExitBadInput;
 }
 
-const CommandRegistration kRecipes{
-    "recipes", "List the shipped recipes and cluster profiles",
-    [](CLI::App& sub) -> std::function<int()> {
-      auto output = std::make_shared<OutputOptions>();
-      add_output_options(sub, *output);  // --wide: whole descriptions.
-      return [output] { return run_recipes(*output, output->width == 0); };
-    }};
+const CommandRegistration kRecipes{"recipes", "List the shipped recipes and cluster profiles",
+                                   [](CLI::App& sub) -> std::function<int()> {
+                                     auto output = std::make_shared<OutputOptions>();
+                                     add_output_options(sub,
+                                                        *output);  // --wide: whole descriptions.
+                                     return [output] { return run_recipes(*output); };
+                                   }};
 
 }  // namespace
 }  // namespace hcp::cli

@@ -242,8 +242,8 @@ std::vector<std::string> take_extra_recipes(std::vector<std::string>& overrides)
 }
 
 /// Format the reports; JSON is one object for one or many recipes.
-std::string format_reports(const std::string& format,
-                           const std::vector<DiagnosticsReport>& reports) {
+std::string format_reports(const std::string& format, const std::vector<DiagnosticsReport>& reports,
+                           bool color) {
   if (format == "sarif") return format_diagnostics_sarif(reports, HCP_VERSION);
   if (format == "junit") return format_diagnostics_junit(reports);
   if (format == "github") return format_diagnostics_github(reports);
@@ -252,7 +252,9 @@ std::string format_reports(const std::string& format,
   std::string text;
   for (const DiagnosticsReport& report : reports) {
     if (!report.loaded) continue;  // Its errors went to stderr.
-    text += format_diagnostics_text(report);
+    DiagnosticsReport shown = report;
+    shown.color = color;
+    text += format_diagnostics_text(shown);
   }
   return text;
 }
@@ -336,7 +338,8 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
     if (outcome.report) reports.push_back(std::move(*outcome.report));
   }
   if (reports.empty()) return worst;
-  if (!emit(opts.output, format_reports(opts.output.format, reports))) return kExitBadInput;
+  if (!emit(opts.output, format_reports(opts.output.format, reports, color_enabled(opts.output))))
+    return kExitBadInput;
   return worst;
 }
 

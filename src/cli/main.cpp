@@ -43,6 +43,7 @@ int run(int argc, char** argv) {
   CLI::App app{
       "hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
       "Megatron-LM, Megatron-Bridge and Transformer Engine"};
+  app.formatter(wrapping_help_formatter());  // before the subcommands, which copy it
   app.require_subcommand(1);
   bool show_version = false;
   app.add_flag("-V,--version", show_version, "Print the version and the optional parts built in");

@@ -1,9 +1,16 @@
 #include "output.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "hcp/edit_distance.h"
 #include "hcp/file_output.h"
@@ -37,9 +44,95 @@ void add_output_options(CLI::App& sub, OutputOptions& out,
       ->capture_default_str();
   sub.add_option("-o,--output", out.path, "Write the report to FILE instead of stdout");
   if (std::find(formats.begin(), formats.end(), "text") == formats.end()) return;
-  out.width = kTextWidth;
+  out.width = terminal_width();
+  out.color = "auto";
   sub.add_flag_callback(
-      "--wide", [&out]() { out.width = 0; }, "Text: do not wrap lines to 100 columns");
+      "--wide", [&out]() { out.width = 0; },
+      "Text: do not fit lines to the terminal width (COLUMNS, else the terminal's, else 100)");
+  sub.add_option("--color", out.color,
+                 "Text: colour severities and the recommended and own rows: auto (on a "
+                 "terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+size_t terminal_width() {
+  constexpr size_t kNarrowest = 40;
+  if (const char* env = std::getenv("COLUMNS"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (*end == '\0' && value > 0) return std::max<size_t>(static_cast<size_t>(value), kNarrowest);
+  }
+  winsize size{};
+  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
+      size.ws_col > 0) {
+    return std::max<size_t>(size.ws_col, kNarrowest);
+  }
+  return kTextWidth;
+}
+
+bool color_enabled(const OutputOptions& out) {
+  if (out.format != "text" || out.color == "never") return false;
+  if (out.color == "always") return true;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  if (term != nullptr && std::string(term) == "dumb") return false;
+  return (out.path.empty() || out.path == "-") && stdout_is_tty();
+}
+
+namespace {
+
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name,
+                        CLI::AppFormatMode mode) const override {
+    return wrap_text(CLI::Formatter::make_help(app, std::move(name), mode), terminal_width());
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<CLI::FormatterBase> wrapping_help_formatter() {
+  return std::make_shared<WrappingFormatter>();
+}
+
+struct ElapsedProgress::State {
+  std::mutex mutex;
+  std::condition_variable done_signal;
+  bool done = false;
+  bool shown = false;
+  std::thread ticker;
+};
+
+ElapsedProgress::ElapsedProgress(std::string label) {
+  if (isatty(STDERR_FILENO) != 1) return;
+  state_ = std::make_unique<State>();
+  State* state = state_.get();
+  state->ticker = std::thread([state, label = std::move(label)]() {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(state->mutex);
+    if (state->done_signal.wait_for(lock, std::chrono::seconds(1), [state] { return state->done; }))
+      return;
+    do {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      std::cerr << "\rhcp-plan: " << label << "... " << format_fixed(elapsed.count(), 1) << " s"
+                << std::flush;
+      state->shown = true;
+    } while (!state->done_signal.wait_for(lock, std::chrono::milliseconds(250),
+                                          [state] { return state->done; }));
+  });
+}
+
+ElapsedProgress::~ElapsedProgress() {
+  if (!state_) return;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->done = true;
+  }
+  state_->done_signal.notify_all();
+  state_->ticker.join();
+  if (state_->shown) std::cerr << "\r\x1b[K" << std::flush;
 }
 
 bool emit(const OutputOptions& out, const std::string& text) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct OutputOptions {
   /// Text output is wrapped to this many columns (0: not at all; --wide sets 0). Only
   /// add_output_options turns it on, so other files written with emit() stay as they are.
   size_t width = 0;
+  std::string color = "never";  ///< --color auto|always|never (add_output_options: auto).
 };
 
 /// A CLI11 check that the value is one of `values`: "expects a, b or c, got 'jsn' (did you mean
@@ -20,9 +22,36 @@ struct OutputOptions {
 CLI::Validator one_of(const std::vector<std::string>& values);
 
 /// Add --format (restricted to `formats`, first is the default), -o/--output and, when "text" is
-/// one of the formats, --wide (text is wrapped to 100 columns unless it is given) to `sub`.
+/// one of the formats, --wide (text is wrapped to terminal_width() unless it is given) and
+/// --color to `sub`.
 void add_output_options(CLI::App& sub, OutputOptions& out,
                         const std::vector<std::string>& formats = {"text", "json"});
+
+/// The width text output fits: COLUMNS when it is a number, else the terminal's (TIOCGWINSZ on
+/// stdout), else kTextWidth (100, also when stdout is no terminal); at least 40.
+size_t terminal_width();
+
+/// True when `out` is to be coloured: --color always; auto on a terminal stdout (no -o FILE)
+/// unless NO_COLOR is set and not empty or TERM is "dumb"; never for formats other than text.
+bool color_enabled(const OutputOptions& out);
+
+/// A CLI11 help formatter whose lines fit terminal_width() (continuations under the
+/// description column).
+std::shared_ptr<CLI::FormatterBase> wrapping_help_formatter();
+
+/// While alive, and only when standard error is a terminal: after a second, a line on stderr
+/// "hcp-plan: LABEL... N s" updated every quarter second; erased when the work ends.
+class ElapsedProgress {
+ public:
+  explicit ElapsedProgress(std::string label);
+  ~ElapsedProgress();
+  ElapsedProgress(const ElapsedProgress&) = delete;
+  ElapsedProgress& operator=(const ElapsedProgress&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// Write `text` to the output file or stdout (wrapped to out.width when the format is text). Return
 /// false (and print a one-line error on stderr) when the file cannot be written.

@@ -145,11 +145,27 @@ std::string neutralize_controls(std::string_view text) {
 
 namespace {
 
-/// Display columns of UTF-8 text (one per code point; continuation bytes do not count).
+/// The length of the ANSI escape sequence (ESC [ ... final letter) at s[i]; 0 when none starts
+/// there. Colour codes take no columns.
+size_t escape_length(const std::string& s, size_t i) {
+  if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return 0;
+  size_t j = i + 2;
+  while (j < s.size() && (s[j] < 0x40 || s[j] > 0x7e))
+    ++j;
+  return j < s.size() ? j - i + 1 : 0;
+}
+
+/// Display columns of UTF-8 text (one per code point; continuation bytes and colour codes do not
+/// count).
 size_t columns(const std::string& s) {
   size_t n = 0;
-  for (unsigned char c : s)
-    n += (c & 0xC0) != 0x80 ? 1 : 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (size_t skip = escape_length(s, i); skip > 0) {
+      i += skip - 1;
+      continue;
+    }
+    n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 ? 1 : 0;
+  }
   return n;
 }
 
@@ -194,6 +210,8 @@ struct Rest {
     }
     return std::string::npos;
   }
+  /// Length of the colour code starting at index i (0 when none starts there).
+  size_t escape_at(size_t i) const { return i < indent ? 0 : escape_length(line, pos + i - indent); }
   void append_prefix(std::string& out, size_t n) const {
     out.append(std::min(n, indent), ' ');
     if (n > indent) out.append(line, pos, n - indent);
@@ -202,8 +220,13 @@ struct Rest {
   void advance(size_t n, size_t new_indent) {
     const size_t end = pos + n - indent;
     size_t dropped = indent;
-    for (size_t i = pos; i < end; ++i)
+    for (size_t i = pos; i < end; ++i) {
+      if (size_t skip = escape_length(line, i); skip > 0) {
+        i += skip - 1;
+        continue;
+      }
       dropped += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 ? 1 : 0;
+    }
     cols = cols - dropped + new_indent;
     pos = end;
     indent = new_indent;
@@ -216,6 +239,10 @@ size_t cut_point(const Rest& rest, size_t width) {
   size_t cut = std::string::npos;
   size_t col = 0;
   for (size_t i = 0; i < rest.size() && col <= width; ++i) {
+    if (size_t skip = rest.escape_at(i); skip > 0) {
+      i += skip - 1;
+      continue;
+    }
     const char c = rest.at(i);
     if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;
     if (c == ' ' && i > lead) cut = i;

@@ -357,6 +357,48 @@ std::string nothing_fits_line(const std::vector<PlanOption>& options) {
          " GiB (try --recompute full, a longer pipeline with --max-pp, or more GPUs)";
 }
 
+/// "B, C and D", or "B to H" for more than three (the plan lists them in that order).
+std::string letter_list(const std::vector<std::string>& letters) {
+  if (letters.size() > 3) return letters.front() + " to " + letters.back();
+  std::string out;
+  for (size_t i = 0; i < letters.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == letters.size() ? " and " : ", ") + letters[i];
+  return out;
+}
+
+/// One sentence: why the recommendation leads although faster options fit (the tie rule); ""
+/// when none is faster.
+std::string why_not_faster(const std::vector<PlanOption>& options, const PlanOption& best,
+                           size_t fastest, const std::vector<bool>& eligible,
+                           const std::vector<std::string>& letters) {
+  std::vector<std::string> faster;
+  for (size_t i = 0; i < options.size(); ++i) {
+    const PlanOption& o = options[i];
+    if (&o == &best || !can_recommend(options, eligible, i)) continue;
+    if (o.estimate.time.step_s < best.estimate.time.step_s) faster.push_back(letter_at(letters, i));
+  }
+  if (faster.empty()) return "";
+  const PlanOption& top = options[fastest];
+  const size_t best_index = static_cast<size_t>(&best - options.data());
+  std::string why = preference(best, top);
+  if (why.empty()) why = "the tie rule's order";
+  const double gap = best.estimate.time.step_s / top.estimate.time.step_s - 1;
+  const std::string band = band_text(best);
+  const bool one = faster.size() == 1;
+  const std::string which = (one ? std::string("1 faster option (")
+                                 : std::to_string(faster.size()) + " faster options (") +
+                            letter_list(faster) +
+                            (one ? ") fits and is up to " : ") fit and are up to ");
+  return "why not a faster option: " + which + percent(gap) +
+         " faster, which is within model error" +
+         (band.empty() ? "" : " (" + band.substr(1) + ")") +
+         "; among options within model error of the fastest the plan prefers the most memory "
+         "headroom, then the simplest CP transport, then the fewest collectives across NVLink "
+         "domains, and " +
+         letter_at(letters, best_index) + " is preferred to " + letter_at(letters, fastest) +
+         ", the fastest, for " + why;
+}
+
 /// The summary lines: the recommendation and why, or why there is none.
 std::vector<std::string> summary_lines(const std::vector<PlanOption>& options,
                                        const PlanOption* best, std::optional<size_t> fastest,
@@ -371,9 +413,12 @@ std::vector<std::string> summary_lines(const std::vector<PlanOption>& options,
                      ", " + (is_fastest ? "the fastest layout that fits: " : "") +
                      format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + band_text(*best) +
                      " tokens/s/GPU, " + duration(best->estimate.time.step_s) + " per step";
-  if (!tie_sentence.empty()) {
+  std::string why = is_fastest || !fastest
+                        ? std::string()
+                        : why_not_faster(options, *best, *fastest, eligible, letters);
+  if (!tie_sentence.empty() && why.empty()) {
     line += "; " + tie_sentence;
-  } else {
+  } else if (tie_sentence.empty()) {
     for (size_t i = 0; i < options.size(); ++i) {
       const PlanOption& o = options[i];
       if (&o == best || !can_recommend(options, eligible, i)) continue;
@@ -383,6 +428,7 @@ std::vector<std::string> summary_lines(const std::vector<PlanOption>& options,
     }
   }
   std::vector<std::string> out{line};
+  if (!why.empty()) out.push_back(why);
   for (size_t r = tie_sentence.empty() ? 0 : 1; r < best->reasons.size(); ++r) {
     out.push_back(best->reasons[r]);
   }

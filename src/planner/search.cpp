@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "hcp/planner.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 
@@ -487,6 +488,88 @@ void rank_options(PlanResult& result) {
   }
 }
 
+/// Sizes that differ between `from` and `to`, as "TP 1 -> 2" phrases.
+std::vector<std::string> layout_changes(const Layout& from, const Layout& to) {
+  std::vector<std::string> changes;
+  auto size = [&changes](const char* name, int64_t a, int64_t b) {
+    if (a != b)
+      changes.push_back(std::string(name) + " " + std::to_string(a) + " -> " + std::to_string(b));
+  };
+  size("TP", from.tp, to.tp);
+  size("CP", from.cp, to.cp);
+  size("PP", from.pp, to.pp);
+  size("VP", from.virtual_stages(), to.virtual_stages());
+  size("EP", std::max<int64_t>(from.ep, 1), std::max<int64_t>(to.ep, 1));
+  if (from.cp > 1 && to.cp > 1 && from.comm != to.comm) {
+    changes.push_back(std::string("cp_comm_type ") + cp_comm_type_name(from.comm) + " -> " +
+                      cp_comm_type_name(to.comm));
+  }
+  if (from.hcp_sizes() != to.hcp_sizes() && !from.hcp_sizes().empty() && !to.hcp_sizes().empty()) {
+    auto hcp = [](const std::vector<int64_t>& v) {
+      return "[" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "]";
+    };
+    changes.push_back("HCP " + hcp(from.hcp_sizes()) + " -> " + hcp(to.hcp_sizes()));
+  }
+  return changes;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+std::string fit_figures(const Estimate& e) {
+  return format_fixed(e.memory_gib(), 1) + " of " + format_fixed(e.memory_limit_gib, 0) +
+         " GiB per GPU, " + format_fixed(e.tokens_per_s_per_gpu, 0) + " tokens/s/GPU";
+}
+
+/// The lightest recompute stronger than the recipe's under which its own layout fits.
+std::optional<std::string> recompute_that_fits(const PlanResult& result, const PlanRequest& request,
+                                               const Layout& own) {
+  for (Recompute r : {Recompute::kSelective, Recompute::kFull}) {
+    if (r <= request.setup.recompute) continue;
+    TrainingSetup setup = request.setup;
+    setup.recompute = r;
+    auto e = estimate(result.model, own, request.hardware, setup);
+    if (e && e->fits_memory) {
+      return std::string("the same layout with --recompute ") + recompute_name(r) + ": " +
+             fit_figures(*e);
+    }
+  }
+  return std::nullopt;
+}
+
+/// When the recipe's own layout does not fit: the least changes that make it fit (recompute;
+/// the listed option that changes the fewest sizes).
+void suggest_recipe_fit(PlanResult& result, const PlanRequest& request) {
+  if (!result.recipe_rank) return;
+  const PlanOption& own = result.options[*result.recipe_rank];
+  if (own.estimate.fits_memory) return;
+  if (auto line = recompute_that_fits(result, request, own.layout)) {
+    result.recipe_fit.push_back(*line);
+  }
+  std::optional<size_t> nearest;
+  size_t fewest = 0;
+  for (size_t i = 0; i < result.options.size(); ++i) {
+    const PlanOption& o = result.options[i];
+    if (!o.estimate.fits_memory) continue;
+    size_t n = layout_changes(own.layout, o.layout).size();
+    if (!nearest || n < fewest ||
+        (n == fewest && o.estimate.time.step_s < result.options[*nearest].estimate.time.step_s)) {
+      nearest = i;
+      fewest = n;
+    }
+  }
+  if (!nearest) return;
+  const PlanOption& fit = result.options[*nearest];
+  result.recipe_fit_option = nearest;
+  result.recipe_fit.push_back(option_letter(*nearest) + " " + fit.layout.label() + " (" +
+                              joined(layout_changes(own.layout, fit.layout)) +
+                              "): " + fit_figures(fit.estimate));
+}
+
 Result<PlanResult> search_layouts(const PlanRequest& request) {
   if (!request.env.world_size || *request.env.world_size < 1) {
     return plan_error("the world size is unknown: give --nodes and --gpus-per-node", "nodes");
@@ -508,6 +591,7 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
   // own. Slower variants of a layout that passed are counted as pruned.
   Search(request, *model, result, std::move(layouts)).run();
   rank_options(result);
+  suggest_recipe_fit(result, request);
   return result;
 }
 

@@ -1,12 +1,17 @@
 // JSON forms of `groups` and `simulate`, and simulate's text (see layout_report.h).
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "hcp/cp_volume.h"
 #include "hcp/json_io.h"
 #include "hcp/layout_report.h"
+#include "hcp/rules.h"
+#include "hcp/text_table.h"
 
 namespace hcp {
 namespace {
@@ -124,6 +129,123 @@ std::string format_groups_json(const RankGroups& g, const NodeShape& shape,
     w.push_back({{"id", id}, {"message", message}});
   doc["warnings"] = std::move(w);
   return dump_by_kind(doc);
+}
+
+namespace {
+
+std::string join_members(std::span<const int> g) {
+  std::string out = "[";
+  const size_t n = g.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 8 && i == 6) {
+      out += " ... " + std::to_string(g[n - 1]);
+      break;
+    }
+    out += (i ? " " : "") + std::to_string(g[i]);
+  }
+  return out + "]";
+}
+
+struct KindRow {
+  std::string name;
+  const GroupSet* groups;
+  GroupPlacement placement;
+};
+
+/// Rows in reading order: tp, cp, its HCP levels, dp, pp, the combined and expert kinds; with
+/// --all every other kind follows in upstream creation order.
+std::vector<KindRow> rows_of(const RankGroups& g, const NodeShape& shape, bool all_kinds) {
+  static const std::vector<std::string> kMain = {
+      "tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "ep", "expt_tp", "expt_dp", "intra_partial_dp_cp"};
+  std::vector<KindRow> rows;
+  auto add = [&](const std::string& name, const GroupSet& set) {
+    rows.push_back({name, &set, place(set, shape)});
+  };
+  for (const std::string& name : kMain) {
+    if (const GroupSet* set = g.find(name)) add(name, *set);
+    if (name != "cp") continue;
+    for (size_t i = 0; i < g.hcp.size(); ++i)
+      add("hcp_L" + std::to_string(i), g.hcp[i]);
+  }
+  if (!all_kinds) return rows;
+  for (const NamedGroups& k : g.kinds) {
+    if (std::find(kMain.begin(), kMain.end(), k.name) == kMain.end()) add(k.name, k.groups);
+  }
+  return rows;
+}
+
+std::string layout_line(const RankGroups& g) {
+  const GroupOptions& c = g.config;
+  std::ostringstream out;
+  out << "world " << c.world_size << " = TP" << c.layout.tp << " x CP" << c.layout.cp << " x PP"
+      << c.layout.pp << " x DP" << g.dp << " (order " << c.layout.order << ")";
+  if (!c.layout.hcp.empty()) {
+    out << ", HCP [";
+    for (size_t i = 0; i < c.layout.hcp.size(); ++i)
+      out << (i ? ", " : "") << c.layout.hcp[i];
+    out << "]";
+  }
+  out << "; experts: ETP" << g.etp << " x EP" << c.layout.ep << " x EDP" << g.expert_dp;
+  return out.str();
+}
+
+}  // namespace
+
+std::string format_groups_text(const RankGroups& g, const NodeShape& shape,
+                               const GroupsTextOptions& o,
+                               const std::vector<GroupsWarning>& warnings) {
+  std::ostringstream out;
+  out << "Megatron rank groups: " << layout_line(g) << "\n";
+  const int64_t nodes = (g.config.world_size + shape.gpus_per_node - 1) / shape.gpus_per_node;
+  out << "Machine: " << nodes << " node(s) x " << shape.gpus_per_node << " GPUs, NVLink domain "
+      << shape.nvlink_domain << " GPUs" << (o.cluster.empty() ? "" : " (cluster " + o.cluster + ")")
+      << "\n\n";
+  // The numbers keep fixed, right-aligned columns; the first groups are the notes, which go
+  // below their row when they would pass the width.
+  char line[160];
+  std::snprintf(line, sizeof line, "%-20s %6s %7s %11s %10s %14s", "group", "size", "count",
+                "cross-node", "max nodes", "leave NVLink");
+  TextTable table({line}, "first groups");
+  for (const KindRow& row : rows_of(g, shape, o.all_kinds)) {
+    std::string name = row.name;
+    if (row.name == "hcp_L0" && g.hcp.size() >= 2) name += " (a2a)";
+    if (row.name == "hcp_L1" && g.hcp.size() == 2) name += " (p2p)";
+    std::string first;
+    const size_t shown = std::min(row.groups->count(), static_cast<size_t>(std::max(o.show, 0)));
+    for (size_t i = 0; i < shown; ++i)
+      first += (i ? " " : "") + join_members(row.groups->group(i));
+    if (row.groups->count() > shown) first += " ...";
+    const GroupPlacement& p = row.placement;
+    std::snprintf(line, sizeof line, "%-20s %6lld %7lld %11lld %10lld %14lld", name.c_str(),
+                  static_cast<long long>(p.group_size), static_cast<long long>(p.num_groups),
+                  static_cast<long long>(p.cross_node_groups),
+                  static_cast<long long>(p.max_nodes_spanned),
+                  static_cast<long long>(p.cross_domain_groups));
+    table.row({line}, first);
+  }
+  out << table.str(o.width);
+  for (const auto& [label, sets] :
+       {std::pair{"hybrid", &g.hybrid_dp_cp}, std::pair{"dynamic", &g.dynamic_dp_cp}}) {
+    if (sets->empty()) continue;
+    out << "\n"
+        << label << " DPxCP groups (the full size " << g.dp * g.config.layout.cp
+        << " is the dp_cp group):";
+    for (const auto& [size, groups] : *sets)
+      out << " size " << size << " x" << groups.size() << ";";
+    out << "\n";
+  }
+  if (!warnings.empty()) out << "\n";
+  for (const auto& [id, message] : warnings) {
+    if (id.empty()) {
+      out << "warning: " << message << "\n";
+      continue;
+    }
+    // A rule's finding (CP020) in its catalog entry's words: severity and fix from the registry.
+    Diagnostic d = finding(id, "", message);
+    out << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
+    if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
+  }
+  return out.str();
 }
 
 std::string format_groups_invalid_json(const LayoutError& e, const Location& where) {

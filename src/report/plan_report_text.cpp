@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hcp/plan_report.h"
+#include "hcp/text_table.h"
 #include "hcp/text_util.h"
 
 namespace hcp {
@@ -22,51 +23,19 @@ std::string seconds(double s) {
   return format_fixed(s, 2) + " s";
 }
 
-/// A plain text table: columns padded to their widest cell, two spaces apart.
-class Table {
- public:
-  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
-  std::string str() const {
-    std::vector<size_t> width;
-    for (const auto& r : rows_) {
-      if (width.size() < r.size()) width.resize(r.size(), 0);
-      for (size_t i = 0; i < r.size(); ++i)
-        width[i] = std::max(width[i], r[i].size());
-    }
-    std::string out;
-    for (const auto& r : rows_) {
-      std::string line;
-      for (size_t i = 0; i < r.size(); ++i) {
-        line += r[i];
-        if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
-      }
-      while (!line.empty() && line.back() == ' ')
-        line.pop_back();
-      out += line + "\n";
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
-
+/// "a2a+p2p [8,2]", "p2p (SWA: a2a)", "-" without CP.
 std::string comm_cell(const Layout& l) {
   if (l.cp == 1) return "-";
   std::string s = cp_comm_type_name(l.comm);
+  auto sizes = l.hcp_sizes();
+  if (!sizes.empty()) s += " [" + std::to_string(sizes[0]) + "," + std::to_string(sizes[1]) + "]";
   if (l.windowed_comm) s += std::string(" (SWA: ") + cp_comm_type_name(*l.windowed_comm) + ")";
   return s;
 }
 
-std::string hcp_cell(const Layout& l) {
-  auto sizes = l.hcp_sizes();
-  if (sizes.empty()) return "-";
-  return "[" + std::to_string(sizes[0]) + "," + std::to_string(sizes[1]) + "]";
-}
-
 std::string memory_cell(const Estimate& e) {
   double headroom = e.memory_limit_gib - e.memory_gib();
-  return format_fixed(e.memory_gib(), 1) + " GiB (" + (headroom >= 0 ? "+" : "") +
+  return format_fixed(e.memory_gib(), 1) + " (" + (headroom >= 0 ? "+" : "") +
          format_fixed(headroom, 1) + ")";
 }
 
@@ -98,7 +67,17 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
   if (plan.pruned_count > 0) {
     out << ", " << plan.pruned_count << " slower EP/VPP variants of listed layouts not checked";
   }
-  out << "\n\n";
+  out << "\n";
+  if (!plan.options.empty()) {
+    const bool recommended = std::any_of(plan.options.begin(), plan.options.end(),
+                                         [](const PlanOption& o) { return o.recommended; });
+    out << (recommended ? "rows: the recommended option (*) first, then the rest by predicted "
+                          "step time"
+                        : "rows: by predicted step time")
+        << ", those that fit in memory before those that do not"
+        << (plan.recipe_rank ? "; \"your layout\" is the recipe's own" : "") << "\n";
+  }
+  out << "\n";
   return out.str();
 }
 
@@ -110,58 +89,92 @@ std::string tokens_cell(const PlanOption& o) {
   return cell;
 }
 
-std::string decision_table(const std::vector<PlanOption>& options, size_t shown,
-                           std::optional<size_t> recipe_rank) {
+/// The rows listed: the first `shown`, then the recipe's own layout and the option nearest it
+/// that fits, also when they rank below --top.
+std::vector<size_t> listed_rows(const PlanResult& plan, size_t shown) {
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < shown; ++i)
+    rows.push_back(i);
+  for (std::optional<size_t> extra : {plan.recipe_fit_option, plan.recipe_rank}) {
+    if (extra && *extra >= shown && std::find(rows.begin(), rows.end(), *extra) == rows.end())
+      rows.push_back(*extra);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+TextStyle row_style(const PlanOption& o) {
+  if (o.recommended) return TextStyle::kGood;
+  if (o.recipe_layout) return TextStyle::kBold;
+  return TextStyle::kPlain;
+}
+
+std::string decision_table(const PlanResult& plan, size_t shown, const PlanReportContext& c) {
+  const std::vector<PlanOption>& options = plan.options;
   bool show_vp = false;
   bool show_ep = false;
   for (const PlanOption& o : options) {
     show_vp = show_vp || o.layout.virtual_stages() > 1;
     show_ep = show_ep || o.layout.ep > 1;
   }
-  std::vector<size_t> rows;
-  for (size_t i = 0; i < shown; ++i)
-    rows.push_back(i);
-  // The recipe's own layout is always listed, also when it ranks below --top.
-  if (recipe_rank && *recipe_rank >= shown) rows.push_back(*recipe_rank);
-  Table t;
   std::vector<std::string> head{"Option", "TP", "CP", "PP"};
   if (show_vp) head.push_back("VP");
   if (show_ep) head.push_back("EP");
-  for (const char* h : {"cp_comm_type", "HCP", "DP", "step time", "tokens/s/GPU",
-                        "memory/GPU (headroom)", "notes"}) {
+  for (const char* h : {"cp_comm_type", "DP", "step", "tokens/s/GPU", "GiB/GPU (free)"})
     head.push_back(h);
-  }
-  t.row(head);
-  for (size_t i : rows) {
+  TextTable t(head, "notes");
+  size_t previous = 0;
+  for (size_t i : listed_rows(plan, shown)) {
     const PlanOption& o = options[i];
     const Layout& l = o.layout;
-    if (i >= shown) t.row({"..."});
+    if (i >= shown && i != previous + 1) t.row({"..."});
+    previous = i;
     std::vector<std::string> cells{option_letter(i) + (o.recommended ? " *" : ""),
                                    std::to_string(l.tp), std::to_string(l.cp),
                                    std::to_string(l.pp)};
     if (show_vp) cells.push_back(std::to_string(l.virtual_stages()));
     if (show_ep) cells.push_back(std::to_string(std::max<int64_t>(l.ep, 1)));
-    std::vector<std::string> notes = o.notes;
-    if (o.recipe_layout) notes.insert(notes.begin(), "recipe's layout");
-    for (std::string cell :
-         {comm_cell(l), hcp_cell(l), std::to_string(l.dp), seconds(o.estimate.time.step_s),
-          tokens_cell(o), memory_cell(o.estimate), join(notes, "; ")}) {
+    for (std::string cell : {comm_cell(l), std::to_string(l.dp), seconds(o.estimate.time.step_s),
+                             tokens_cell(o), memory_cell(o.estimate)}) {
       cells.push_back(std::move(cell));
     }
-    t.row(std::move(cells));
+    std::vector<std::string> notes = o.notes;
+    if (o.recipe_layout) notes.insert(notes.begin(), "your layout");
+    t.row(std::move(cells), join(notes, "; "), row_style(o));
   }
-  return t.str();
+  return t.str(c.width, c.color);
 }
 
-std::string rejected_section(const PlanResult& plan) {
+std::string rejected_section(const PlanResult& plan, const PlanReportContext& c) {
   std::ostringstream out;
   out << "\nrejected layouts (" << plan.rejected.size() << "):\n";
-  Table t;
+  TextTable t(std::vector<std::string>{});
   for (const RejectedOption& r : plan.rejected) {
-    t.row({"  " + r.layout.label(), "[" + r.rule_id + "]", r.message});
+    t.row({"  " + r.layout.label(), "[" + r.rule_id + "]"}, r.message);
   }
-  out << t.str();
+  out << t.str(c.width);
   return out.str();
+}
+
+/// Where the recipe's own layout ranks and, when it does not fit, the least changes that do.
+std::string your_layout_lines(const PlanResult& plan) {
+  if (plan.recipe_rejected) {
+    return "your layout: " + plan.recipe_rejected->layout.label() + " is rejected [" +
+           plan.recipe_rejected->rule_id + "]: " + plan.recipe_rejected->message + "\n";
+  }
+  if (!plan.recipe_rank) return "";
+  const PlanOption& own = plan.options[*plan.recipe_rank];
+  std::string out = "your layout: " + option_letter(*plan.recipe_rank) + " " + own.layout.label() +
+                    ", rank " + std::to_string(*plan.recipe_rank + 1) + " of " +
+                    std::to_string(plan.options.size());
+  if (own.estimate.fits_memory) return out + "\n";
+  out += "; it does not fit (needs " + format_fixed(own.estimate.memory_gib(), 1) + " of " +
+         format_fixed(own.estimate.memory_limit_gib, 0) + " GiB per GPU)";
+  if (plan.recipe_fit.empty()) return out + " and no listed change makes it fit\n";
+  out += ". The least changes that make it fit:\n";
+  for (const std::string& line : plan.recipe_fit)
+    out += "  - " + line + "\n";
+  return out;
 }
 
 }  // namespace
@@ -169,19 +182,12 @@ std::string rejected_section(const PlanResult& plan) {
 std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c) {
   std::string out = header(plan, c);
   size_t shown = c.top == 0 ? plan.options.size() : std::min(c.top, plan.options.size());
-  if (shown > 0) out += decision_table(plan.options, shown, plan.recipe_rank);
-  if (shown < plan.options.size()) {
-    out += "(" + std::to_string(plan.options.size() - shown) + " more; --top 0 lists all)\n";
+  if (shown > 0) out += decision_table(plan, shown, c);
+  const size_t listed = shown > 0 ? listed_rows(plan, shown).size() : 0;
+  if (listed < plan.options.size()) {
+    out += "(" + std::to_string(plan.options.size() - listed) + " more; --top 0 lists all)\n";
   }
-  if (plan.recipe_rank) {
-    out += "recipe's own layout: " + option_letter(*plan.recipe_rank) + " " +
-           plan.options[*plan.recipe_rank].layout.label() + ", rank " +
-           std::to_string(*plan.recipe_rank + 1) + " of " + std::to_string(plan.options.size()) +
-           "\n";
-  } else if (plan.recipe_rejected) {
-    out += "recipe's own layout: " + plan.recipe_rejected->layout.label() + " is rejected [" +
-           plan.recipe_rejected->rule_id + "]: " + plan.recipe_rejected->message + "\n";
-  }
+  out += your_layout_lines(plan);
   out += "\n";
   for (size_t i = 0; i < plan.summary.size(); ++i) {
     out += (i == 0 ? "" : "  - ") + plan.summary[i] + "\n";
@@ -207,13 +213,13 @@ std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c)
     }
   }
   if (!c.confirm.empty()) out += "\nconfirm: " + c.confirm + "\n";
-  if (c.show_rejected) out += rejected_section(plan);
+  if (c.show_rejected) out += rejected_section(plan, c);
   return out;
 }
 
 namespace {
 
-void term_rows(Table& t, const std::vector<const PlanOption*>& options) {
+void term_rows(TextTable& t, const std::vector<const PlanOption*>& options) {
   using Getter = double (*)(const Estimate&);
   struct Row {
     const char* name;
@@ -285,7 +291,6 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
   std::ostringstream out;
   out << "hcp-plan compare: " << c.recipe << " on " << c.nodes << " x " << c.gpus_per_node << " "
       << hw.gpu_name << " (" << c.cluster << ")\n\n";
-  Table t;
   std::vector<std::string> head{""};
   std::vector<std::string> layout{"layout"};
   std::vector<std::string> valid{"validation"};
@@ -301,13 +306,24 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
     fits.push_back(!e.priced ? "-" : e.option.estimate.fits_memory ? "yes" : "no");
     priced.push_back(e.priced ? &e.option : nullptr);
   }
-  t.row(head);
-  t.row(layout);
-  t.row(valid);
-  t.row(tokens);
-  t.row(fits);
-  term_rows(t, priced);
-  out << t.str();
+  // The layouts' labels make the widest row: too wide for the width, they go above the table.
+  auto table = [&](bool with_layout) {
+    TextTable t(head);
+    if (with_layout) t.row(layout);
+    t.row(valid);
+    t.row(tokens);
+    t.row(fits);
+    term_rows(t, priced);
+    return t;
+  };
+  TextTable t = table(true);
+  if (c.width > 0 && t.cells_width() > c.width) {
+    t = table(false);
+    for (size_t i = 0; i < entries.size(); ++i)
+      out << option_letter(i) << ": " << entries[i].option.layout.label() << "\n";
+    out << "\n";
+  }
+  out << t.str(c.width, c.color);
   for (size_t i = 0; i < entries.size(); ++i) {
     const CompareEntry& e = entries[i];
     out << "\n"

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "hcp/report.h"
+#include "hcp/text_table.h"
 
 namespace hcp {
 namespace {
@@ -21,11 +22,17 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 /// Write one diagnostic: the located line, then indented fix and note lines. A finding about the
 /// command line or about nothing in particular names `recipe` instead, so the lines of several
 /// recipes can be told apart.
+TextStyle severity_style(Severity s) {
+  if (s == Severity::kError) return TextStyle::kError;
+  return s == Severity::kWarning ? TextStyle::kWarning : TextStyle::kInfo;
+}
+
 void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent,
-                      const std::string& recipe = "") {
+                      const std::string& recipe = "", bool color = false) {
   const bool unplaced = !d.location.known() || d.location.file == "<command line>";
   const std::string where = unplaced && !recipe.empty() ? recipe : d.location.str();
-  out << indent << where << ": " << severity_name(d.severity()) << ": ";
+  out << indent << where << ": "
+      << styled(severity_name(d.severity()), severity_style(d.severity()), color) << ": ";
   if (!d.id().empty()) out << "[" << d.id() << "] ";
   out << d.message << "\n";
   if (!d.fix().empty()) out << indent << "    fix: " << d.fix() << "\n";
@@ -65,7 +72,7 @@ void write_example(std::ostream& out, const char* heading, const ExampleReport& 
 std::string format_diagnostics_text(const DiagnosticsReport& report) {
   std::ostringstream out;
   for (const Diagnostic& d : fold_repeats(report.diagnostics))
-    write_diagnostic(out, d, "", report.recipe);
+    write_diagnostic(out, d, "", report.recipe, report.color);
   out << report.recipe << ": " << summary_line(report.diagnostics) << "\n";
   return out.str();
 }

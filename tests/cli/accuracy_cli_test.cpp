@@ -105,7 +105,7 @@ TEST(PlanCliBands, JsonCarriesBandsAndTheRecipesOwnLayout) {
   EXPECT_EQ(j["recipe_layout"]["cp"], 16);
   EXPECT_GE(j["recipe_layout"]["rank"].get<int>(), 1);
   auto text = run_cli("plan llama3_8b_128k --nodes 4 --top 2");
-  EXPECT_NE(text.out.find("recipe's own layout:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("your layout: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(" +-"), std::string::npos) << text.out;
 }
 

@@ -78,7 +78,8 @@ inline std::vector<std::string> registered_subcommands() {
     }
     if (!in_list) continue;
     std::smatch m;
-    if (std::regex_search(line, m, std::regex(R"(^\s+([a-z][a-z0-9-]*))"))) {
+    // A name is indented two spaces; a description wrapped to the width continues further in.
+    if (std::regex_search(line, m, std::regex(R"(^  ([a-z][a-z0-9-]*)( |$))"))) {
       names.push_back(m[1]);
     } else if (!line.empty() && line[0] != ' ') {
       in_list = false;

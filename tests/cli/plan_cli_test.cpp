@@ -284,3 +284,38 @@ TEST(PlanCliProfile, AZeroFigureIsReplacedAloud) {
 
 }  // namespace
 }  // namespace hcp::testing
+
+namespace hcp {
+namespace {
+
+// A first plan that reads (issue 30): the order of the rows explained, why the recommendation
+// beat faster options, the recipe's own layout as "your layout" with the least changes that
+// make it fit.
+TEST(PlanText, ExplainsTheRowsTheChoiceAndYourLayout) {
+  auto r = hcp::testing::run_cli(
+      "plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster dgx-h100 --wide");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* expected : {
+           "rows: the recommended option (*) first, then the rest by predicted step time",
+           "\nA *     4   8   1   a2a+p2p [2,4]",
+           "  your layout; a2a on NVLink",
+           "your layout: AV TP1 CP16 a2a+p2p [8,2] DP2, rank 48 of 54; it does not fit",
+           "The least changes that make it fit:\n  - the same layout with --recompute full: ",
+           "  - why not a faster option: ",
+           "A is preferred to B, the fastest, for 31.3 GiB more memory headroom",
+       }) {
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  }
+}
+
+TEST(PlanText, YourLayoutThatFitsNeedsNoChange) {
+  auto r = hcp::testing::run_cli(
+      "plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster dgx-h100 --recompute full");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("your layout: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("does not fit"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("least changes"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace hcp

@@ -92,5 +92,17 @@ TEST(WrapText, MultiByteRowsWrapAtTheWidthInColumns) {
   EXPECT_EQ(wrapped.substr(0, 99), row.substr(0, 99));
 }
 
+TEST(WrapText, ColourCodesTakeNoColumns) {
+  // A coloured table row of exactly the width stays whole (issue 30: colour on a terminal).
+  const std::string row =
+      "\x1b[1;32m" + std::string(48, 'a') + " " + std::string(31, 'b') + "\x1b[0m";
+  EXPECT_EQ(wrap_text(row, 80), row);
+  // One column more and it wraps at the space, the codes kept with their text.
+  const std::string longer =
+      "\x1b[1m" + std::string(48, 'a') + " " + std::string(32, 'b') + "\x1b[0m";
+  EXPECT_EQ(wrap_text(longer, 80),
+            "\x1b[1m" + std::string(48, 'a') + "\n    " + std::string(32, 'b') + "\x1b[0m");
+}
+
 }  // namespace
 }  // namespace hcp

@@ -73,6 +73,54 @@ TEST(SeedDecision, RecommendsBWithTheTieExplained) {
   EXPECT_NE(why.find("preferred for"), std::string::npos) << why;
 }
 
+/// Sizes that differ between two layouts (TP, CP, PP, cp_comm_type, HCP).
+size_t changed_sizes(const Layout& a, const Layout& b) {
+  return (a.tp != b.tp) + (a.cp != b.cp) + (a.pp != b.pp) +
+         (a.cp > 1 && b.cp > 1 && a.comm != b.comm) +
+         (a.hcp_sizes() != b.hcp_sizes() && !a.hcp_sizes().empty() && !b.hcp_sizes().empty());
+}
+
+TEST(RecipeFit, YourLayoutThatDoesNotFitGetsTheLeastChangesThatDo) {
+  PlanInputs in = seed_inputs();
+  in.recompute = "none";  // the recipe's own: TP1 CP16 [8,2] then needs about 94 GiB of 80
+  auto prepared = prepare_plan(in);
+  ASSERT_TRUE(prepared);
+  auto result = plan(prepared->request);
+  ASSERT_TRUE(result);
+  ASSERT_TRUE(result->recipe_rank);
+  const PlanOption& own = result->options[*result->recipe_rank];
+  ASSERT_FALSE(own.estimate.fits_memory);
+  ASSERT_EQ(result->recipe_fit.size(), 2u);
+  // A stronger recompute of the same layout, priced.
+  EXPECT_EQ(result->recipe_fit[0].rfind("the same layout with --recompute full: ", 0), 0u)
+      << result->recipe_fit[0];
+  // The option that fits with the fewest sizes changed, named by its letter.
+  ASSERT_TRUE(result->recipe_fit_option);
+  const PlanOption& fit = result->options[*result->recipe_fit_option];
+  EXPECT_TRUE(fit.estimate.fits_memory);
+  EXPECT_EQ(result->recipe_fit[1].rfind(
+                option_letter(*result->recipe_fit_option) + " " + fit.layout.label() + " (", 0),
+            0u)
+      << result->recipe_fit[1];
+  const size_t fewest = changed_sizes(own.layout, fit.layout);
+  EXPECT_GE(fewest, 1u);
+  for (const PlanOption& o : result->options) {
+    if (!o.estimate.fits_memory) continue;
+    EXPECT_GE(changed_sizes(own.layout, o.layout), fewest) << o.layout.label();
+  }
+}
+
+TEST(RecipeFit, NothingToSuggestWhenYourLayoutFits) {
+  auto prepared = prepare_plan(seed_inputs());  // full recompute: TP1 CP16 [8,2] fits
+  ASSERT_TRUE(prepared);
+  auto result = plan(prepared->request);
+  ASSERT_TRUE(result);
+  ASSERT_TRUE(result->recipe_rank);
+  EXPECT_TRUE(result->options[*result->recipe_rank].estimate.fits_memory);
+  EXPECT_TRUE(result->recipe_fit.empty());
+  EXPECT_FALSE(result->recipe_fit_option);
+}
+
 TEST(SeedDecision, WithoutBandsTheFastestWins) {
   auto prepared = prepare_plan(seed_inputs());
   ASSERT_TRUE(prepared);
@@ -122,7 +170,15 @@ TEST(TieRule, HeadroomThenTransportThenSpeed) {
   EXPECT_TRUE(o[1].tie_with_best);
   EXPECT_NE(o[1].reasons.front().find("13.0 GiB more memory headroom"), std::string::npos)
       << o[1].reasons.front();
-  EXPECT_NE(summary.front().find("within model error of A"), std::string::npos);
+  // Why not the faster A, in one sentence after the recommendation: the tie rule, in words.
+  ASSERT_GE(summary.size(), 2u);
+  EXPECT_NE(summary[1].find("why not a faster option: 1 faster option (A) fits and is up to 5.3% "
+                            "faster, which is within model error (+-4.1%)"),
+            std::string::npos)
+      << summary[1];
+  EXPECT_NE(summary[1].find("B is preferred to A, the fastest, for 13.0 GiB more memory headroom"),
+            std::string::npos)
+      << summary[1];
   // Outside the band (bands 2 %): the fastest.
   o = {option_with(1000, 0.02, 10, CommType::kA2aP2p, 8),
        option_with(950, 0.02, 23, CommType::kA2a, 4)};
