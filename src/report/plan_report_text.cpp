@@ -102,12 +102,26 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
   return out.str();
 }
 
-/// "12345 +-8%" when the option carries an error band.
+/// "12345 -21%..+14%" when the option carries an error band (the absolute band).
 std::string tokens_cell(const PlanOption& o) {
   std::string cell = format_fixed(o.estimate.tokens_per_s_per_gpu, 0);
-  if (o.band.relative > 0)
-    cell += " +-" + format_fixed(100 * (std::exp(o.band.relative) - 1), 0) + "%";
+  std::string range = accuracy::band_range_text(o.band, o.estimate.tokens_per_s_per_gpu);
+  if (!range.empty()) cell += " " + range;
   return cell;
+}
+
+/// What a tokens/s/GPU cell and its band mean (one line; "" when no option carries a band).
+std::string band_legend(const std::vector<const PlanOption*>& options) {
+  for (const PlanOption* o : options) {
+    if (o == nullptr ||
+        accuracy::band_range_text(o->band, o->estimate.tokens_per_s_per_gpu).empty()) {
+      continue;
+    }
+    return "tokens/s/GPU as Megatron-LM / Megatron-Bridge with Transformer Engine run it; the "
+           "band is where 90% of the published runs the fit did not see fell (hcp-plan "
+           "accuracy)\n";
+  }
+  return "";
 }
 
 std::string decision_table(const std::vector<PlanOption>& options, size_t shown,
@@ -173,6 +187,10 @@ std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c)
   if (shown < plan.options.size()) {
     out += "(" + std::to_string(plan.options.size() - shown) + " more; --top 0 lists all)\n";
   }
+  std::vector<const PlanOption*> listed;
+  for (size_t i = 0; i < shown; ++i)
+    listed.push_back(&plan.options[i]);
+  out += band_legend(listed);
   if (plan.recipe_rank) {
     out += "recipe's own layout: " + option_letter(*plan.recipe_rank) + " " +
            plan.options[*plan.recipe_rank].layout.label() + ", rank " +
@@ -307,7 +325,7 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
   t.row(tokens);
   t.row(fits);
   term_rows(t, priced);
-  out << t.str();
+  out << t.str() << band_legend(priced);
   for (size_t i = 0; i < entries.size(); ++i) {
     const CompareEntry& e = entries[i];
     out << "\n"
