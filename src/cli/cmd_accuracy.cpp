@@ -60,10 +60,11 @@ bool load_start(const AccuracyCliOptions& o, std::optional<accuracy::FittedModel
   return true;
 }
 
-/// The validation set (never fitted): --validation, else the shipped one when installed.
+/// The validation set (never fitted): --validation, else the shipped one when installed and the
+/// corpus is the shipped one (its rows name the shipped corpus's models).
 bool load_validation_set(const AccuracyCliOptions& o, const std::string& corpus_path,
                          std::optional<accuracy::Corpus>& out) {
-  if (o.no_validation) return true;
+  if (o.no_validation || (o.validation.empty() && !o.corpus.empty())) return true;
   std::string path = o.validation.empty() ? accuracy::shipped_validation_path() : o.validation;
   if (path.empty()) return true;
   auto loaded = accuracy::load_validation(path, corpus_path);
@@ -205,7 +206,7 @@ std::function<int()> setup_accuracy(CLI::App& sub) {
       "--constants", opts->constants,
       "Fitted-constants JSON (default: the shipped recipes/corpus/fitted_constants.json)");
   sub.add_option("--validation", opts->validation,
-                 "Validation set JSON, never fitted (default: the shipped "
+                 "Validation set JSON, never fitted (default without --corpus: the shipped "
                  "recipes/corpus/validation_runs.json when installed)");
   sub.add_flag("--no-validation", opts->no_validation, "Do not predict the validation set");
   sub.add_flag("--builtin", opts->builtin, "Use the model's built-in constants (no fit file)");
