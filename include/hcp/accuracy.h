@@ -51,15 +51,25 @@ struct Regime {
 /// delta net layers, else MoE when it has experts, else dense; CP on when cp > 1.
 Regime regime_of(const ModelDims& model, const Layout& layout);
 
-/// The spread of log(measured / predicted) in one regime, from the corpus residuals.
+/// The spread of log(measured / predicted) in one regime, from out-of-sample residuals
+/// (leave-one-model-out and leave-one-source-out predictions of the corpus).
 struct RegimeBand {
   std::string regime;   ///< Regime::key()
   int64_t rows = 0;     ///< Residuals it was computed from.
-  double low = 0;       ///< 10th percentile of log(measured / predicted) (absolute band).
-  double high = 0;      ///< 90th percentile.
-  double relative = 0;  ///< 80th percentile of |residual - its (model, system) group mean|:
-                        ///< the error when comparing two layouts of one model on one cluster.
+  double low = 0;       ///< kBandLowQuantile of log(measured / predicted) (absolute band).
+  double high = 0;      ///< kBandHighQuantile.
+  double relative = 0;  ///< The difference band: kDifferenceQuantile of |r_i - r_j| over pairs
+                        ///< of rows of one job (model, system, precision, GPUs, sequence, global
+                        ///< batch, publication): the error of the predicted ratio of two layouts.
+  int64_t pairs = 0;    ///< Pairs the difference band was computed from.
 };
+
+/// The quantiles of the out-of-sample residuals an absolute band spans (a 90 % interval) and the
+/// quantile of within-job residual differences the difference band (tie rule) takes (90 % of
+/// those differences, the same confidence as the absolute band).
+inline constexpr double kBandLowQuantile = 0.05;
+inline constexpr double kBandHighQuantile = 0.95;
+inline constexpr double kDifferenceQuantile = 0.90;
 
 /// Low/high bounds of one prediction.
 struct Band {
@@ -67,8 +77,10 @@ struct Band {
   double tokens_per_s_per_gpu_high = 0;
   double step_s_low = 0;   ///< Step time at the high throughput.
   double step_s_high = 0;  ///< Step time at the low throughput.
-  double relative = 0;     ///< Half-width (fraction) used to call two options a tie.
-  std::string regime;      ///< Regime::name() the band came from.
+  /// The difference band (log half-width): two layouts of one job whose predictions differ by
+  /// less are a tie (RegimeBand::relative).
+  double relative = 0;
+  std::string regime;  ///< Regime::name() the band came from.
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -94,6 +106,7 @@ struct FittedModel {
   std::string objective;
   std::vector<FittedConstant> constants;
   std::vector<RegimeBand> bands;
+  std::string bands_method;  ///< How the bands were computed (which residuals, which quantiles).
   double lomo_mape_threshold = 0;  ///< The CTest fails when LOMO MAPE exceeds this (0: none).
   /// How the fit was made, so that `accuracy` repeats it for the leave-one-model-out refits.
   bool from_priors = false;
@@ -127,6 +140,9 @@ const ModelConstants& shipped_constants();
 /// Return the band of one prediction: the regime's spread around the estimate. When the fit has
 /// no band for the regime, the family's CP-off band, then the widest band, is used.
 Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& estimate);
+/// Return the absolute band around a prediction of `tokens` tokens/s/GPU as "-21%..+14%" ("" for
+/// a zero-width band).
+std::string band_range_text(const Band& band, double tokens);
 /// Return the band of one prediction with the shipped fit (zero width when none is shipped).
 /// The one call a consumer needs: band_for(*shipped_fit(), regime_of(model, layout), estimate).
 Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& estimate);
@@ -154,7 +170,18 @@ struct CorpusRow {
   /// False for Bridge summary rows whose preset (settings_source.found) could not be read: the
   /// memory settings (FSDP, offload, recompute) behind them are unknown.
   bool settings_found = true;
+  /// The publication the row comes from (one table release, paper or page): what
+  /// leave-one-source-out holds out together.
+  std::string publication;
+  /// The framework that ran it: "megatron-bridge", "nemo", "megatron-lm", "torchtitan", ...
+  std::string framework;
+  /// A row of the validation set: never fitted.
+  bool validation = false;
 };
+
+/// True for Megatron-family frameworks (Megatron-LM, Megatron-Bridge, NeMo): the runs the cost
+/// model describes.
+bool megatron_family(const CorpusRow& row);
 
 struct Corpus {
   std::string path;
@@ -163,8 +190,14 @@ struct Corpus {
 
 /// Return the shipped corpus path (recipes/corpus/measured_runs.json) or "".
 std::string shipped_corpus_path();
-/// Load a corpus file. Errors name the file and the row id / key.
-Result<Corpus> load_corpus(const std::string& path);
+/// Load a corpus file. Errors name the file and the row id / key. `models_path` (optional) is a
+/// corpus whose `models` a row may also name (the validation set names the corpus's models).
+Result<Corpus> load_corpus(const std::string& path, const std::string& models_path = "");
+/// Return the shipped validation set (recipes/corpus/validation_runs.json) or "".
+std::string shipped_validation_path();
+/// Load a validation set: its rows are marked `validation` (never fitted); models it does not
+/// define come from the corpus at `models_path`.
+Result<Corpus> load_validation(const std::string& path, const std::string& models_path);
 
 /// Model FLOPs per token of one training step, as NeMo and Bridge count them: 6 x active
 /// parameters (layers and logits) + 12 x seq x attention width per attention layer (no causal
@@ -200,8 +233,10 @@ struct Metrics {
   double mape = 0;
   double median_ape = 0;
   double within_15 = 0;    ///< Share of rows with APE <= 15 %.
-  double kendall_tau = 0;  ///< Mean tau-b over (model, system) groups of >= 3 rows.
+  double kendall_tau = 0;  ///< Mean tau-b over (model, system, precision) groups of >= 3 rows.
   int64_t tau_groups = 0;
+  int64_t band_rows = 0;  ///< Priced rows checked against a band (0: no coverage computed).
+  double coverage = 0;    ///< Share of band_rows whose measured value lies inside the band.
 };
 
 /// Metrics of a set of predictions (unpriced rows are counted, not averaged).
@@ -212,14 +247,20 @@ struct Slice {
   std::string name;
   Metrics metrics;
 };
-/// Metrics for: all, dense/moe/hybrid, each precision, each system, CP=1 / CP>1, and the NeMo
-/// long-sequence CP rows of 32K to 1M tokens.
-std::vector<Slice> slices_of(const std::vector<Prediction>& predictions);
+/// Metrics for: all, Megatron-family / other frameworks, dense/moe/hybrid, each regime, each
+/// precision, each system, CP=1 / CP>1, and the NeMo long-sequence CP rows of 32K to 1M tokens.
+/// With `bands`, each slice's coverage: the share of its rows inside the band band_for prints.
+std::vector<Slice> slices_of(const std::vector<Prediction>& predictions,
+                             const std::vector<RegimeBand>* bands = nullptr);
+
+/// True when the row's measured tokens/s/GPU lies inside the band the fit prints for it.
+bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands);
 
 struct FitOptions {
   int max_rounds = 8;                    ///< Coordinate-descent rounds.
   std::vector<std::string> only_models;  ///< Empty: fit on every model.
   std::string exclude_model;             ///< Leave this model out.
+  std::string exclude_publication;       ///< Leave this publication out.
   /// Start from ModelConstants::priors() (spec, benchmark or assumption values) instead of
   /// ModelConstants::fit_start(), which is itself an earlier corpus fit.
   bool from_priors = false;
@@ -239,8 +280,24 @@ FittedModel fit(const Corpus& corpus, const FittedModel* start, const FitOptions
 std::vector<Prediction> leave_one_model_out(const Corpus& corpus, const FittedModel* start,
                                             const FitOptions& options);
 
-/// Compute the bands per regime from residuals (LOMO predictions give out-of-sample bands).
-std::vector<RegimeBand> bands_from(const std::vector<Prediction>& predictions);
+/// Leave-one-source-out: for each publication, fit without its rows and predict them.
+std::vector<Prediction> leave_one_source_out(const Corpus& corpus, const FittedModel* start,
+                                             const FitOptions& options);
+
+/// Compute the bands per regime from sets of predictions (out-of-sample sets, LOMO and LOSO, give
+/// honest bands): the absolute band spans kBandLowQuantile-kBandHighQuantile of every set's
+/// log(measured / predicted); the difference band is kDifferenceQuantile of |r_i - r_j| over
+/// pairs of one set inside one job (model, system, precision, GPU count, sequence length, global
+/// batch, publication).
+std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Prediction>*>& sets);
+
+/// The bands a fit ships (kOutOfSampleBandsMethod): bands_from the corpus's leave-one-model-out
+/// and leave-one-source-out predictions and the Megatron-family rows of the validation set.
+std::vector<RegimeBand> out_of_sample_bands(const std::vector<Prediction>& lomo,
+                                            const std::vector<Prediction>& loso,
+                                            const std::vector<Prediction>& validation);
+/// How out_of_sample_bands computes them (written beside the bands in the fit file).
+extern const char* const kOutOfSampleBandsMethod;
 
 // ---------------------------------------------------------------------------------------------
 // Report
@@ -251,9 +308,16 @@ struct AccuracyReport {
   int64_t corpus_rows = 0;
   int64_t excluded_rows = 0;
   std::vector<Slice> in_sample;
-  std::vector<Slice> lomo;              ///< Empty when not computed.
+  std::vector<Slice> lomo;        ///< Empty when not computed.
+  std::vector<Slice> loso;        ///< Leave-one-source-out; empty when not computed.
+  std::vector<Slice> validation;  ///< The validation set (never fitted); empty when none.
+  std::string validation_path;
   std::vector<Prediction> predictions;  ///< In-sample, per row.
   std::vector<Prediction> lomo_predictions;
+  std::vector<Prediction> loso_predictions;
+  std::vector<Prediction> validation_predictions;
+  std::vector<RegimeBand> bands;      ///< The bands of the fit in use (what `plan` prints).
+  std::string bands_from;             ///< How those bands were computed.
   std::optional<FittedModel> fitted;  ///< When --fit ran.
   double lomo_threshold = 0;
 };

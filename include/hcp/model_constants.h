@@ -104,6 +104,20 @@ const std::vector<ConstantInfo>& constant_catalog();
 /// raises the FP4 peak), else the generation's own name.
 std::string_view fit_group(std::string_view constant, GpuGeneration g);
 
+/// A bound on the ratio of two rate constants of one generation (numerator / denominator), where
+/// component measurements bound it more tightly than each constant's own range: the FP8 GEMM
+/// rate per unit of FP8 peak against the BF16 rate per unit of BF16 peak.
+struct RateRatioBound {
+  std::string_view numerator;    ///< e.g. "gemm_eff_fp8_tensor"
+  std::string_view denominator;  ///< e.g. "gemm_eff_bf16"
+  double min;                    ///< numerator / denominator >= min
+  double max;                    ///< numerator / denominator <= max
+  std::string_view source;       ///< The component measurement behind the bound.
+};
+
+/// Return the ratio bounds the fitter holds every generation's constants to.
+const std::vector<RateRatioBound>& rate_ratio_bounds();
+
 /// The constants of every generation with their sources.
 class ModelConstants {
  public:

@@ -1,6 +1,7 @@
 // The named fittable constants, the fit file and the error bands.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -105,6 +106,7 @@ Result<FittedModel> parse_fit(const std::string& text, const std::string& path) 
   fit.corpus = j.value("corpus", "");
   fit.objective = j.value("objective", "");
   fit.lomo_mape_threshold = j.value("lomo_mape_threshold", 0.0);
+  fit.bands_method = j.value("bands_method", "");
   if (j.contains("protocol")) {
     const json& p = j["protocol"];
     if (!p.is_object() || !p.value("from_priors", json(false)).is_boolean() ||
@@ -155,6 +157,7 @@ Result<FittedModel> parse_fit(const std::string& text, const std::string& path) 
       band.low = b.value("low", 0.0);
       band.high = b.value("high", 0.0);
       band.relative = b.value("relative", 0.0);
+      band.pairs = b.value("pairs", int64_t{0});
       if (band.low > band.high || band.relative < 0) {
         return fit_error(path, "bands." + band.regime, "band low > high or negative relative");
       }
@@ -203,8 +206,10 @@ std::string fit_to_json(const FittedModel& fit) {
                      {"rows", b.rows},
                      {"low", b.low},
                      {"high", b.high},
-                     {"relative", b.relative}});
+                     {"relative", b.relative},
+                     {"pairs", b.pairs}});
   }
+  j["bands_method"] = fit.bands_method;
   j["bands"] = bands;
   return j.dump(1) + "\n";
 }
@@ -267,6 +272,17 @@ Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& esti
   band.step_s_high = step * std::exp(-chosen->low);
   band.relative = chosen->relative;
   return band;
+}
+
+std::string band_range_text(const Band& band, double tokens) {
+  if (tokens <= 0 || band.tokens_per_s_per_gpu_high <= band.tokens_per_s_per_gpu_low) return "";
+  auto signed_pct = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * v);
+    return std::string(buf);
+  };
+  return signed_pct(band.tokens_per_s_per_gpu_low / tokens - 1) + ".." +
+         signed_pct(band.tokens_per_s_per_gpu_high / tokens - 1);
 }
 
 Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& estimate) {

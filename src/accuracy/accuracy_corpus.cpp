@@ -168,11 +168,41 @@ void read_measured(const json& r, CorpusRow& row) {
   if (row.measured_tokens <= 0 && row.excluded.empty()) row.excluded = "no measured throughput";
 }
 
+/// The container release of a table ("26.04.01" -> "26.04"): a re-run of one release's table is
+/// the same publication.
+std::string release_of(std::string container) {
+  size_t first = container.find('.');
+  if (first == std::string::npos) return container;
+  size_t second = container.find('.', first + 1);
+  return second == std::string::npos ? container : container.substr(0, second);
+}
+
+/// The publication a row comes from: its source's title, else its URL, else repo and path (with
+/// the container release for a table published once per release).
+std::string publication_of(const json& r) {
+  if (!r.contains("source") || !r["source"].is_object()) return "unknown";
+  const json& s = r["source"];
+  if (auto title = string_or(s, "title"); !title.empty()) return title;
+  if (auto url = string_or(s, "url"); !url.empty()) return url;
+  std::string out = string_or(s, "repo") + " " + string_or(s, "path");
+  if (auto c = string_or(s, "container"); !c.empty()) out += " " + release_of(c);
+  return out;
+}
+
+/// The framework of a row: its `framework`, else the one its kind of table measures.
+std::string framework_of(const json& r, const std::string& kind) {
+  if (auto f = string_or(r, "framework"); !f.empty()) return f;
+  if (kind == "nemo_long_sequence") return "nemo";
+  return "megatron-bridge";
+}
+
 Result<CorpusRow> row_of(const json& r, const json& models, const std::string& path) {
   CorpusRow row;
   row.id = string_or(r, "id");
   if (row.id.empty()) return corpus_error(path, "rows", "a corpus row has no id");
   row.kind = string_or(r, "kind");
+  row.publication = publication_of(r);
+  row.framework = framework_of(r, row.kind);
   row.system = string_or(r, "system");
   row.cluster = string_or(r, "cluster");
   row.precision = string_or(r, "precision", "unknown");
@@ -272,14 +302,42 @@ std::string shipped_corpus_path() {
   return find_data_file("corpus/measured_runs.json");
 }
 
-Result<Corpus> load_corpus(const std::string& path) {
+bool megatron_family(const CorpusRow& row) {
+  for (const char* f : {"megatron-bridge", "megatron-lm", "megatron", "nemo", "bridge", "mcore"})
+    if (row.framework == f) return true;
+  return false;
+}
+
+std::string shipped_validation_path() {
+  return find_data_file("corpus/validation_runs.json");
+}
+
+Result<Corpus> load_validation(const std::string& path, const std::string& models_path) {
+  auto corpus = load_corpus(path, models_path);
+  if (!corpus) return corpus;
+  for (CorpusRow& row : corpus->rows)
+    row.validation = true;
+  return corpus;
+}
+
+Result<Corpus> load_corpus(const std::string& path, const std::string& models_path) {
   Result<json> loaded = load_json_file(path, InputKind::kCalibration, "corpus JSON");
   if (!loaded) return loaded.error();
   const json j = std::move(*loaded);
   if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array()) {
     return corpus_error(path, "rows", path + ": the corpus needs a 'rows' list");
   }
-  const json models = j.contains("models") ? j["models"] : json::object();
+  json models = json::object();
+  if (!models_path.empty()) {
+    auto other = load_json_file(models_path, InputKind::kCalibration, "corpus JSON");
+    if (!other) return other.error();
+    if (other->is_object() && other->contains("models") && (*other)["models"].is_object())
+      models = (*other)["models"];
+  }
+  if (j.contains("models") && j["models"].is_object()) {
+    for (const auto& [name, dims] : j["models"].items())
+      models[name] = dims;
+  }
   Corpus corpus;
   corpus.path = path;
   for (const json& r : j["rows"]) {

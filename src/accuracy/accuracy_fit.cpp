@@ -98,8 +98,10 @@ std::optional<double> kendall_tau_b(const std::vector<const Prediction*>& group)
   return static_cast<double>(concordant - discordant) / denom;
 }
 
+/// A job for ranking: rows of one model on one system at one precision differ only in layout,
+/// batch and settings.
 std::string group_key(const CorpusRow& row) {
-  return row.model + " | " + row.system;
+  return row.model + " | " + row.system + " | " + row.precision;
 }
 
 constexpr double kUnpricedPenalty = 4.0;  // (log e^2)^2: an unpriced row counts as 7x off.
@@ -173,7 +175,36 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
   return m;
 }
 
-std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
+bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands) {
+  if (p.predicted_tokens <= 0) return false;
+  FittedModel with_bands;
+  with_bands.bands = bands;
+  Estimate e;
+  e.tokens_per_s_per_gpu = p.predicted_tokens;
+  Band b = band_for(with_bands, regime_of(p.row->dims, p.row->layout), e);
+  double m = p.row->measured_tokens;
+  return m >= b.tokens_per_s_per_gpu_low * (1 - 1e-9) &&
+         m <= b.tokens_per_s_per_gpu_high * (1 + 1e-9);
+}
+
+namespace {
+
+/// The share of priced predictions inside their band.
+void add_coverage(Metrics& m, const std::vector<Prediction>& predictions,
+                  const std::vector<RegimeBand>& bands) {
+  int64_t inside = 0;
+  for (const Prediction& p : predictions) {
+    if (p.predicted_tokens <= 0) continue;
+    ++m.band_rows;
+    inside += inside_band(p, bands);
+  }
+  if (m.band_rows > 0) m.coverage = static_cast<double>(inside) / static_cast<double>(m.band_rows);
+}
+
+}  // namespace
+
+std::vector<Slice> slices_of(const std::vector<Prediction>& predictions,
+                             const std::vector<RegimeBand>* bands) {
   std::vector<std::pair<std::string, std::vector<Prediction>>> named;
   auto add = [&](const std::string& name, const Prediction& p) {
     for (auto& [n, list] : named) {
@@ -186,6 +217,8 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
   };
   for (const Prediction& p : predictions)
     add("all", p);
+  for (const Prediction& p : predictions)
+    add(megatron_family(*p.row) ? "Megatron-family" : "other frameworks", p);
   for (const char* f : {"dense", "moe", "hybrid"}) {
     for (const Prediction& p : predictions) {
       if (family_name(p.row->family) == std::string(f)) add(std::string("family ") + f, p);
@@ -193,6 +226,14 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
   }
   for (const Prediction& p : predictions)
     add("CP " + std::string(p.row->layout.cp > 1 ? ">1" : "=1"), p);
+  std::set<std::string> regimes;
+  for (const Prediction& p : predictions)
+    regimes.insert(Regime{p.row->family, p.row->layout.cp > 1}.key());
+  for (const std::string& key : regimes) {
+    for (const Prediction& p : predictions) {
+      if (Regime{p.row->family, p.row->layout.cp > 1}.key() == key) add("regime " + key, p);
+    }
+  }
   std::set<std::string> precisions;
   std::set<std::string> systems;
   for (const Prediction& p : predictions) {
@@ -217,8 +258,10 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions) {
   }
   std::vector<Slice> out;
   out.reserve(named.size());
-  for (const auto& [name, list] : named)
+  for (const auto& [name, list] : named) {
     out.push_back({name, metrics_of(list)});
+    if (bands) add_coverage(out.back().metrics, list, *bands);
+  }
   return out;
 }
 
@@ -253,6 +296,7 @@ class Fitter {
     if (start) apply_fit(constants_, *start);
     initial_ = constants_;
     add_parameters();
+    project_onto_ratio_bounds();
   }
   Fitter(const Fitter&) = delete;
   Fitter& operator=(const Fitter&) = delete;
@@ -282,6 +326,7 @@ class Fitter {
     out.rounds = options_.max_rounds;
     if (start) {
       out.bands = start->bands;
+      out.bands_method = start->bands_method;
       out.lomo_mape_threshold = start->lomo_mape_threshold;
     }
     return out;
@@ -291,7 +336,10 @@ class Fitter {
   /// The rows the fit prices: not excluded, of the models the options name, on a known cluster.
   void select_rows(const Corpus& corpus) {
     for (const CorpusRow& row : corpus.rows) {
-      if (!row.excluded.empty() || row.model == options_.exclude_model) continue;
+      if (!row.excluded.empty() || row.validation || row.model == options_.exclude_model ||
+          row.publication == options_.exclude_publication) {
+        continue;
+      }
       if (!options_.only_models.empty() &&
           std::find(options_.only_models.begin(), options_.only_models.end(), row.model) ==
               options_.only_models.end()) {
@@ -313,11 +361,58 @@ class Fitter {
     return out;
   }
 
+  /// Set p to v in every generation it covers. A rate that bounds others' ratio
+  /// (rate_ratio_bounds: the BF16 GEMM rate) carries them along, so that the ratio stays where
+  /// it is. False, with nothing set, when any value would leave its catalogue range.
   bool set_value(const FitParameter& p, double v) {
-    bool ok = constants_.set(p.qualified, v, "fit");
-    for (const std::string& q : p.copies)
-      ok = constants_.set(q, v, "fit") && ok;
-    return ok;
+    double old = *constants_.get(p.qualified);
+    std::vector<std::pair<std::string, double>> writes;
+    std::vector<std::string> names{p.qualified};
+    names.insert(names.end(), p.copies.begin(), p.copies.end());
+    for (const std::string& q : names) {
+      writes.emplace_back(q, v);
+      if (old <= 0) continue;
+      std::string generation = q.substr(0, q.find('.'));
+      for (const RateRatioBound& b : rate_ratio_bounds()) {
+        if (b.denominator != p.info->name) continue;
+        std::string n = generation + "." + std::string(b.numerator);
+        writes.emplace_back(n, *constants_.get(n) * v / old);
+      }
+    }
+    for (const auto& [q, value] : writes) {
+      const ConstantInfo* info = ModelConstants::info(q);
+      if (info == nullptr || !(value >= info->min && value <= info->max)) return false;
+    }
+    for (const auto& [q, value] : writes)
+      constants_.set(q, value, "fit");
+    return true;
+  }
+
+  /// True when every generation's rates keep their ratio bounds (rate_ratio_bounds).
+  bool ratios_hold() const {
+    for (int g = 0; g < kGpuGenerations; ++g) {
+      std::string generation = generation_name(static_cast<GpuGeneration>(g));
+      for (const RateRatioBound& b : rate_ratio_bounds()) {
+        double n = *constants_.get(generation + "." + std::string(b.numerator));
+        double d = *constants_.get(generation + "." + std::string(b.denominator));
+        if (d > 0 && (n < b.min * d * (1 - 1e-12) || n > b.max * d * (1 + 1e-12))) return false;
+      }
+    }
+    return true;
+  }
+
+  /// Move each numerator into its ratio bound (the nearest end) before the descent starts.
+  void project_onto_ratio_bounds() {
+    for (int g = 0; g < kGpuGenerations; ++g) {
+      std::string generation = generation_name(static_cast<GpuGeneration>(g));
+      for (const RateRatioBound& b : rate_ratio_bounds()) {
+        std::string n = generation + "." + std::string(b.numerator);
+        double d = *constants_.get(generation + "." + std::string(b.denominator));
+        double v = std::clamp(*constants_.get(n), b.min * d, b.max * d);
+        const ConstantInfo* info = ModelConstants::info(n);
+        constants_.set(n, std::clamp(v, info->min, info->max), "fit: held to its rate ratio");
+      }
+    }
   }
 
   /// Parameters: the catalogue's fittable constants of every generation with rows.
@@ -406,7 +501,7 @@ class Fitter {
     const double base = best_;  // the total at `original`: every trial is priced from it
     for (double v : trials) {
       v = std::clamp(v, p.info->min, p.info->max);
-      if (v == original || !set_value(p, v)) continue;
+      if (v == original || !set_value(p, v) || !ratios_hold()) continue;
       std::vector<double> trial = loss_;
       double rows_change = 0;
       for (size_t i : p.rows) {
@@ -493,41 +588,96 @@ std::vector<Prediction> leave_one_model_out(const Corpus& corpus, const FittedMo
   return out;
 }
 
-std::vector<RegimeBand> bands_from(const std::vector<Prediction>& predictions) {
-  std::map<std::string, std::vector<const Prediction*>> by_regime;
-  std::map<std::string, std::vector<double>> by_group;
-  for (const Prediction& p : predictions) {
-    if (p.predicted_tokens <= 0) continue;
-    Regime r{p.row->family, p.row->layout.cp > 1};
-    by_regime[r.key()].push_back(&p);
-    by_group[group_key(*p.row)].push_back(p.residual());
+std::vector<Prediction> leave_one_source_out(const Corpus& corpus, const FittedModel* start,
+                                             const FitOptions& options) {
+  std::set<std::string> publications;
+  for (const CorpusRow& row : corpus.rows) {
+    if (row.excluded.empty() && !row.validation) publications.insert(row.publication);
   }
-  std::map<std::string, double> group_mean;
-  for (const auto& [key, list] : by_group) {
-    double s = 0;
-    for (double v : list)
-      s += v;
-    group_mean[key] = s / static_cast<double>(list.size());
+  std::vector<Prediction> out;
+  for (const std::string& publication : publications) {
+    FitOptions o = options;
+    o.exclude_publication = publication;
+    FittedModel without = fit(corpus, start, o);
+    for (const Prediction& p : predict(corpus, &without)) {
+      if (p.row->publication == publication) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// One job whose layouts `plan` compares: a model on one system at one precision, with one GPU
+/// count, sequence length and global batch, in one table (publication).
+std::string job_key(const CorpusRow& row) {
+  return group_key(row) + " | " + std::to_string(row.layout.world()) + " GPUs | " +
+         std::to_string(row.dims.seq_length) + " | " + std::to_string(row.setup.global_batch) +
+         " | " + row.publication;
+}
+
+/// |r_i - r_j| over the pairs of one job (job_key), per regime: the error of the predicted ratio
+/// of two layouts. Both rows of a pair come from one held-out set, so one refit predicted both.
+void add_pair_differences(const std::vector<Prediction>& set,
+                          std::map<std::string, std::vector<double>>& by_regime) {
+  std::map<std::string, std::vector<const Prediction*>> jobs;
+  for (const Prediction& p : set) {
+    if (p.predicted_tokens > 0) jobs[job_key(*p.row)].push_back(&p);
+  }
+  for (const auto& [key, job] : jobs) {
+    for (size_t i = 0; i < job.size(); ++i) {
+      for (size_t j = i + 1; j < job.size(); ++j) {
+        Regime r{job[i]->row->family, job[i]->row->layout.cp > 1};
+        by_regime[r.key()].push_back(std::abs(job[i]->residual() - job[j]->residual()));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Prediction>*>& sets) {
+  std::map<std::string, std::vector<double>> residuals;
+  std::map<std::string, std::vector<double>> differences;
+  for (const std::vector<Prediction>* set : sets) {
+    for (const Prediction& p : *set) {
+      if (p.predicted_tokens > 0)
+        residuals[Regime{p.row->family, p.row->layout.cp > 1}.key()].push_back(p.residual());
+    }
+    add_pair_differences(*set, differences);
   }
   std::vector<RegimeBand> out;
-  for (const auto& [key, list] : by_regime) {
+  for (const auto& [key, list] : residuals) {
     if (list.size() < 3) continue;
-    std::vector<double> residuals;
-    std::vector<double> deviations;
-    for (const Prediction* p : list) {
-      residuals.push_back(p->residual());
-      std::string g = group_key(*p->row);
-      if (by_group[g].size() >= 2) deviations.push_back(std::abs(p->residual() - group_mean[g]));
-    }
     RegimeBand b;
     b.regime = key;
     b.rows = static_cast<int64_t>(list.size());
-    b.low = percentile(residuals, 0.10);
-    b.high = percentile(residuals, 0.90);
-    b.relative = deviations.empty() ? (b.high - b.low) / 2 : percentile(deviations, 0.80);
+    b.low = percentile(list, kBandLowQuantile);
+    b.high = percentile(list, kBandHighQuantile);
+    const std::vector<double>& d = differences[key];
+    b.pairs = static_cast<int64_t>(d.size());
+    b.relative = d.empty() ? (b.high - b.low) / 2 : percentile(d, kDifferenceQuantile);
     out.push_back(b);
   }
   return out;
+}
+
+const char* const kOutOfSampleBandsMethod =
+    "absolute band: 5th-95th percentile of log(measured / predicted) per regime over the "
+    "out-of-sample predictions: the corpus's leave-one-model-out and leave-one-source-out "
+    "predictions and the Megatron-family rows of the validation set (never fitted); difference "
+    "band (tie rule): 90th percentile of |r_i - r_j| over pairs of rows of one job (model, "
+    "system, precision, GPU count, sequence length and global batch, in one publication), "
+    "predicted by the same fit";
+
+std::vector<RegimeBand> out_of_sample_bands(const std::vector<Prediction>& lomo,
+                                            const std::vector<Prediction>& loso,
+                                            const std::vector<Prediction>& validation) {
+  std::vector<Prediction> megatron;
+  for (const Prediction& p : validation) {
+    if (megatron_family(*p.row)) megatron.push_back(p);
+  }
+  return bands_from({&lomo, &loso, &megatron});
 }
 
 }  // namespace hcp::accuracy

@@ -28,16 +28,17 @@ std::string pad(std::string s, size_t width) {
 }
 
 std::string slice_table(const std::vector<Slice>& slices) {
-  std::string out = "  " + pad("slice", 28) + pad("rows", 6) + pad("MAPE", 9) + pad("median", 9) +
-                    pad("<=15%", 8) + pad("tau", 7) + pad("groups", 8) + pad("OOM", 5) +
-                    pad("OOM?", 6) + "unpriced\n";
+  std::string out = "  " + pad("slice", 26) + pad("rows", 6) + pad("MAPE", 8) + pad("median", 8) +
+                    pad("<=15%", 8) + pad("tau", 7) + pad("groups", 7) + pad("OOM", 5) +
+                    pad("OOM?", 6) + pad("band", 7) + "unpriced\n";
   for (const Slice& s : slices) {
     const Metrics& m = s.metrics;
-    out += "  " + pad(s.name, 28) + pad(std::to_string(m.rows), 6) + pad(pct(m.mape), 9) +
-           pad(pct(m.median_ape), 9) + pad(pct(m.within_15), 8) +
+    out += "  " + pad(s.name, 26) + pad(std::to_string(m.rows), 6) + pad(pct(m.mape), 8) +
+           pad(pct(m.median_ape), 8) + pad(pct(m.within_15), 8) +
            pad(m.tau_groups > 0 ? fmt("%.2f", m.kendall_tau) : "-", 7) +
-           pad(std::to_string(m.tau_groups), 8) + pad(std::to_string(m.predicted_oom), 5) +
-           pad(std::to_string(m.predicted_oom_unknown), 6) + std::to_string(m.unpriced) + "\n";
+           pad(std::to_string(m.tau_groups), 7) + pad(std::to_string(m.predicted_oom), 5) +
+           pad(std::to_string(m.predicted_oom_unknown), 6) +
+           pad(m.band_rows > 0 ? pct(m.coverage) : "-", 7) + std::to_string(m.unpriced) + "\n";
   }
   return out;
 }
@@ -51,7 +52,9 @@ json metrics_json(const Metrics& m) {
           {"median_ape", m.median_ape},
           {"within_15", m.within_15},
           {"kendall_tau", m.kendall_tau},
-          {"tau_groups", m.tau_groups}};
+          {"tau_groups", m.tau_groups},
+          {"band_rows", m.band_rows},
+          {"band_coverage", m.coverage}};
 }
 
 json slices_json(const std::vector<Slice>& slices) {
@@ -71,6 +74,8 @@ json predictions_json(const std::vector<Prediction>& predictions) {
               {"model", p.row->model},
               {"system", p.row->system},
               {"precision", p.row->precision},
+              {"framework", p.row->framework},
+              {"publication", p.row->publication},
               {"layout", p.row->layout.label()},
               {"measured_tokens_per_s_per_gpu", p.row->measured_tokens},
               {"predicted_tokens_per_s_per_gpu", p.predicted_tokens},
@@ -98,6 +103,36 @@ std::string memory_line(const Prediction& p) {
          fmt(" = %.1f", m.total / kGiB) + fmt(" > %.1f\n", p.memory_limit_gib);
 }
 
+/// The bands of the fit in use, and how they were computed.
+std::string bands_text(const AccuracyReport& r) {
+  if (r.bands.empty()) return "";
+  std::string out = "\nError bands per regime";
+  out += r.bands_from.empty() ? ":\n" : " (" + r.bands_from + "):\n";
+  for (const RegimeBand& b : r.bands) {
+    out += "  " + pad(b.regime, 14) + pad(std::to_string(b.rows) + " rows", 10) +
+           fmt("%+.0f%%", 100 * (std::exp(b.low) - 1)) + " .. " +
+           fmt("%+.0f%%", 100 * (std::exp(b.high) - 1)) + "; difference band +-" +
+           pct(std::exp(b.relative) - 1) + " (" + std::to_string(b.pairs) + " pairs)\n";
+  }
+  return out;
+}
+
+/// Every row of a prediction set, with the memory of rows predicted out of memory.
+std::string rows_text(const std::vector<Prediction>& predictions) {
+  std::string out;
+  for (const Prediction& p : predictions) {
+    out += "  " + pad(p.row->id, 58) + pad(p.row->layout.label(), 34) +
+           fmt("measured %8.0f", p.row->measured_tokens) +
+           fmt("  predicted %8.0f", p.predicted_tokens) + "  " + pct(p.ape()) +
+           (p.fits_memory           ? ""
+            : p.row->settings_found ? "  (predicted OOM)"
+                                    : "  (predicted OOM; settings unknown)") +
+           (p.error.empty() ? "" : "  " + p.error) + "\n";
+    if (!p.fits_memory) out += memory_line(p);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
@@ -106,13 +141,24 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
          " excluded (see each row's 'excluded'); constants: " + r.constants + "\n";
   out +=
       "  APE = |predicted - measured| / measured tokens/s/GPU (TFLOP/s rows through the model "
-      "FLOPs per token); tau = mean Kendall tau-b inside (model, system) groups of >= 3 rows;\n"
+      "FLOPs per token); tau = mean Kendall tau-b inside (model, system, precision) groups of >= "
+      "3 rows;\n"
       "  OOM = rows that ran but are predicted out of memory; OOM? = the same among rows whose "
-      "Bridge preset (FSDP, offload, recompute) could not be found\n\n";
-  out += "In-sample:\n" + slice_table(r.in_sample);
+      "settings (FSDP, offload, recompute) are not published;\n"
+      "  band = coverage: the share of rows whose measured value lies inside the band `plan` "
+      "prints for them\n\n";
+  out += "In-sample (the fit has seen these rows):\n" + slice_table(r.in_sample);
   if (!r.lomo.empty()) {
     out +=
         "\nLeave-one-model-out (fit without a model's rows, predict them):\n" + slice_table(r.lomo);
+  }
+  if (!r.loso.empty()) {
+    out += "\nLeave-one-source-out (fit without one publication's rows, predict them):\n" +
+           slice_table(r.loso);
+  }
+  if (!r.validation.empty()) {
+    out +=
+        "\nValidation set " + r.validation_path + " (never fitted):\n" + slice_table(r.validation);
   }
   if (r.fitted) {
     out += "\nFitted constants (" + r.fitted->objective + "):\n";
@@ -124,33 +170,17 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
       out += "  " + pad(c.name, 20) + pad(c.generation, 17) + fmt("%-12.4g", c.value) + "(" +
              std::to_string(c.fitted_on.size()) + " rows)\n";
     }
-    if (!r.fitted->bands.empty()) {
-      out += "Error bands per regime (10th-90th percentile of log(measured/predicted)):\n";
-      for (const RegimeBand& b : r.fitted->bands) {
-        out += "  " + pad(b.regime, 14) + pad(std::to_string(b.rows) + " rows", 10) +
-               fmt("%+.0f%%", 100 * (std::exp(b.low) - 1)) + " .. " +
-               fmt("%+.0f%%", 100 * (std::exp(b.high) - 1)) + ", ranking +-" +
-               pct(std::exp(b.relative) - 1) + "\n";
-      }
-    }
   }
+  out += bands_text(r);
   if (r.lomo_threshold > 0 && !r.lomo.empty()) {
     double mape = r.lomo.front().metrics.mape;
     out += "\nLOMO MAPE " + pct(mape) + (mape <= r.lomo_threshold ? " <= " : " > ") + "threshold " +
            pct(r.lomo_threshold) + "\n";
   }
   if (per_row) {
-    out += "\nPer row (in-sample):\n";
-    for (const Prediction& p : r.predictions) {
-      out += "  " + pad(p.row->id, 58) + pad(p.row->layout.label(), 34) +
-             fmt("measured %8.0f", p.row->measured_tokens) +
-             fmt("  predicted %8.0f", p.predicted_tokens) + "  " + pct(p.ape()) +
-             (p.fits_memory           ? ""
-              : p.row->settings_found ? "  (predicted OOM)"
-                                      : "  (predicted OOM; settings unknown)") +
-             (p.error.empty() ? "" : "  " + p.error) + "\n";
-      if (!p.fits_memory) out += memory_line(p);
-    }
+    out += "\nPer row (in-sample):\n" + rows_text(r.predictions);
+    if (!r.validation_predictions.empty())
+      out += "\nPer row (validation set):\n" + rows_text(r.validation_predictions);
   }
   return out;
 }
@@ -163,8 +193,25 @@ std::string format_accuracy_json(const AccuracyReport& r) {
   j["excluded_rows"] = r.excluded_rows;
   j["in_sample"] = slices_json(r.in_sample);
   if (!r.lomo.empty()) j["leave_one_model_out"] = slices_json(r.lomo);
+  if (!r.loso.empty()) j["leave_one_source_out"] = slices_json(r.loso);
+  if (!r.validation.empty()) {
+    j["validation_set"] = r.validation_path;
+    j["validation"] = slices_json(r.validation);
+    j["validation_rows"] = predictions_json(r.validation_predictions);
+  }
+  if (!r.bands_from.empty()) j["bands_method"] = r.bands_from;
+  j["bands"] = json::array();
+  for (const RegimeBand& b : r.bands) {
+    j["bands"].push_back({{"regime", b.regime},
+                          {"rows", b.rows},
+                          {"low", b.low},
+                          {"high", b.high},
+                          {"difference", b.relative},
+                          {"pairs", b.pairs}});
+  }
   j["rows"] = predictions_json(r.predictions);
   if (!r.lomo_predictions.empty()) j["lomo_rows"] = predictions_json(r.lomo_predictions);
+  if (!r.loso_predictions.empty()) j["loso_rows"] = predictions_json(r.loso_predictions);
   if (r.lomo_threshold > 0) j["lomo_mape_threshold"] = r.lomo_threshold;
   if (r.fitted) j["fit"] = json::parse(fit_to_json(*r.fitted));
   return j.dump(1) + "\n";

@@ -13,11 +13,13 @@ const std::vector<ConstantInfo>& constant_catalog() {
   static const std::vector<ConstantInfo> catalog = {
       {"gemm_eff_bf16", &K::gemm_eff_bf16, 0.2, 0.95, true, 0.294,
        "BF16 GEMM rate / BF16 dense peak"},
-      {"gemm_eff_fp8_tensor", &K::gemm_eff_fp8_tensor, 0.15, 0.95, true, 0.561,
+      // The FP8 fit_start values sit at 0.85-0.92 of the BF16 one (rate_ratio_bounds); the
+      // earlier joint fit had them at 1.3-1.9 of it, an FP8 / BF16 rate of 2.7-3.8x.
+      {"gemm_eff_fp8_tensor", &K::gemm_eff_fp8_tensor, 0.15, 0.95, true, 0.27,
        "FP8 (delayed / current tensor scaling) GEMM rate / FP8 dense peak"},
-      {"gemm_eff_fp8_block", &K::gemm_eff_fp8_block, 0.15, 0.95, true, 0.45,
+      {"gemm_eff_fp8_block", &K::gemm_eff_fp8_block, 0.15, 0.95, true, 0.25,
        "FP8 block-scaling GEMM rate / FP8 dense peak"},
-      {"gemm_eff_mxfp8", &K::gemm_eff_mxfp8, 0.15, 0.95, true, 0.396,
+      {"gemm_eff_mxfp8", &K::gemm_eff_mxfp8, 0.15, 0.95, true, 0.25,
        "MXFP8 GEMM rate / FP8 dense peak"},
       {"gemm_eff_nvfp4", &K::gemm_eff_nvfp4, 0.1, 0.95, true, 0.336,
        "NVFP4 GEMM rate / FP4 dense peak"},
@@ -80,6 +82,24 @@ const std::vector<ConstantInfo>& constant_catalog() {
   return catalog;
 }
 
+const std::vector<RateRatioBound>& rate_ratio_bounds() {
+  // The FP8 dense peak is twice the BF16 one on Hopper and Blackwell (gpu_specs.cpp), so an
+  // achieved FP8 / BF16 GEMM rate ratio of 1.5-1.9x on large GEMMs (cuBLAS 12 on H100: NVIDIA,
+  // "New cuBLAS 12.0 Features and Matrix Multiplication Performance on NVIDIA Hopper GPUs",
+  // developer.nvidia.com blog; issue 27) is an efficiency ratio of 0.75-0.95. Unbounded, the
+  // fit let the BF16 rate absorb whatever else the BF16 rows differ in (Hopper 0.43 vs 0.68:
+  // 3.2x).
+  static constexpr std::string_view kCublas =
+      "cuBLAS FP8 / BF16 GEMM rate 1.5-1.9x on large GEMMs (NVIDIA cuBLAS 12.0 Hopper blog), "
+      "over a 2x peak ratio";
+  static const std::vector<RateRatioBound> bounds = {
+      {"gemm_eff_fp8_tensor", "gemm_eff_bf16", 0.75, 0.95, kCublas},
+      {"gemm_eff_fp8_block", "gemm_eff_bf16", 0.75, 0.95, kCublas},
+      {"gemm_eff_mxfp8", "gemm_eff_bf16", 0.75, 0.95, kCublas},
+  };
+  return bounds;
+}
+
 std::string_view fit_group(std::string_view constant, GpuGeneration g) {
   for (const char* n : {"elementwise_passes", "cast_passes", "moe_permute_passes",
                         "moe_dropless_imbalance", "cuda_graph_overhead", "cuda_graph_full_overhead",
@@ -129,19 +149,21 @@ struct PriorValue {
   double value;
 };
 constexpr PriorValue kPriorValues[] = {
-    {"gemm_eff_bf16", 0.70},    {"gemm_eff_fp8_tensor", 0.55}, {"gemm_eff_mxfp8", 0.55},
-    {"gemm_eff_nvfp4", 0.40},   {"gemm_half_tokens", 256},     {"attn_fwd_eff", 0.545},
-    {"attn_bwd_eff", 0.47},     {"elementwise_passes", 55},    {"cast_passes", 30},
-    {"moe_permute_passes", 12}, {"layer_overhead_s", 150e-6},  {"mamba_eff", 0.25},
-    {"a2a_nvlink_eff", 0.82},
+    {"gemm_eff_bf16", 0.70},      {"gemm_eff_fp8_tensor", 0.60}, {"gemm_eff_mxfp8", 0.60},
+    {"gemm_eff_fp8_block", 0.56}, {"gemm_eff_nvfp4", 0.40},      {"gemm_half_tokens", 256},
+    {"attn_fwd_eff", 0.545},      {"attn_bwd_eff", 0.47},        {"elementwise_passes", 55},
+    {"cast_passes", 30},          {"moe_permute_passes", 12},    {"layer_overhead_s", 150e-6},
+    {"mamba_eff", 0.25},          {"a2a_nvlink_eff", 0.82},
 };
 
 const char* prior_source(std::string_view name) {
   if (name == "gemm_eff_bf16")
     return "assumption: 70 % of dense peak, the class cuBLAS reaches for large bf16 GEMMs";
   if (name == "gemm_eff_fp8_tensor" || name == "gemm_eff_mxfp8")
-    return "assumption: FP8 GEMMs reach a lower share of their 2x peak than BF16 (casts, scales)";
-  if (name == "gemm_eff_fp8_block") return "assumption: block scaling below per-tensor FP8";
+    return "cuBLAS FP8 GEMMs run 1.5-1.9x the BF16 rate on large GEMMs (NVIDIA cuBLAS 12.0 "
+           "Hopper blog) over a 2x peak: 0.60 / 0.70 of their peaks is 1.7x";
+  if (name == "gemm_eff_fp8_block")
+    return "assumption: block scaling a little below per-tensor FP8 (1.6x the BF16 rate)";
   if (name == "gemm_eff_nvfp4") return "assumption: NVFP4 reaches 40 % of the FP4 peak";
   if (name == "gemm_half_tokens") return "assumption: a GEMM with 256 rows runs at half rate";
   if (name == "gemm_half_width")
@@ -200,6 +222,9 @@ const char* prior_source(std::string_view name) {
 }
 
 const char* fit_start_source(std::string_view name) {
+  if (name == "gemm_eff_fp8_tensor" || name == "gemm_eff_fp8_block" || name == "gemm_eff_mxfp8")
+    return "0.85-0.92 of the BF16 fit_start: inside the cuBLAS FP8 / BF16 GEMM rate ratio of "
+           "1.5-1.9x over a 2x peak (rate_ratio_bounds)";
   return fitted_on_corpus(name) ? kCorpusFit : prior_source(name);
 }
 

@@ -1,5 +1,6 @@
 // Notes and reasons: what decides each option's rank, in words with numbers. The planner
 // computes these; the reports only print them.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -221,18 +222,37 @@ std::string preference(const PlanOption& a, const PlanOption& b) {
   return std::string();
 }
 
-/// True when the bands of `a` and `b` overlap (symmetric relative bands in log space).
-bool bands_overlap(const PlanOption& a, const PlanOption& b) {
+/// The difference band of two layouts of one job (log half-width): the wider of the two
+/// options' regimes' (accuracy::RegimeBand::relative).
+double difference_band(const PlanOption& a, const PlanOption& b) {
+  return std::max(a.band.relative, b.band.relative);
+}
+
+/// True when the predicted throughputs of `a` and `b` differ by less than the difference band:
+/// the model cannot tell which of the two layouts runs faster.
+bool within_difference_band(const PlanOption& a, const PlanOption& b) {
   double ta = a.estimate.tokens_per_s_per_gpu;
   double tb = b.estimate.tokens_per_s_per_gpu;
   if (ta <= 0 || tb <= 0) return false;
   double gap = std::abs(std::log(ta / tb));
-  return gap <= a.band.relative + b.band.relative + 1e-12;
+  return gap <= difference_band(a, b) + 1e-12;
 }
 
-std::string band_text(const PlanOption& o) {
-  if (o.band.relative <= 0) return "";
-  return " +-" + percent(std::exp(o.band.relative) - 1);
+/// ", 2.1% apart: inside the +-9.5% difference band (two layouts of one job)"; "" without a
+/// band.
+std::string difference_text(const PlanOption& a, const PlanOption& b) {
+  double band = difference_band(a, b);
+  if (band <= 0) return "";
+  double gap = std::abs(a.estimate.tokens_per_s_per_gpu / b.estimate.tokens_per_s_per_gpu - 1);
+  return ", " + percent(gap) + " apart: inside the +-" + percent(std::exp(band) - 1) +
+         " difference band of two layouts of one job";
+}
+
+/// " (-21%..+14%: where 90% of published runs the fit did not see fell)"; "" without a band.
+std::string absolute_band_text(const PlanOption& o) {
+  std::string range = accuracy::band_range_text(o.band, o.estimate.tokens_per_s_per_gpu);
+  if (range.empty()) return "";
+  return " (" + range + ": where 90% of published runs the fit did not see fell)";
 }
 
 /// The letter of option i: the caller's, else the default A, B, ...
@@ -262,9 +282,9 @@ std::optional<size_t> reset_and_find_fastest(std::vector<PlanOption>& options,
   return fastest;
 }
 
-/// Ties: options whose band overlaps the fastest's (marked tie_with_best). The choice among them
-/// does not depend on their order: the most headroom; within 1 GiB of it, the simplest transport,
-/// then the fewest collectives across NVLink domains, then the fastest.
+/// Ties: options within the difference band of the fastest (marked tie_with_best). The choice among
+/// them does not depend on their order: the most headroom; within 1 GiB of it, the simplest
+/// transport, then the fewest collectives across NVLink domains, then the fastest.
 std::optional<size_t> choose_among_ties(std::vector<PlanOption>& options,
                                         const std::vector<bool>& eligible,
                                         std::optional<size_t> fastest) {
@@ -273,7 +293,7 @@ std::optional<size_t> choose_among_ties(std::vector<PlanOption>& options,
   double most_headroom = headroom_gib(options[*fastest]);
   for (size_t i = 0; i < options.size(); ++i) {
     if (!can_recommend(options, eligible, i)) continue;
-    options[i].tie_with_best = bands_overlap(options[i], options[*fastest]);
+    options[i].tie_with_best = within_difference_band(options[i], options[*fastest]);
     if (!options[i].tie_with_best) continue;
     ties.push_back(i);
     most_headroom = std::max(most_headroom, headroom_gib(options[i]));
@@ -336,11 +356,11 @@ std::string explain_tie(std::vector<PlanOption>& options, PlanOption* best,
   const PlanOption& r = options[*rival];
   std::string why = preference(*best, r);
   if (why.empty()) why = "the higher predicted throughput";
-  std::string tie_sentence = "within model error of " + letter_at(letters, *rival) + " (" +
-                             r.layout.label() + ", " +
-                             format_fixed(r.estimate.tokens_per_s_per_gpu, 0) + band_text(r) +
-                             " vs " + format_fixed(best->estimate.tokens_per_s_per_gpu, 0) +
-                             band_text(*best) + " tokens/s/GPU); preferred for " + why;
+  std::string tie_sentence =
+      "within model error of " + letter_at(letters, *rival) + " (" + r.layout.label() + ", " +
+      format_fixed(r.estimate.tokens_per_s_per_gpu, 0) + " vs " +
+      format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU" +
+      difference_text(r, *best) + "); preferred for " + why;
   best->reasons.insert(best->reasons.begin(), tie_sentence);
   return tie_sentence;
 }
@@ -383,7 +403,7 @@ std::string why_not_faster(const std::vector<PlanOption>& options, const PlanOpt
   std::string why = preference(best, top);
   if (why.empty()) why = "the tie rule's order";
   const double gap = best.estimate.time.step_s / top.estimate.time.step_s - 1;
-  const std::string band = band_text(best);
+  const double band = difference_band(best, top);
   const bool one = faster.size() == 1;
   const std::string which = (one ? std::string("1 faster option (")
                                  : std::to_string(faster.size()) + " faster options (") +
@@ -391,7 +411,9 @@ std::string why_not_faster(const std::vector<PlanOption>& options, const PlanOpt
                             (one ? ") fits and is up to " : ") fit and are up to ");
   return "why not a faster option: " + which + percent(gap) +
          " faster, which is within model error" +
-         (band.empty() ? "" : " (" + band.substr(1) + ")") +
+         (band <= 0 ? ""
+                    : " (inside the +-" + percent(std::exp(band) - 1) +
+                          " difference band of two layouts of one job)") +
          "; among options within model error of the fastest the plan prefers the most memory "
          "headroom, then the simplest CP transport, then the fewest collectives across NVLink "
          "domains, and " +
@@ -411,8 +433,9 @@ std::vector<std::string> summary_lines(const std::vector<PlanOption>& options,
   bool is_fastest = fastest && best_index == *fastest;
   std::string line = "recommended: " + letter_at(letters, best_index) + " " + best->layout.label() +
                      ", " + (is_fastest ? "the fastest layout that fits: " : "") +
-                     format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + band_text(*best) +
-                     " tokens/s/GPU, " + duration(best->estimate.time.step_s) + " per step";
+                     format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU" +
+                     absolute_band_text(*best) + ", " + duration(best->estimate.time.step_s) +
+                     " per step";
   std::string why = is_fastest || !fastest
                         ? std::string()
                         : why_not_faster(options, *best, *fastest, eligible, letters);

@@ -81,11 +81,11 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
   return out.str();
 }
 
-/// "12345 +-8%" when the option carries an error band.
+/// "12345 -21%..+14%" when the option carries an error band (the absolute band).
 std::string tokens_cell(const PlanOption& o) {
   std::string cell = format_fixed(o.estimate.tokens_per_s_per_gpu, 0);
-  if (o.band.relative > 0)
-    cell += " +-" + format_fixed(100 * (std::exp(o.band.relative) - 1), 0) + "%";
+  std::string range = accuracy::band_range_text(o.band, o.estimate.tokens_per_s_per_gpu);
+  if (!range.empty()) cell += " " + range;
   return cell;
 }
 
@@ -107,6 +107,20 @@ TextStyle row_style(const PlanOption& o) {
   if (o.recommended) return TextStyle::kGood;
   if (o.recipe_layout) return TextStyle::kBold;
   return TextStyle::kPlain;
+}
+
+/// What a tokens/s/GPU cell and its band mean (one line; "" when no option carries a band).
+std::string band_legend(const std::vector<const PlanOption*>& options) {
+  for (const PlanOption* o : options) {
+    if (o == nullptr ||
+        accuracy::band_range_text(o->band, o->estimate.tokens_per_s_per_gpu).empty()) {
+      continue;
+    }
+    return "tokens/s/GPU as Megatron-LM / Megatron-Bridge with Transformer Engine run it; the "
+           "band is where 90% of the published runs the fit did not see fell (hcp-plan "
+           "accuracy)\n";
+  }
+  return "";
 }
 
 std::string decision_table(const PlanResult& plan, size_t shown, const PlanReportContext& c) {
@@ -183,10 +197,14 @@ std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c)
   std::string out = header(plan, c);
   size_t shown = c.top == 0 ? plan.options.size() : std::min(c.top, plan.options.size());
   if (shown > 0) out += decision_table(plan, shown, c);
-  const size_t listed = shown > 0 ? listed_rows(plan, shown).size() : 0;
-  if (listed < plan.options.size()) {
-    out += "(" + std::to_string(plan.options.size() - listed) + " more; --top 0 lists all)\n";
+  const std::vector<size_t> rows = shown > 0 ? listed_rows(plan, shown) : std::vector<size_t>{};
+  if (rows.size() < plan.options.size()) {
+    out += "(" + std::to_string(plan.options.size() - rows.size()) + " more; --top 0 lists all)\n";
   }
+  std::vector<const PlanOption*> listed;
+  for (size_t i : rows)
+    listed.push_back(&plan.options[i]);
+  out += band_legend(listed);
   out += your_layout_lines(plan);
   out += "\n";
   for (size_t i = 0; i < plan.summary.size(); ++i) {
@@ -323,7 +341,7 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
       out << option_letter(i) << ": " << entries[i].option.layout.label() << "\n";
     out << "\n";
   }
-  out << t.str(c.width, c.color);
+  out << t.str(c.width, c.color) << band_legend(priced);
   for (size_t i = 0; i < entries.size(); ++i) {
     const CompareEntry& e = entries[i];
     out << "\n"

@@ -168,6 +168,89 @@ Prediction made(const CorpusRow* row, double predicted) {
   return p;
 }
 
+/// Rows of model M from two publications: a Bridge table released as 26.04 and re-run as
+/// 26.04.01 (one publication) and a page with a title.
+const std::string kTwoSources = corpus_of_m(R"(
+  {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100", "cluster": "dgx-h100",
+   "source": {"repo": "R", "path": "p.md", "container": "26.04"},
+   "precision": "BF16", "num_gpus": 8, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 1, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 12000}},
+  {"id": "b", "kind": "bridge_summary", "model": "M", "system": "DGX-H100", "cluster": "dgx-h100",
+   "source": {"repo": "R", "path": "p.md", "container": "26.04.01"},
+   "precision": "BF16", "num_gpus": 16, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 2, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 10000}},
+  {"id": "c", "kind": "paper", "framework": "torchtitan", "model": "M", "system": "DGX-H100",
+   "cluster": "dgx-h100", "source": {"title": "T", "url": "https://example.org/t"},
+   "precision": "BF16", "num_gpus": 8, "global_batch": 64, "micro_batch": 1, "seq_length": 8192,
+   "tp": 1, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 9000}}
+ )");
+
+TEST(Corpus, PublicationAndFrameworkOfEachRow) {
+  TempFile f(kTwoSources);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  ASSERT_EQ(corpus->rows.size(), 3u);
+  EXPECT_EQ(corpus->rows[0].publication, "R p.md 26.04");
+  EXPECT_EQ(corpus->rows[1].publication, corpus->rows[0].publication);  // a re-run of 26.04
+  EXPECT_EQ(corpus->rows[2].publication, "T");
+  EXPECT_EQ(corpus->rows[0].framework, "megatron-bridge");
+  EXPECT_EQ(corpus->rows[2].framework, "torchtitan");
+  EXPECT_FALSE(corpus->rows[0].validation);
+}
+
+TEST(Corpus, MegatronFamilyFrameworks) {
+  struct Case {
+    const char* framework;
+    bool megatron;
+  };
+  for (const Case& c :
+       {Case{"megatron-bridge", true}, Case{"nemo", true}, Case{"megatron-lm", true},
+        Case{"torchtitan", false}, Case{"mosaic", false}, Case{"", false}}) {
+    CorpusRow row;
+    row.framework = c.framework;
+    EXPECT_EQ(megatron_family(row), c.megatron) << c.framework;
+  }
+}
+
+TEST(Corpus, ValidationRowsNameTheCorpusModelsAndAreNeverFitted) {
+  TempFile models(kTwoSources);
+  // The validation file defines no models: M comes from the corpus file.
+  TempFile v(R"({"rows": [
+    {"id": "v", "kind": "paper", "framework": "nemo", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "source": {"title": "V"}, "precision": "BF16", "num_gpus": 8,
+     "global_batch": 128, "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 11000}}]})");
+  EXPECT_FALSE(load_corpus(v.path()));  // alone it names an unknown model
+  auto validation = load_validation(v.path(), models.path());
+  ASSERT_TRUE(validation) << validation.error().str();
+  ASSERT_EQ(validation->rows.size(), 1u);
+  EXPECT_TRUE(validation->rows[0].validation);
+  EXPECT_EQ(validation->rows[0].dims.hidden, 4096);
+  // A fit on validation rows alone moves nothing.
+  FitOptions o;
+  o.max_rounds = 1;
+  FittedModel fitted = fit(*validation, nullptr, o);
+  for (const FittedConstant& c : fitted.constants)
+    EXPECT_TRUE(c.fitted_on.empty()) << c.qualified();
+  EXPECT_EQ(predict(*validation, &fitted).size(), 1u);  // but it is predicted
+}
+
+TEST(Fit, LeaveOneSourceOutHoldsOutEachPublicationWhole) {
+  TempFile f(kTwoSources);
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  FitOptions o;
+  o.max_rounds = 1;
+  auto loso = leave_one_source_out(*corpus, nullptr, o);
+  ASSERT_EQ(loso.size(), 3u);  // every row once
+  // The refit that predicts the Bridge rows saw only row c.
+  o.exclude_publication = "R p.md 26.04";
+  for (const FittedConstant& c : fit(*corpus, nullptr, o).constants) {
+    if (c.fitted_on.empty()) continue;
+    EXPECT_EQ(c.fitted_on, std::vector<std::string>{"c"}) << c.qualified();
+  }
+}
+
 TEST(Metrics, ApeMedianWithinAndTau) {
   std::vector<CorpusRow> rows(4);
   double measured[] = {100, 200, 300, 400};
@@ -287,6 +370,50 @@ TEST(Fit, SharedConstantsTakeOneValueInEveryGenerationOfTheirGroup) {
       EXPECT_DOUBLE_EQ(*c.get(std::string(g) + "." + k.name), k.value) << g << " " << k.name;
   }
   EXPECT_TRUE(saw_shared);
+}
+
+TEST(Fit, HoldsTheFp8OverBf16RateRatioToItsComponentRange) {
+  // FP8 measured 3x faster than BF16 on one layout: unbounded, the fit would give FP8 a rate
+  // ratio far above what cuBLAS measures; bounded, the ratio stays inside 0.75-0.95 of the
+  // peaks' ratio.
+  TempFile f(corpus_of_m(R"(
+    {"id": "bf16", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 5000}},
+    {"id": "fp8", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "FP8-CS", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 15000}})"));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  ASSERT_EQ(rate_ratio_bounds().front().numerator, "gemm_eff_fp8_tensor");
+  FitOptions o;
+  o.max_rounds = 4;
+  ModelConstants c = ModelConstants::fit_start();
+  apply_fit(c, fit(*corpus, nullptr, o));
+  double ratio = *c.get("hopper.gemm_eff_fp8_tensor") / *c.get("hopper.gemm_eff_bf16");
+  EXPECT_GE(ratio, 0.75 - 1e-9);
+  EXPECT_LE(ratio, 0.95 + 1e-9);
+}
+
+TEST(Fit, ShippedStartAndPriorRatesKeepTheirRatioBounds) {
+  struct Case {
+    const char* what;
+    const ModelConstants* constants;
+  };
+  for (const Case& c :
+       {Case{"shipped", &shipped_constants()}, Case{"fit_start", &ModelConstants::fit_start()},
+        Case{"priors", &ModelConstants::priors()}}) {
+    for (const char* g : {"hopper", "blackwell", "blackwell_ultra"}) {
+      for (const RateRatioBound& b : rate_ratio_bounds()) {
+        double ratio = *c.constants->get(std::string(g) + "." + std::string(b.numerator)) /
+                       *c.constants->get(std::string(g) + "." + std::string(b.denominator));
+        EXPECT_GE(ratio, b.min - 1e-9) << c.what << " " << g << " " << b.numerator;
+        EXPECT_LE(ratio, b.max + 1e-9) << c.what << " " << g << " " << b.numerator;
+      }
+    }
+  }
 }
 
 TEST(Fit, LeaveOneModelOutPredictsEveryRowOfEachModel) {
@@ -557,13 +684,63 @@ TEST(Bands, FromResidualsPerRegime) {
     rows[i].layout.cp = 2;
     p.push_back(made(&rows[i], 80 + 10 * i));  // 80 .. 120
   }
-  auto bands = bands_from(p);
+  auto bands = bands_from({&p});
   ASSERT_EQ(bands.size(), 1u);
   EXPECT_EQ(bands[0].regime, "dense_cp");
   EXPECT_EQ(bands[0].rows, 5);
   EXPECT_LT(bands[0].low, 0);
   EXPECT_GT(bands[0].high, 0);
   EXPECT_GT(bands[0].relative, 0);
+  EXPECT_EQ(bands[0].pairs, 10);  // 5 rows of one job
+}
+
+TEST(Bands, DifferenceBandIsNarrowWhenOneJobIsOffByOneFactor) {
+  // Two jobs, each predicted 30 % too fast and 30 % too slow at every layout: the absolute band
+  // is wide, the difference between two layouts of one job is predicted exactly.
+  std::vector<CorpusRow> rows(6);
+  std::vector<Prediction> p;
+  for (int i = 0; i < 6; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = i < 3 ? "A" : "B";
+    rows[i].system = "S";
+    rows[i].measured_tokens = 100.0 * (i + 1);
+    p.push_back(made(&rows[i], rows[i].measured_tokens * (i < 3 ? 1.3 : 0.7)));
+  }
+  auto bands = bands_from({&p});
+  ASSERT_EQ(bands.size(), 1u);
+  EXPECT_LT(bands[0].low, std::log(1 / 1.3) + 1e-9);
+  EXPECT_GT(bands[0].high, std::log(1 / 0.7) - 1e-9);
+  EXPECT_EQ(bands[0].pairs, 6);  // 3 + 3 pairs inside the jobs, none across them
+  EXPECT_NEAR(bands[0].relative, 0, 1e-12);
+  // The same rows in a second held-out set add their own pairs, never pairs across the sets.
+  auto twice = bands_from({&p, &p});
+  EXPECT_EQ(twice[0].pairs, 12);
+  EXPECT_EQ(twice[0].rows, 12);
+}
+
+TEST(Bands, CoverageCountsRowsInsideTheirBand) {
+  std::vector<CorpusRow> rows(4);
+  std::vector<Prediction> p;
+  double predicted[] = {100, 80, 125, 50};  // residuals 0, +0.22, -0.22, +0.69
+  for (int i = 0; i < 4; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+    rows[i].measured_tokens = 100;
+    p.push_back(made(&rows[i], predicted[i]));
+  }
+  std::vector<RegimeBand> bands = {{"dense_nocp", 4, -0.3, 0.3, 0.1, 1}};
+  EXPECT_TRUE(inside_band(p[0], bands));
+  EXPECT_TRUE(inside_band(p[1], bands));
+  EXPECT_TRUE(inside_band(p[2], bands));
+  EXPECT_FALSE(inside_band(p[3], bands));
+  auto slices = slices_of(p, &bands);
+  ASSERT_FALSE(slices.empty());
+  EXPECT_EQ(slices[0].name, "all");
+  EXPECT_EQ(slices[0].metrics.band_rows, 4);
+  EXPECT_NEAR(slices[0].metrics.coverage, 0.75, 1e-12);
+  // Without bands no coverage is claimed.
+  EXPECT_EQ(slices_of(p)[0].metrics.band_rows, 0);
 }
 
 TEST(Regime, FromModelAndLayout) {

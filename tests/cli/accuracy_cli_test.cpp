@@ -27,6 +27,49 @@ TEST(AccuracyCli, LomoOnATinyCorpus) {
   EXPECT_EQ(j["leave_one_model_out"][0]["rows"], 3);
 }
 
+const std::string kTinyValidation =
+    std::string(HCP_FIXTURES_DIR) + "/accuracy/tiny_validation.json";
+
+/// The slice of a JSON slice list by name (null when absent).
+json slice_named(const json& slices, const std::string& name) {
+  for (const json& s : slices) {
+    if (s["slice"] == name) return s;
+  }
+  return nullptr;
+}
+
+TEST(AccuracyCli, LeaveOneSourceOutAndTheValidationSetWithCoverage) {
+  auto r = run_cli("accuracy --builtin --fit --rounds 1 --corpus " + kTiny + " --validation " +
+                   kTinyValidation + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_FALSE(j["leave_one_source_out"].empty());
+  EXPECT_EQ(j["leave_one_source_out"][0]["rows"], 3);
+  ASSERT_FALSE(j["validation"].empty());
+  EXPECT_EQ(j["validation"][0]["rows"], 2);
+  EXPECT_EQ(slice_named(j["validation"], "Megatron-family")["rows"], 1);
+  EXPECT_EQ(slice_named(j["validation"], "other frameworks")["rows"], 1);
+  // The refit's bands come from the out-of-sample residuals, and every slice says how many of
+  // its rows fall inside them.
+  ASSERT_FALSE(j["fit"]["bands"].empty());
+  EXPECT_NE(j["fit"]["bands_method"].get<std::string>().find("leave-one-source-out"),
+            std::string::npos);
+  EXPECT_EQ(j["validation"][0]["band_rows"], 2);
+  double coverage = j["leave_one_model_out"][0]["band_coverage"];
+  EXPECT_GE(coverage, 0.0);
+  EXPECT_LE(coverage, 1.0);
+  // The validation rows never enter the fit.
+  for (const json& c : j["fit"]["constants"]) {
+    if (!c.contains("fitted_on")) continue;
+    for (const json& id : c["fitted_on"])
+      EXPECT_NE(id.get<std::string>().rfind("v-", 0), 0u) << c["name"];
+  }
+  auto none =
+      run_cli("accuracy --builtin --no-lomo --no-validation --corpus " + kTiny + " --format json");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_FALSE(json::parse(none.out).contains("validation"));
+}
+
 TEST(AccuracyCli, JsonHasSlicesOfTheShippedCorpus) {
   auto r = run_cli("accuracy --no-lomo --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -43,7 +86,7 @@ TEST(AccuracyCli, JsonHasSlicesOfTheShippedCorpus) {
   for (const json& s : j["in_sample"])
     names.push_back(s["slice"]);
   for (const char* want : {"family dense", "family moe", "family hybrid", "CP >1", "GPU DGX-H100",
-                           "NeMo long-seq CP 32K-1M"}) {
+                           "NeMo long-seq CP 32K-1M", "Megatron-family", "regime dense_cp"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
   // Every predicted row names its measurement and prediction, and the model's step time per
@@ -81,7 +124,9 @@ TEST(AccuracyCli, BadInputsExitTwoWithOneLine) {
   for (const char* args :
        {"accuracy --write /tmp/x.json", "accuracy --builtin --constants /tmp/none.json",
         "accuracy --corpus /nonexistent/corpus.json", "accuracy --rounds 0",
-        "accuracy --constants /nonexistent/fit.json", "accuracy --max-lomo-mape 0.5 --no-lomo"}) {
+        "accuracy --constants /nonexistent/fit.json", "accuracy --max-lomo-mape 0.5 --no-lomo",
+        "accuracy --no-lomo --validation /nonexistent/validation.json",
+        "accuracy --no-validation --validation /tmp/v.json"}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
@@ -106,7 +151,10 @@ TEST(PlanCliBands, JsonCarriesBandsAndTheRecipesOwnLayout) {
   EXPECT_GE(j["recipe_layout"]["rank"].get<int>(), 1);
   auto text = run_cli("plan llama3_8b_128k --nodes 4 --top 2");
   EXPECT_NE(text.out.find("your layout: "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find(" +-"), std::string::npos) << text.out;
+  // The absolute band beside each prediction, and what it means.
+  EXPECT_NE(text.out.find("%..+"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Transformer Engine run it; the band is where 90%"), std::string::npos)
+      << text.out;
 }
 
 TEST(CompareCliOrder, KeepsTheGivenLettersAndRecommendsB) {

@@ -45,6 +45,7 @@ std::vector<CompareEntry> compare_seed(const std::vector<std::string>& options) 
   return entries ? *entries : std::vector<CompareEntry>{};
 }
 
+/// True when `other` lies inside the difference band of `of` (the tie rule's band).
 bool inside_band(const PlanOption& of, const PlanOption& other) {
   double gap =
       std::abs(std::log(other.estimate.tokens_per_s_per_gpu / of.estimate.tokens_per_s_per_gpu));
@@ -161,24 +162,32 @@ PlanOption option_with(double tokens, double relative, double headroom_gib, Comm
 }
 
 TEST(TieRule, HeadroomThenTransportThenSpeed) {
-  // B ties A (5 % apart, bands 4 % each) and has 13 GiB more headroom: B.
-  std::vector<PlanOption> o = {option_with(1000, 0.04, 10, CommType::kA2aP2p, 8),
-                               option_with(950, 0.04, 23, CommType::kA2a, 4)};
+  // B ties A (5 % apart, inside a difference band of 6 %) and has 13 GiB more headroom: B.
+  std::vector<PlanOption> o = {option_with(1000, 0.06, 10, CommType::kA2aP2p, 8),
+                               option_with(950, 0.06, 23, CommType::kA2a, 4)};
   std::vector<std::string> summary;
   explain_options(o, &summary, true);
   EXPECT_TRUE(o[1].recommended);
   EXPECT_TRUE(o[1].tie_with_best);
   EXPECT_NE(o[1].reasons.front().find("13.0 GiB more memory headroom"), std::string::npos)
       << o[1].reasons.front();
-  // Why not the faster A, in one sentence after the recommendation: the tie rule, in words.
+  // Why not the faster A, in one sentence after the recommendation: the tie rule, in words, naming
+  // the band it uses: the difference band of two layouts of one job.
   ASSERT_GE(summary.size(), 2u);
   EXPECT_NE(summary[1].find("why not a faster option: 1 faster option (A) fits and is up to 5.3% "
-                            "faster, which is within model error (+-4.1%)"),
+                            "faster, which is within model error (inside the +-6.2% difference "
+                            "band of two layouts of one job)"),
             std::string::npos)
       << summary[1];
   EXPECT_NE(summary[1].find("B is preferred to A, the fastest, for 13.0 GiB more memory headroom"),
             std::string::npos)
       << summary[1];
+  // 5 % apart with a 4 % difference band: no tie (the two options' bands are not added).
+  o = {option_with(1000, 0.04, 10, CommType::kA2aP2p, 8),
+       option_with(950, 0.04, 23, CommType::kA2a, 4)};
+  explain_options(o, &summary, true);
+  EXPECT_TRUE(o[0].recommended);
+  EXPECT_FALSE(o[1].tie_with_best);
   // Outside the band (bands 2 %): the fastest.
   o = {option_with(1000, 0.02, 10, CommType::kA2aP2p, 8),
        option_with(950, 0.02, 23, CommType::kA2a, 4)};
@@ -202,8 +211,8 @@ TEST(TieRule, HeadroomThenTransportThenSpeed) {
   explain_options(o, &summary, true);
   EXPECT_TRUE(o[0].recommended);
   // `eligible` (compare: valid options) excludes an option from the recommendation.
-  o = {option_with(1000, 0.04, 10, CommType::kA2aP2p, 8),
-       option_with(950, 0.04, 23, CommType::kA2a, 4)};
+  o = {option_with(1000, 0.06, 10, CommType::kA2aP2p, 8),
+       option_with(950, 0.06, 23, CommType::kA2a, 4)};
   explain_options(o, &summary, true, {true, false});
   EXPECT_TRUE(o[0].recommended);
 }
