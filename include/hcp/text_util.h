@@ -31,8 +31,9 @@ std::string replace_invalid_utf8(std::string_view text);
 std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 
 /// `text` safe to print on a terminal: control characters other than LF and tab (ESC, BEL, CR,
-/// C1 controls, DEL) are written as \xNN, invalid UTF-8 as U+FFFD.
-std::string neutralize_controls(std::string_view text);
+/// C1 controls, DEL) are written as \xNN, invalid UTF-8 as U+FFFD. With `keep_colour`, colour
+/// codes (ESC [ digits;digits m) pass unchanged: they change colours only, never the cursor.
+std::string neutralize_controls(std::string_view text, bool keep_colour = false);
 
 /// The width text reports fit by default (`--wide` turns wrapping off).
 inline constexpr size_t kTextWidth = 100;

@@ -138,7 +138,8 @@ ElapsedProgress::~ElapsedProgress() {
 bool emit(const OutputOptions& out, const std::string& text) {
   const bool plain = out.format == "text" || out.format == "gcc" || out.format == "github";
   // Text from inputs (YAML keys, log lines) may hold escape sequences: never raw to a terminal.
-  std::string shown = plain ? neutralize_controls(text) : text;
+  // With colour on, colour codes (ESC [ n;n m, which only change colours) pass; nothing else does.
+  std::string shown = plain ? neutralize_controls(text, color_enabled(out)) : text;
   if (out.format == "text" && out.width > 0) shown = wrap_text(shown, out.width);
   const bool to_stdout = out.path.empty() || out.path == "-";
   Status written = to_stdout ? write_standard_output(shown) : write_output_file(out.path, shown);

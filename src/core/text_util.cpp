@@ -1,6 +1,7 @@
 #include "hcp/text_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -119,7 +120,20 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
-std::string neutralize_controls(std::string_view text) {
+namespace {
+
+/// Length of a colour code (ESC [ digits and semicolons m) at text[i]; 0 when none starts there.
+size_t colour_code_length(const std::string& text, size_t i) {
+  if (text[i] != '\x1b' || i + 1 >= text.size() || text[i + 1] != '[') return 0;
+  size_t j = i + 2;
+  while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == ';'))
+    ++j;
+  return j < text.size() && text[j] == 'm' ? j - i + 1 : 0;
+}
+
+}  // namespace
+
+std::string neutralize_controls(std::string_view text, bool keep_colour) {
   const std::string valid = replace_invalid_utf8(text);
   std::string out;
   out.reserve(valid.size());
@@ -131,6 +145,11 @@ std::string neutralize_controls(std::string_view text) {
   };
   for (size_t i = 0; i < valid.size(); ++i) {
     auto c = static_cast<unsigned char>(valid[i]);
+    if (size_t n = keep_colour ? colour_code_length(valid, i) : 0; n > 0) {
+      out.append(valid, i, n);
+      i += n - 1;
+      continue;
+    }
     // C1 controls U+0080..U+009F are C2 80..C2 9F in UTF-8.
     if (c == 0xC2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) <= 0x9F) {
       escape(static_cast<unsigned char>(valid[++i]));
@@ -211,7 +230,9 @@ struct Rest {
     return std::string::npos;
   }
   /// Length of the colour code starting at index i (0 when none starts there).
-  size_t escape_at(size_t i) const { return i < indent ? 0 : escape_length(line, pos + i - indent); }
+  size_t escape_at(size_t i) const {
+    return i < indent ? 0 : escape_length(line, pos + i - indent);
+  }
   void append_prefix(std::string& out, size_t n) const {
     out.append(std::min(n, indent), ' ');
     if (n > indent) out.append(line, pos, n - indent);

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "hcp/layout.h"
 #include "hcp/preflight.h"
 #include "hcp/rules.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
@@ -91,6 +93,15 @@ std::optional<HcaFilter> ib_hca_filter(const EnvMap& env, const std::vector<cons
   return parse_ib_hca(*hca);
 }
 
+/// NCCL_IB_HCA as a finding quotes it: whole when short, else its first 120 bytes and the number
+/// of names (a value of 400,000 names made one 3.6 MB line).
+std::string quoted_hca(const std::string& hca, size_t names) {
+  constexpr size_t kMaxQuoted = 120;
+  if (hca.size() <= kMaxQuoted) return "'" + hca + "'";
+  return "'" + std::string(utf8_prefix(hca, kMaxQuoted)) + "...' (" + std::to_string(names) +
+         " names, " + std::to_string(hca.size()) + " bytes)";
+}
+
 void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnostic>& out) {
   auto nics = rdma_nics(node);
   auto filter = ib_hca_filter(env, nics);
@@ -99,7 +110,9 @@ void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnosti
   const std::string key = "env:NCCL_IB_HCA";
   int selected = static_cast<int>(
       std::count_if(nics.begin(), nics.end(), [&](const Nic* n) { return filter->selects(*n); }));
+  std::set<std::string_view> reported;  // Each unknown name once, however often it repeats.
   for (const std::string& entry : filter->entries) {
+    if (!reported.insert(entry).second) continue;
     bool known = std::any_of(nics.begin(), nics.end(),
                              [&](const Nic* n) { return filter->names(entry, *n); });
     if (!known && !filter->exclude)
@@ -109,13 +122,15 @@ void check_ib_hca(const EnvMap& env, const Topology& node, std::vector<Diagnosti
   int total = static_cast<int>(nics.size());
   if (selected == 0) {
     out.push_back(finding("PF101", key,
-                          "NCCL_IB_HCA='" + hca + "' leaves none of the node's " +
-                              std::to_string(total) + " RDMA NICs to NCCL",
+                          "NCCL_IB_HCA=" + quoted_hca(hca, filter->entries.size()) +
+                              " leaves none of the node's " + std::to_string(total) +
+                              " RDMA NICs to NCCL",
                           "none_selected"));
   } else if (selected < total) {
     out.push_back(finding("PF101", key,
-                          "NCCL_IB_HCA='" + hca + "' pins NCCL to " + std::to_string(selected) +
-                              " of the node's " + std::to_string(total) + " RDMA NICs",
+                          "NCCL_IB_HCA=" + quoted_hca(hca, filter->entries.size()) +
+                              " pins NCCL to " + std::to_string(selected) + " of the node's " +
+                              std::to_string(total) + " RDMA NICs",
                           "subset"));
   }
 }

@@ -57,7 +57,7 @@ std::set<std::string> lines_of(const std::string& text) {
 
 TEST(CompletionBash, FormatsAreWhatEachSubcommandAccepts) {
   EXPECT_EQ(bash_candidates({"hcp-plan", "plan", "--format", ""}),
-            (std::set<std::string>{"text", "json"}));
+            (std::set<std::string>{"text", "json", "html"}));
   EXPECT_EQ(bash_candidates({"hcp-plan", "validate", "--format", ""}),
             (std::set<std::string>{"text", "json", "sarif", "junit", "github", "gcc"}));
   EXPECT_EQ(bash_candidates({"hcp-plan", "rules", "--format", ""}),
@@ -115,7 +115,7 @@ TEST(CompletionOtherShells, FishOffersTheSubcommandsFormats) {
   std::set<std::string> got;
   for (const std::string& line : lines_of(r.out))
     got.insert(line.substr(0, line.find('\t')));
-  EXPECT_EQ(got, (std::set<std::string>{"text", "json"})) << r.out;
+  EXPECT_EQ(got, (std::set<std::string>{"text", "json", "html"})) << r.out;
 }
 
 }  // namespace

@@ -177,9 +177,10 @@ TEST(Colour, ABadColorValueIsBadInput) {
 }
 
 TEST(Progress, ATerminalSeesElapsedTimeOnStderrThenTheLineIsErased) {
-  // 2M synthetic lengths take a few seconds: past the one-second delay of the progress line.
+  // 8M synthetic lengths take about 3 s (the scheduler is n log n): past the one-second delay of
+  // the progress line.
   auto r = run_in_terminal(
-      "dcp --synthetic lognormal:1024:1.5:2000000:8192 --dp 16 --cp 4 "
+      "dcp --synthetic lognormal:1024:1.5:8000000:8192 --dp 16 --cp 4 "
       "--max-seqlen-per-dp-cp-rank 2048 --global-batch 256 --seed 1 > /dev/null",
       100);
   EXPECT_EQ(r.exit_code, 0) << r.out;

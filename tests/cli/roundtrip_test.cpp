@@ -160,8 +160,8 @@ TEST(RoundTrip, ClusterProfileWithAwkwardText) {
   p.gpus_per_node = 8;
   p.nvlink_domain = 8;
   p.nvlink_gbps_per_gpu = 0.1 + 0.2;
-  p.pcie_gbps_per_gpu = 1e-300;
-  p.nic_gbits = 1e300;
+  p.pcie_gbps_per_gpu = 1e-3;        // The smallest figure the physical range takes.
+  p.nic_gbits = 1600.0000000000002;  // Needs all 17 digits to read back.
   p.sources["gpu_sm"] = "- a list? [no]\r";
   expect_profile_round_trip(p, "awkward text");
 }

@@ -114,7 +114,7 @@ TEST(RunRecipeFlags, FlagValuesAreNeverTakenForRecipes) {
 
 /// A card's command as it is pasted: its lines after train.sh, joined.
 std::string card_arguments(const std::string& file) {
-  std::string text = read_whole_file("tests/fixtures/real/cards/" + file);
+  std::string text = read_whole_file(HCP_SOURCE_DIR "/tests/fixtures/real/cards/" + file);
   for (char& c : text) {
     if (c == '\n') c = ' ';
   }

@@ -28,7 +28,7 @@ TEST(UsageCli, EnumeratedValuesGetADidYouMean) {
        "--format: expects text, json, sarif, junit, "
        "github or gcc, got 'jsn' (did you mean 'json'?)"},
       {"plan gemma3_1b_32k --nodes 1 --format sarif",
-       "--format: expects text or json, got "
+       "--format: expects text, json or html, got "
        "'sarif'"},
       {"validate gemma3_1b_32k --fail-on warnings", "(did you mean 'warning'?)"},
       {"check-log tests/fixtures/logs/mlm_oom.log --fail-on eror", "(did you mean 'error'?)"},

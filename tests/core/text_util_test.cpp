@@ -54,6 +54,14 @@ TEST(Utf8, PrefixNeverCutsACharacter) {
   EXPECT_EQ(utf8_prefix("abc", 10), "abc");
 }
 
+TEST(NeutralizeControls, WithColourOnlyColourCodesPass) {
+  EXPECT_EQ(neutralize_controls("\x1b[1;31merror\x1b[0m", true), "\x1b[1;31merror\x1b[0m");
+  // Cursor moves, screen clears and title sequences stay neutralised.
+  EXPECT_EQ(neutralize_controls("\x1b[2J\x1b[5A\x1b]0;t\x07", true),
+            "\\x1b[2J\\x1b[5A\\x1b]0;t\\x07");
+  EXPECT_EQ(neutralize_controls("\x1b[1;31m", false), "\\x1b[1;31m");
+}
+
 TEST(NeutralizeControls, EscapeSequencesAndC1ControlsAreShownNotSent) {
   EXPECT_EQ(neutralize_controls("key\x1b[31mred\x07"), "key\\x1b[31mred\\x07");
   EXPECT_EQ(neutralize_controls("a\rb\x7f"), "a\\x0db\\x7f");

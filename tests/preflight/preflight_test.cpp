@@ -148,6 +148,33 @@ TEST(NcclEnv, IbHcaNamingAbsentOrNoNics) {
   EXPECT_TRUE(has_id(none, "PF101", Severity::kError));
 }
 
+// A value of 400,000 repeated names: each unknown name is reported once, and the findings quote
+// a bounded prefix of the value with its size instead of the whole value.
+TEST(NcclEnv, IbHcaOfManyRepeatedNamesGivesBoundedFindings) {
+  Topology node = capture("dgx_h100_healthy.txt");
+  std::string hca = "=mlx5_0:1";
+  for (int i = 0; i < 400000; ++i)
+    hca += ",mlx5_9";
+  auto findings = nccl_env_findings({{"NCCL_IB_HCA", hca}}, node, shape(4, 8), recipe());
+  size_t pf101 = 0;
+  for (const Diagnostic& d : findings) {
+    if (d.id() != "PF101") continue;
+    ++pf101;
+    EXPECT_LT(d.message.size(), 300u) << d.message.substr(0, 300);
+  }
+  EXPECT_EQ(pf101, 2u);  // 'mlx5_9' once, and the subset the value pins NCCL to.
+  bool counted = false;
+  for (const Diagnostic& d : findings)
+    counted = counted || d.message.find("(400001 names, ") != std::string::npos;
+  EXPECT_TRUE(counted);
+  // A short value is still quoted whole.
+  auto partial =
+      nccl_env_findings({{"NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1"}}, node, shape(4, 8), recipe());
+  ASSERT_FALSE(partial.empty());
+  EXPECT_NE(partial.front().message.find("NCCL_IB_HCA='=mlx5_0:1,mlx5_1:1'"), std::string::npos)
+      << partial.front().message;
+}
+
 TEST(NcclEnv, IbHcaNotCheckedAgainstUnnamedNics) {
   Topology unnamed = capture("hgx_h100_4gpu.txt");  // No NIC legend: ports are NIC0..NIC3.
   EXPECT_TRUE(nccl_env_findings({{"NCCL_IB_HCA", "mlx5"}}, unnamed, shape(4, 4), recipe()).empty());

@@ -228,6 +228,16 @@ TEST(JunitFormat, InvalidUtf8FromTheInputStaysWellFormed) {
                "r\xEF\xBF\xBD.yaml");
 }
 
+/// The fix of kInfoRule's "mlm" case, the one the sample finding is: the case's own, else the
+/// entry's.
+std::string info_fix() {
+  const Rule* rule = find_rule(kInfoRule);
+  for (const RuleCase& c : rule->cases) {
+    if (c.name == "mlm" && c.fix) return std::string(*c.fix);
+  }
+  return std::string(rule->fix);
+}
+
 TEST(GithubFormat, ExactLines) {
   const std::string id(rule_registry().front().id);
   std::string expected =
@@ -236,7 +246,7 @@ TEST(GithubFormat, ExactLines) {
       "\n"
       "::warning file=recipes/bad.yaml,line=3,title=hcp-plan::50%25 of a, b: c%0Anext\n"
       "::notice file=recipes/bad.yaml,title=" +
-      kInfoRule + "::from the command line%0Afix: " + std::string(find_rule(kInfoRule)->fix) + "\n";
+      kInfoRule + "::from the command line%0Afix: " + info_fix() + "\n";
   EXPECT_EQ(format_diagnostics_github(sample_reports()), expected);
 }
 
