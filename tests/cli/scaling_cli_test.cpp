@@ -231,14 +231,14 @@ TEST(Scaling, ProbeNcclTopologyNics) {
 }
 
 TEST(Scaling, PreflightRepeatedHcaNames) {
-  // The recorded 4 x 8 Slurm job with NCCL_IB_HCA naming n HCAs the node does not have: one PF101
-  // finding each, folded in the report.
+  // The recorded 4 x 8 Slurm job with NCCL_IB_HCA naming n distinct HCAs the node does not have:
+  // one PF101 finding each (a repeated name is reported once), folded in the report.
   expect_near_linear(
       [](int64_t n) {
         std::string env = read_whole_file(HCP_FIXTURES_DIR "/preflight/slurm_4x8.env");
         env += "NCCL_IB_HCA=mlx5_0";
         for (int64_t i = 0; i < n; ++i)
-          env += ",mlx5_404";
+          env += ",mlx5_" + std::to_string(1000 + i);
         const std::string fixtures = HCP_FIXTURES_DIR;
         return std::vector<std::string>{
             "preflight",         "llama3_8b_128k",
