@@ -30,7 +30,8 @@ const std::string kSource = HCP_SOURCE_DIR;
 const std::string kTopologies = kSource + "/tests/fixtures/topologies/";
 
 /// Files below `dir` whose names end in one of `extensions`, sorted.
-std::vector<std::string> files_in(const std::string& dir, std::vector<std::string> extensions) {
+std::vector<std::string> files_in(const std::string& dir,
+                                  const std::vector<std::string>& extensions) {
   std::vector<std::string> out;
   for (const auto& entry : fs::directory_iterator(dir)) {
     for (const std::string& ext : extensions) {
