@@ -89,7 +89,7 @@ TEST(WriteAll, ClosedPipeIsAnError) {
 }
 
 TEST(WriteOutputFile, SigtermWhileWritingLeavesNoFile) {
-  // A child writes 256 MiB to a file and is killed with SIGTERM part-way: neither the target
+  // A child writes 64 MiB to a file and is killed with SIGTERM part-way: neither the target
   // nor the temporary file may remain.
   OutDir dir;
   std::string target = dir.file("big.txt");
@@ -100,7 +100,7 @@ TEST(WriteOutputFile, SigtermWhileWritingLeavesNoFile) {
   if (child == 0) {
     close(ready[0]);
     // Slow the write down: SIGTERM arrives while write_output_file holds the temporary file.
-    std::string text(size_t{1} << 28, 'x');
+    std::string text(size_t{1} << 26, 'x');
     (void)write(ready[1], "r", 1);
     (void)write_output_file(target, text);
     _exit(0);
