@@ -107,9 +107,7 @@ void drop_unwanted(const CheckLogOptions& opts, const AppliedConfig& config,
 /// The exit code: --fail-on, else the config's fail_on, else --strict's.
 int exit_code_of(const CheckLogOptions& opts, const AppliedConfig& config,
                  const std::vector<Diagnostic>& diagnostics) {
-  std::string fail_on = opts.fail_on;
-  if (fail_on.empty() && config.fail_on) fail_on = *config.fail_on;
-  if (fail_on.empty()) fail_on = opts.strict ? "warning" : "error";
+  const std::string fail_on = effective_fail_on(opts.fail_on, config.fail_on, opts.strict);
   Summary s = summarize(diagnostics);
   return s.errors > 0 || (fail_on == "warning" && s.warnings > 0) ? kExitFindings : kExitOk;
 }
@@ -192,14 +190,7 @@ std::function<int()> setup_check_log(CLI::App& sub) {
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--save-calibration", opts->run.save_calibration,
                  "Write the measured step time as a calibration file for plan/compare");
-  sub.add_flag("--strict", opts->strict,
-               "Fail (exit 1) on warnings as well as errors (same as --fail-on warning)");
-  sub.add_option("--fail-on", opts->fail_on,
-                 "Lowest severity that fails (exit 1): error (default) or warning")
-      ->check(one_of({"error", "warning"}));
-  sub.add_option("--ignore", opts->ignore, "Drop the findings of rule ID (repeatable)")
-      ->type_name("ID");
-  sub.add_flag("--quiet,-q", opts->quiet, "Leave info findings out of the report");
+  add_finding_filter_options(sub, opts->strict, opts->fail_on, opts->ignore, opts->quiet);
   add_config_options(sub, opts->config);
   add_output_options(sub, opts->output, {"text", "json", "sarif", "junit", "github", "gcc"});
   return [opts, &sub]() { return run_check_log(sub, *opts, sub.remaining(false)); };

@@ -193,10 +193,8 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
     return {kExitBadInput, std::nullopt};
   }
   drop_suppressed(report.diagnostics, ignore, inline_ids, first.path);
-  std::string fail_on = opts.fail_on;
-  if (fail_on.empty() && project.config && project.config->fail_on)
-    fail_on = *project.config->fail_on;
-  if (fail_on.empty()) fail_on = opts.strict ? "warning" : "error";
+  const std::string fail_on = effective_fail_on(
+      opts.fail_on, project.config ? project.config->fail_on : std::nullopt, opts.strict);
   Summary s = summarize(report.diagnostics);
   bool failed = s.errors > 0 || (fail_on == "warning" && s.warnings > 0);
   if (opts.quiet) {
@@ -355,14 +353,7 @@ std::function<int()> setup_validate(CLI::App& sub) {
       "(k=v, "
       "+k=v, ++k=v, ~k) or a run_recipe.py shorthand flag (-tp 2 -cp 4 -sl 131072 ...).");
   add_environment_options(sub, *opts);
-  sub.add_flag("--strict", opts->strict,
-               "Fail (exit 1) on warnings as well as errors (same as --fail-on warning)");
-  sub.add_option("--fail-on", opts->fail_on,
-                 "Lowest severity that fails (exit 1): error (default) or warning")
-      ->check(one_of({"error", "warning"}));
-  sub.add_option("--ignore", opts->ignore, "Drop the findings of rule ID (repeatable)")
-      ->type_name("ID");
-  sub.add_flag("--quiet,-q", opts->quiet, "Leave info findings out of the report");
+  add_finding_filter_options(sub, opts->strict, opts->fail_on, opts->ignore, opts->quiet);
   add_config_options(sub, opts->config);
   sub.add_option("--env", opts->launch_env,
                  "Launch environment variable NAME=VALUE of the job (repeatable)");

@@ -318,6 +318,24 @@ void add_config_options(CLI::App& sub, ConfigOptions& options) {
   sub.add_flag("--no-config", options.no_config, "Use no project config")->excludes(config);
 }
 
+void add_finding_filter_options(CLI::App& sub, bool& strict, std::string& fail_on,
+                                std::vector<std::string>& ignore, bool& quiet) {
+  sub.add_flag("--strict", strict,
+               "Fail (exit 1) on warnings as well as errors (same as --fail-on warning)");
+  sub.add_option("--fail-on", fail_on,
+                 "Lowest severity that fails (exit 1): error (default) or warning")
+      ->check(one_of({"error", "warning"}));
+  sub.add_option("--ignore", ignore, "Drop the findings of rule ID (repeatable)")->type_name("ID");
+  sub.add_flag("--quiet,-q", quiet, "Leave info findings out of the report");
+}
+
+std::string effective_fail_on(const std::string& fail_on, const std::optional<std::string>& config,
+                              bool strict) {
+  if (!fail_on.empty()) return fail_on;
+  if (config) return *config;
+  return strict ? "warning" : "error";
+}
+
 Result<std::optional<ProjectConfig>> load_config_option(const ConfigOptions& options) {
   if (options.no_config) return std::optional<ProjectConfig>{};
   std::optional<std::string> path = options.config.empty()

@@ -81,6 +81,13 @@ struct ConfigOptions {
 };
 void add_config_options(CLI::App& sub, ConfigOptions& options);
 
+/// --strict, --fail-on, --ignore and --quiet, as validate and check-log take them.
+void add_finding_filter_options(CLI::App& sub, bool& strict, std::string& fail_on,
+                                std::vector<std::string>& ignore, bool& quiet);
+/// The lowest severity that fails: --fail-on, else the config's fail_on, else --strict's.
+std::string effective_fail_on(const std::string& fail_on, const std::optional<std::string>& config,
+                              bool strict);
+
 /// --config FILE, else the .hcp-plan.yaml found upward from the working directory (none with
 /// --no-config). Error (bad input) when it does not parse.
 Result<std::optional<ProjectConfig>> load_config_option(const ConfigOptions& options);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/cli_runner.h"
+#include "support/scratch_dir.h"
 
 namespace hcp {
 namespace {
@@ -21,29 +22,10 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliResult;
 
-class Hostile {
+/// A scratch directory of this test.
+class Hostile : public testing::ScratchDir {
  public:
-  Hostile() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("hcp_hostile_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~Hostile() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  Hostile(const Hostile&) = delete;
-  Hostile& operator=(const Hostile&) = delete;
-  std::string file(const std::string& name, const std::string& bytes) const {
-    std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+  Hostile() : ScratchDir("hcp_hostile") {}
 };
 
 /// `hcp-plan ARGS` under the limits of the issue: 10 s, 1 GiB of address space (not under ASan,
@@ -159,7 +141,7 @@ TEST(HostileInputs, HostileBytesOfEveryKind) {
   for (const Kind& kind : kinds()) {
     for (const ContentClass& c : classes) {
       Hostile h;
-      std::string path = h.file("input", c.bytes);
+      std::string path = h.write("input", c.bytes);
       std::string what = std::string(kind.name) + " / " + c.name;
       CliResult r = run_bounded(with_path(kind.command, path));
       // An empty project config or environment file (a BOM alone is empty) sets nothing.
@@ -183,7 +165,7 @@ TEST(HostileInputs, OversizeFilesAreRefusedByTheirSize) {
   };
   for (const auto& [command, size] : over) {
     Hostile h;
-    std::string path = h.file("big", "x");
+    std::string path = h.write("big", "x");
     ASSERT_EQ(truncate(path.c_str(), size), 0);
     CliResult r = run_bounded(with_path(command, path));
     expect_one_line_naming(r, path, command);
@@ -202,7 +184,7 @@ TEST(HostileInputs, SparseIdxWhoseHeaderSaysFourSequencesIsCheckedFromItsHeader)
     return out;
   };
   header += le(1, 8) + le(4, 1) + le(4, 8) + le(2, 8);
-  std::string path = h.file("sparse.idx", header);
+  std::string path = h.write("sparse.idx", header);
   ASSERT_EQ(truncate(path.c_str(), 1LL << 31), 0);
   CliResult r = run_bounded(with_path("dcp --idx {}" + kDcp, path));
   expect_one_line_naming(r, path, "sparse idx");
@@ -237,19 +219,19 @@ TEST(HostileInputs, MultiDocumentAndTaggedYamlOfEveryYamlKind) {
     };
     for (const ContentClass& c : classes) {
       Hostile h;
-      std::string path = h.file("input.yaml", c.bytes);
+      std::string path = h.write("input.yaml", c.bytes);
       expect_one_line_naming(run_bounded(with_path(k.command, path)), path,
                              std::string(k.name) + " / " + c.name);
     }
     Hostile h;  // a trailing "---" with nothing after it is still one document
-    std::string path = h.file("input.yaml", k.document + "---\n");
+    std::string path = h.write("input.yaml", k.document + "---\n");
     EXPECT_NE(run_bounded(with_path(k.command, path)).exit_code, 2) << k.name;
   }
 }
 
 TEST(HostileInputs, ModelArgsKeyWithoutDashesIsAnError) {
   Hostile h;
-  std::string path = h.file("mlm.yaml", "MODEL_ARGS:\n  --num-layers: 2\n  hidden-size: 64\n");
+  std::string path = h.write("mlm.yaml", "MODEL_ARGS:\n  --num-layers: 2\n  hidden-size: 64\n");
   CliResult r = run_bounded("validate '" + path + "' --world-size 8");
   expect_one_line_naming(r, path + ":3:3", "MODEL_ARGS key");
   EXPECT_NE(r.err.find("'hidden-size' is not a flag"), std::string::npos) << r.err;
@@ -275,7 +257,7 @@ TEST(HostileInputs, XmlEntitiesAndDoctypesAreRejectedBeforeTheXmlParser) {
                                      std::string("probe --no-nvml --nccl-topo {}")}) {
     for (const ContentClass& c : classes) {
       Hostile h;
-      std::string path = h.file("topo.xml", c.bytes);
+      std::string path = h.write("topo.xml", c.bytes);
       CliResult r = run_bounded(with_path(command, path));
       expect_one_line_naming(r, path + ":", command + " / " + c.name);
     }
@@ -283,7 +265,7 @@ TEST(HostileInputs, XmlEntitiesAndDoctypesAreRejectedBeforeTheXmlParser) {
   // The five predefined entities and character references are still read.
   Hostile h;
   std::string path =
-      h.file("ok.xml", hwloc.substr(0, root) + "<!-- &amp; &#38; -->\n" + hwloc.substr(root));
+      h.write("ok.xml", hwloc.substr(0, root) + "<!-- &amp; &#38; -->\n" + hwloc.substr(root));
   EXPECT_EQ(run_bounded(with_path("probe --no-nvml --hwloc-xml {}", path)).exit_code, 0);
 }
 
@@ -324,7 +306,8 @@ TEST(HostileInputs, NumbersOutsideTheirPhysicalRangeNameFileAndField) {
   }
   for (const NumberCase& c : cases) {
     Hostile h;
-    std::string path = h.file(c.field == "attention_tflops" ? "cal.json" : "profile.yaml", c.bytes);
+    std::string path =
+        h.write(c.field == "attention_tflops" ? "cal.json" : "profile.yaml", c.bytes);
     CliResult r = run_bounded(with_path(c.command, path));
     expect_one_line_naming(r, path, c.field + " = " + c.name);
     EXPECT_NE(r.err.find(c.field), std::string::npos) << r.err;
@@ -355,7 +338,7 @@ TEST(HostileInputs, LogNumbersAreChecked) {
   };
   for (const LogCase& c : cases) {
     Hostile h;
-    std::string path = h.file("train.log", c.text + iteration.substr(0, 0));
+    std::string path = h.write("train.log", c.text + iteration.substr(0, 0));
     CliResult r = run_bounded("check-log '" + path + "'");
     expect_one_line_naming(r, path + ":", c.name);
     EXPECT_NE(r.err.find(c.field), std::string::npos) << c.name << ": " << r.err;
@@ -366,7 +349,7 @@ TEST(HostileInputs, EscapeSequencesFromYamlKeysNeverReachTheTerminal) {
   // A double-quoted YAML key holds ESC through its "\\e" escape: the text report shows it as
   // \\x1b, JSON as \\u001b, never the raw byte a terminal would act on.
   Hostile h;
-  std::string path = h.file("esc.yaml", "model:\n  \"\\e[31mred\\e]0;title\\a\": 1\n");
+  std::string path = h.write("esc.yaml", "model:\n  \"\\e[31mred\\e]0;title\\a\": 1\n");
   for (const char* format : {"text", "json", "sarif", "junit", "github", "gcc"}) {
     CliResult r = run_bounded("validate '" + path + "' --world-size 8 --format " + format);
     EXPECT_NE(r.exit_code, 2) << format << ": " << r.err;
@@ -385,7 +368,7 @@ TEST(HostileInputs, WorldSizeCapAndLauncherVariablesThatDisagree) {
       run_bounded("validate recipes/llama3_8b_128k.yaml --nodes 1048576 --gpus-per-node 8");
   EXPECT_EQ(product.exit_code, 2) << product.err;
   Hostile h;
-  std::string env = h.file("torchrun.env", "WORLD_SIZE=12\nLOCAL_WORLD_SIZE=8\nNNODES=2\n");
+  std::string env = h.write("torchrun.env", "WORLD_SIZE=12\nLOCAL_WORLD_SIZE=8\nNNODES=2\n");
   CliResult r = run_bounded("preflight llama3_8b_128k --env-file '" + env + "'" + kSmi);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out.find("GO"), std::string::npos) << r.out;
@@ -407,7 +390,7 @@ TEST(HostileInputs, AccuracyConstantsAllMinusOneAreRejected) {
   }
   text += fit.substr(from);
   Hostile h;
-  std::string path = h.file("fit.json", text);
+  std::string path = h.write("fit.json", text);
   expect_one_line_naming(run_bounded("accuracy --constants '" + path + "'"), path, "-1 constants");
 }
 

@@ -1,6 +1,7 @@
 // The one input layer (issue 28): every hostile class of file, fed to the reader of every kind,
 // is refused in one line naming the path (or read correctly), never read without bound.
 #include "hcp/file_input.h"
+#include "support/scratch_dir.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,29 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class InputDir {
+/// A scratch directory of this test.
+class InputDir : public testing::ScratchDir {
  public:
-  InputDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("hcp_file_input_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~InputDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  InputDir(const InputDir&) = delete;
-  InputDir& operator=(const InputDir&) = delete;
-  std::string write(const std::string& name, const std::string& bytes) const {
-    std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+  InputDir() : ScratchDir("hcp_file_input") {}
 };
 
 const std::vector<InputKind> kAllKinds = {
