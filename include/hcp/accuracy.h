@@ -292,10 +292,10 @@ std::vector<Prediction> leave_one_source_out(const Corpus& corpus, const FittedM
 std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Prediction>*>& sets);
 
 /// The bands a fit ships (kOutOfSampleBandsMethod): bands_from the corpus's leave-one-model-out
-/// and leave-one-source-out predictions and the Megatron-family rows of the validation set.
+/// and leave-one-source-out predictions. The validation set takes no part: its coverage checks
+/// them.
 std::vector<RegimeBand> out_of_sample_bands(const std::vector<Prediction>& lomo,
-                                            const std::vector<Prediction>& loso,
-                                            const std::vector<Prediction>& validation);
+                                            const std::vector<Prediction>& loso);
 /// How out_of_sample_bands computes them (written beside the bands in the fit file).
 extern const char* const kOutOfSampleBandsMethod;
 

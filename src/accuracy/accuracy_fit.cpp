@@ -664,20 +664,14 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
 
 const char* const kOutOfSampleBandsMethod =
     "absolute band: 5th-95th percentile of log(measured / predicted) per regime over the "
-    "out-of-sample predictions: the corpus's leave-one-model-out and leave-one-source-out "
-    "predictions and the Megatron-family rows of the validation set (never fitted); difference "
-    "band (tie rule): 90th percentile of |r_i - r_j| over pairs of rows of one job (model, "
-    "system, precision, GPU count, sequence length and global batch, in one publication), "
-    "predicted by the same fit";
+    "corpus's out-of-sample predictions (leave-one-model-out and leave-one-source-out); the "
+    "validation set is never used, so its coverage checks the band; difference band (tie rule): "
+    "90th percentile of |r_i - r_j| over pairs of rows of one job (model, system, precision, GPU "
+    "count, sequence length and global batch, in one publication), predicted by the same fit";
 
 std::vector<RegimeBand> out_of_sample_bands(const std::vector<Prediction>& lomo,
-                                            const std::vector<Prediction>& loso,
-                                            const std::vector<Prediction>& validation) {
-  std::vector<Prediction> megatron;
-  for (const Prediction& p : validation) {
-    if (megatron_family(*p.row)) megatron.push_back(p);
-  }
-  return bands_from({&lomo, &loso, &megatron});
+                                            const std::vector<Prediction>& loso) {
+  return bands_from({&lomo, &loso});
 }
 
 }  // namespace hcp::accuracy

@@ -114,12 +114,11 @@ void refit(const accuracy::Corpus& corpus, const std::optional<accuracy::FittedM
   if (o.set_threshold) report.fitted->lomo_mape_threshold = *o.set_threshold;
 }
 
-/// The refit's bands from the out-of-sample predictions (its validation predictions are the
-/// refit's own).
+/// The refit's bands from the corpus's out-of-sample predictions (never the validation set).
 void refit_bands(accuracy::AccuracyReport& report) {
   if (!report.fitted || report.lomo_predictions.empty()) return;
-  report.fitted->bands = accuracy::out_of_sample_bands(
-      report.lomo_predictions, report.loso_predictions, report.validation_predictions);
+  report.fitted->bands =
+      accuracy::out_of_sample_bands(report.lomo_predictions, report.loso_predictions);
   report.fitted->bands_method = accuracy::kOutOfSampleBandsMethod;
 }
 
