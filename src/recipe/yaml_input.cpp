@@ -1,8 +1,11 @@
 #include "hcp/yaml_input.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <exception>
+#include <sstream>
 #include <unordered_set>
 #include <vector>
 
@@ -45,9 +48,47 @@ std::string written_tag(const std::string& tag) {
   return neutralize_controls(utf8_prefix(shown, 60));
 }
 
+/// Records where each document of a YAML stream starts; every other event is ignored.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  std::vector<YAML::Mark> starts;
+};
+
+/// yaml-cpp 0.7 never consumes a ',' that stands outside a flow collection: each document it
+/// reads there is an empty one at the same place, and YAML::LoadAll collects them until memory
+/// runs out. Events alone (no nodes) show it: two documents that start at the same mark.
+Status check_documents_advance(const std::string& text, const std::string& file) {
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  DocumentStarts documents;
+  while (parser.HandleNextDocument(documents)) {
+    const size_t n = documents.starts.size();
+    if (n >= 2 && documents.starts[n - 1].pos == documents.starts[n - 2].pos) {
+      return Error{"malformed YAML: a ',' outside a flow collection ([...] or {...})",
+                   location_of(file, documents.starts[n - 1]), ""};
+    }
+  }
+  return Ok{};
+}
+
 Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::string& file) {
   try {
-    return YAML::LoadAll(std::string(text));
+    std::string whole(text);
+    if (Status advances = check_documents_advance(whole, file); !advances) return advances.error();
+    return YAML::LoadAll(whole);
   } catch (const YAML::DeepRecursion& e) {
     return Error{
         "YAML nesting too deep (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",

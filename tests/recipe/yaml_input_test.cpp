@@ -31,6 +31,16 @@ TEST(YamlInput, DocumentsAndTagsByClass) {
       {"tag deep in a list", "a:\n  - [1, !!binary aGk=]\n", false,
        "f.yaml:2:9: YAML tag '!!binary' is not read"},
       {"malformed", "a: [1\n", false, "f.yaml:"},
+      // yaml-cpp alone would read empty documents at a stray ',' until memory runs out.
+      {"a ',' alone", ",\n", false, "f.yaml:1:1: malformed YAML: a ',' outside a flow collection"},
+      {"a ',' after a block list", "- a\n,\n", false,
+       "f.yaml:2:1: malformed YAML: a ',' outside a flow collection"},
+      {"a ',' after a flow map", "{a: 1},\n", false,
+       "f.yaml:1:7: malformed YAML: a ',' outside a flow collection"},
+      {"a ',' in the second document", "a: 1\n---\n,\n", false,
+       "f.yaml:3:1: malformed YAML: a ',' outside a flow collection"},
+      {"commas inside scalars and flows", "a: x, y\nb: [1, 2]\nc: {d: 1, e: 2}\n", true, ""},
+      {"empty documents", "---\n---\n---\n", true, ""},
   };
   for (const YamlCase& c : cases) {
     Result<YAML::Node> r = parse_single_yaml(c.text, "f.yaml", "a recipe");
