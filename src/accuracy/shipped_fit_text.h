@@ -9,4 +9,9 @@ namespace hcp::accuracy::detail {
 /// generates the definition from the file: shipped_fit_text.cpp.in).
 std::string_view shipped_fit_text();
 
+/// Return the constants of that file alone, one per line: generation, name, value and source
+/// (apply_fit()'s wording for a fitted constant), tab-separated (CMake extracts them at configure
+/// time, CMakeLists.txt), so that shipped_constants() reads them without parsing the whole file.
+std::string_view shipped_constants_text();
+
 }  // namespace hcp::accuracy::detail
