@@ -24,6 +24,9 @@ struct ClusterProfile {
   double gpu_memory_gib = 0;
   double bf16_dense_tflops = 0;  ///< Dense BF16 tensor-core TFLOP/s per GPU.
   double fp8_dense_tflops = 0;   ///< Dense FP8 TFLOP/s per GPU (0: unknown or no FP8 path).
+  /// False when the file omits nvlink_domain and the loader took gpus_per_node (one node per
+  /// domain); the model announces it.
+  bool nvlink_domain_given = true;
   std::map<std::string, std::string> sources;  ///< Field name -> where the figure comes from.
 };
 

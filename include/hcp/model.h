@@ -124,6 +124,9 @@ struct Hardware {
   /// One sentence per profile figure that was 0 or missing and was taken from elsewhere: which
   /// field, the figure used and where it came from (plan and compare announce them).
   std::vector<std::string> substituted;
+  /// The same for fp8_dense_tflops: announced only where a run computes in FP8
+  /// (substitutions_used), since a BF16 run never reads it. Empty when the profile gave it.
+  std::string fp8_substituted;
 
   /// Return the achieved GEMM FLOP/s.
   double gemm_flops() const { return peak_tflops * 1e12 * gemm_efficiency; }
@@ -182,6 +185,10 @@ struct TrainingSetup {
 
 /// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).
 TrainingSetup training_setup_of(const Recipe& recipe);
+
+/// The substitution sentences a run with `setup` depends on: Hardware::substituted, then the FP8
+/// peak's (Hardware::fp8_substituted) when the run computes in FP8 (its GEMMs or its attention).
+std::vector<std::string> substitutions_used(const Hardware& hw, const TrainingSetup& setup);
 
 /// Where each group's traffic goes ("inside" = stays inside one NVLink domain).
 struct LinkPlacement {

@@ -36,7 +36,8 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
     print_error(prepared.error().str());
     return kExitBadInput;
   }
-  for (const std::string& note : prepared->request.hardware.substituted)
+  for (const std::string& note :
+       substitutions_used(prepared->request.hardware, prepared->request.setup))
     print_warning(note);
   const PlanRequest& request = prepared->request;
   std::vector<Layout> layouts;

@@ -74,7 +74,8 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
     print_error(prepared.error().str());
     return kExitBadInput;
   }
-  for (const std::string& note : prepared->request.hardware.substituted)
+  for (const std::string& note :
+       substitutions_used(prepared->request.hardware, prepared->request.setup))
     print_warning(note);
   auto result = plan(prepared->request);
   if (!result) {

@@ -171,6 +171,7 @@ Result<ClusterProfile> profile_from_yaml(const std::string& path, const YAML::No
     return make_error("missing required key 'gpus_per_node'", {path, 1, 1}, "gpus_per_node");
   }
   if (!domain_given) p.nvlink_domain = p.gpus_per_node;
+  p.nvlink_domain_given = domain_given;
   if (p.name.empty()) p.name = fs::path(path).stem().string();
   return p;
 }

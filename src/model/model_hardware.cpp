@@ -41,6 +41,31 @@ std::string substitution(const std::string& profile, const char* field, double g
          table;
 }
 
+/// The sentence for a profile without fp8_dense_tflops: the table's FP8 peak, scaled by the
+/// profile's BF16 figure over the table's when they differ; no FP8 path means the BF16 rate.
+std::string fp8_substitution(const std::string& from, const ClusterProfile& profile,
+                             const GpuSpec& spec, double used, double scale,
+                             const std::string& table) {
+  std::string note =
+      substitution(from, "fp8_dense_tflops", profile.fp8_dense_tflops, used, "TFLOP/s", table);
+  if (used <= 0) return note + " (no FP8 path: FP8 runs at the BF16 rate)";
+  if (scale == 1) return note;
+  std::ostringstream ratio;
+  ratio << " (the table's " << spec.fp8_tflops << " x the profile's bf16_dense_tflops "
+        << profile.bf16_dense_tflops << " / the table's " << spec.bf16_tflops << ")";
+  return note + ratio.str();
+}
+
+/// The sentence for a profile without gpu_sm: the generation the model's constants are for.
+std::string generation_substitution(const std::string& from, GpuGeneration generation,
+                                    const std::string& gpu_name, const std::string& table) {
+  std::string where = table.empty() ? "assumed (no GPU spec for '" + gpu_name +
+                                          "'; the generation with the most published anchors)"
+                                    : "from " + table;
+  return from + ": gpu_sm is 0 or missing: used generation " + generation_name(generation) + " " +
+         where;
+}
+
 }  // namespace
 
 GpuGeneration gpu_generation(const ClusterProfile& profile) {
@@ -61,6 +86,14 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   std::string table = spec != nullptr
                           ? std::string("GPU spec table ") + spec->key + ": " + spec->source
                           : std::string();
+  if (profile.gpu_sm <= 0) {
+    hw.substituted.push_back(generation_substitution(from, hw.generation, profile.gpu_name, table));
+  }
+  if (!profile.nvlink_domain_given) {
+    hw.substituted.push_back(from + ": nvlink_domain is missing: used gpus_per_node (" +
+                             std::to_string(hw.nvlink_domain) +
+                             " GPUs: one node per NVLink domain)");
+  }
   hw.peak_tflops = profile.bf16_dense_tflops;
   std::string peak_from = from + " (bf16_dense_tflops)";
   if (hw.peak_tflops <= 0 && spec != nullptr) {
@@ -77,6 +110,8 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   if (profile.fp8_dense_tflops > 0) {
     hw.fp8_tflops = profile.fp8_dense_tflops;
     fp8_from = from + " (fp8_dense_tflops)";
+  } else if (spec != nullptr) {
+    hw.fp8_substituted = fp8_substitution(from, profile, *spec, hw.fp8_tflops, scale, table);
   }
   hw.fp4_tflops = spec != nullptr ? spec->fp4_tflops * scale : 0;
   hw.hbm_gbs = spec != nullptr ? spec->hbm_gbs : 0;
@@ -123,6 +158,13 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
       {"memory_gib", memory_from},
   };
   return hw;
+}
+
+std::vector<std::string> substitutions_used(const Hardware& hw, const TrainingSetup& setup) {
+  std::vector<std::string> notes = hw.substituted;
+  bool fp8 = setup.precision != Precision::kBf16 || setup.fp8_attention;
+  if (fp8 && !hw.fp8_substituted.empty()) notes.push_back(hw.fp8_substituted);
+  return notes;
 }
 
 namespace {

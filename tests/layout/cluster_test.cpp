@@ -119,6 +119,12 @@ TEST(ClusterProfiles, NvlinkDomainDefaultsToTheNodeAndNameToTheFileStem) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->nvlink_domain, 4);
   EXPECT_EQ(p->name, fs::path(file.path()).stem().string());
+  // The model announces the default (issue #29: a missing figure is never replaced silently).
+  EXPECT_FALSE(p->nvlink_domain_given);
+  TempFile given("gpus_per_node: 4\nnvlink_domain: 4\n");
+  auto q = load_cluster_profile(given.path());
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(q->nvlink_domain_given);
 }
 
 struct BadProfile {
