@@ -133,6 +133,10 @@ void sync_run_recipe(Recipe& recipe);
 /// "--context_parallel_size", ...), so the CLI can tell them from mistyped options.
 std::vector<std::string> override_flag_names();
 
+/// For an option that older Bridge launch scripts had and today's run_recipe.py rejects
+/// (--config-file), the one-line error that says so with its upstream commit; nullopt otherwise.
+std::optional<std::string> removed_launcher_option(std::string_view name);
+
 /// True when the command-line arguments hold one of run_recipe.py's own (--mode, --recipe,
 /// --dataset, a shorthand flag such as -tp) or an option of train.sh's setup_experiment.py, which
 /// forwards the rest to run_recipe.py: the command is launched through run_recipe.py.

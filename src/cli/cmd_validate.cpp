@@ -73,11 +73,15 @@ void add_environment_options(CLI::App& sub, ValidateOptions& opts) {
   struct Spec {
     const char* name;
     const char* help;
+    const char* alias = nullptr;  ///< Another spelling a pasted launcher command uses.
   };
   static const Spec specs[] = {
       {"world-size", "Total number of GPUs (N)"},
       {"nodes", "Number of nodes (with --gpus-per-node)"},
-      {"gpus-per-node", "GPUs per node (G)"},
+      // train.sh's setup_experiment.py takes both spellings (Megatron-Bridge 067f987d
+      // scripts/training/setup_experiment.py:67-73), the performance scripts the underscore one
+      // (scripts/performance/argument_parser.py:463-469).
+      {"gpus-per-node", "GPUs per node (G)", "--gpus_per_node"},
       {"nvlink-domain", "GPUs per NVLink domain (e.g. 72 on GB200 NVL72)"},
       {"te-version", "Transformer Engine version X.Y.Z the job runs with"},
       {"mcore-version", "Megatron-Core version X.Y.Z the job runs with"},
@@ -85,8 +89,10 @@ void add_environment_options(CLI::App& sub, ValidateOptions& opts) {
       {"gpu-sm", "GPU compute capability, e.g. 90 for H100 (some backend rules need it)"},
   };
   for (const Spec& spec : specs) {
+    std::string names = std::string("--") + spec.name;
+    if (spec.alias != nullptr) names += std::string(",") + spec.alias;
     sub.add_option_function<std::string>(
-        std::string("--") + spec.name,
+        names,
         [&opts, name = std::string(spec.name)](const std::string& v) {
           opts.env_options[name] = v;
         },
@@ -289,11 +295,42 @@ std::optional<std::string> skipped_kind(const std::string& recipe) {
   return non_recipe_yaml_kind(*text, recipe);
 }
 
+/// Move the `--env NAME` values (train.sh's setup_experiment.py option, 067f987d
+/// scripts/training/setup_experiment.py:101-106: a variable the container inherits, its value
+/// unknown) from `launch_env` to the arguments the recipe loader reads, which names them as
+/// launcher options; `--env NAME=VALUE` stays hcp-plan's. A value that is another option (or
+/// none) is argparse's "expected one argument".
+Status take_inherited_env(std::vector<std::string>& launch_env,
+                          std::vector<std::string>& overrides) {
+  std::vector<std::string> assignments;
+  for (std::string& value : launch_env) {
+    if (value.empty() || value.front() == '-') {
+      return Error{
+          "argument --env: expected one argument (NAME to inherit, as train.sh takes it, "
+          "or NAME=VALUE), got " +
+              (value.empty() ? std::string("none") : "option '" + value + "'"),
+          Location{"<command line>", 0, 0}, "env"};
+    }
+    if (value.find('=') != std::string::npos) {
+      assignments.push_back(std::move(value));
+    } else {
+      overrides.push_back("--env");
+      overrides.push_back(std::move(value));
+    }
+  }
+  launch_env = std::move(assignments);
+  return Ok{};
+}
+
 int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
   std::vector<std::string> recipes{opts.sources.recipe};
   if (!opts.sources.recipe.empty()) {
     std::vector<std::string> more = take_extra_recipes(overrides);
     recipes.insert(recipes.end(), more.begin(), more.end());
+  }
+  if (Status s = take_inherited_env(opts.launch_env, overrides); !s) {
+    print_error(s.error().str());
+    return kExitBadInput;
   }
   recipes = expand_directories(recipes);
   auto config = load_config_option(opts.config);
@@ -356,7 +393,8 @@ std::function<int()> setup_validate(CLI::App& sub) {
   add_finding_filter_options(sub, opts->strict, opts->fail_on, opts->ignore, opts->quiet);
   add_config_options(sub, opts->config);
   sub.add_option("--env", opts->launch_env,
-                 "Launch environment variable NAME=VALUE of the job (repeatable)");
+                 "Launch environment variable NAME=VALUE of the job (repeatable); --env NAME "
+                 "(train.sh's: inherited, value unknown) is named as a launcher option");
   auto* python = sub.add_option("--python", opts->python,
                                 "Read TE/MCore/Bridge/torch/NCCL versions from this interpreter");
   sub.add_flag_callback(

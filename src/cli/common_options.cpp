@@ -83,6 +83,7 @@ std::optional<std::string> unknown_option_message(const CLI::App& sub,
     if (arg.size() < 2 || arg.front() != '-' || is_number(arg)) continue;
     const std::string name = arg.substr(0, arg.find('='));
     if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
+    if (auto removed = removed_launcher_option(name)) return *removed;
     std::string message = "unknown option '" + name + "'";
     std::string near = closest_match(name, candidates);
     if (!near.empty()) message += " (did you mean '" + near + "'?)";

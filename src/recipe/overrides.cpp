@@ -56,7 +56,10 @@ struct LaunchFlag {
   bool takes_value;
   bool submission = false;
 };
-constexpr std::array<LaunchFlag, 27> kLaunchFlags = {{
+constexpr std::array<LaunchFlag, 28> kLaunchFlags = {{
+    // setup_experiment.py:101-106: NAME of a variable the container inherits from the launching
+    // shell (its value never appears; "NAME=VALUE" is hcp-plan's own --env, which the CLI takes).
+    {"--env", true, true},
     {"--account", true, true},
     {"--partition", true, true},
     {"--time", true, true},
@@ -84,6 +87,20 @@ constexpr std::array<LaunchFlag, 27> kLaunchFlags = {{
     {"--deterministic", false},
     {"--dump-env", false},
     {"--dump_env", false},
+}};
+
+/// Options of older Bridge launch scripts that today's run_recipe.py rejects, with what to say.
+struct RemovedOption {
+  std::string_view name;
+  std::string_view why;
+};
+constexpr std::array<RemovedOption, 1> kRemovedOptions = {{
+    {"--config-file",
+     "run_recipe.py has no --config-file: Megatron-Bridge 067f987d "
+     "scripts/training/run_recipe.py:263-268 rejects it (\"Unknown option: --config-file\"); it "
+     "was an option of scripts/training/pretrain_decoder.py and finetune_decoder.py (4466a85b7), "
+     "removed with them in f9b0dae5a. Pass the file's keys as KEY=VALUE overrides, or give the "
+     "YAML as RECIPE"},
 }};
 
 const LaunchFlag* find_launch_flag(std::string_view name) {
@@ -230,7 +247,9 @@ Result<Collected> collect(const std::vector<std::string>& args) {
       }
       const Flag* flag = find_flag(name);
       if (flag == nullptr) {
-        return Error{"Unknown option: " + name, Location{override_file(index), 1, 1}, ""};
+        std::optional<std::string> removed = removed_launcher_option(name);
+        return Error{removed ? *removed : "Unknown option: " + name,
+                     Location{override_file(index), 1, 1}, ""};
       }
       if (!inline_value) {
         if (i + 1 >= args.size()) {
@@ -603,6 +622,13 @@ std::optional<std::string> run_recipe_named_recipe(const std::vector<std::string
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].rfind("--recipe=", 0) == 0) return args[i].substr(9);
     if (args[i] == "--recipe" && i + 1 < args.size()) return args[i + 1];
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> removed_launcher_option(std::string_view name) {
+  for (const RemovedOption& o : kRemovedOptions) {
+    if (name == o.name) return std::string(o.name) + ": " + std::string(o.why);
   }
   return std::nullopt;
 }

@@ -156,6 +156,94 @@ TEST(RunRecipeFlags, SetupExperimentOptionsAreIgnoredAndNamed) {
   EXPECT_EQ(plain.out.find("launcher options ignored"), std::string::npos) << plain.out;
 }
 
+// Issue #29: the qwen3-30b-a3b card's SFT long-context command (tests/fixtures/real/cards/
+// SOURCES.md: examples/model_verification_cards/qwen3-30b-a3b/card.yaml:328-347 @ 067f987d,
+// verified on H100) pasted as it is, without --launcher: its run_recipe.py arguments (--recipe,
+// --mode sft, --dataset tulu3, -tp ...) mean run_recipe.py launches it, whose
+// sync_finetuning_cp_invariants sets the per-token loss Bridge's SFT CP check needs (CP045).
+TEST(RunRecipeFlags, TheQwen3_30bCardsSftLongContextCommandValidatesAsItRan) {
+  const std::string model =
+      "validate --hf-config tests/fixtures/real/hf/qwen3_30b_a3b.json --te-version 2.18.0 --wide";
+  const std::string args = card_arguments("qwen3_30b_a3b_h100_sft_long_context.txt");
+  CliResult r = run_cli(model + args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("tests/fixtures/real/hf/qwen3_30b_a3b.json: 0 errors"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("[CP045]"), std::string::npos) << r.out;
+  // The card's own --nodes 2 --gpus-per-node 8 give the world size: nothing skipped for it.
+  EXPECT_EQ(r.out.find("world size unknown"), std::string::npos) << r.out;
+  // The same arguments launched directly (pretrain()/finetune() on the config, no run_recipe.py
+  // sync) fail Bridge's SFT CP check: the implied launcher is what makes the card pass.
+  CliResult direct = run_cli(model + " --launcher direct" + args);
+  EXPECT_EQ(direct.exit_code, 1) << direct.out << direct.err;
+  EXPECT_NE(direct.out.find("error: [CP045]"), std::string::npos) << direct.out;
+}
+
+// Issue #29: --config-file as run_recipe.py takes it. Today's run_recipe.py has no such option:
+// Megatron-Bridge 067f987d scripts/training/run_recipe.py:263-268 (_collect_overrides) rejects
+// every unknown option ("Unknown option: --config-file"); --config-file belonged to
+// scripts/training/pretrain_decoder.py and finetune_decoder.py (4466a85b7), removed with them in
+// f9b0dae5a. So it is an error that says so, not semantics of our own.
+TEST(RunRecipeFlags, ConfigFileIsAnErrorThatSaysRunRecipeHasNoSuchOption) {
+  for (const char* form :
+       {"--config-file conf/my_config.yaml", "--config-file=conf/my_config.yaml"}) {
+    CliResult r = run_cli("validate llama3_8b_128k --world-size 16 " + std::string(form));
+    EXPECT_EQ(r.exit_code, 2) << form << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("--config-file: run_recipe.py has no --config-file: Megatron-Bridge "
+                         "067f987d scripts/training/run_recipe.py:263-268 rejects it"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("removed with them in f9b0dae5a"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << form;
+  }
+  // Another unknown option keeps the generic message with its did-you-mean.
+  CliResult other = run_cli("validate llama3_8b_128k --world-size 16 --confg x");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(other.err.find("run_recipe.py has no"), std::string::npos) << other.err;
+}
+
+// Issue #29: train.sh's --env NAME (setup_experiment.py:101-106 @ 067f987d: action="append", a
+// variable the container inherits; _parse_env, 143-148, refuses NAME=VALUE) meets hcp-plan's own
+// --env NAME=VALUE. A bare NAME is the launcher's: accepted and named, its value unknown.
+TEST(RunRecipeFlags, EnvNameIsTheLaunchersAndEnvAssignmentIsHcpPlans) {
+  const std::string base = "validate llama3_8b_128k --world-size 16 --te-version 2.18.0 --wide ";
+  CliResult name = run_cli(base + "--env HF_TOKEN --mount /shared/data");
+  EXPECT_EQ(name.exit_code, 0) << name.out << name.err;
+  // (CLI11 takes --env before the loader sees the rest, so it is named last.)
+  EXPECT_NE(name.out.find("launcher options ignored: --mount, --env"), std::string::npos)
+      << name.out;
+  EXPECT_NE(name.out.find("launch environment unknown"), std::string::npos) << name.out;
+  // NAME=VALUE states the launch environment (CP111 is judged, not skipped).
+  CliResult value = run_cli(base + "--env CUDA_DEVICE_MAX_CONNECTIONS=1 --env HF_TOKEN");
+  EXPECT_EQ(value.exit_code, 0) << value.out << value.err;
+  EXPECT_EQ(value.out.find("launch environment unknown"), std::string::npos) << value.out;
+  EXPECT_NE(value.out.find("launcher options ignored: --env"), std::string::npos) << value.out;
+  // A value that is another option is argparse's "expected one argument", never taken as NAME
+  // (it took --nodes, and the 2 after it became an override, before).
+  for (const char* bad : {"--env --nodes 2", "--env --mount /x", "--env --wait"}) {
+    CliResult r = run_cli(base + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("argument --env: expected one argument"), std::string::npos) << bad << "\n"
+                                                                                      << r.err;
+  }
+  EXPECT_EQ(run_cli(base + "--env").exit_code, 2);
+}
+
+// Issue #29: --gpus_per_node, as setup_experiment.py spells it besides --gpus-per-node
+// (067f987d scripts/training/setup_experiment.py:67-73) and the performance scripts alone
+// (scripts/performance/argument_parser.py:463-469).
+TEST(RunRecipeFlags, GpusPerNodeTakesTheUnderscoreSpelling) {
+  const std::string base = "validate llama3_8b_128k --nodes 2 --te-version 2.18.0 --format json ";
+  CliResult dash = run_cli(base + "--gpus-per-node 8");
+  CliResult underscore = run_cli(base + "--gpus_per_node 8");
+  EXPECT_EQ(underscore.exit_code, 0) << underscore.out << underscore.err;
+  EXPECT_EQ(underscore.out, dash.out);
+  // 2 x 4 GPUs: CP 16 does not fit, whichever spelling gives the 4.
+  CliResult four = run_cli(base + "--gpus_per_node 4");
+  EXPECT_EQ(four.exit_code, 1) << four.out << four.err;
+  EXPECT_NE(four.out.find("CP001"), std::string::npos) << four.out;
+}
+
 // Issue #29: run_recipe.py's --recipe NAME names the recipe when no RECIPE is given.
 TEST(RunRecipeFlags, RecipeFlagNamesTheRecipe) {
   CliResult named =
