@@ -289,6 +289,20 @@ TEST(PlanCliProfile, AZeroFigureIsReplacedAloud) {
   EXPECT_EQ(shipped.err.find("is 0 or missing"), std::string::npos) << shipped.err;
 }
 
+// Issue #29: the shipped profiles state no fp8_dense_tflops; an FP8 run took the GPU spec table's
+// FP8 peak unannounced. It is said where the run computes in FP8, and only there.
+TEST(PlanCliProfile, TheFp8PeakIsAnnouncedForAnFp8Run) {
+  const std::string base = "plan llama3_8b_128k --nodes 2 --gpus-per-node 8 --top 1";
+  CliResult fp8 = run_cli(base + " mixed_precision=bf16_with_fp8_current_scaling_mixed");
+  EXPECT_EQ(fp8.exit_code, 0) << fp8.err;
+  EXPECT_NE(fp8.err.find("hcp-plan: warning: cluster profile dgx-h100: fp8_dense_tflops is 0 or "
+                         "missing: used 1979 TFLOP/s from GPU spec table H100"),
+            std::string::npos)
+      << fp8.err;
+  CliResult bf16 = run_cli(base);
+  EXPECT_EQ(bf16.err.find("fp8_dense_tflops"), std::string::npos) << bf16.err;
+}
+
 }  // namespace
 }  // namespace hcp::testing
 
