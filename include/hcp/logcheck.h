@@ -234,7 +234,7 @@ struct LogCheckInputs {
   std::optional<LogPrediction> prediction;
   std::string prediction_error;  ///< Why there is no prediction (shown as LOG033).
   std::optional<MeasuredSpeed> speed;
-  double memory_tolerance = 0.2;  ///< Relative band of the memory comparison.
+  double memory_tolerance = kMemoryBand;  ///< Relative band of the memory comparison.
 };
 
 /// Which configuration the checks use: the log's (truth) with the recipe filling absent keys, or
@@ -297,7 +297,7 @@ struct LogCheckRun {
   std::string topology;             ///< --topology FILE.
   std::string calibration;          ///< --calibration FILE.
   std::optional<double> tolerance;  ///< --tolerance; default: the fitted band.
-  double memory_tolerance = 0.2;
+  double memory_tolerance = kMemoryBand;
   int64_t warmup = 3;
   std::string save_calibration;  ///< --save-calibration FILE ("" for none).
   std::string tool_version;      ///< Written into a saved calibration.

@@ -248,6 +248,11 @@ struct MemoryBreakdown {
   double total = 0;
 };
 
+/// The band of the memory model: what the allocator holds (the total less the reserved figure)
+/// is taken as right within this fraction either way (check-log's default --memory-tolerance,
+/// validate's CP115).
+inline constexpr double kMemoryBand = 0.2;
+
 /// The estimate of one layout.
 struct Estimate {
   TimeBreakdown time;

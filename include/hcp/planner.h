@@ -88,6 +88,20 @@ struct PlanResult {
   std::optional<size_t> recipe_fit_option;
 };
 
+/// The lightest recompute stronger than the request's under which `own` (the recipe's layout of
+/// `model`) fits in memory, in plan's words ("the same layout with --recompute full: 61.0 of 80
+/// GiB per GPU, 1729 tokens/s/GPU"); nullopt when none does.
+std::optional<std::string> recompute_that_fits(const ModelDims& model, const PlanRequest& request,
+                                               const Layout& own);
+
+/// CP115, the memory finding of `validate`: the recipe's own layout on request.env.world_size
+/// GPUs priced with plan's memory model (estimate()) on `cluster` (the profile's name, for the
+/// message); a warning with the model's figure, its band (kMemoryBand) and, as its fix, the least
+/// change plan names (recompute_that_fits) when the layout does not fit. Nullopt when it fits,
+/// the world size is unknown, or the model cannot price the layout (the rules say why).
+std::optional<Diagnostic> memory_fit_finding(const PlanRequest& request,
+                                             const std::string& cluster);
+
 /// Return every candidate layout for `world` GPUs: TP over the divisors of the NVLink domain that
 /// divide the world, PP 1..max_pp, CP over the divisors of the rest, DP derived; cp_comm_type p2p,
 /// all_gather, a2a and a2a+p2p with every [a, p], a, p > 1; for models with sliding-window
@@ -195,6 +209,9 @@ struct PlanInputs {
   /// A recipe the caller loaded (Megatron-LM config, --mlm-args, --hf-config), overrides
   /// applied: used instead of `recipe` and `overrides` when set.
   std::optional<Recipe> loaded;
+  /// False: no error bands (the request's fit stays null, the shipped fit file is not read):
+  /// for a caller that only prices (validate's CP115).
+  bool bands = true;
 };
 
 /// A checked plan request plus what the reports name.

@@ -80,7 +80,9 @@ ExampleReport run_example(const Rule& rule, bool failing) {
     report.error = std::string("described, not run: ") + std::string(rule.id) +
                    (failing ? " reports on these inputs" : " stays quiet on these inputs") +
                    " (explain runs recipe rules only; run hcp-plan " + std::string(rule.runs_in) +
-                   (rule.runs_in == "check-log" ? " on such a log)" : " on such a node)");
+                   (rule.runs_in == "check-log"  ? " on such a log)"
+                    : rule.runs_in == "validate" ? " with such a recipe)"
+                                                 : " on such a node)");
     report.fired = failing;
     return report;
   }

@@ -14,6 +14,7 @@
 #include "common_options.h"
 #include "hcp/file_input.h"
 #include "hcp/mlm_args.h"
+#include "hcp/planner.h"
 #include "hcp/project_config.h"
 #include "hcp/python_env.h"
 #include "hcp/recipe.h"
@@ -32,7 +33,8 @@ struct ValidateOptions {
   RecipeSources sources;                           ///< RECIPE, --mlm-args, --hf-config.
   std::map<std::string, std::string> env_options;  ///< Long name -> value, as given.
   std::vector<std::string> launch_env;             ///< --env NAME=VALUE, in order.
-  std::string python;  ///< --python PATH (or python3 with --detect-env).
+  std::string python;   ///< --python PATH (or python3 with --detect-env).
+  std::string cluster;  ///< --cluster NAME|PATH for the memory check ("": plan's default).
   bool strict = false;
   std::string fail_on;              ///< --fail-on error|warning ("" = config, else --strict's).
   std::vector<std::string> ignore;  ///< --ignore ID (repeatable).
@@ -53,8 +55,11 @@ void merge_project_options(ValidateOptions& opts, const ProjectSettings& setting
   bool shape_given = std::any_of(opts.env_options.begin(), opts.env_options.end(),
                                  [](const auto& kv) { return is_shape_option(kv.first); });
   for (const auto& [name, value] : settings.options) {
-    if ((shape_given && is_shape_option(name)) || name == "cluster")
-      continue;  // validate takes no cluster.
+    if (shape_given && is_shape_option(name)) continue;
+    if (name == "cluster") {
+      if (opts.cluster.empty()) opts.cluster = value;
+      continue;
+    }
     opts.env_options.emplace(name, value);
   }
   if (opts.launch_env.empty()) opts.launch_env = settings.env;
@@ -123,6 +128,33 @@ Result<std::optional<PythonEnvironment>> detect_python(const ValidateOptions& op
   return std::optional<PythonEnvironment>(std::move(*py));
 }
 
+/// CP115: plan's request for this recipe on --cluster (plan's default when none), priced on the
+/// world size validate knows. Nothing when the world size is unknown or plan cannot take the
+/// recipe (no model sizes: there is nothing to price).
+std::optional<Diagnostic> memory_finding(const ValidateOptions& opts, const Recipe& recipe,
+                                         const Environment& env) {
+  if (!env.world_size) return std::nullopt;
+  PlanInputs in;
+  in.loaded = recipe;
+  in.cluster = opts.cluster;
+  in.gpus_per_node = env.gpus_per_node;
+  in.bands = false;  // CP115 gives the memory band, not the speed's
+  auto prepared = prepare_plan(in);
+  if (!prepared) return std::nullopt;
+  prepared->request.env.world_size = env.world_size;
+  std::string cluster = prepared->cluster_label;
+  if (opts.cluster.empty()) cluster += ", plan's default cluster: pass --cluster";
+  return memory_fit_finding(prepared->request, cluster);
+}
+
+/// Put `d` after the findings at least as severe (check_rules orders errors, warnings, infos).
+void insert_by_severity(std::vector<Diagnostic>& ds, Diagnostic d) {
+  auto after = std::find_if(ds.begin(), ds.end(), [&](const Diagnostic& x) {
+    return static_cast<int>(x.severity()) < static_cast<int>(d.severity());
+  });
+  ds.insert(after, std::move(d));
+}
+
 /// Check one subject; MLM sections carry their own GPU count and ENV_VARS (the command line wins).
 Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts,
                                               const RecipeSubject& subject,
@@ -138,6 +170,8 @@ Result<std::vector<Diagnostic>> check_subject(const ValidateOptions& opts,
   if (py) apply_python_env(*py, *env);
   std::vector<Diagnostic> ds = subject.recipe.load_notes;  // Loader warnings first.
   std::vector<Diagnostic> found = check_rules(subject.recipe, *env);
+  if (auto memory = memory_finding(opts, subject.recipe, *env))
+    insert_by_severity(found, std::move(*memory));
   ds.insert(ds.end(), found.begin(), found.end());
   if (!subject.section.empty()) {
     for (Diagnostic& d : ds)
@@ -342,6 +376,12 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
     print_error(s.error().str());
     return kExitBadInput;
   }
+  if (!opts.cluster.empty()) {
+    if (auto profile = find_cluster_profile(opts.cluster); !profile) {
+      print_error(profile.error().str());
+      return kExitBadInput;
+    }
+  }
   auto py = detect_python(opts);
   if (!py) {
     print_error(py.error().str());
@@ -395,6 +435,9 @@ std::function<int()> setup_validate(CLI::App& sub) {
   sub.add_option("--env", opts->launch_env,
                  "Launch environment variable NAME=VALUE of the job (repeatable); --env NAME "
                  "(train.sh's: inherited, value unknown) is named as a launcher option");
+  sub.add_option("--cluster", opts->cluster,
+                 "Cluster profile (name or YAML path) whose GPU memory the recipe's layout is "
+                 "priced against (CP115; default dgx-h100, as plan)");
   auto* python = sub.add_option("--python", opts->python,
                                 "Read TE/MCore/Bridge/torch/NCCL versions from this interpreter");
   sub.add_flag_callback(

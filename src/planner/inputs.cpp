@@ -167,7 +167,7 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   // The model's constants with the shipped fit (recipes/corpus/fitted_constants.json), then
   // whatever a calibration file measured on the user's own cluster.
   req.hardware = hardware_from_profile(*profile, accuracy::shipped_constants());
-  req.fit = accuracy::shipped_fit();
+  req.fit = in.bands ? accuracy::shipped_fit() : nullptr;
   if (!in.calibration.empty()) {
     auto cal = load_calibration(in.calibration);
     if (!cal) return cal.error();

@@ -525,29 +525,13 @@ std::string fit_figures(const Estimate& e) {
          " GiB per GPU, " + format_fixed(e.tokens_per_s_per_gpu, 0) + " tokens/s/GPU";
 }
 
-/// The lightest recompute stronger than the recipe's under which its own layout fits.
-std::optional<std::string> recompute_that_fits(const PlanResult& result, const PlanRequest& request,
-                                               const Layout& own) {
-  for (Recompute r : {Recompute::kSelective, Recompute::kFull}) {
-    if (r <= request.setup.recompute) continue;
-    TrainingSetup setup = request.setup;
-    setup.recompute = r;
-    auto e = estimate(result.model, own, request.hardware, setup);
-    if (e && e->fits_memory) {
-      return std::string("the same layout with --recompute ") + recompute_name(r) + ": " +
-             fit_figures(*e);
-    }
-  }
-  return std::nullopt;
-}
-
 /// When the recipe's own layout does not fit: the least changes that make it fit (recompute;
 /// the listed option that changes the fewest sizes).
 void suggest_recipe_fit(PlanResult& result, const PlanRequest& request) {
   if (!result.recipe_rank) return;
   const PlanOption& own = result.options[*result.recipe_rank];
   if (own.estimate.fits_memory) return;
-  if (auto line = recompute_that_fits(result, request, own.layout)) {
+  if (auto line = recompute_that_fits(result.model, request, own.layout)) {
     result.recipe_fit.push_back(*line);
   }
   std::optional<size_t> nearest;
@@ -596,6 +580,21 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
 }
 
 }  // namespace
+
+std::optional<std::string> recompute_that_fits(const ModelDims& model, const PlanRequest& request,
+                                               const Layout& own) {
+  for (Recompute r : {Recompute::kSelective, Recompute::kFull}) {
+    if (r <= request.setup.recompute) continue;
+    TrainingSetup setup = request.setup;
+    setup.recompute = r;
+    auto e = estimate(model, own, request.hardware, setup);
+    if (e && e->fits_memory) {
+      return std::string("the same layout with --recompute ") + recompute_name(r) + ": " +
+             fit_figures(*e);
+    }
+  }
+  return std::nullopt;
+}
 
 Result<PlanResult> plan(const PlanRequest& request) {
   auto result = search_layouts(request);

@@ -34,7 +34,9 @@ void add_backend_rules(std::vector<Rule>& out);
 void add_dynamic_rules(std::vector<Rule>& out);
 /// §7 Model variants: DSA, Gated DeltaNet, Mamba, batch-invariant mode (CP100–CP103).
 void add_variant_rules(std::vector<Rule>& out);
-/// §8 Bridge-specific and environment rules (CP110–CP114), rules_env.cpp.
+/// §8 Bridge-specific and environment rules (CP110–CP114), rules_env.cpp; with them the catalog
+/// entry of validate's memory finding (CP115, family "memory": computed with plan's memory model
+/// in src/planner/memory_fit.cpp, tested in tests/planner/memory_fit_test.cpp).
 void add_env_rules(std::vector<Rule>& out);
 /// Preflight's node and cluster checks (PF101–PF305), catalog entries only (rules_launch.cpp).
 void add_preflight_rules(std::vector<Rule>& out);

@@ -244,10 +244,52 @@ Rule cp114() {
   };
 }
 
+/// Computed by validate's wiring with plan's memory model (src/planner/memory_fit.cpp): the rules
+/// module has no cost model, so the entry has no recipe check.
+Rule cp115() {
+  return {
+      .id = "CP115",
+      .severity = Severity::kWarning,
+      .family = "memory",
+      .title = "the recipe's own layout does not fit in GPU memory",
+      .rationale =
+          "Nothing upstream checks memory before a job starts: Megatron-Core allocates weights, "
+          "gradients and optimizer state at setup and the activations in the first iteration, so "
+          "a layout that does not fit dies with CUDA out of memory after its queue wait and "
+          "start-up. validate prices the recipe's own layout with plan's memory model (weights, "
+          "gradients, optimizer, activations, logits, CP buffers, reserved) on the cluster's GPU "
+          "(--cluster, default dgx-h100 as plan) and gives the figure with the model's band "
+          "(+-20% on what the allocator holds, check-log's memory tolerance): a layout whose "
+          "band's low edge fits may still run. A warning: the model is an estimate.",
+      .upstream =
+          "hcp-plan's memory model (src/model/, man page PLAN) as `hcp-plan plan` uses it; "
+          "PyTorch's CUDA caching allocator (torch.OutOfMemoryError); NVIDIA/Megatron-LM "
+          "megatron/training/utils/common_utils.py:313-331 (report_memory) @ d98e8a64",
+      .fix =
+          "no stronger recompute makes this layout fit: `hcp-plan plan` on the same recipe and "
+          "nodes names the nearest layout that fits (more TP, CP or PP); or pass --cluster for "
+          "a GPU with more memory",
+      .enforced_by = {},
+      .bad_example =
+          "llama3_8b_128k on 4 x 8 H100 80 GB (dgx-h100): its TP1 CP16 a2a+p2p [8,2] "
+          "DP2 without recompute",
+      .good_example =
+          "the same recipe on dgx-h200 (141 GB per GPU), or with "
+          "model.recompute_granularity=full",
+      .example_args = "",
+      .check = nullptr,
+      .runs_in = "validate",
+      .cases = {{.name = "recompute",
+                 .severity = Severity::kWarning,
+                 .fix = "the least change that makes it fit, as `hcp-plan plan` names it: {} (in "
+                        "the recipe: model.recompute_granularity)"}},
+  };
+}
+
 }  // namespace
 
 void add_env_rules(std::vector<Rule>& out) {
-  for (Rule (*rule)() : {cp110, cp111, cp112, cp113, cp114})
+  for (Rule (*rule)() : {cp110, cp111, cp112, cp113, cp114, cp115})
     out.push_back(rule());
 }
 

@@ -170,8 +170,10 @@ TEST(RunRecipeFlags, TheQwen3_30bCardsSftLongContextCommandValidatesAsItRan) {
   EXPECT_NE(r.out.find("tests/fixtures/real/hf/qwen3_30b_a3b.json: 0 errors"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("[CP045]"), std::string::npos) << r.out;
-  // The card's own --nodes 2 --gpus-per-node 8 give the world size: nothing skipped for it.
+  // The card's own --nodes 2 --gpus-per-node 8 give the world size: nothing skipped for it, and
+  // plan's memory model, priced on it, finds that the verified H100 layout fits (no CP115).
   EXPECT_EQ(r.out.find("world size unknown"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("CP115"), std::string::npos) << r.out;
   // The same arguments launched directly (pretrain()/finetune() on the config, no run_recipe.py
   // sync) fail Bridge's SFT CP check: the implied launcher is what makes the card pass.
   CliResult direct = run_cli(model + " --launcher direct" + args);

@@ -25,17 +25,20 @@ int count_lines(const std::string& text, const std::string& needle) {
   return n;
 }
 
-TEST(ValidateCli, DefaultRecipeOnFourNodesIsClean) {
+TEST(ValidateCli, DefaultRecipeOnFourNodesPassesEveryRule) {
+  // Its one warning is CP115: plan's memory model puts its own layout over 80 GB (ValidateMemory).
   CliResult r = run_cli("validate " + kDefault + kCluster);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find(": error:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(kDefault + ": 0 errors, 0 warnings"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kDefault + ": 0 errors, 1 warning"), std::string::npos) << r.out;
+  EXPECT_EQ(count_lines(r.out, ": warning: ["), 1) << r.out;
+  EXPECT_NE(r.out.find(": warning: [CP115]"), std::string::npos) << r.out;
 }
 
 TEST(ValidateCli, ShippedRecipeByName) {
   CliResult r = run_cli("validate llama3_8b_128k" + kCluster);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  const std::string summary = "recipes/llama3_8b_128k.yaml: 0 errors, 0 warnings, 1 info\n";
+  const std::string summary = "recipes/llama3_8b_128k.yaml: 0 errors, 1 warning, 1 info\n";
   ASSERT_GE(r.out.size(), summary.size()) << r.out;
   EXPECT_EQ(r.out.substr(r.out.size() - summary.size()), summary) << r.out;
 }
@@ -259,6 +262,62 @@ TEST(ExplainCli, PreflightAndProbeRulesAreInTheCatalog) {
     EXPECT_NE(r.out.find(part), std::string::npos) << "missing '" << part << "' in\n" << r.out;
   }
   EXPECT_EQ(run_cli("explain topo001").exit_code, 0);
+}
+
+/// The "OOM by X GiB" of the first row of `plan` output marked as the recipe's own layout.
+std::string plan_oom_of_own_layout(const std::string& plan_out) {
+  std::smatch m;
+  static const std::regex own("your layout;[^\n]*OOM by ([0-9.]+) GiB");
+  return std::regex_search(plan_out, m, own) ? m[1].str() : std::string();
+}
+
+// Issue #29: the README's default recipe was clean in validate and "OOM by ... GiB" in plan.
+// CP115 prices the recipe's own layout with plan's memory model and warns, with plan's figure.
+TEST(ValidateMemory, TheReadmeRecipeWarnsWithPlansFigureAndLeastChange) {
+  CliResult r = run_cli("validate " + kDefault + kCluster + " --wide");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // a warning, not an error
+  EXPECT_NE(r.out.find("warning: [CP115] the recipe's layout TP1 CP16 a2a+p2p [8,2] DP2 does not "
+                       "fit in the memory of H100-SXM5-80GB GPUs (dgx-h100, plan's default "
+                       "cluster: pass --cluster)"),
+            std::string::npos)
+      << r.out;
+  CliResult plan = run_cli("plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --top 0");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  std::string oom = plan_oom_of_own_layout(plan.out);
+  ASSERT_FALSE(oom.empty()) << plan.out;
+  EXPECT_NE(r.out.find("OOM by " + oom + " GiB (band "), std::string::npos) << oom << "\n" << r.out;
+  // The fix is plan's first least change, word for word.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(plan.out, m,
+                                std::regex("  - (the same layout with --recompute "
+                                           "[a-z]+: [^\n]*)")))
+      << plan.out;
+  EXPECT_NE(r.out.find("fix: the least change that makes it fit, as `hcp-plan plan` names it: " +
+                       m[1].str()),
+            std::string::npos)
+      << m[1].str() << "\n"
+      << r.out;
+  EXPECT_NE(r.out.find(kDefault + ": 0 errors, 1 warning, 1 info"), std::string::npos) << r.out;
+  // A warning: --fail-on warning fails on it, and it is ignored like any finding.
+  EXPECT_EQ(run_cli("validate " + kDefault + kCluster + " --fail-on warning").exit_code, 1);
+  CliResult ignored = run_cli("validate " + kDefault + kCluster + " --ignore CP115");
+  EXPECT_EQ(ignored.out.find("CP115"), std::string::npos) << ignored.out;
+  CliResult json = run_cli("validate " + kDefault + kCluster + " --format json");
+  EXPECT_NE(json.out.find("\"CP115\""), std::string::npos) << json.out;
+}
+
+TEST(ValidateMemory, QuietWhenTheLayoutFitsOrCannotBePriced) {
+  for (const std::string& args :
+       {kCluster + " --cluster dgx-h200", kCluster + " model.recompute_granularity=full",
+        std::string(" --te-version 2.18.0"), kCluster + " -cp 8 -tp 2 -sl 8192"}) {
+    CliResult r = run_cli("validate " + kDefault + args);
+    EXPECT_NE(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.out.find("CP115"), std::string::npos) << args << "\n" << r.out;
+  }
+  // A cluster that does not exist is bad input, said once.
+  CliResult bad = run_cli("validate " + kDefault + kCluster + " --cluster dgx-h999");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("dgx-h999"), std::string::npos) << bad.err;
 }
 
 TEST(ExplainCli, UnknownIdSuggestsTheClosest) {
