@@ -61,9 +61,14 @@ std::optional<Diagnostic> memory_fit_finding(const PlanRequest& request,
       band_text(*e) + "): " + memory_terms(e->memory);
   std::string key = finding_key(request.recipe);
   std::optional<std::string> fits = recompute_that_fits(*model, request, *layout);
-  Diagnostic d = fits ? finding("CP115", key, std::move(message), FindingCase("recompute", *fits))
+  // Megatron-LM inputs get the fix in Megatron-LM flag names, as check_rules gives them.
+  bool mlm =
+      request.env.framework == Framework::kMlm || request.recipe.framework == Framework::kMlm;
+  Diagnostic d = fits ? finding("CP115", key, std::move(message),
+                                FindingCase(mlm ? "recompute_mlm" : "recompute", *fits))
                       : finding("CP115", key, std::move(message));
   d.location = request.recipe.where(key);
+  if (mlm) spell_fix_for_mlm(d);
   return d;
 }
 

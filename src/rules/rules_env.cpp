@@ -282,7 +282,12 @@ Rule cp115() {
       .cases = {{.name = "recompute",
                  .severity = Severity::kWarning,
                  .fix = "the least change that makes it fit, as `hcp-plan plan` names it: {} (in "
-                        "the recipe: model.recompute_granularity)"}},
+                        "the recipe: model.recompute_granularity)"},
+                {.name = "recompute_mlm",
+                 .severity = Severity::kWarning,
+                 .fix = "the least change that makes it fit, as `hcp-plan plan` names it: {} (on "
+                        "the Megatron-LM command line: --recompute-granularity, with "
+                        "--recompute-method and --recompute-num-layers for full)"}},
   };
 }
 

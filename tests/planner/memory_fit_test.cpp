@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/mlm_args.h"
 #include "hcp/planner.h"
 #include "hcp/text_util.h"
 
@@ -58,6 +59,23 @@ TEST(MemoryFit, TheReadmeRecipeDoesNotFitOnH100AndFullRecomputeIsPlansLeastChang
       << d->message;
   EXPECT_NE(d->fix().find(*least), std::string::npos) << d->fix();
   EXPECT_NE(d->fix().find("as `hcp-plan plan` names it"), std::string::npos) << d->fix();
+}
+
+TEST(MemoryFit, AMegatronLmInputGetsTheFixInMegatronLmFlagNames) {
+  // Llama-3-8B-sized Megatron-LM arguments at 32K on 8 GPUs without recompute: full recompute fits.
+  auto config = load_mlm_args(
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 32768 "
+      "--max-position-embeddings 32768 --micro-batch-size 1 --global-batch-size 8");
+  ASSERT_TRUE(config) << config.error().str();
+  PlanInputs in;
+  in.loaded = config->sections.front().recipe;
+  in.nodes = 1;
+  auto prepared = prepare_plan(in);
+  ASSERT_TRUE(prepared) << prepared.error().str();
+  std::optional<Diagnostic> d = memory_fit_finding(prepared->request, "dgx-h100");
+  ASSERT_TRUE(d);
+  EXPECT_NE(d->fix().find("--recompute-granularity"), std::string::npos) << d->fix();
+  EXPECT_EQ(d->fix().find("model.recompute_granularity"), std::string::npos) << d->fix();
 }
 
 TEST(MemoryFit, QuietWhenTheLayoutFits) {
