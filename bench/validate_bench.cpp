@@ -2,6 +2,7 @@
 // and format the report.
 #include <benchmark/benchmark.h>
 
+#include "hcp/planner.h"
 #include "hcp/recipe.h"
 #include "hcp/report.h"
 #include "hcp/rules.h"
@@ -55,5 +56,35 @@ void BM_CheckRules(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_CheckRules)->Unit(benchmark::kMicrosecond);
+
+/// validate's CP115 after the rules: plan's request on the default cluster (dgx-h100, read from
+/// its profile each time; no bands) and the memory finding of the recipe's own layout on 32 GPUs
+/// (the README's: it does not fit, so the recompute that makes it fit is priced too).
+void BM_MemoryFinding(benchmark::State& state) {
+  auto recipe = hcp::load_recipe_file(kDefaultRecipe);
+  if (!recipe) {
+    state.SkipWithError(recipe.error().str().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    hcp::PlanInputs in;
+    in.loaded = *recipe;
+    in.gpus_per_node = 8;
+    in.bands = false;
+    auto prepared = hcp::prepare_plan(in);
+    if (!prepared) {
+      state.SkipWithError(prepared.error().str().c_str());
+      return;
+    }
+    prepared->request.env.world_size = 32;
+    auto finding = hcp::memory_fit_finding(prepared->request, prepared->cluster_label);
+    if (!finding) {
+      state.SkipWithError("the README's layout fits: no CP115 to price");
+      return;
+    }
+    benchmark::DoNotOptimize(finding);
+  }
+}
+BENCHMARK(BM_MemoryFinding)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
