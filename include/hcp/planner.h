@@ -168,6 +168,9 @@ Result<PlanResult> plan(const PlanRequest& request);
 std::string plan_order_text();
 /// Return the tie rule of explain_options in words, for reports ("Two options are a tie ...").
 std::string tie_rule_text();
+/// Return the memory terms as plan's reasons list them ("weights 15.0, grads 29.9, ..., reserved
+/// 6.0", GiB); CP115's message gives the same list.
+std::string memory_terms_text(const MemoryBreakdown& memory);
 /// Return the letter that names the option of rank i in text and reports: A, B, ..., Z, AA, AB, ...
 std::string option_letter(size_t index);
 

@@ -12,14 +12,6 @@ namespace {
 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
-/// "weights 15.0, grads 29.9, ...": the terms as plan's reasons list them (GiB).
-std::string memory_terms(const MemoryBreakdown& m) {
-  return "weights " + format_gib(m.weights) + ", grads " + format_gib(m.gradients) +
-         ", optimizer " + format_gib(m.optimizer) + ", activations " + format_gib(m.activations) +
-         ", logits " + format_gib(m.logits) + ", CP buffers " + format_gib(m.cp_buffers) +
-         ", reserved " + format_gib(m.reserved);
-}
-
 /// "(band 76.3-111.5 GiB: +-20% on the 87.9 GiB the allocator holds, plus 6.0 GiB reserved)".
 std::string band_text(const Estimate& e) {
   double reserved = e.memory.reserved / kBytesPerGiB;
@@ -58,7 +50,7 @@ std::optional<Diagnostic> memory_fit_finding(const PlanRequest& request,
       request.hardware.gpu_name + " GPUs (" + cluster + "): plan's memory model gives " +
       format_fixed(e->memory_gib(), 1) + " of " + format_fixed(e->memory_limit_gib, 0) +
       " GiB per GPU, OOM by " + format_fixed(e->memory_gib() - e->memory_limit_gib, 1) + " GiB (" +
-      band_text(*e) + "): " + memory_terms(e->memory);
+      band_text(*e) + "): " + memory_terms_text(e->memory);
   std::string key = finding_key(request.recipe);
   std::optional<std::string> fits = recompute_that_fits(*model, request, *layout);
   // Megatron-LM inputs get the fix in Megatron-LM flag names, as check_rules gives them.

@@ -126,13 +126,8 @@ void comm_reasons(PlanOption& o) {
 
 void memory_reason(PlanOption& o) {
   const Estimate& e = o.estimate;
-  const MemoryBreakdown& m = e.memory;
   double headroom = e.memory_limit_gib - e.memory_gib();
-  std::string parts = "weights " + format_gib(m.weights) + ", grads " + format_gib(m.gradients) +
-                      ", optimizer " + format_gib(m.optimizer) + ", activations " +
-                      format_gib(m.activations) + ", logits " + format_gib(m.logits) +
-                      ", CP buffers " + format_gib(m.cp_buffers) + ", reserved " +
-                      format_gib(m.reserved);
+  std::string parts = memory_terms_text(e.memory);
   if (e.fits_memory) {
     o.reasons.push_back("needs " + format_fixed(e.memory_gib(), 1) + " of " +
                         format_fixed(e.memory_limit_gib, 0) + " GiB per GPU (" +
@@ -151,6 +146,13 @@ void rule_notes(PlanOption& o) {
 }
 
 }  // namespace
+
+std::string memory_terms_text(const MemoryBreakdown& m) {
+  return "weights " + format_gib(m.weights) + ", grads " + format_gib(m.gradients) +
+         ", optimizer " + format_gib(m.optimizer) + ", activations " + format_gib(m.activations) +
+         ", logits " + format_gib(m.logits) + ", CP buffers " + format_gib(m.cp_buffers) +
+         ", reserved " + format_gib(m.reserved);
+}
 
 std::string option_letter(size_t index) {
   std::string s;
