@@ -41,6 +41,12 @@ TEST(YamlInput, DocumentsAndTagsByClass) {
        "f.yaml:3:1: malformed YAML: a ',' outside a flow collection"},
       {"commas inside scalars and flows", "a: x, y\nb: [1, 2]\nc: {d: 1, e: 2}\n", true, ""},
       {"empty documents", "---\n---\n---\n", true, ""},
+      {"a ',' after an anchor", "&a,\n", false, "f.yaml:1:3: malformed YAML: a ',' outside"},
+      {"a ',' after a tag", "!t,\n", false, "f.yaml:1:3: malformed YAML: a ',' outside"},
+      {"a ',' after a byte-order mark", "\xEF\xBB\xBF,\n", false, "f.yaml:1:1: malformed YAML"},
+      {"a ',' after '--- '", "--- ,\n", false, "f.yaml:1:5: malformed YAML: a ',' outside"},
+      {"a ',' after a block scalar", "|\n  x\n,\n", false, "f.yaml:3:1: malformed YAML"},
+      {"a ',' after '...'", "a: 1\n...\n,\n", false, "f.yaml:3:1: malformed YAML"},
   };
   for (const YamlCase& c : cases) {
     Result<YAML::Node> r = parse_single_yaml(c.text, "f.yaml", "a recipe");
