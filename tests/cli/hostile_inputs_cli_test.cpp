@@ -241,6 +241,39 @@ TEST(HostileInputs, MultiDocumentAndTaggedYamlOfEveryYamlKind) {
   }
 }
 
+TEST(HostileInputs, StrayYamlTokensAnywhereEndWithinTheLimits) {
+  // yaml-cpp's LoadAll never ended at a ',' outside a flow collection; each other indicator at
+  // document level, in a flow, at the end of the file and repeated 100,000 times must end too:
+  // an answer (a directive, a tag and a block scalar are YAML) or exit 2 with one line.
+  const std::vector<YamlKind> yaml_kinds = {
+      {"recipe", "validate {} --world-size 8", "model:\n  tensor_model_parallel_size: 2\n"},
+      {"MLM test config", "validate {} --world-size 8", "MODEL_ARGS:\n  --num-layers: 2\n"},
+  };
+  for (const YamlKind& k : yaml_kinds) {
+    for (const char* token : {"]", "}", ":", "?", "-", "|", ">", "&", "*", "!", "%", ","}) {
+      std::string repeated;
+      for (int i = 0; i < 100000; ++i)
+        repeated += token;
+      const std::vector<ContentClass> classes = {
+          {"document", token + std::string("\n") + k.document},
+          {"flow", k.document + "x: [" + token + "]\n"},
+          {"end of file", k.document + token},
+          {"repeated", k.document + repeated + "\n"},
+      };
+      for (const ContentClass& c : classes) {
+        Hostile h;
+        std::string path = h.write("input.yaml", c.bytes);
+        CliResult r = run_bounded(with_path(k.command, path));
+        const std::string what = std::string(k.name) + " / '" + token + "' " + c.name;
+        EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2)
+            << what << ": exit " << r.exit_code << "\n"
+            << r.err.substr(0, 400);
+        if (r.exit_code == 2) expect_one_line_naming(r, path, what);
+      }
+    }
+  }
+}
+
 TEST(HostileInputs, ModelArgsKeyWithoutDashesIsAnError) {
   Hostile h;
   std::string path = h.write("mlm.yaml", "MODEL_ARGS:\n  --num-layers: 2\n  hidden-size: 64\n");
