@@ -34,8 +34,7 @@ using Work = unsigned __int128;
 constexpr int kWorkScaleLog2 = 30;
 
 Work scaled_work(int64_t length, int cp) {
-  const auto square =
-      static_cast<Work>(static_cast<uint64_t>(length) * static_cast<uint64_t>(length));
+  const Work square = static_cast<Work>(length) * static_cast<Work>(length);
   return (square << kWorkScaleLog2) / static_cast<Work>(cp);
 }
 
