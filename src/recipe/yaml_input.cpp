@@ -165,8 +165,8 @@ Result<YAML::Node> parse_single_yaml(std::string_view text, const std::string& f
     const YAML::Node& extra = (*documents)[i];
     if (extra.IsNull() || !extra.IsDefined()) continue;
     return Error{"a YAML stream of " + std::to_string(documents->size()) +
-                     " documents (a second '---' document); " + what +
-                     " is one document, and only the first would be read",
+                     " documents (a '---' line, or a node where the first document ended); " +
+                     what + " is one document, and only the first would be read",
                  location_of(file, extra.Mark()), ""};
   }
   const YAML::Node& root = documents->front();
