@@ -107,6 +107,9 @@ def dgxc_rows(table):
                 if v is not None},
             "settings_source": {"found": False, "why": DGXC_SETTINGS_WHY},
         }
+        if table.get("settings"):
+            row["settings"].update(table["settings"])
+            row["settings_source"]["read_from"] = table["settings_read_from"]
         if table.get("note"):
             row["note"] = table["note"]
         out.append(row)

@@ -261,7 +261,8 @@ TABLES = [
             "LLAMA3-8B-8g": {"note": "the page prints a second figure in parentheses, 30341 tokens/s (1757 TFLOP/s), with the same layout; what distinguishes it was not in the stored excerpt, so only the first figure is kept"},
             "LLAMA3-70B-64g-fsdp": {"note": "cells print 'FSDP 1 (0), TP 1 (2), PP 1 (4), CP 1 (2), VP 1 (5), GA 2 (32), 4066 (2605)': the figures outside parentheses form this row"},
             "LLAMA3-70B-64g-alt": {"note": "the figures in parentheses of the same printed row form this row (see the -fsdp row)"},
-            "LLAMA3.1-405B-128g-fsdp": {"note": "cells print 'FSDP 1 (0), TP 2 (4), PP 1 (8), CP 1 (2), VP 1 (8), GA 1 (32), 706 (638)': the figures outside parentheses form this row"},
+            "LLAMA3.1-405B-128g-fsdp": {"note": "cells print 'FSDP 1 (0), TP 2 (4), PP 1 (8), CP 1 (2), VP 1 (8), GA 1 (32), 706 (638)': the figures outside parentheses form this row; cpu_offloading_num_layers 95 is not printed: it is the activation_offload_layers of the only Megatron-FSDP Llama 3.1 405B GB200 pre-training line (TP2 PP1, 128 GPUs) in NeMo's scripts/performance/recommended_model_configs/model_configs_gb200.csv from NVIDIA/NeMo @03bb2af (2025-07-10) on",
+                                        "settings": {"grad_accum": 1, "cpu_offloading_num_layers": 95}},
             "LLAMA3.1-405B-128g-alt": {"note": "the figures in parentheses of the same printed row form this row (see the -fsdp row)"},
         },
     },
@@ -284,11 +285,14 @@ SOURCES["dgxc_benchmarking"] = (
 
 
 def dgxc(release, commit, path, section, model, precision, system, cluster, layout, points,
-         note=None):
-    """A dgxc scaling table: layout (shared by its columns) and points (GPUs, GBS, step s, tokens/s)."""
+         note=None, settings=None, settings_read_from=None):
+    """A dgxc scaling table: layout (shared by its columns) and points (GPUs, GBS, step s, tokens/s);
+    settings the README does not print but the recipe's config at the same commit sets, with where
+    they were read (settings_read_from)."""
     return {"release": release, "commit": commit, "path": path, "section": section,
             "model": model, "precision": precision, "system": system, "cluster": cluster,
-            "layout": layout, "points": points, "note": note}
+            "layout": layout, "points": points, "note": note, "settings": settings or {},
+            "settings_read_from": settings_read_from}
 
 
 def lay(seq, tp, pp, cp, vp, mbs, ga, ep=None, fsdp=0, **extra):
@@ -387,12 +391,16 @@ DGXC_TABLES = [
          "NEMOTRON4_340B", "BF16", *H100, lay(4096, 8, 8, 1, 12, 1, 16),
          [(128, 32, 4.61, 28432), (256, 64, 4.67, 56134), (512, 128, 4.7, 111551),
           (1024, 256, 4.73, 221686), (2048, 512, 4.84, 433296)],
-         note="CP is not printed; GBS = MBS x GA x GPUs/(TP x PP) holds only with CP 1"),
+         note="CP is not printed; GBS = MBS x GA x GPUs/(TP x PP) holds only with CP 1",
+         settings={"optimizer_dtype": "bf16"},
+         settings_read_from="nemotron/nemotron4-340b-synth.yaml:182-189 at the same commit (optim: distributed_fused_adam, grad_sync_dtype bf16, dtype bf16)"),
     dgxc(*V2503, "nemotron/README_340b.md", "Nemotron4 340b FP8 (TP=8, PP=8, MBS=1, GA=16, VP=12)",
          "NEMOTRON4_340B", "FP8", *H100, lay(4096, 8, 8, 1, 12, 1, 16),
          [(128, 32, 3.16, 41478), (256, 64, 3.21, 81665), (512, 128, 3.26, 160825),
           (1024, 256, 3.34, 313945), (2048, 512, 3.49, 600903)],
-         note="CP is not printed; GBS = MBS x GA x GPUs/(TP x PP) holds only with CP 1"),
+         note="CP is not printed; GBS = MBS x GA x GPUs/(TP x PP) holds only with CP 1",
+         settings={"optimizer_dtype": "bf16"},
+         settings_read_from="nemotron/nemotron4-340b-synth.yaml:182-189 at the same commit (optim: distributed_fused_adam, grad_sync_dtype bf16, dtype bf16)"),
     dgxc(*V2503, "nemo_megatron/README_175b.md", "NeMo Megatron BF16 (TP=4,PP=8, MBS=1, VP=12, SEQ=2048)",
          "GPT3_175B", "BF16", *H100, lay(2048, 4, 8, 1, None, 1, 64),
          [(128, 256, 8.309, 63099), (256, 512, 8.408, 124712), (512, 1024, 8.42, 249068),
@@ -441,7 +449,9 @@ DGXC_TABLES = [
     dgxc(*V2505, "deepseek_v3/pretraining/README.md", "H100 Performance: Deepseek V3 BF16 H100", "DeepSeekV3", "BF16", *H100,
          lay(4096, 2, 16, 1, None, 1, 256, ep=64, expert_tensor_parallel_size=1),
          [(1024, 8192, 52.04, 644781.55)],
-         note="VP printed as 1; whether the run kept DeepSeek-V3's MTP layer is not printed (the model's dimensions are measured_runs.json's DeepSeekV3)"),
+         note="VP printed as 1; whether the run kept DeepSeek-V3's MTP layer is not printed (the model's dimensions are measured_runs.json's DeepSeekV3)",
+         settings={"recompute_modules": ["mla_up_proj"]},
+         settings_read_from="deepseek_v3/pretraining/launch.sh:94-102 at the same commit (h100: AOL=0, RM='mla_up_proj', passed as --recompute_modules)"),
     dgxc(*V2505, "deepseek_v3/pretraining/README.md", "GB200 Performance: Deepseek V3 BF16 GB200", "DeepSeekV3", "BF16", *GB200,
          lay(4096, 2, 4, 1, None, 1, 64, ep=None, expert_tensor_parallel_size=1),
          [(128, 1024, 34.168, 122755.33), (256, 2048, 34.194, 245323.97), (512, 4096, 34.274, 489502.71)],

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
@@ -112,11 +113,40 @@ std::string source_line(const json& s) {
 }
 
 /// Recompute as the Bridge preset sets it: recompute_modules -> selective, recompute_num_layers
-/// -> full; otherwise none (the recipe default of the summary models is no recompute).
+/// -> full; a printed granularity (`recompute`: "full" / "selective", the TorchTitan and
+/// llm-foundry rows' activation checkpointing) as printed; otherwise none (the recipe default of
+/// the summary models, Bridge's recompute_granularity None).
 Recompute recompute_of(const json& settings) {
   if (settings.contains("recompute_num_layers")) return Recompute::kFull;
   if (settings.contains("recompute_modules")) return Recompute::kSelective;
+  if (auto printed = parse_recompute(string_or(settings, "recompute"))) return *printed;
   return Recompute::kNone;
+}
+
+/// A list of strings under `key` (empty when absent or not a list).
+std::vector<std::string> strings_of(const json& settings, const char* key) {
+  std::vector<std::string> out;
+  auto it = settings.find(key);
+  if (it == settings.end() || !it->is_array()) return out;
+  for (const json& item : *it)
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+/// Memory settings a row states or its source's scripts set: offloaded modules, optimizer state
+/// dtype and, for NeMo's performance tables, bf16 gradient buffers.
+void read_memory_settings(const json& settings, const std::string& kind, TrainingSetup& setup) {
+  setup.offload_modules = strings_of(settings, "fine_grained_activation_offloading");
+  // NeMo 1's distributed_fused_adam with optim.dtype bf16 (dgxc-benchmarking v25.03
+  // nemotron/nemotron4-340b-synth.yaml:182-189 @1b9bb6b): bf16 Adam moments and 16-bit param
+  // remainders next to the bf16 params, 2 + 2 + 2 bytes per parameter instead of 4 + 4 + 4.
+  if (string_or(settings, "optimizer_dtype") == "bf16") setup.optimizer_bytes_per_param = 6;
+  // NeMo's performance tables ran bf16 gradient buffers: NeMo 2's performance scripts set
+  // grad_reduce_in_fp32 = False for every compute dtype (scripts/performance/helpers.py:234,
+  // set_precision_configs, NVIDIA/NeMo @8cfedd7), as do the recipes' performance_mode (e.g.
+  // recipes/llama3_8b.py:238, nemotron4_340b.py:226); NeMo 1's launcher configs set
+  // optim.grad_sync_dtype bf16 (dgxc-benchmarking v25.03 llama3.1/llama3.1_405b.yaml:164 @1b9bb6b).
+  if (kind == "nemo_perf_summary" || kind == "dgxc_benchmarking") setup.grad_reduce_in_fp32 = false;
 }
 
 /// The recompute settings of a row: full (recompute_num_layers) or selective (its modules).
@@ -260,6 +290,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   // many layers' activations (weights stay on the GPU): scripts/performance/utils/overrides.py
   // _set_recompute_overrides (NVIDIA-NeMo/Megatron-Bridge v0.4.2 @c810129, lines 140-143).
   row.setup.activation_offload_layers = int_or(settings, "cpu_offloading_num_layers", 0);
+  read_memory_settings(settings, row.kind, row.setup);
   if (row.kind == "bridge_summary") {
     // Every model's perf script sets ddp.grad_reduce_in_fp32 = False in its common configs
     // (scripts/performance/configs/<model>/<model>_llm_pretrain.py, set_*_common_configs, e.g.

@@ -182,6 +182,18 @@ void read_precision(const Recipe& recipe, TrainingSetup& s) {
                     recipe.bool_or("model.fp8_dot_product_attention", false);
 }
 
+/// model.offload_modules when model.fine_grained_activation_offloading is on (Megatron-LM
+/// transformer_config.py:1323-1341 @d98e8a6).
+std::vector<std::string> offload_modules_of(const Recipe& recipe) {
+  std::vector<std::string> modules;
+  if (!recipe.bool_or("model.fine_grained_activation_offloading", false)) return modules;
+  if (const Value* list = recipe.find("model.offload_modules"); list && list->is_list()) {
+    for (const Value& item : list->items())
+      if (item.is_string()) modules.push_back(item.as_string());
+  }
+  return modules;
+}
+
 }  // namespace
 
 TrainingSetup training_setup_of(const Recipe& recipe) {
@@ -211,6 +223,7 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   if (recipe.bool_or("model.cpu_offloading", false) ||
       recipe.has("model.cpu_offloading_num_layers"))
     s.activation_offload_layers = recipe.int_or("model.cpu_offloading_num_layers", 0);
+  s.offload_modules = offload_modules_of(recipe);
   s.optimizer_cpu_offload = recipe.bool_or("optimizer.optimizer_cpu_offload", false);
   s.optimizer_offload_fraction =
       recipe.get_double("optimizer.optimizer_offload_fraction").value_or(1.0);
