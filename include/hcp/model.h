@@ -173,8 +173,8 @@ struct TrainingSetup {
   /// moe_act, fused_group_mlp).
   std::vector<std::string> offload_modules;
   /// Bytes per parameter of the optimizer's main params and Adam moments (0: fp32 each, 12).
-  /// NeMo 1's distributed_fused_adam with optim.dtype bf16 keeps bf16 moments and 16-bit param
-  /// remainders: 6.
+  /// NeMo 1's distributed_fused_adam keeps 10 (16-bit remainders of the bf16 params, fp32
+  /// moments) or, with optim.dtype bf16, 4 (bf16 moments, no master copy).
   double optimizer_bytes_per_param = 0;
   bool optimizer_cpu_offload = false;     ///< optimizer_cpu_offload
   double optimizer_offload_fraction = 1;  ///< optimizer_offload_fraction

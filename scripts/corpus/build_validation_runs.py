@@ -62,6 +62,8 @@ def row_of(table, cells, index):
     settings.update(extra)
     row["settings"] = settings
     row["settings_source"] = {"found": False, "why": table["settings_why"]}
+    if table.get("settings_read_from"):
+        row["settings_source"]["read_from"] = table["settings_read_from"]
     notes = table.get("row_notes", {}).get(label or model_name)
     if notes:
         row.update(notes)

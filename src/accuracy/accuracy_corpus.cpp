@@ -133,20 +133,36 @@ std::vector<std::string> strings_of(const json& settings, const char* key) {
   return out;
 }
 
-/// Memory settings a row states or its source's scripts set: offloaded modules, optimizer state
-/// dtype and, for NeMo's performance tables, bf16 gradient buffers.
+/// The optimizer state of NeMo 1's distributed_fused_adam (Apex DistributedFusedAdam) as NeMo
+/// configures it (nemo/collections/nlp/models/language_modeling/megatron_base_model.py:779-800,
+/// NVIDIA/NeMo @6f9f731): with optim.dtype bf16, the bf16 model dtype, no master copy
+/// (store_params False) and bf16 Adam moments, 2 + 2 bytes per parameter; with the default fp32,
+/// 16-bit remainders of the bf16 params (store_param_remainders) and fp32 moments, 2 + 4 + 4.
+constexpr double kFusedAdamBf16StateBytes = 4;
+constexpr double kFusedAdamFp32StateBytes = 10;
+
+/// Memory settings a row states or its source's configs set: offloaded modules, the optimizer
+/// and its state dtype, the gradient reduction dtype.
 void read_memory_settings(const json& settings, const std::string& kind, TrainingSetup& setup) {
   setup.offload_modules = strings_of(settings, "fine_grained_activation_offloading");
-  // NeMo 1's distributed_fused_adam with optim.dtype bf16 (dgxc-benchmarking v25.03
-  // nemotron/nemotron4-340b-synth.yaml:182-189 @1b9bb6b): bf16 Adam moments and 16-bit param
-  // remainders next to the bf16 params, 2 + 2 + 2 bytes per parameter instead of 4 + 4 + 4.
-  if (string_or(settings, "optimizer_dtype") == "bf16") setup.optimizer_bytes_per_param = 6;
-  // NeMo's performance tables ran bf16 gradient buffers: NeMo 2's performance scripts set
-  // grad_reduce_in_fp32 = False for every compute dtype (scripts/performance/helpers.py:234,
-  // set_precision_configs, NVIDIA/NeMo @8cfedd7), as do the recipes' performance_mode (e.g.
-  // recipes/llama3_8b.py:238, nemotron4_340b.py:226); NeMo 1's launcher configs set
-  // optim.grad_sync_dtype bf16 (dgxc-benchmarking v25.03 llama3.1/llama3.1_405b.yaml:164 @1b9bb6b).
-  if (kind == "nemo_perf_summary" || kind == "dgxc_benchmarking") setup.grad_reduce_in_fp32 = false;
+  std::string optimizer = string_or(settings, "optimizer");
+  std::string state_dtype = string_or(settings, "optimizer_dtype", "fp32");
+  if (optimizer == "distributed_fused_adam") {
+    setup.optimizer_bytes_per_param =
+        state_dtype == "bf16" ? kFusedAdamBf16StateBytes : kFusedAdamFp32StateBytes;
+  }
+  if (!optimizer.empty()) {
+    // NeMo 1 (launcher configs): grad_reduce_in_fp32 = (optim.grad_sync_dtype == fp32)
+    // (megatron_gpt_model.py:524 @6f9f731); Apex's grad_sync_dtype defaults to the state dtype.
+    setup.grad_reduce_in_fp32 = string_or(settings, "grad_sync_dtype", state_dtype) == "fp32";
+  } else if (kind == "nemo_perf_summary" || kind == "dgxc_benchmarking") {
+    // NeMo 2's performance scripts set grad_reduce_in_fp32 = False for every compute dtype
+    // (scripts/performance/helpers.py:234, set_precision_configs, NVIDIA/NeMo @8cfedd7); earlier
+    // ones build the recipe with performance_mode=True (scripts/performance/llm/
+    // pretrain_llama3_8b.py:51 @da49629), which sets it (recipes/llama3_8b.py:238,
+    // llama31_405b.py:253, nemotron4_15b.py:222, nemotron4_340b.py:226 @da49629).
+    setup.grad_reduce_in_fp32 = false;
+  }
 }
 
 /// The recompute settings of a row: full (recompute_num_layers) or selective (its modules).

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 
 #include "hcp/accuracy.h"
@@ -161,31 +160,43 @@ TEST(Corpus, RowsReadThePrintedRecomputeGranularity) {
 }
 
 TEST(Corpus, RowsReadMemorySettingsAndNemoPerformanceTablesReduceInBf16) {
-  TempFile f(corpus_of_m(
-      row_of_m("perf", "nemo_perf_summary", "") + "," + row_of_m("dgxc", "dgxc_benchmarking", "") +
-      "," + row_of_m("long", "nemo_long_sequence", "") + "," +
-      row_of_m("mem", "paper",
-               R"("fine_grained_activation_offloading": ["expert_fc1", "moe_act"],
-                  "optimizer_dtype": "bf16")")));
+  struct Case {
+    const char* kind;
+    const char* settings;
+    bool fp32_grads;
+    double optimizer_bytes;  ///< 0: the model's fp32 default
+  };
+  const Case cases[] = {
+      {"nemo_perf_summary", "", false, 0},  // NeMo 2 performance scripts: bf16 gradients
+      {"dgxc_benchmarking", "", false, 0},
+      {"nemo_long_sequence", "", true, 0},  // not a performance table
+      {"paper", "", true, 0},
+      // NeMo 1 launcher configs: Apex's grad_sync_dtype defaults to the state dtype.
+      {"nemo_perf_summary", R"("optimizer": "distributed_fused_adam")", true, 10},
+      {"dgxc_benchmarking", R"("optimizer": "distributed_fused_adam", "grad_sync_dtype": "bf16")",
+       false, 10},
+      {"dgxc_benchmarking",
+       R"("optimizer": "distributed_fused_adam", "grad_sync_dtype": "bf16",
+          "optimizer_dtype": "bf16")",
+       false, 4},
+      {"dgxc_benchmarking", R"("optimizer": "mcore_distributed_optim")", true, 0},
+  };
+  for (const Case& c : cases) {
+    TempFile f(corpus_of_m(row_of_m("r", c.kind, c.settings)));
+    auto corpus = load_corpus(f.path());
+    ASSERT_TRUE(corpus) << corpus.error().str();
+    const TrainingSetup& s = corpus->rows[0].setup;
+    EXPECT_EQ(s.grad_reduce_in_fp32, c.fp32_grads) << c.kind << " " << c.settings;
+    EXPECT_DOUBLE_EQ(s.optimizer_bytes_per_param, c.optimizer_bytes) << c.kind << " " << c.settings;
+    EXPECT_TRUE(s.offload_modules.empty());
+  }
+  TempFile f(corpus_of_m(row_of_m(
+      "mz", "paper", R"("fine_grained_activation_offloading": ["expert_fc1", "moe_act"])")));
   auto corpus = load_corpus(f.path());
   ASSERT_TRUE(corpus) << corpus.error().str();
-  EXPECT_FALSE(corpus->rows[0].setup.grad_reduce_in_fp32);  // NeMo performance scripts
-  EXPECT_FALSE(corpus->rows[1].setup.grad_reduce_in_fp32);  // NeMo launcher grad_sync_dtype bf16
-  EXPECT_TRUE(corpus->rows[2].setup.grad_reduce_in_fp32);   // not a performance table
-  EXPECT_TRUE(corpus->rows[2].setup.offload_modules.empty());
-  EXPECT_DOUBLE_EQ(corpus->rows[2].setup.optimizer_bytes_per_param, 0);
-  EXPECT_EQ(corpus->rows[3].setup.offload_modules,
+  EXPECT_EQ(corpus->rows[0].setup.offload_modules,
             (std::vector<std::string>{"expert_fc1", "moe_act"}));
-  EXPECT_DOUBLE_EQ(corpus->rows[3].setup.optimizer_bytes_per_param, 6);
 }
-
-/// Rows of the shipped validation set that ran but the model still predicts out of memory, each
-/// with the reason (see recipes/corpus/VALIDATION.md, "Memory").
-const std::set<std::string> kStillOutOfMemory = {
-    // NeMo 24.07 Nemotron-4 340B FP8 on 128 H100 (DP 2): 81.4 GiB against 80 with fp32 Adam
-    // state; the container's launcher config is not pinned, so its optimizer dtype is unknown.
-    "nemo-24.07-h100-fp8-Nemotron-340B-128g",
-};
 
 TEST(Corpus, NoShippedRowThatRanIsPredictedOutOfMemory) {
   auto corpus = load_corpus(kCorpus);
@@ -199,9 +210,8 @@ TEST(Corpus, NoShippedRowThatRanIsPredictedOutOfMemory) {
     for (const Prediction& p : predict(*set, &*fit)) {
       if (p.predicted_tokens <= 0) continue;  // unpriced (no cluster profile)
       ++checked;
-      bool known = kStillOutOfMemory.count(p.row->id) > 0;
-      EXPECT_EQ(p.fits_memory, !known) << p.row->id << ": " << p.memory.total / (1 << 30)
-                                       << " GiB, limit " << p.memory_limit_gib;
+      EXPECT_TRUE(p.fits_memory) << p.row->id << ": " << p.memory.total / (1 << 30)
+                                 << " GiB, limit " << p.memory_limit_gib;
     }
   }
   EXPECT_GE(checked, 154 + 234);
