@@ -373,12 +373,16 @@ double attention_bytes(const ModelDims& m, const LayerMix& x, const SavedTensors
 double moe_bytes(const ModelDims& m, const SavedTensors& t, double g, double norm, double act) {
   double h = static_cast<double>(m.hidden);
   double moe = (t.offloaded("mlp_norm") ? 0 : norm) + g * h;
-  if (t.recomputes("moe") || t.offloaded("fused_group_mlp")) return moe;
+  if (t.recomputes("moe")) return moe;  // the whole MoE layer, shared expert included
+  double shared = (act + g) * static_cast<double>(m.moe_shared_ffn);
+  // fused_group_mlp offloads the whole fused grouped MLP of the routed experts
+  // (transformer_config.py:2186-2193 @d98e8a6).
+  if (t.offloaded("fused_group_mlp")) return moe + shared;
   double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
   double moe_ffn = static_cast<double>(m.moe_ffn);
   double act_out = t.recomputes("moe_act") ? 0 : g * moe_ffn;
   return moe + topk * (t.keep("expert_fc1", g, h) + t.keep("moe_act", act, moe_ffn) + act_out) +
-         (act + g) * static_cast<double>(m.moe_shared_ffn);
+         shared;
 }
 
 /// Bytes per token kept for backward, averaged over the layers, bf16, flash attention, divided

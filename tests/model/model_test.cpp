@@ -526,12 +526,18 @@ TEST(ModelMemoryTerms, FineGrainedOffloadDropsTheInputsOfTheNamedModules) {
   auto offloaded = estimate(m, l, hw, s);
   s.offload_modules = {"attn_norm"};
   auto norm_offloaded = estimate(m, l, hw, s);
-  ASSERT_TRUE(kept.ok() && offloaded.ok() && norm_offloaded.ok());
+  s.offload_modules = {"fused_group_mlp"};
+  auto grouped = estimate(m, l, hw, s);
+  ASSERT_TRUE(kept.ok() && offloaded.ok() && norm_offloaded.ok() && grouped.ok());
   // Per routed copy the FC1 input 2h (expert_fc1) and the FC1 output 2 x 2 x moe_ffn (moe_act,
   // SwiGLU) leave the GPU: top-2 x (8192 + 8192) bytes per token and layer, over TP 2, for
   // 1024 tokens and 32 layers (one stage, one micro-batch in flight).
   double moe_bytes = 2.0 * (2 * 4096 + 2 * 2 * 2048) / 2 * 1024 * 32;
   EXPECT_NEAR(kept->memory.activations - offloaded->memory.activations, moe_bytes, 1);
+  // fused_group_mlp: the routed experts' saved tensors, the two above and the activation output
+  // (FC2 input, 2 x moe_ffn) as well.
+  double grouped_bytes = 2.0 * (2 * 4096 + 2 * 2 * 2048 + 2 * 2048) / 2 * 1024 * 32;
+  EXPECT_NEAR(kept->memory.activations - grouped->memory.activations, grouped_bytes, 1);
   // attn_norm: the attention norm's input, 2h bytes per token and layer.
   double norm_bytes = 2.0 * 4096 / 2 * 1024 * 32;
   EXPECT_NEAR(kept->memory.activations - norm_offloaded->memory.activations, norm_bytes, 1);
