@@ -585,3 +585,51 @@ TEST(ModelSetup, RecipeReadsOffloadModulesOnlyWithFineGrainedOffloading) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(ModelSetup, RecipeReadsThePrecisionAwareOptimizerState) {
+  struct Case {
+    const char* name;
+    std::vector<std::pair<const char*, const char*>> strings;
+    std::vector<std::pair<const char*, bool>> flags;
+    double bytes;
+  };
+  const std::vector<Case> cases = {
+      {"not precision-aware", {{"optimizer.exp_avg_dtype", "torch.bfloat16"}}, {}, 0},
+      // fp32 main params as 16-bit remainders of the bf16 weights + fp32 moments: 2 + 4 + 4.
+      {"defaults", {}, {{"optimizer.use_precision_aware_optimizer", true}}, 10},
+      {"bf16 moments",
+       {{"optimizer.exp_avg_dtype", "torch.bfloat16"}, {"optimizer.exp_avg_sq_dtype", "bf16"}},
+       {{"optimizer.use_precision_aware_optimizer", true}},
+       6},
+      {"no remainders",
+       {{"optimizer.exp_avg_dtype", "torch.uint8"}},
+       {{"optimizer.use_precision_aware_optimizer", true},
+        {"optimizer.store_param_remainders", false}},
+       4 + 1 + 4},
+      {"fp16 main params",
+       {{"optimizer.main_params_dtype", "torch.float16"}},
+       {{"optimizer.use_precision_aware_optimizer", true}},
+       2 + 4 + 4},
+      // Bridge's dumped config spells a dtype {_target_: torch.bfloat16, _call_: false}.
+      {"dumped dtypes",
+       {{"optimizer.exp_avg_dtype._target_", "torch.bfloat16"},
+        {"optimizer.exp_avg_sq_dtype._target_", "torch.bfloat16"}},
+       {{"optimizer.use_precision_aware_optimizer", true}},
+       2 + 2 + 2},
+  };
+  for (const Case& c : cases) {
+    Recipe r;
+    r.framework = Framework::kBridge;
+    for (const auto& [key, value] : c.strings)
+      r.set(key, Value::string(value, {}));
+    for (const auto& [key, value] : c.flags)
+      r.set(key, Value::boolean(value, {}));
+    EXPECT_DOUBLE_EQ(training_setup_of(r).optimizer_bytes_per_param, c.bytes) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace hcp
