@@ -4,7 +4,8 @@
 # files of its last commit), or over every source with --all. Headers are checked through the
 # sources that include them (HeaderFilterRegex). Every finding is an error.
 # The compiler flags come from build-tidy/compile_commands.json, configured (nothing is built)
-# without precompiled headers: GCC's .gch files are not clang's.
+# without precompiled headers (GCC's .gch files are not clang's) and without unity batches (each
+# source needs its own compile command).
 # Usage: scripts/tidy.sh [--all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,7 @@ db=${HCP_TIDY_BUILD:-build-tidy}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 cmake -S . -B "$db" -DCMAKE_BUILD_TYPE=Release -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
-  -DHCP_CUDA=OFF -DHCP_BUILD_BENCHMARKS=OFF > "$db.configure.log" 2>&1 \
+  -DHCP_UNITY_BUILD=OFF -DHCP_CUDA=OFF -DHCP_BUILD_BENCHMARKS=OFF > "$db.configure.log" 2>&1 \
   || { cat "$db.configure.log"; exit 1; }
 
 # The sources clang-tidy can check: those with a compile command.

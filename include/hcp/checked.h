@@ -38,11 +38,34 @@ inline constexpr PhysicalRange kMilliseconds{"ms", 1e-9, 6.048e8, false};
 /// Times in microseconds (up to a week).
 inline constexpr PhysicalRange kMicroseconds{"us", 1e-6, 6.048e11, false};
 
+/// Probabilities (dropout rates): 0 (none) or 1e-12 to 1.
+inline constexpr PhysicalRange kProbability{"probability", 1e-12, 1, true};
+
 /// The same range with 0 allowed ("not given").
 constexpr PhysicalRange or_zero(PhysicalRange range) {
   range.zero_allowed = true;
   return range;
 }
+
+/// The range that is physical for an integer read from an input file (a size, a count, a
+/// parallel degree). An integer outside it (or one that overflows int64) is bad input.
+struct CountRange {
+  const char* what;  ///< "a size", "a parallel size", ... for messages.
+  int64_t min;       ///< Smallest value.
+  int64_t max;       ///< Largest value.
+};
+
+/// Largest size or dimension (layers, hidden size, heads, sequence length): 2^31 - 1, as the
+/// recipe schema bounds its size fields.
+inline constexpr int64_t kMaxDimension = (int64_t{1} << 31) - 1;
+/// Sizes and dimensions: 1 to 2^31 - 1.
+inline constexpr CountRange kDimensionCount{"a size", 1, kMaxDimension};
+/// Parallel degrees (TP, PP, CP, EP, ...) and GPU counts: 1 to 2^20, the largest world.
+inline constexpr CountRange kParallelCount{"a parallel size", 1, kMaxWorldGpus};
+/// Other counts (ranks of a low-rank projection, extra layers, ...): 0 to 2^31 - 1.
+inline constexpr CountRange kCountOrZero{"a count", 0, kMaxDimension};
+/// Attention window bounds: -1 (unbounded, TE's convention) to 2^31 - 1.
+inline constexpr CountRange kWindowBound{"a window bound (-1 for none)", -1, kMaxDimension};
 
 /// Why `value` is not a physical figure of `range` ("not finite", "denormal", "below the physical
 /// minimum 0.001 GB/s", ...), or nullopt when it is one.
@@ -55,6 +78,16 @@ std::string format_number_for_error(double value);
 /// (from_chars), finite, normal and inside `range`; else an error "expected a number in GB/s,
 /// got 'x'" or the range's reason, without a location (the caller names file, line and field).
 Result<double> parse_physical(std::string_view text, const PhysicalRange& range);
+
+/// Why `value` is not inside `range` ("below the physical range [1, 2147483647] (a size)"), or
+/// nullopt when it is.
+std::optional<std::string> count_range_error(int64_t value, const CountRange& range);
+
+/// The checked parse of an integer from an input file: `text` whole as a decimal integer
+/// (from_chars: no sign but '-', no spaces, no hex), inside int64 and inside `range`; else an
+/// error "expected an integer, got 'x'", "'x' overflows a 64-bit integer" or the range's reason,
+/// without a location (the caller names file, line and field).
+Result<int64_t> parse_checked_count(std::string_view text, const CountRange& range);
 
 /// `text` whole as a world size (a count of GPUs, 1 to kMaxWorldGpus); else an error naming the
 /// text, without a location. A 19-digit count is an error, never cut.

@@ -115,16 +115,12 @@ Status validate_knobs(const SchedulerKnobs& knobs);
 /// below 2^52 / m.
 int cp_size_needed(int64_t length, int64_t max_seqlen_per_rank, int min_cp);
 
-/// Most samples in one step for the bucketed variants (dev_pr2000, main_hybrid): they re-bucket
-/// every leftover sample for each micro-batch, as upstream does, so a step costs up to its size
-/// squared (200,000 sequences would take minutes). dev_head has no cap: it costs n log n.
-inline constexpr size_t kMaxBucketedStepSamples = size_t{1} << 16;
-
 /// Schedule one step's samples (in global-id order) into micro-batches with the chosen variant,
 /// then apply the VPP alignment when knobs.vpp_group > 1. Errors, with the sample id, where
 /// upstream raises or would loop forever (a sequence needing more ranks than the pool, a fill that
-/// does not fit, a VPP alignment with no splittable micro-batch), and for a bucketed variant's
-/// step of more than kMaxBucketedStepSamples samples.
+/// does not fit, a VPP alignment with no splittable micro-batch). Every variant costs about
+/// n log n for n samples (the bucketed ones re-bucket the leftovers per micro-batch from counts
+/// kept over them).
 Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
                                               const SchedulerKnobs& knobs);
 

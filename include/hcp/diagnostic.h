@@ -97,6 +97,9 @@ struct Error {
   std::string str() const;
 };
 
+/// An error about the file at PATH as a whole (no line or column).
+Error file_error(const std::string& path, const std::string& message);
+
 /// A value or an error. Small stand-in for C++23 std::expected.
 template <typename T>
 class Result {

@@ -171,6 +171,14 @@ struct TrainingSetup {
   std::vector<std::string> recompute_modules;
   int64_t recompute_layers = 0;           ///< recompute_num_layers (full, per stage; 0: all).
   int64_t activation_offload_layers = 0;  ///< cpu_offloading_num_layers (activations on host)
+  /// offload_modules under fine_grained_activation_offloading: the modules whose saved inputs
+  /// wait on the host (attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1,
+  /// moe_act, fused_group_mlp).
+  std::vector<std::string> offload_modules;
+  /// Bytes per parameter of the optimizer's main params and Adam moments (0: fp32 each, 12).
+  /// NeMo 1's distributed_fused_adam keeps 10 (16-bit remainders of the bf16 params, fp32
+  /// moments) or, with optim.dtype bf16, 4 (bf16 moments, no master copy).
+  double optimizer_bytes_per_param = 0;
   bool optimizer_cpu_offload = false;     ///< optimizer_cpu_offload
   double optimizer_offload_fraction = 1;  ///< optimizer_offload_fraction
   bool fsdp = false;                      ///< Megatron-FSDP (use_megatron_fsdp): shards all states.

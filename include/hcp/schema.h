@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hcp/checked.h"
 #include "hcp/diagnostic.h"
 #include "hcp/recipe.h"
 #include "hcp/value.h"
@@ -73,6 +74,14 @@ Diagnostic skipped_key_note(const std::string& key, const std::string& suggestio
 /// Keys below an unmodelled section, or nested below a known field, are always accepted. Return an
 /// error naming the key with a did-you-mean when it is unknown; located at `at`.
 Status check_key_known(std::string_view dotted, const Location& at);
+
+/// The physical range of an integer field, for loaders that read numbers from text (Megatron-LM
+/// arguments, HF config.json): parallel degrees 1 to 2^20, sizes and dimensions 1 to 2^31 - 1,
+/// model.window_size's bounds -1 to 2^31 - 1, every other count 0 to 2^31 - 1.
+CountRange count_range_of(std::string_view dotted);
+/// The physical range of a float field those loaders read: 0 to 1 for a dropout probability
+/// (model.attention_dropout), else any finite, normal number.
+PhysicalRange number_range_of(std::string_view dotted);
 
 /// Check one value against its field: type, size bounds. Unknown or unmodelled keys pass.
 /// The error names the key, the expected type and the value's location.

@@ -62,6 +62,8 @@ def row_of(table, cells, index):
     settings.update(extra)
     row["settings"] = settings
     row["settings_source"] = {"found": False, "why": table["settings_why"]}
+    if table.get("settings_read_from"):
+        row["settings_source"]["read_from"] = table["settings_read_from"]
     notes = table.get("row_notes", {}).get(label or model_name)
     if notes:
         row.update(notes)
@@ -107,6 +109,9 @@ def dgxc_rows(table):
                 if v is not None},
             "settings_source": {"found": False, "why": DGXC_SETTINGS_WHY},
         }
+        if table.get("settings"):
+            row["settings"].update(table["settings"])
+            row["settings_source"]["read_from"] = table["settings_read_from"]
         if table.get("note"):
             row["note"] = table["note"]
         out.append(row)

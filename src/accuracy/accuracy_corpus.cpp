@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
@@ -112,11 +113,56 @@ std::string source_line(const json& s) {
 }
 
 /// Recompute as the Bridge preset sets it: recompute_modules -> selective, recompute_num_layers
-/// -> full; otherwise none (the recipe default of the summary models is no recompute).
+/// -> full; a printed granularity (`recompute`: "full" / "selective", the TorchTitan and
+/// llm-foundry rows' activation checkpointing) as printed; otherwise none (the recipe default of
+/// the summary models, Bridge's recompute_granularity None).
 Recompute recompute_of(const json& settings) {
   if (settings.contains("recompute_num_layers")) return Recompute::kFull;
   if (settings.contains("recompute_modules")) return Recompute::kSelective;
+  if (auto printed = parse_recompute(string_or(settings, "recompute"))) return *printed;
   return Recompute::kNone;
+}
+
+/// A list of strings under `key` (empty when absent or not a list).
+std::vector<std::string> strings_of(const json& settings, const char* key) {
+  std::vector<std::string> out;
+  auto it = settings.find(key);
+  if (it == settings.end() || !it->is_array()) return out;
+  for (const json& item : *it)
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+/// The optimizer state of NeMo 1's distributed_fused_adam (Apex DistributedFusedAdam) as NeMo
+/// configures it (nemo/collections/nlp/models/language_modeling/megatron_base_model.py:779-800,
+/// NVIDIA/NeMo @6f9f731): with optim.dtype bf16, the bf16 model dtype, no master copy
+/// (store_params False) and bf16 Adam moments, 2 + 2 bytes per parameter; with the default fp32,
+/// 16-bit remainders of the bf16 params (store_param_remainders) and fp32 moments, 2 + 4 + 4.
+constexpr double kFusedAdamBf16StateBytes = 4;
+constexpr double kFusedAdamFp32StateBytes = 10;
+
+/// Memory settings a row states or its source's configs set: offloaded modules, the optimizer
+/// and its state dtype, the gradient reduction dtype.
+void read_memory_settings(const json& settings, const std::string& kind, TrainingSetup& setup) {
+  setup.offload_modules = strings_of(settings, "fine_grained_activation_offloading");
+  std::string optimizer = string_or(settings, "optimizer");
+  std::string state_dtype = string_or(settings, "optimizer_dtype", "fp32");
+  if (optimizer == "distributed_fused_adam") {
+    setup.optimizer_bytes_per_param =
+        state_dtype == "bf16" ? kFusedAdamBf16StateBytes : kFusedAdamFp32StateBytes;
+  }
+  if (!optimizer.empty()) {
+    // NeMo 1 (launcher configs): grad_reduce_in_fp32 = (optim.grad_sync_dtype == fp32)
+    // (megatron_gpt_model.py:524 @6f9f731); Apex's grad_sync_dtype defaults to the state dtype.
+    setup.grad_reduce_in_fp32 = string_or(settings, "grad_sync_dtype", state_dtype) == "fp32";
+  } else if (kind == "nemo_perf_summary" || kind == "dgxc_benchmarking") {
+    // NeMo 2's performance scripts set grad_reduce_in_fp32 = False for every compute dtype
+    // (scripts/performance/helpers.py:234, set_precision_configs, NVIDIA/NeMo @8cfedd7); earlier
+    // ones build the recipe with performance_mode=True (scripts/performance/llm/
+    // pretrain_llama3_8b.py:51 @da49629), which sets it (recipes/llama3_8b.py:238,
+    // llama31_405b.py:253, nemotron4_15b.py:222, nemotron4_340b.py:226 @da49629).
+    setup.grad_reduce_in_fp32 = false;
+  }
 }
 
 /// The recompute settings of a row: full (recompute_num_layers) or selective (its modules).
@@ -260,6 +306,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   // many layers' activations (weights stay on the GPU): scripts/performance/utils/overrides.py
   // _set_recompute_overrides (NVIDIA-NeMo/Megatron-Bridge v0.4.2 @c810129, lines 140-143).
   row.setup.activation_offload_layers = int_or(settings, "cpu_offloading_num_layers", 0);
+  read_memory_settings(settings, row.kind, row.setup);
   if (row.kind == "bridge_summary") {
     // Every model's perf script sets ddp.grad_reduce_in_fp32 = False in its common configs
     // (scripts/performance/configs/<model>/<model>_llm_pretrain.py, set_*_common_configs, e.g.

@@ -67,6 +67,27 @@ Result<double> parse_physical(std::string_view text, const PhysicalRange& range)
   return value;
 }
 
+std::optional<std::string> count_range_error(int64_t value, const CountRange& range) {
+  if (value >= range.min && value <= range.max) return std::nullopt;
+  return std::string(value < range.min ? "below" : "above") + " the physical range [" +
+         std::to_string(range.min) + ", " + std::to_string(range.max) + "] (" + range.what + ")";
+}
+
+Result<int64_t> parse_checked_count(std::string_view text, const CountRange& range) {
+  int64_t value = 0;
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), last, value);
+  const std::string shown(text.substr(0, 40));
+  if (ec == std::errc::result_out_of_range && ptr == last) {
+    return plain_error("'" + shown + "' overflows a 64-bit integer");
+  }
+  if (text.empty() || ec != std::errc() || ptr != last) {
+    return plain_error("expected an integer, got '" + shown + "'");
+  }
+  if (auto why = count_range_error(value, range)) return plain_error("'" + shown + "' is " + *why);
+  return value;
+}
+
 Result<int64_t> parse_world_size(std::string_view text) {
   int64_t value = 0;
   const char* last = text.data() + text.size();

@@ -94,6 +94,13 @@ std::vector<Diagnostic> fold_repeats(const std::vector<Diagnostic>& diagnostics,
   return out;
 }
 
+Error file_error(const std::string& path, const std::string& message) {
+  Error e;
+  e.message = message;
+  e.location.file = path;
+  return e;
+}
+
 std::string Error::str() const {
   if (!location.known()) return message;
   return location.str() + ": " + message;

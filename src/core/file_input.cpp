@@ -19,13 +19,6 @@ namespace {
 constexpr uint64_t kMiB = 1024ULL * 1024ULL;
 constexpr uint64_t kGiB = 1024ULL * kMiB;
 
-Error at_file(const std::string& path, const std::string& message) {
-  Error e;
-  e.message = message;
-  e.location.file = path;
-  return e;
-}
-
 /// Closes a file descriptor on every return path.
 class Fd {
  public:
@@ -110,11 +103,11 @@ Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_b
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
-      return at_file(path, std::string("cannot read: ") + std::strerror(err));
+      return file_error(path, std::string("cannot read: ") + std::strerror(err));
     }
     if (n == 0) break;
     // Pipes and terminals have no size: stop at the limit.
-    if (text.size() + static_cast<uint64_t>(n) > max_bytes) return at_file(path, too_large);
+    if (text.size() + static_cast<uint64_t>(n) > max_bytes) return file_error(path, too_large);
     text.append(buffer, static_cast<size_t>(n));
     if (!what.empty() && std::memchr(buffer, 0, static_cast<size_t>(n)) != nullptr) {
       return binary_data_error(text, path, what, first_control_byte(text));
@@ -127,27 +120,27 @@ Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_b
 /// status. The descriptor is closed by the caller's Fd.
 Result<int> open_checked(const std::string& path, InputKind kind, struct stat& st) {
   if (path.empty()) {
-    return at_file("<empty path>",
-                   std::string("no file name given for the ") + input_kind_name(kind));
+    return file_error("<empty path>",
+                      std::string("no file name given for the ") + input_kind_name(kind));
   }
   if (::stat(path.c_str(), &st) != 0) {
     int err = errno;
-    if (err == ENOENT) return at_file(path, "no such file");
-    if (err == ELOOP) return at_file(path, "cannot read: a loop of symbolic links");
-    return at_file(path, std::string("cannot read: ") + std::strerror(err));
+    if (err == ENOENT) return file_error(path, "no such file");
+    if (err == ELOOP) return file_error(path, "cannot read: a loop of symbolic links");
+    return file_error(path, std::string("cannot read: ") + std::strerror(err));
   }
   // Checked before open(2): opening a FIFO blocks until a writer comes (wanted only where the
   // kind reads pipes), and a device may do anything on open.
-  if (std::string why = refusal_of(st, kind); !why.empty()) return at_file(path, why);
+  if (std::string why = refusal_of(st, kind); !why.empty()) return file_error(path, why);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    return at_file(path, std::string("cannot read: ") + std::strerror(err));
+    return file_error(path, std::string("cannot read: ") + std::strerror(err));
   }
   if (on_pseudo_filesystem(fd)) {
     ::close(fd);
-    return at_file(path, std::string("is a /proc or /sys file, not a regular file, expected ") +
-                             with_article(input_kind_name(kind)));
+    return file_error(path, std::string("is a /proc or /sys file, not a regular file, expected ") +
+                                with_article(input_kind_name(kind)));
   }
   return fd;
 }
@@ -234,7 +227,7 @@ Result<std::string> read_input_file(const std::string& path, InputKind kind, uin
   std::string too_large =
       "larger than the " + format_byte_limit(max_bytes) + " limit for " + with_article(what);
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
-    return at_file(path, too_large);
+    return file_error(path, too_large);
   }
   Result<std::string> text =
       read_bounded(fd.get(), path, max_bytes, too_large, static_cast<uint64_t>(st.st_size),
@@ -263,7 +256,7 @@ Result<InputHead> read_input_head(const std::string& path, InputKind kind, uint6
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int err = errno;
-      return at_file(path, std::string("cannot read: ") + std::strerror(err));
+      return file_error(path, std::string("cannot read: ") + std::strerror(err));
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);

@@ -13,15 +13,8 @@ namespace hcp {
 
 namespace {
 
-Error at_file(const std::string& path, const std::string& message) {
-  Error e;
-  e.message = message;
-  e.location.file = path;
-  return e;
-}
-
 Error errno_error(const std::string& path, const char* what, int err) {
-  return at_file(path, std::string(what) + ": " + std::strerror(err));
+  return file_error(path, std::string(what) + ": " + std::strerror(err));
 }
 
 /// The temporary file being written, removed by the signal handler (async-signal-safe: a fixed
@@ -85,17 +78,17 @@ Status write_all(int fd, std::string_view text, const std::string& name) {
     ssize_t n = ::write(fd, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error(name, "cannot write", errno);
-    if (n == 0) return at_file(name, "cannot write: nothing was written");
+    if (n == 0) return file_error(name, "cannot write: nothing was written");
     text.remove_prefix(static_cast<size_t>(n));
   }
   return Ok{};
 }
 
 Status write_output_file(const std::string& path, std::string_view text) {
-  if (path.empty()) return at_file("<empty path>", "no output file name given");
+  if (path.empty()) return file_error("<empty path>", "no output file name given");
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return at_file(path, "cannot write: is a directory");
+    if (S_ISDIR(st.st_mode)) return file_error(path, "cannot write: is a directory");
     if (!S_ISREG(st.st_mode)) return write_in_place(path, text);
   }
   std::string temporary;
@@ -105,7 +98,7 @@ Status write_output_file(const std::string& path, std::string_view text) {
     fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) return errno_error(path, "cannot write", errno);
   }
-  if (fd < 0) return at_file(path, "cannot write: no free temporary name beside it");
+  if (fd < 0) return file_error(path, "cannot write: no free temporary name beside it");
   TemporaryGuard guard(temporary);
   Status written = write_all(fd, text, path);
   int closed = ::close(fd);

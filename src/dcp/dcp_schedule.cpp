@@ -206,32 +206,6 @@ Result<std::vector<MicroBatch>> schedule_packing_aware(std::span<const Sample> s
   return mbs;
 }
 
-/// The bucketed greedy variants, which re-bucket every leftover sample for each micro-batch.
-Result<std::vector<MicroBatch>> schedule_legacy(std::span<const Sample> samples,
-                                                const SchedulerKnobs& knobs) {
-  if (samples.size() > kMaxBucketedStepSamples) {
-    return make_error("--variant " + std::string(variant_name(knobs.variant)) + ": a step of " +
-                      std::to_string(samples.size()) + " sequences is more than the " +
-                      std::to_string(kMaxBucketedStepSamples) +
-                      " this variant schedules (it re-buckets every leftover sequence for each "
-                      "micro-batch); give --global-batch");
-  }
-  std::vector<Sample> rest = internal::sorted_longest_first(samples);
-  std::vector<MicroBatch> mbs;
-  while (!rest.empty()) {
-    Result<internal::GroupingResult> step =
-        internal::next_group_legacy(rest, knobs.ranks(), knobs.max_seqlen_per_rank, knobs.min_cp,
-                                    knobs.variant == Variant::kDevPr2000);
-    if (!step.ok()) return step.error();
-    if (step->leftovers.size() >= rest.size()) {  // never loop: every call must place something
-      return make_error(internal::describe(rest.front()) + " cannot be placed in any micro-batch");
-    }
-    mbs.push_back(std::move(step->microbatch));
-    rest = std::move(step->leftovers);
-  }
-  return mbs;
-}
-
 }  // namespace
 
 Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
@@ -243,9 +217,11 @@ Result<std::vector<MicroBatch>> schedule_step(std::span<const Sample> samples,
                         std::to_string(s.length) + "; lengths must be > 0");
     }
   }
-  Result<std::vector<MicroBatch>> scheduled = knobs.variant == Variant::kDevHead
-                                                  ? schedule_packing_aware(samples, knobs)
-                                                  : schedule_legacy(samples, knobs);
+  Result<std::vector<MicroBatch>> scheduled =
+      knobs.variant == Variant::kDevHead
+          ? schedule_packing_aware(samples, knobs)
+          : internal::schedule_bucketed(samples, knobs.ranks(), knobs.max_seqlen_per_rank,
+                                        knobs.min_cp, knobs.variant == Variant::kDevPr2000);
   if (!scheduled.ok()) return scheduled.error();
   std::vector<MicroBatch> mbs = std::move(*scheduled);
   if (knobs.vpp_group > 1)

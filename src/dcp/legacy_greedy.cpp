@@ -4,7 +4,10 @@
 // (bucket rule double count, prev_needed set once, trimmed samples appended unsorted); the review
 // bugs are not (the fill checks that the growth fits and reports it instead of overwriting).
 #include <algorithm>
-#include <deque>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "schedule_internal.h"
@@ -24,67 +27,218 @@ struct Group {
   std::vector<int64_t> lengths;
 };
 
-using Bucket = std::deque<Sample>;
+/// A sample's work L^2 / c scaled by 2^30 (c is a power of two <= 2^30): an exact integer, so sums
+/// over any range are exact whatever the order. Upstream sums floats left to right; both agree
+/// except where a sum lands within rounding of the bucket threshold.
+using Work = unsigned __int128;
+constexpr int kWorkScaleLog2 = 30;
 
-/// dcp_make_buckets_equal: one bucket per distinct CP size, by roughly equal work.
-std::vector<Bucket> make_buckets(std::span<const Sample> samples, int64_t m, int min_cp) {
-  std::vector<int> sizes;
-  double total = 0;
-  for (const Sample& s : samples) {
-    const int cp = cp_size_needed(s.length, m, min_cp);
-    if (std::find(sizes.begin(), sizes.end(), cp) == sizes.end()) sizes.push_back(cp);
-    total += workload(s.length, cp);
-  }
-  const int64_t k = static_cast<int64_t>(sizes.size());
-  const double target = total / static_cast<double>(k);
-  std::vector<Bucket> buckets;
-  Bucket current;
-  double current_work = 0;
-  int64_t remaining_k = k;
-  const int64_t n = static_cast<int64_t>(samples.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const Sample& s = samples[i];
-    const double w = workload(s.length, cp_size_needed(s.length, m, min_cp));
-    const bool over_target = current_work + w > target * kBucketOverfill;
-    // Upstream quirk kept: remaining_k shrinks *and* the bucket count grows on every close.
-    const bool reserve = n - i <= remaining_k - static_cast<int64_t>(buckets.size());
-    if (!current.empty() && (over_target || reserve)) {
-      buckets.push_back(std::move(current));
-      current = Bucket{};
-      current_work = 0;
-      --remaining_k;
+Work scaled_work(int64_t length, int cp) {
+  const Work square = static_cast<Work>(length) * static_cast<Work>(length);
+  return (square << kWorkScaleLog2) / static_cast<Work>(cp);
+}
+
+double unscaled(Work work) {
+  return std::ldexp(static_cast<double>(work), -kWorkScaleLog2);
+}
+
+/// A Fenwick tree over positions that grows at the end: prefix sums and the first position whose
+/// prefix exceeds a value, each in O(log n).
+template <typename T>
+class GrowingFenwick {
+ public:
+  explicit GrowingFenwick(const std::vector<T>& values) : tree_(values.size() + 1, T{}) {
+    for (size_t i = 1; i <= values.size(); ++i) {
+      tree_[i] += values[i - 1];
+      const size_t parent = i + (i & (~i + 1));
+      if (parent < tree_.size()) tree_[parent] += tree_[i];
     }
-    current.push_back(s);
-    current_work += w;
   }
-  if (!current.empty()) buckets.push_back(std::move(current));
+  size_t size() const { return tree_.size() - 1; }
+  /// Add `delta` at `position` (0-based). Unsigned T wraps, so a removal adds the negation.
+  void add(size_t position, T delta) {
+    for (size_t i = position + 1; i < tree_.size(); i += i & (~i + 1))
+      tree_[i] += delta;
+  }
+  /// Append `value` as a new last position.
+  void push_back(T value) {
+    const size_t i = tree_.size();
+    const size_t low = i & (~i + 1);
+    tree_.push_back(value + prefix(i - 1) - prefix(i - low));
+  }
+  /// Sum of positions [0, end).
+  T prefix(size_t end) const {
+    T sum{};
+    for (size_t i = end; i > 0; i -= i & (~i + 1))
+      sum += tree_[i];
+    return sum;
+  }
+  /// The first position whose prefix sum (itself included) exceeds `limit`, or size().
+  size_t first_exceeding(T limit) const {
+    size_t at = 0;  // the largest 1-based index with prefix(at) <= limit so far
+    for (size_t step = std::bit_floor(size()); step > 0; step /= 2) {
+      if (at + step < tree_.size() && tree_[at + step] <= limit) {
+        at += step;
+        limit -= tree_[at];
+      }
+    }
+    return at;
+  }
+
+ private:
+  std::vector<T> tree_;  // 1-based
+};
+
+/// The leftover samples of one step in upstream's list order: longest first, the placed ones
+/// removed, each micro-batch's trimmed ones appended at the end. Counts and exact work over
+/// positions make every query a micro-batch needs O(log n), so a step costs near n log n, not
+/// the n^2 of re-bucketing the whole list for every micro-batch.
+class LeftoverList {
+ public:
+  LeftoverList(std::vector<Sample> sorted, int64_t m, int min_cp)
+      : samples_(std::move(sorted)),
+        m_(m),
+        min_cp_(min_cp),
+        present_(samples_.size()),
+        counts_(std::vector<int64_t>(samples_.size(), 1)),
+        work_(works_of(samples_)) {
+    for (const Sample& s : samples_) {
+      ++sizes_[size_index(s.length)];
+      total_ += scaled_work(s.length, need(s.length));
+    }
+  }
+
+  size_t size() const { return present_; }
+  bool empty() const { return present_ == 0; }
+  /// The number of positions, present or not (one past the last).
+  size_t end() const { return samples_.size(); }
+  const Sample& at(size_t position) const { return samples_[position]; }
+  /// The first present position >= `position`, or end().
+  size_t next_present(size_t position) const { return nth_present(rank_of(position)); }
+  /// The position of the present sample with `rank` present samples before it, or end().
+  size_t nth_present(size_t rank) const {
+    return rank >= present_ ? end() : counts_.first_exceeding(static_cast<int64_t>(rank));
+  }
+  /// The number of present samples before `position`.
+  size_t rank_of(size_t position) const { return static_cast<size_t>(counts_.prefix(position)); }
+
+  /// The number of distinct CP sizes among the present samples.
+  int64_t distinct_sizes() const {
+    return std::count_if(sizes_.begin(), sizes_.end(), [](int64_t n) { return n > 0; });
+  }
+  Work total_work() const { return total_; }
+  /// Exact work of the present samples before `position`.
+  Work work_before(size_t position) const { return work_.prefix(position); }
+  /// The first position whose work prefix exceeds `limit` (a present one), or end().
+  size_t first_work_exceeding(Work limit) const { return work_.first_exceeding(limit); }
+
+  void remove(size_t position) {
+    const Sample& s = samples_[position];
+    const Work w = scaled_work(s.length, need(s.length));
+    counts_.add(position, -1);
+    work_.add(position, Work{0} - w);
+    total_ -= w;
+    --sizes_[size_index(s.length)];
+    --present_;
+  }
+
+  void append(const Sample& s) {
+    const Work w = scaled_work(s.length, need(s.length));
+    samples_.push_back(s);
+    counts_.push_back(1);
+    work_.push_back(w);
+    total_ += w;
+    ++sizes_[size_index(s.length)];
+    ++present_;
+  }
+
+  int need(int64_t length) const { return cp_size_needed(length, m_, min_cp_); }
+  int64_t m() const { return m_; }
+
+ private:
+  std::vector<Work> works_of(const std::vector<Sample>& samples) const {
+    std::vector<Work> out;
+    out.reserve(samples.size());
+    for (const Sample& s : samples)
+      out.push_back(scaled_work(s.length, need(s.length)));
+    return out;
+  }
+  size_t size_index(int64_t length) const {
+    return static_cast<size_t>(std::countr_zero(static_cast<unsigned>(need(length))));
+  }
+
+  std::vector<Sample> samples_;
+  int64_t m_;
+  int min_cp_;
+  size_t present_;
+  GrowingFenwick<int64_t> counts_;
+  GrowingFenwick<Work> work_;
+  Work total_ = 0;
+  std::array<int64_t, 32> sizes_{};  // present samples per log2(CP size)
+};
+
+/// One bucket: the present samples of positions [begin, end) of the leftover list.
+struct Bucket {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+/// dcp_make_buckets_equal over the leftover list: one bucket per distinct CP size, by roughly
+/// equal work. A bucket closes before the sample that takes its work over 1.1x the target, or
+/// when only as many samples remain as buckets are still owed; both boundaries are found by search,
+/// so the cost is O(buckets x log n), not a pass over the list.
+std::vector<Bucket> make_buckets(const LeftoverList& list) {
+  const int64_t k = list.distinct_sizes();
+  const double target = unscaled(list.total_work()) / static_cast<double>(k);
+  const Work limit = static_cast<Work>(std::ldexp(target * kBucketOverfill, kWorkScaleLog2));
+  const int64_t n = static_cast<int64_t>(list.size());
+  std::vector<Bucket> buckets;
+  int64_t remaining_k = k;
+  int64_t first = 0;  // rank of the bucket's first sample
+  while (first < n) {
+    const size_t begin = list.nth_present(static_cast<size_t>(first));
+    // Over the target: the first sample (after the first) at which the bucket's work exceeds it.
+    size_t over = list.first_work_exceeding(list.work_before(begin) + limit);
+    int64_t close = over >= list.end()
+                        ? n
+                        : std::max<int64_t>(first + 1, static_cast<int64_t>(list.rank_of(over)));
+    // Upstream quirk kept: remaining_k shrinks *and* the bucket count grows on every close, and
+    // a bucket closes once n - i <= remaining_k - buckets.
+    const int64_t owed = remaining_k - static_cast<int64_t>(buckets.size());
+    if (owed >= 1) close = std::min(close, std::max(first + 1, n - owed));
+    buckets.push_back(Bucket{begin, list.nth_present(static_cast<size_t>(close))});
+    --remaining_k;
+    first = close;
+  }
   return buckets;
 }
 
 class LegacyGrouper {
  public:
-  LegacyGrouper(int ranks, int64_t m, int min_cp, bool packing_cap)
-      : ranks_(ranks), m_(m), min_cp_(min_cp), packing_cap_(packing_cap) {}
+  LegacyGrouper(LeftoverList& list, int ranks, bool packing_cap)
+      : list_(list), ranks_(ranks), m_(list.m()), packing_cap_(packing_cap) {}
 
-  Result<GroupingResult> run(std::span<const Sample> samples) {
-    std::vector<Bucket> buckets = make_buckets(samples, m_, min_cp_);
+  /// One micro-batch: its samples leave the list, trimmed ones are appended to it.
+  Result<MicroBatch> run() {
+    std::vector<Bucket> buckets = make_buckets(list_);
     greedy(buckets);
-    GroupingResult result;
-    for (const Bucket& b : buckets)
-      result.leftovers.insert(result.leftovers.end(), b.begin(), b.end());
-    if (!packing_cap_) trim_overload(result.leftovers);
-    if (groups_.empty()) return nothing_placed(samples);
+    if (!packing_cap_) trim_overload();
+    if (groups_.empty()) return nothing_placed();
     while (covered_ < ranks_) {
       if (Status grown = grow_smallest_group(); !grown.ok()) return grown.error();
     }
-    for (const Group& g : groups_) {
-      result.microbatch.groups.push_back(CpGroup{g.first_rank, g.size, g.ids});
-    }
-    return result;
+    MicroBatch mb;
+    for (const Group& g : groups_)
+      mb.groups.push_back(CpGroup{g.first_rank, g.size, g.ids});
+    return mb;
   }
 
  private:
-  int need(int64_t length) const { return cp_size_needed(length, m_, min_cp_); }
+  int need(int64_t length) const { return list_.need(length); }
+
+  /// The first present position of bucket `b`, or its end when it is empty.
+  size_t head(const Bucket& b) const { return std::min(list_.next_present(b.begin), b.end); }
+  bool bucket_empty(const Bucket& b) const { return head(b) >= b.end; }
 
   bool has_group_of(int size) const {
     return std::any_of(groups_.begin(), groups_.end(),
@@ -94,8 +248,8 @@ class LegacyGrouper {
   /// Index of the first bucket (in order) whose head can go somewhere, or -1.
   int pick_bucket(const std::vector<Bucket>& buckets) const {
     for (size_t b = 0; b < buckets.size(); ++b) {
-      if (buckets[b].empty()) continue;
-      const int cp = need(buckets[b].front().length);
+      if (bucket_empty(buckets[b])) continue;
+      const int cp = need(list_.at(head(buckets[b])).length);
       if (has_group_of(cp) || ranks_ - covered_ >= cp) return static_cast<int>(b);
     }
     return -1;
@@ -131,7 +285,8 @@ class LegacyGrouper {
     while (!buckets.empty()) {
       const int b = pick_bucket(buckets);
       if (b < 0) break;
-      const Sample sample = buckets[b].front();
+      const size_t position = head(buckets[b]);
+      const Sample sample = list_.at(position);
       const int cp = need(sample.length);
       if (first_needed == 0) first_needed = cp;  // upstream quirk: never updated
       int target = best_existing_group(sample.length, cp);
@@ -145,8 +300,8 @@ class LegacyGrouper {
       if (packing_cap_) g.packed += tokens_per_rank(sample.length, cp);
       g.ids.push_back(sample.id);
       g.lengths.push_back(sample.length);
-      buckets[b].pop_front();
-      while (!buckets.empty() && buckets.front().empty())
+      list_.remove(position);
+      while (!buckets.empty() && bucket_empty(buckets.front()))
         buckets.erase(buckets.begin());
       if (cp < first_needed) check_balance = true;
       if (check_balance && !buckets.empty() && spread_ok()) break;
@@ -164,7 +319,7 @@ class LegacyGrouper {
 
   /// trim_overload (main only): pop the last sample of the most loaded group while that narrows
   /// the max-min spread.
-  void trim_overload(std::vector<Sample>& leftovers) {
+  void trim_overload() {
     while (covered_ == ranks_ && !groups_.empty()) {
       double hi = -1;
       double lo = std::numeric_limits<double>::infinity();
@@ -190,7 +345,7 @@ class LegacyGrouper {
         new_lo = std::min(new_lo, w);
       }
       if (!(new_hi - new_lo < slack)) break;
-      leftovers.push_back(Sample{g.ids.back(), length});
+      list_.append(Sample{g.ids.back(), length});
       g.ids.pop_back();
       g.lengths.pop_back();
       g.work -= cost;
@@ -224,18 +379,19 @@ class LegacyGrouper {
     return Ok{};
   }
 
-  Error nothing_placed(std::span<const Sample> samples) const {
-    for (const Sample& s : samples) {
+  Error nothing_placed() const {
+    for (size_t p = list_.next_present(0); p < list_.end(); p = list_.next_present(p + 1)) {
+      const Sample& s = list_.at(p);
       if (need(s.length) > ranks_) return too_long_error(s, need(s.length), ranks_);
     }
-    return make_error(describe(samples.front()) +
+    return make_error(describe(list_.at(list_.next_present(0))) +
                       ": no sequence could be placed in a micro-batch; raise "
                       "--max-seqlen-per-dp-cp-rank");
   }
 
+  LeftoverList& list_;
   int ranks_;
   int64_t m_;
-  int min_cp_;
   bool packing_cap_;
   int covered_ = 0;
   std::vector<Group> groups_;
@@ -243,12 +399,23 @@ class LegacyGrouper {
 
 }  // namespace
 
-Result<GroupingResult> next_group_legacy(std::span<const Sample> samples, int ranks,
-                                         int64_t max_seqlen_per_rank, int min_cp,
-                                         bool packing_cap) {
-  if (samples.empty()) return GroupingResult{};
-  LegacyGrouper grouper(ranks, max_seqlen_per_rank, min_cp, packing_cap);
-  return grouper.run(samples);
+Result<std::vector<MicroBatch>> schedule_bucketed(std::span<const Sample> samples, int ranks,
+                                                  int64_t max_seqlen_per_rank, int min_cp,
+                                                  bool packing_cap) {
+  LeftoverList list(sorted_longest_first(samples), max_seqlen_per_rank, min_cp);
+  std::vector<MicroBatch> mbs;
+  while (!list.empty()) {
+    const size_t before = list.size();
+    LegacyGrouper grouper(list, ranks, packing_cap);
+    Result<MicroBatch> mb = grouper.run();
+    if (!mb.ok()) return mb.error();
+    if (list.size() >= before) {  // never loop: every micro-batch must place something
+      return make_error(describe(list.at(list.next_present(0))) +
+                        " cannot be placed in any micro-batch");
+    }
+    mbs.push_back(std::move(*mb));
+  }
+  return mbs;
 }
 
 }  // namespace hcp::dcp::internal

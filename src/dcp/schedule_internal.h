@@ -75,19 +75,16 @@ class SamplePool {
   size_t present_ = 0;
 };
 
-/// One micro-batch of the dev-head packing-aware scheduler plus what it deferred.
-struct GroupingResult {
-  MicroBatch microbatch;
-  std::vector<Sample> leftovers;  ///< Still sorted longest first.
-};
-
 /// next_hdp_group_packing_aware: one micro-batch from the samples present in `pool` (longest
 /// first); the samples it places are removed from the pool, the rest stay for the next one.
 Result<MicroBatch> next_group_packing_aware(SamplePool& pool, int ranks,
                                             int64_t max_seqlen_per_rank, int min_cp);
 
-/// Legacy bucketed greedy (main BalancedCPScheduler, or dev PR #2000 when `packing_cap`).
-Result<GroupingResult> next_group_legacy(std::span<const Sample> sorted, int ranks,
-                                         int64_t max_seqlen_per_rank, int min_cp, bool packing_cap);
+/// The legacy bucketed greedy (main BalancedCPScheduler, or dev PR #2000 when `packing_cap`) over
+/// one step: every micro-batch re-buckets the leftover samples, as upstream does, but from counts
+/// and exact work kept over the leftover list, so a step costs about n log n, not n^2.
+Result<std::vector<MicroBatch>> schedule_bucketed(std::span<const Sample> samples, int ranks,
+                                                  int64_t max_seqlen_per_rank, int min_cp,
+                                                  bool packing_cap);
 
 }  // namespace hcp::dcp::internal

@@ -13,18 +13,13 @@
 #include "hcp/gpu_specs.h"
 #include "hcp/logcheck.h"
 #include "hcp/planner.h"
+#include "hcp/text_util.h"
 #include "text_scan.h"
 
 namespace hcp {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 /// The finding `id` (case `as` of its catalog entry, src/rules/rules_launch.cpp) at `at`.
 Diagnostic diag(std::string_view id, std::string message, Location at, std::string key = {},
@@ -181,8 +176,8 @@ void check_failures(const ParsedLog& log, const LogCheckInputs& in, std::vector<
         break;
       case LogFailureKind::kOutOfMemory: {
         std::string msg = "CUDA out of memory" + ranks;
-        if (f.tried_gib) msg += ": tried to allocate " + fixed(*f.tried_gib, 2) + " GiB";
-        if (f.total_gib) msg += " of a " + fixed(*f.total_gib, 2) + " GiB GPU";
+        if (f.tried_gib) msg += ": tried to allocate " + format_fixed(*f.tried_gib, 2) + " GiB";
+        if (f.total_gib) msg += " of a " + format_fixed(*f.total_gib, 2) + " GiB GPU";
         if (in.prediction) {
           const MemoryBreakdown& m = in.prediction->estimate.memory;
           std::pair<const char*, double> terms[] = {
@@ -191,9 +186,9 @@ void check_failures(const ParsedLog& log, const LogCheckInputs& in, std::vector<
               {"CP buffers", m.cp_buffers}, {"logits", m.logits}};
           auto largest = *std::max_element(std::begin(terms), std::end(terms),
                                            [](auto& a, auto& b) { return a.second < b.second; });
-          msg += "; the plan predicts " + fixed(m.total / kGiB, 1) + " GiB per GPU for " +
+          msg += "; the plan predicts " + format_fixed(m.total / kGiB, 1) + " GiB per GPU for " +
                  in.prediction->layout.label() + " (largest: " + largest.first + " " +
-                 fixed(largest.second / kGiB, 1) + " GiB)";
+                 format_fixed(largest.second / kGiB, 1) + " GiB)";
           if (!in.prediction->estimate.fits_memory) msg += ", more than the GPU holds";
         }
         msg += explained;
@@ -249,17 +244,17 @@ void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
     const LogPrediction& p = *in.prediction;
     SpeedCheck sc =
         check_speed(in.speed->median_step_ms / 1000.0, p.estimate.time, p.cp_off_step_s, p.band);
-    std::string numbers = "median step " + fixed(sc.measured_s * 1000, 1) + " ms over " +
+    std::string numbers = "median step " + format_fixed(sc.measured_s * 1000, 1) + " ms over " +
                           std::to_string(in.speed->samples) + " iteration lines vs predicted " +
-                          fixed(sc.predicted_s * 1000, 1) + " ms for " + p.layout.label() + " on " +
-                          p.cluster + " (band " + fixed(sc.low_s * 1000, 1) + "-" +
-                          fixed(sc.high_s * 1000, 1) + " ms, " + p.band.source + ")";
+                          format_fixed(sc.predicted_s * 1000, 1) + " ms for " + p.layout.label() +
+                          " on " + p.cluster + " (band " + format_fixed(sc.low_s * 1000, 1) + "-" +
+                          format_fixed(sc.high_s * 1000, 1) + " ms, " + p.band.source + ")";
     if (sc.verdict == SpeedVerdict::kFaster && p.layout.cp > 1) {
       std::string cause =
           "; likely cause: CP communication off (attention over local chunks only costs 1/CP of "
           "the work): with attention / " +
           std::to_string(p.layout.cp) + " and no CP communication the model predicts " +
-          fixed(sc.cp_off_s * 1000, 1) + " ms";
+          format_fixed(sc.cp_off_s * 1000, 1) + " ms";
       cause += sc.matches_cp_off ? ", and the measured time matches it"
                                  : ", which the measured time does not match either";
       out.push_back(
@@ -267,7 +262,8 @@ void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
     } else if (sc.verdict == SpeedVerdict::kSlower) {
       out.push_back(diag("LOG005",
                          "slower than the plan: " + numbers + "; the largest predicted term is " +
-                             sc.largest_term + " (" + fixed(sc.largest_term_s * 1000, 1) + " ms)",
+                             sc.largest_term + " (" + format_fixed(sc.largest_term_s * 1000, 1) +
+                             " ms)",
                          last_iteration));
     } else {
       std::string verdict = sc.verdict == SpeedVerdict::kFaster
@@ -286,10 +282,10 @@ void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
     const MemoryBreakdown& m = in.prediction->estimate.memory;
     double predicted = (m.total - m.reserved) / kGiB;
     double measured = peak->max_allocated_mb / 1024.0;
-    std::string text = "peak allocated " + fixed(measured, 1) + " GiB (rank " +
-                       std::to_string(peak->rank) + ") vs predicted " + fixed(predicted, 1) +
-                       " GiB per GPU without the reserved " + fixed(m.reserved / kGiB, 1) +
-                       " GiB (tolerance " + fixed(in.memory_tolerance * 100, 0) + "%)";
+    std::string text = "peak allocated " + format_fixed(measured, 1) + " GiB (rank " +
+                       std::to_string(peak->rank) + ") vs predicted " + format_fixed(predicted, 1) +
+                       " GiB per GPU without the reserved " + format_fixed(m.reserved / kGiB, 1) +
+                       " GiB (tolerance " + format_fixed(in.memory_tolerance * 100, 0) + "%)";
     if (measured > predicted * (1 + in.memory_tolerance)) {
       out.push_back(diag("LOG007", "memory above the plan: " + text, peak->at));
     } else {
@@ -350,7 +346,7 @@ PredictionBand default_prediction_band(double tolerance) {
   PredictionBand band;
   band.low_factor = 1.0 / (1.0 + tolerance);
   band.high_factor = 1.0 + tolerance;
-  band.source = "default +-" + fixed(tolerance * 100, 0) + "%";
+  band.source = "default +-" + format_fixed(tolerance * 100, 0) + "%";
   return band;
 }
 
@@ -467,7 +463,7 @@ Result<LogHardware> hardware_for_log(const ParsedLog& log, const std::string& cl
     }
     if (choice.empty() && capacity && *capacity > 130 && *capacity < 145) {
       choice = "dgx-h200";
-      out.notes.push_back("cluster dgx-h200 from the " + fixed(*capacity, 1) +
+      out.notes.push_back("cluster dgx-h200 from the " + format_fixed(*capacity, 1) +
                           " GiB GPU capacity the out-of-memory message gives");
     }
     if (choice.empty()) {

@@ -8,17 +8,12 @@
 
 #include "hcp/logcheck.h"
 #include "hcp/report.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 json location_json(const Location& at) {
   return json{{"file", at.file}, {"line", at.line}, {"column", at.column}};
@@ -72,18 +67,18 @@ std::string format_log_report_text(const LogCheckReport& report) {
     out << "\n";
   }
   if (report.speed) {
-    out << "Step:      median " << fixed(report.speed->median_step_ms, 1) << " ms over "
+    out << "Step:      median " << format_fixed(report.speed->median_step_ms, 1) << " ms over "
         << report.speed->samples << " lines (" << report.speed->skipped_warmup
         << " warm-up dropped)";
     if (report.speed->median_tflops_per_gpu)
-      out << ", " << fixed(*report.speed->median_tflops_per_gpu, 1) << " TFLOP/s/GPU";
+      out << ", " << format_fixed(*report.speed->median_tflops_per_gpu, 1) << " TFLOP/s/GPU";
     out << "\n";
   }
   if (report.speed_check) {
     const SpeedCheck& sc = *report.speed_check;
-    out << "Plan:      " << fixed(sc.predicted_s * 1000, 1) << " ms (band "
-        << fixed(sc.low_s * 1000, 1) << "-" << fixed(sc.high_s * 1000, 1) << "), CP off "
-        << fixed(sc.cp_off_s * 1000, 1) << " ms\n";
+    out << "Plan:      " << format_fixed(sc.predicted_s * 1000, 1) << " ms (band "
+        << format_fixed(sc.low_s * 1000, 1) << "-" << format_fixed(sc.high_s * 1000, 1)
+        << "), CP off " << format_fixed(sc.cp_off_s * 1000, 1) << " ms\n";
   }
   if (report.prediction) {
     for (const std::string& note : report.prediction->notes)

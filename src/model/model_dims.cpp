@@ -1,6 +1,8 @@
 // ModelDims: the sizes the cost model reads, from a recipe.
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "hcp/checked.h"
 #include "hcp/model.h"
@@ -182,6 +184,47 @@ void read_precision(const Recipe& recipe, TrainingSetup& s) {
                     recipe.bool_or("model.fp8_dot_product_attention", false);
 }
 
+/// model.offload_modules when model.fine_grained_activation_offloading is on (Megatron-LM
+/// transformer_config.py:1323-1341 @d98e8a6).
+std::vector<std::string> offload_modules_of(const Recipe& recipe) {
+  std::vector<std::string> modules;
+  if (!recipe.bool_or("model.fine_grained_activation_offloading", false)) return modules;
+  if (const Value* list = recipe.find("model.offload_modules"); list && list->is_list()) {
+    for (const Value& item : list->items())
+      if (item.is_string()) modules.push_back(item.as_string());
+  }
+  return modules;
+}
+
+/// Bytes per element of an optimizer dtype as a recipe spells it ("torch.bfloat16", "bf16",
+/// "fp32", ..., or Bridge's dumped config {_target_: torch.bfloat16, _call_: false}); 4 (fp32)
+/// when unset or unknown.
+double optimizer_dtype_bytes(const Recipe& recipe, std::string_view key) {
+  std::string dtype = recipe.get_string(key).value_or(
+      recipe.get_string(std::string(key) + "._target_").value_or("float32"));
+  for (const char* half : {"bfloat16", "bf16", "float16", "fp16", "half"})
+    if (dtype.find(half) != std::string::npos) return 2;
+  if (dtype.find("uint8") != std::string::npos || dtype.find("fp8") != std::string::npos) return 1;
+  return 4;
+}
+
+/// Bytes per parameter of the optimizer state (0: fp32 main params and Adam moments, 12).
+/// Megatron-Core's precision-aware optimizer keeps the main params and both moments in their
+/// named dtypes (optimizer_config.py:187-206 @d98e8a6); fp32 main params of bf16 weights keep
+/// only the 16-bit remainder (store_param_remainders, default true, with optimizer.bf16:
+/// optimizer_config.py:192, distrib_optimizer.py:1008,
+/// passed to TE's FusedAdam in optimizer/__init__.py:587-588).
+double optimizer_bytes_of(const Recipe& recipe) {
+  if (!recipe.bool_or("optimizer.use_precision_aware_optimizer", false)) return 0;
+  double main = optimizer_dtype_bytes(recipe, "optimizer.main_params_dtype");
+  bool bf16_weights =
+      recipe.bool_or("optimizer.bf16", recipe.bool_or("mixed_precision.bf16", true));
+  if (main == 4 && bf16_weights && recipe.bool_or("optimizer.store_param_remainders", true))
+    main = 2;
+  return main + optimizer_dtype_bytes(recipe, "optimizer.exp_avg_dtype") +
+         optimizer_dtype_bytes(recipe, "optimizer.exp_avg_sq_dtype");
+}
+
 }  // namespace
 
 TrainingSetup training_setup_of(const Recipe& recipe) {
@@ -211,6 +254,8 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   if (recipe.bool_or("model.cpu_offloading", false) ||
       recipe.has("model.cpu_offloading_num_layers"))
     s.activation_offload_layers = recipe.int_or("model.cpu_offloading_num_layers", 0);
+  s.offload_modules = offload_modules_of(recipe);
+  s.optimizer_bytes_per_param = optimizer_bytes_of(recipe);
   s.optimizer_cpu_offload = recipe.bool_or("optimizer.optimizer_cpu_offload", false);
   s.optimizer_offload_fraction =
       recipe.get_double("optimizer.optimizer_offload_fraction").value_or(1.0);

@@ -328,46 +328,90 @@ bool has_module(const TrainingSetup& s, std::string_view name) {
          s.recompute_modules.end();
 }
 
+bool offloads(const TrainingSetup& s, std::string_view name) {
+  return std::find(s.offload_modules.begin(), s.offload_modules.end(), name) !=
+         s.offload_modules.end();
+}
+
+/// Which saved tensors a layer keeps on the GPU: selective recompute drops what it recomputes,
+/// fine-grained activation offloading (Megatron-LM transformer_config.py:1328-1341 @d98e8a6:
+/// "offload the input of" each named module) moves a module's input to the host.
+struct SavedTensors {
+  const TrainingSetup& s;
+  bool recomputes(const char* module) const {
+    return s.recompute == Recompute::kSelective && has_module(s, module);
+  }
+  bool offloaded(const char* module) const { return offloads(s, module); }
+  /// Bytes of one saved tensor of `width` elements at `bytes` each, unless `module` drops it.
+  double keep(const char* module, double bytes, double width) const {
+    return offloaded(module) ? 0 : bytes * width;
+  }
+};
+
+/// Attention bytes per token: the norm's input, the QKV GEMM input, Q K V (MLA: the up-projected
+/// per-head K and V) and the core attention output. The output is the O-projection's input
+/// (attention.py:1628 @d98e8a6: linear_proj(core_attn_out)), one tensor in BF16; the FP8 and FP4
+/// recipes save a quantised copy for the weight gradient as well.
+double attention_bytes(const ModelDims& m, const LayerMix& x, const SavedTensors& t, double g,
+                       double norm) {
+  double h = static_cast<double>(m.hidden);
+  double q_dim = static_cast<double>(m.heads) * x.qk_dim;
+  double kv_dim = m.mla ? static_cast<double>(m.heads) * (x.qk_dim + x.v_dim) / kKAndV
+                        : static_cast<double>(m.kv_heads) * m.head_dim;
+  double o_dim = static_cast<double>(m.heads) * x.v_dim;
+  double qkv = t.recomputes("mla_up_proj") || t.offloaded("core_attn")
+                   ? 0
+                   : kBf16 * q_dim + kKAndV * kBf16 * kv_dim;
+  double o_copy = g == kBf16 ? 0 : g * o_dim;
+  return (t.offloaded("attn_norm") ? 0 : norm) + t.keep("qkv_linear", g, h) + qkv +
+         (t.offloaded("attn_proj") ? 0 : kBf16 * o_dim + o_copy);
+}
+
+/// MoE bytes per token: the norm's input, the router input and, per routed copy, the permuted
+/// FC1 input, the FC1 output (the activation's input) and the activation output, plus the
+/// shared expert.
+double moe_bytes(const ModelDims& m, const SavedTensors& t, double g, double norm, double act) {
+  double h = static_cast<double>(m.hidden);
+  double moe = (t.offloaded("mlp_norm") ? 0 : norm) + g * h;
+  if (t.recomputes("moe")) return moe;  // the whole MoE layer, shared expert included
+  double shared = (act + g) * static_cast<double>(m.moe_shared_ffn);
+  // fused_group_mlp offloads the whole fused grouped MLP of the routed experts
+  // (transformer_config.py:2186-2193 @d98e8a6).
+  if (t.offloaded("fused_group_mlp")) return moe + shared;
+  double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
+  double moe_ffn = static_cast<double>(m.moe_ffn);
+  double act_out = t.recomputes("moe_act") ? 0 : g * moe_ffn;
+  return moe + topk * (t.keep("expert_fc1", g, h) + t.keep("moe_act", act, moe_ffn) + act_out) +
+         shared;
+}
+
 /// Bytes per token kept for backward, averaged over the layers, bf16, flash attention, divided
 /// by TP with sequence parallelism (planner_anchors.md §1.4: 34h per Llama-3-8B layer).
-/// Attention: LN and QKV inputs 4h, Q and O 4*q_dim, K and V 4*kv_dim (MLA: the up-projected
-/// per-head K and V). Dense MLP: LN and FC1 inputs 4h, FC1 output and activation 6*ffn (SwiGLU)
-/// or 4*ffn. MoE: 4h, per routed copy the permuted input 2h and FC1 output and activation, plus
-/// the shared expert. Mamba-2: 4h, the in_proj output and the scan output. Selective recompute
-/// modules drop what they recompute (layernorm, mlp, moe, moe_act, mla_up_proj).
+/// Attention: attention_bytes(). Dense MLP: LN and FC1 inputs 4h, FC1 output and activation
+/// 6*ffn (SwiGLU) or 4*ffn. MoE: moe_bytes(). Mamba-2: 4h, the in_proj output and the scan
+/// output. Selective recompute modules drop what they recompute (layernorm, mlp, moe, moe_act,
+/// mla_up_proj); offloaded modules drop their inputs.
 double activation_bytes_per_token(const ModelDims& m, const Layout& l, const LayerMix& x,
                                   const TrainingSetup& s) {
-  bool selective = s.recompute == Recompute::kSelective;
-  auto on = [&](const char* module) { return selective && has_module(s, module); };
+  SavedTensors t{s};
   double h = static_cast<double>(m.hidden);
   // GEMM inputs are saved as the GEMM consumes them: FP8 (1 byte) under the FP8 and FP4
   // recipes (TE keeps the quantised input for the weight gradient), else BF16.
   double g = s.precision == Precision::kBf16 ? kBf16 : kFp8;
   // The norm inputs (attention, MLP), bf16; layernorm recompute keeps one.
-  double norm = on("layernorm") ? kBf16 * h : kNormsPerLayer * kBf16 * h;
-  double q_dim = static_cast<double>(m.heads) * x.qk_dim;
-  double kv_dim = m.mla ? static_cast<double>(m.heads) * (x.qk_dim + x.v_dim) / kKAndV
-                        : static_cast<double>(m.kv_heads) * m.head_dim;
-  double o_dim = static_cast<double>(m.heads) * x.v_dim;
-  // QKV input, Q K V, attention output (O-projection input) and its softmax output.
-  double attn = norm / kNormsPerLayer + g * h + g * o_dim +
-                (on("mla_up_proj") ? 0 : kBf16 * q_dim + kKAndV * kBf16 * kv_dim) + kBf16 * o_dim;
+  double norm = t.recomputes("layernorm") ? kBf16 * h : kNormsPerLayer * kBf16 * h;
+  double one_norm = norm / kNormsPerLayer;
+  double attn = attention_bytes(m, x, t, g, one_norm);
   // FC1 output, bf16 (both halves under SwiGLU).
   double act = m.gated_mlp ? 2 * kBf16 : kBf16;
   double ffn = static_cast<double>(m.ffn);
-  double mlp = norm / kNormsPerLayer + g * h + (on("mlp") ? 0 : act * ffn + g * ffn);
-  double moe = norm / kNormsPerLayer + g * h;
-  if (!on("moe")) {
-    double topk = static_cast<double>(std::max<int64_t>(m.moe_topk, 1));
-    double moe_ffn = static_cast<double>(m.moe_ffn);
-    double act_out = on("moe_act") ? 0 : g * moe_ffn;
-    moe += topk * (g * h + act * moe_ffn + act_out) +
-           (act + g) * static_cast<double>(m.moe_shared_ffn);
-  }
+  double mlp = (t.offloaded("mlp_norm") ? 0 : one_norm) + g * h +
+               (t.recomputes("mlp") ? 0 : act * ffn + g * ffn);
+  double moe = moe_bytes(m, t, g, one_norm, act);
   double mamba = 0;
   if (m.mamba_heads > 0) {
     double d_inner = static_cast<double>(m.mamba_heads * m.mamba_head_dim);
-    mamba = norm / kNormsPerLayer +
+    mamba = one_norm +
             kBf16 * (kMambaInProjHalves * d_inner +
                      kMambaStateProjections * m.mamba_groups * m.mamba_state_dim) +
             kMambaScanOutputBytes * d_inner;
@@ -410,12 +454,14 @@ MemoryBreakdown memory_of(const ModelDims& m, const Layout& l, const Hardware& h
     mem.weights = kBf16 * params.total();
     mem.gradients = grad_bytes * params.total();
   }
+  double optimizer_bytes = setup.optimizer_bytes_per_param > 0 ? setup.optimizer_bytes_per_param
+                                                               : kOptimizerBytesPerParam;
   if (setup.distributed_optimizer || setup.fsdp) {
     // fp32 master weights + Adam m and v, sharded over the DP x CP group (dense) and the expert
     // DP group (experts): param_and_grad_buffer.py / optimizer.py, not data_parallel_size alone.
-    mem.optimizer = kOptimizerBytesPerParam * sharded;
+    mem.optimizer = optimizer_bytes * sharded;
   } else {
-    mem.optimizer = kOptimizerBytesPerParam * params.total();
+    mem.optimizer = optimizer_bytes * params.total();
   }
   if (setup.optimizer_cpu_offload) {
     // optimizer_cpu_offload keeps optimizer_offload_fraction of the state on the host.

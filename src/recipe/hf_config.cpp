@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "hcp/checked.h"
 #include "hcp/file_input.h"
 #include "hcp/json_io.h"
 #include "hcp/schema.h"
@@ -81,8 +82,9 @@ class HfReader {
   HfReader(const json& config, std::string_view text, const std::string& path, Recipe& recipe)
       : config_(config), text_(text), path_(path), recipe_(recipe) {}
 
-  /// Return the integer at `field`; nullopt when absent or null; Error when of another type.
-  Result<std::optional<int64_t>> int_field(std::string_view field) const {
+  /// Return the integer at `field`; nullopt when absent or null; Error when of another type or
+  /// outside `range` (checked.h), naming the field at its line and column.
+  Result<std::optional<int64_t>> int_field(std::string_view field, const CountRange& range) const {
     auto it = config_.find(std::string(field));
     if (it == config_.end() || it->is_null()) return std::optional<int64_t>{};
     if (!it->is_number_integer()) {
@@ -93,10 +95,16 @@ class HfReader {
     // 2^63 and above parse as unsigned; get<int64_t> would wrap them to negative numbers.
     if (it->is_number_unsigned() &&
         it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return Error{"HF config field '" + std::string(field) + "' is out of range: " + it->dump(),
+      return Error{"HF config field '" + std::string(field) + "': '" + it->dump() +
+                       "' overflows a 64-bit integer",
                    at(field), std::string(field)};
     }
-    return std::optional<int64_t>(it->get<int64_t>());
+    const int64_t value = it->get<int64_t>();
+    if (auto why = count_range_error(value, range)) {
+      return Error{"HF config field '" + std::string(field) + "': '" + it->dump() + "' is " + *why,
+                   at(field), std::string(field)};
+    }
+    return std::optional<int64_t>(value);
   }
 
   std::optional<std::string> string_field(std::string_view field) const {
@@ -105,10 +113,23 @@ class HfReader {
     return it->get<std::string>();
   }
 
-  std::optional<double> number_field(std::string_view field) const {
+  /// Return the number at `field`; nullopt when absent or null; Error when not a number, not
+  /// finite, denormal or outside `range` (checked.h), naming the field at its line and column.
+  Result<std::optional<double>> number_field(std::string_view field,
+                                             const PhysicalRange& range) const {
     auto it = config_.find(std::string(field));
-    if (it == config_.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
+    if (it == config_.end() || it->is_null()) return std::optional<double>{};
+    if (!it->is_number()) {
+      return Error{
+          "HF config field '" + std::string(field) + "' must be a number, got " + it->dump(),
+          at(field), std::string(field)};
+    }
+    const double value = it->get<double>();
+    if (auto why = physical_range_error(value, range)) {
+      return Error{"HF config field '" + std::string(field) + "': '" + it->dump() + "' is " + *why,
+                   at(field), std::string(field)};
+    }
+    return std::optional<double>(value);
   }
 
   bool bool_field(std::string_view field) const {
@@ -134,7 +155,7 @@ Status apply_int_mappings(HfReader& hf) {
     for (std::string_view key : done)
       already = already || key == m.key;
     if (already) continue;
-    auto v = hf.int_field(m.hf);
+    auto v = hf.int_field(m.hf, count_range_of(m.key));
     if (!v) return v.error();
     if (!v->has_value()) continue;
     hf.set(m.key, Value::integer(**v, hf.at(m.hf)));
@@ -145,7 +166,7 @@ Status apply_int_mappings(HfReader& hf) {
 
 /// window_size = (sliding_window - 1, 0) as GPT-OSS, Gemma2 and Mistral bridges set it.
 Status apply_sliding_window(HfReader& hf, const std::string& model_type) {
-  auto window = hf.int_field("sliding_window");
+  auto window = hf.int_field("sliding_window", kCountOrZero);
   if (!window) return window.error();
   if (!window->has_value() || **window <= 0) return Ok{};
   bool qwen_style = model_type.rfind("qwen", 0) == 0;
@@ -153,52 +174,66 @@ Status apply_sliding_window(HfReader& hf, const std::string& model_type) {
   // A window at or above the longest position never slides (Phi-3.5: 262144 over 131072
   // positions; Phi-4: 16384 over 16384): transformers applies the window only to keys beyond it
   // (modeling_flash_attention_utils.py, `kv_seq_len > sliding_window`), so it is full attention.
-  auto max_pos = hf.int_field("max_position_embeddings");
-  if (max_pos && max_pos->has_value() && **window >= **max_pos) return Ok{};
+  auto max_pos = hf.int_field("max_position_embeddings", kDimensionCount);
+  if (!max_pos) return max_pos.error();
+  if (max_pos->has_value() && **window >= **max_pos) return Ok{};
   Location at = hf.at("sliding_window");
   int64_t left = model_type == "gemma3" || model_type == "gemma3_text" ? **window : **window - 1;
   hf.set("model.window_size", Value::list({Value::integer(left, at), Value::integer(0, at)}, at));
   if (model_type == "gpt_oss") hf.set("model.window_attn_skip_freq", Value::integer(2, at));
-  auto pattern = hf.int_field("sliding_window_pattern");
-  if (pattern && pattern->has_value()) {
+  auto pattern =
+      hf.int_field("sliding_window_pattern", count_range_of("model.window_attn_skip_freq"));
+  if (!pattern) return pattern.error();
+  if (pattern->has_value()) {
     hf.set("model.window_attn_skip_freq",
            Value::integer(**pattern, hf.at("sliding_window_pattern")));
   }
   return Ok{};
 }
 
-/// Family extras: sinks (GPT-OSS), MLA (DeepSeek), hybrid Mamba patterns, linear attention.
-void apply_family_extras(HfReader& hf, const std::string& model_type) {
+/// DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5 "glm_moe_dsa"): an indexer selects the top-k
+/// keys. Bridge maps it so (067f987d src/megatron/bridge/models/glm_moe_dsa/glm5_bridge.py:
+/// 131-136): experimental_attention_variant "dsa", dsa_indexer_{n_heads,topk,head_dim}.
+Status apply_sparse_attention(HfReader& hf) {
+  auto topk = hf.int_field("index_topk", count_range_of("model.dsa_indexer_topk"));
+  if (!topk) return topk.error();
+  if (!topk->has_value()) return Ok{};
+  Location at = hf.at("index_topk");
+  hf.set("model.experimental_attention_variant", Value::string("dsa", at));
+  hf.set("model.dsa_indexer_topk", Value::integer(**topk, at));
+  for (auto [field, key] : {std::pair{"index_n_heads", "model.dsa_indexer_n_heads"},
+                            std::pair{"index_head_dim", "model.dsa_indexer_head_dim"}}) {
+    auto v = hf.int_field(field, count_range_of(key));
+    if (!v) return v.error();
+    if (v->has_value()) hf.set(key, Value::integer(**v, hf.at(field)));
+  }
+  return Ok{};
+}
+
+/// Family extras: sinks (GPT-OSS), MLA (DeepSeek), hybrid Mamba patterns, linear attention, sparse
+/// attention. Their integer fields were read (and checked) by apply_int_mappings.
+Status apply_family_extras(HfReader& hf, const std::string& model_type) {
   if (model_type == "gpt_oss") {
     hf.set("model.softmax_type", Value::string("learnable", hf.at("model_type")));
   }
-  if (auto rank = hf.int_field("kv_lora_rank"); rank && rank->has_value()) {
+  if (auto rank = hf.int_field("kv_lora_rank", kCountOrZero); rank && rank->has_value()) {
     hf.set("model.multi_latent_attention", Value::boolean(true, hf.at("kv_lora_rank")));
   }
   if (auto pattern = hf.string_field("hybrid_override_pattern")) {
     hf.set("model.hybrid_layer_pattern", Value::string(*pattern, hf.at("hybrid_override_pattern")));
   }
-  if (auto heads = hf.int_field("linear_num_key_heads"); heads && heads->has_value()) {
+  if (auto heads = hf.int_field("linear_num_key_heads", kCountOrZero);
+      heads && heads->has_value()) {
     hf.set("model.experimental_attention_variant",
            Value::string("gated_delta_net", hf.at("linear_num_key_heads")));
   }
-  // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5 "glm_moe_dsa"): an indexer selects the top-k
-  // keys. Bridge maps it so (067f987d src/megatron/bridge/models/glm_moe_dsa/glm5_bridge.py:
-  // 131-136): experimental_attention_variant "dsa", dsa_indexer_{n_heads,topk,head_dim}.
-  if (auto topk = hf.int_field("index_topk"); topk && topk->has_value()) {
-    Location at = hf.at("index_topk");
-    hf.set("model.experimental_attention_variant", Value::string("dsa", at));
-    hf.set("model.dsa_indexer_topk", Value::integer(**topk, at));
-    if (auto heads = hf.int_field("index_n_heads"); heads && heads->has_value()) {
-      hf.set("model.dsa_indexer_n_heads", Value::integer(**heads, hf.at("index_n_heads")));
-    }
-    if (auto dim = hf.int_field("index_head_dim"); dim && dim->has_value()) {
-      hf.set("model.dsa_indexer_head_dim", Value::integer(**dim, hf.at("index_head_dim")));
-    }
+  if (Status st = apply_sparse_attention(hf); !st) return st;
+  auto dropout = hf.number_field("attention_dropout", number_range_of("model.attention_dropout"));
+  if (!dropout) return dropout.error();
+  if (dropout->has_value()) {
+    hf.set("model.attention_dropout", Value::real(**dropout, hf.at("attention_dropout")));
   }
-  if (auto dropout = hf.number_field("attention_dropout")) {
-    hf.set("model.attention_dropout", Value::real(*dropout, hf.at("attention_dropout")));
-  }
+  return Ok{};
 }
 
 /// MCore defaults the query groups to the head count; an HF config without
@@ -213,7 +248,7 @@ void default_query_groups(Recipe& recipe, const std::string& path) {
 /// Bridge maps max_position_embeddings to seq_length; recipes usually override it, so it is used
 /// only when the recipe has no sequence length.
 Status default_seq_length(HfReader& hf, Recipe& recipe) {
-  auto max_pos = hf.int_field("max_position_embeddings");
+  auto max_pos = hf.int_field("max_position_embeddings", kDimensionCount);
   if (!max_pos) return max_pos.error();
   if (!max_pos->has_value()) return Ok{};
   if (recipe.has("model.seq_length") || recipe.has("dataset.seq_length")) return Ok{};
@@ -255,7 +290,7 @@ Status apply_hf_config_text(Recipe& recipe, std::string_view json_text, const st
   if (Value* model = recipe.root.get("model")) model->erase("num_query_groups");
   if (auto st = apply_int_mappings(hf); !st) return st;
   if (auto st = apply_sliding_window(hf, model_type); !st) return st;
-  apply_family_extras(hf, model_type);
+  if (auto st = apply_family_extras(hf, model_type); !st) return st;
   default_query_groups(recipe, path);
   if (auto st = default_seq_length(hf, recipe); !st) return st;
   return check_recipe_schema(recipe);  // Sizes in bounds, as for a recipe file.

@@ -185,23 +185,19 @@ bool is_placeholder(std::string_view text) {
   return text.find("${") != std::string_view::npos;
 }
 
-std::optional<int64_t> parse_int(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
-  return static_cast<int64_t>(v);
+/// Python's int() and float() accept one leading '+'; from_chars does not.
+std::string_view without_plus(std::string_view text) {
+  return text.size() > 1 && text[0] == '+' ? text.substr(1) : text;
 }
 
-std::optional<double> parse_float(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  std::string s(text);
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return std::nullopt;
-  return v;
+/// True when `text` is written as a decimal integer ("-12", "+4"), whatever its size: such a
+/// value is a number, never a string of a flag that takes either.
+bool integer_syntax(std::string_view text) {
+  text = without_plus(text);
+  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
 }
 
 /// Split list values written as "2 2", "[2 2]", "[2, 2]", "(4096, 0)" or separate tokens.
@@ -251,6 +247,24 @@ Error bad_value(const MlmArgument& arg, const FlagSpec& spec, std::string_view e
                std::string(spec.key)};
 }
 
+/// One integer value of `arg` through the checked parse (checked.h) with the physical range of
+/// the flag's field: an integer of another syntax is "expects an integer", one outside int64 or
+/// the range an error naming the flag and the range.
+Result<int64_t> checked_integer(const MlmArgument& arg, const FlagSpec& spec, std::string_view text,
+                                std::string_view expected) {
+  if (!integer_syntax(text)) return bad_value(arg, spec, expected);
+  Result<int64_t> v = parse_checked_count(without_plus(text), count_range_of(spec.key));
+  if (!v) return Error{arg.flag + ": " + v.error().message, arg.location, std::string(spec.key)};
+  return *v;
+}
+
+/// One number value of `arg` through the checked parse with the physical range of its field.
+Result<double> checked_number(const MlmArgument& arg, const FlagSpec& spec, std::string_view text) {
+  Result<double> v = parse_physical(without_plus(text), number_range_of(spec.key));
+  if (!v) return Error{arg.flag + ": " + v.error().message, arg.location, std::string(spec.key)};
+  return *v;
+}
+
 /// Return true when a YAML-form boolean value switches a store_true flag off.
 bool is_false_text(const std::vector<std::string>& values) {
   return values.size() == 1 && (values[0] == "false" || values[0] == "False");
@@ -291,14 +305,16 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
   switch (spec.kind) {
     case FlagKind::kInt: {
       const std::string* text = one();
-      auto v = text != nullptr ? parse_int(*text) : std::nullopt;
-      if (!v) return bad_value(arg, spec, "an integer");
+      if (text == nullptr) return bad_value(arg, spec, "an integer");
+      Result<int64_t> v = checked_integer(arg, spec, *text, "an integer");
+      if (!v) return v.error();
       return std::optional<Value>(Value::integer(*v, at));
     }
     case FlagKind::kFloat: {
       const std::string* text = one();
-      auto v = text != nullptr ? parse_float(*text) : std::nullopt;
-      if (!v) return bad_value(arg, spec, "a number");
+      if (text == nullptr) return bad_value(arg, spec, "a number");
+      Result<double> v = checked_number(arg, spec, *text);
+      if (!v) return v.error();
       return std::optional<Value>(Value::real(*v, at));
     }
     case FlagKind::kTrue:
@@ -317,8 +333,10 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
     case FlagKind::kIntOrString: {
       const std::string* text = one();
       if (text == nullptr) return bad_value(arg, spec, "one value");
-      if (auto v = parse_int(*text)) return std::optional<Value>(Value::integer(*v, at));
-      return std::optional<Value>(Value::string(*text, at));
+      if (!integer_syntax(*text)) return std::optional<Value>(Value::string(*text, at));
+      Result<int64_t> v = checked_integer(arg, spec, *text, "an integer");
+      if (!v) return v.error();
+      return std::optional<Value>(Value::integer(*v, at));
     }
     case FlagKind::kIntList:
     case FlagKind::kIntPair: {
@@ -329,8 +347,8 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
                          spec.kind == FlagKind::kIntPair ? "two integers" : "a list of integers");
       }
       for (const std::string& item : *texts) {
-        auto v = parse_int(item);
-        if (!v) return bad_value(arg, spec, "a list of integers");
+        Result<int64_t> v = checked_integer(arg, spec, item, "a list of integers");
+        if (!v) return v.error();
         items.push_back(Value::integer(*v, at));
       }
       bool size_ok = spec.kind == FlagKind::kIntPair ? items.size() == 2 : !items.empty();
@@ -565,9 +583,10 @@ bool is_section_name(const std::string& key) {
 
 /// GPUS_PER_NODE of each MODEL_ENV_VARS entry, by section name (the first entry of a name wins, as
 /// a yaml-cpp lookup finds it). Read once per file: a map lookup per section was quadratic in the
-/// number of sections (yaml-cpp searches maps linearly).
-std::unordered_map<std::string, std::optional<int64_t>> section_gpus(const YAML::Node& root) {
-  std::unordered_map<std::string, std::optional<int64_t>> out;
+/// number of sections (yaml-cpp searches maps linearly). A count outside 1 to 2^20 is an error.
+using SectionGpus = std::unordered_map<std::string, std::optional<int64_t>>;
+Result<SectionGpus> section_gpus(const YAML::Node& root, const std::string& path) {
+  SectionGpus out;
   YAML::Node env = root["MODEL_ENV_VARS"];
   if (!env || !env.IsMap()) return out;
   for (const auto& entry : env) {
@@ -575,7 +594,15 @@ std::unordered_map<std::string, std::optional<int64_t>> section_gpus(const YAML:
     std::optional<int64_t> gpus;
     if (entry.second.IsMap()) {
       YAML::Node value = entry.second["GPUS_PER_NODE"];
-      if (value && value.IsScalar()) gpus = parse_int(value.Scalar());
+      if (value && value.IsScalar()) {
+        Result<int64_t> v = parse_checked_count(value.Scalar(), kParallelCount);
+        if (!v) {
+          return Error{
+              "MODEL_ENV_VARS." + entry.first.Scalar() + ".GPUS_PER_NODE: " + v.error().message,
+              mark_location(value.Mark(), path), "GPUS_PER_NODE"};
+        }
+        gpus = *v;
+      }
     }
     out.emplace(entry.first.Scalar(), gpus);
   }
@@ -875,7 +902,8 @@ Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::
       }
     }
   }
-  const auto gpus_of = section_gpus(root);
+  const Result<SectionGpus> gpus_of = section_gpus(root, path);
+  if (!gpus_of) return gpus_of.error();
   for (const auto& entry : root) {
     if (!entry.first.IsScalar() || !is_section_name(entry.first.Scalar())) continue;
     const std::string section = entry.first.Scalar();
@@ -891,9 +919,9 @@ Result<MlmConfig> load_mlm_test_config_text(const std::string& text, const std::
     if (!recipe) return recipe.error();
     recipe->path = path;
     if (section != "MODEL_ARGS") recipe->name += "[" + section + "]";
-    const auto gpus = gpus_of.find(section);
+    const auto gpus = gpus_of->find(section);
     config.sections.push_back(
-        {section, std::move(*recipe), gpus == gpus_of.end() ? std::nullopt : gpus->second});
+        {section, std::move(*recipe), gpus == gpus_of->end() ? std::nullopt : gpus->second});
   }
   if (config.sections.empty()) {
     return Error{"no MODEL_ARGS section in Megatron-LM test config", Location{path, 1, 1}, ""};

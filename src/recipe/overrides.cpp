@@ -149,7 +149,7 @@ bool pretrain_dataset(std::string_view target) {
   return target.ends_with("GPTDatasetConfig") && !target.ends_with("SFTDatasetConfig");
 }
 
-const Flag* find_flag(std::string_view name) {
+const Flag* find_override_flag(std::string_view name) {
   for (const Flag& f : kFlags) {
     if (name == f.short_name || name == f.long_name) return &f;
   }
@@ -245,7 +245,7 @@ Result<Collected> collect(const std::vector<std::string>& args) {
         }
         continue;  // --model, --recipe, --step-func, --dry-run, --dump-env: nothing to check
       }
-      const Flag* flag = find_flag(name);
+      const Flag* flag = find_override_flag(name);
       if (flag == nullptr) {
         std::optional<std::string> removed = removed_launcher_option(name);
         return Error{removed ? *removed : "Unknown option: " + name,
@@ -607,13 +607,13 @@ void sync_run_recipe(Recipe& recipe) {
 
 bool override_flag_takes_value(std::string_view name) {
   if (const LaunchFlag* f = find_launch_flag(name)) return f->takes_value;
-  return find_flag(name) != nullptr;
+  return find_override_flag(name) != nullptr;
 }
 
 bool has_run_recipe_arguments(const std::vector<std::string>& args) {
   for (const std::string& arg : args) {
     std::string_view name = std::string_view(arg).substr(0, arg.find('='));
-    if (find_flag(name) != nullptr || find_launch_flag(name) != nullptr) return true;
+    if (find_override_flag(name) != nullptr || find_launch_flag(name) != nullptr) return true;
   }
   return false;
 }

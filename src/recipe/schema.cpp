@@ -2,6 +2,7 @@
 #include "hcp/schema.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -19,7 +20,7 @@ namespace {
 
 using schema_detail::FieldSet;
 
-constexpr int64_t kSizeLimit = int64_t{1} << 31;
+constexpr int64_t kSizeLimit = kMaxDimension + 1;  // 2^31
 
 /// Split "a.b.c" into "a" and "b.c" (rest empty when there is no dot).
 std::pair<std::string_view, std::string_view> split_first(std::string_view dotted) {
@@ -290,6 +291,38 @@ Status check_key_known(std::string_view dotted, const Location& at) {
         at, std::string(dotted)};
   }
   return Ok{};
+}
+
+CountRange count_range_of(std::string_view dotted) {
+  // The parallel degrees and GPU counts: each is at most the largest world (a product of them is
+  // checked against it too).
+  static constexpr std::string_view kParallel[] = {
+      "model.tensor_model_parallel_size",
+      "model.pipeline_model_parallel_size",
+      "model.context_parallel_size",
+      "model.expert_model_parallel_size",
+      "model.expert_tensor_parallel_size",
+      "model.hierarchical_context_parallel_sizes",
+      "model.min_dynamic_context_parallel_size",
+      "ddp.num_distributed_optimizer_instances",
+  };
+  const std::string key = canonical_key(dotted);
+  if (std::find(std::begin(kParallel), std::end(kParallel), key) != std::end(kParallel)) {
+    return kParallelCount;
+  }
+  if (key == "model.window_size") return kWindowBound;
+  auto [section, field] = split_first(key);
+  const FieldSpec* spec = find_field(section, field);
+  return spec != nullptr && spec->size ? kDimensionCount : kCountOrZero;
+}
+
+PhysicalRange number_range_of(std::string_view dotted) {
+  constexpr std::string_view kDropout = "_dropout";
+  if (dotted.size() > kDropout.size() &&
+      dotted.substr(dotted.size() - kDropout.size()) == kDropout) {
+    return kProbability;
+  }
+  return PhysicalRange{"", -DBL_MAX, DBL_MAX, true};  // Finite and normal, any magnitude.
 }
 
 Status check_field_value(std::string_view dotted, const Value& value) {

@@ -47,6 +47,19 @@ void add_logcheck_rules(std::vector<Rule>& out);
 /// The notes on inputs a rule needed and nobody gave (IN001–IN006), rules_launch.cpp.
 void add_input_rules(std::vector<Rule>& out);
 
+// --- Keys and helpers several families share -------------------------------------------------
+
+inline constexpr const char* kCommKey = "model.cp_comm_type";
+inline constexpr const char* kHcpKey = "model.hierarchical_context_parallel_sizes";
+
+/// A count as a finding's message writes it.
+inline std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+/// Return true when Megatron-FSDP shards the model (dist. or ddp.use_megatron_fsdp).
+bool megatron_fsdp(const Recipe& recipe);
+
 // --- Derived quantities (rules.md §0.3) ---------------------------------------------------------
 
 /// The comm types allowed for standard attention.

@@ -499,6 +499,11 @@ Result<ExampleRun> run_rule_example(const Rule& rule, bool failing) {
 
 namespace rules {
 
+bool megatron_fsdp(const Recipe& recipe) {
+  return recipe.bool_or("dist.use_megatron_fsdp", false) ||
+         recipe.bool_or("ddp.use_megatron_fsdp", false);
+}
+
 std::vector<std::string> layer_comm_types(const Recipe& recipe) {
   std::vector<std::string> texts = cp_comm_type_texts(recipe);
   std::optional<int64_t> layers = recipe.get_int("model.num_layers");

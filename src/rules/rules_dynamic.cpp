@@ -49,11 +49,6 @@ bool cuda_graphs(const Recipe& recipe) {
   return impl && *impl != "none";
 }
 
-bool megatron_fsdp(const Recipe& recipe) {
-  return recipe.bool_or("dist.use_megatron_fsdp", false) ||
-         recipe.bool_or("ddp.use_megatron_fsdp", false);
-}
-
 /// Return DP*CP, recording the skip when the world size is unknown.
 std::optional<int64_t> dp_cp_ranks(const RuleContext& ctx, Reporter& r) {
   auto dp = data_parallel_size(ctx.recipe, ctx.env);

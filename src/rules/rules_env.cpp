@@ -6,15 +6,6 @@
 namespace hcp::rules {
 namespace {
 
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
-bool megatron_fsdp(const Recipe& recipe) {
-  return recipe.bool_or("dist.use_megatron_fsdp", false) ||
-         recipe.bool_or("ddp.use_megatron_fsdp", false);
-}
-
 bool torch_fsdp2(const Recipe& recipe) {
   return recipe.bool_or("dist.use_torch_fsdp2", false);
 }

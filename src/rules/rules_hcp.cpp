@@ -8,13 +8,6 @@
 namespace hcp::rules {
 namespace {
 
-constexpr const char* kCommKey = "model.cp_comm_type";
-constexpr const char* kHcpKey = "model.hierarchical_context_parallel_sizes";
-
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
 std::string list_str(const std::vector<int64_t>& v) {
   std::string text = "[";
   for (size_t i = 0; i < v.size(); ++i)

@@ -8,12 +8,6 @@ namespace {
 
 constexpr const char* kHeadsKey = "model.num_attention_heads";
 constexpr const char* kGroupsKey = "model.num_query_groups";
-constexpr const char* kCommKey = "model.cp_comm_type";
-constexpr const char* kHcpKey = "model.hierarchical_context_parallel_sizes";
-
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
 
 std::string heads_str(const LocalHeads& h) {
   return "num_heads_q = " + str(h.q) + ", num_heads_kv = " + str(h.kv) + " per TP rank";

@@ -11,10 +11,6 @@ namespace {
 constexpr const char* kSeqKey = "model.seq_length";
 constexpr const char* kPadKey = "dataset.offline_packing_specs.pad_seq_to_mult";
 
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
 /// Key of the sequence length for locations: model.seq_length, else dataset.seq_length.
 const char* seq_key(const Recipe& recipe) {
   return recipe.has(kSeqKey) ? kSeqKey : "dataset.seq_length";

@@ -8,10 +8,6 @@
 namespace hcp::rules {
 namespace {
 
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
 /// TP*PP*CP, times the GTP weight-rematerialisation factor of MCore main when set.
 /// Checked: nullopt when the product overflows (the recipe loader bounds it; this never divides
 /// by a wrapped 0).

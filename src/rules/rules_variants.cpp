@@ -9,10 +9,6 @@
 namespace hcp::rules {
 namespace {
 
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
 /// "all_gather", "allgather", "All-Gather" -> "allgather".
 std::string normalized_comm(const std::string& type) {
   std::string out;

@@ -15,7 +15,6 @@
 namespace hcp::rules {
 
 inline constexpr const char* kBackendKey = "model.attention_backend";
-inline constexpr const char* kCommKey = "model.cp_comm_type";
 
 /// The context-parallel size of the recipe's layout.
 int64_t cp_of(const Recipe& recipe);

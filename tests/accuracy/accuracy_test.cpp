@@ -129,6 +129,94 @@ TEST(Corpus, RunsWithKnownSettingsFitInMemory) {
   EXPECT_GE(checked, 80);
 }
 
+/// One row of model M on a DGX-H100 with the given kind and settings (a JSON object body).
+std::string row_of_m(const std::string& id, const std::string& kind, const std::string& settings) {
+  return R"({"id": ")" + id + R"(", "kind": ")" + kind + R"(", "model": "M",
+     "system": "DGX-H100", "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8,
+     "global_batch": 8, "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "settings": {)" +
+         settings + R"(}, "measured": {"tokens_per_s_per_gpu": 1}})";
+}
+
+TEST(Corpus, RowsReadThePrintedRecomputeGranularity) {
+  struct Case {
+    const char* settings;
+    Recompute expected;
+  };
+  const Case cases[] = {
+      {R"("recompute": "full")", Recompute::kFull},
+      {R"("recompute": "selective")", Recompute::kSelective},
+      {R"("recompute_num_layers": 4)", Recompute::kFull},
+      {R"("recompute_modules": ["core_attn"])", Recompute::kSelective},
+      {R"("recompute": "partial")", Recompute::kNone},
+      {"", Recompute::kNone},
+  };
+  for (const Case& c : cases) {
+    TempFile f(corpus_of_m(row_of_m("r", "paper", c.settings)));
+    auto corpus = load_corpus(f.path());
+    ASSERT_TRUE(corpus) << corpus.error().str();
+    EXPECT_EQ(corpus->rows[0].setup.recompute, c.expected) << c.settings;
+  }
+}
+
+TEST(Corpus, RowsReadMemorySettingsAndNemoPerformanceTablesReduceInBf16) {
+  struct Case {
+    const char* kind;
+    const char* settings;
+    bool fp32_grads;
+    double optimizer_bytes;  ///< 0: the model's fp32 default
+  };
+  const Case cases[] = {
+      {"nemo_perf_summary", "", false, 0},  // NeMo 2 performance scripts: bf16 gradients
+      {"dgxc_benchmarking", "", false, 0},
+      {"nemo_long_sequence", "", true, 0},  // not a performance table
+      {"paper", "", true, 0},
+      // NeMo 1 launcher configs: Apex's grad_sync_dtype defaults to the state dtype.
+      {"nemo_perf_summary", R"("optimizer": "distributed_fused_adam")", true, 10},
+      {"dgxc_benchmarking", R"("optimizer": "distributed_fused_adam", "grad_sync_dtype": "bf16")",
+       false, 10},
+      {"dgxc_benchmarking",
+       R"("optimizer": "distributed_fused_adam", "grad_sync_dtype": "bf16",
+          "optimizer_dtype": "bf16")",
+       false, 4},
+      {"dgxc_benchmarking", R"("optimizer": "mcore_distributed_optim")", true, 0},
+  };
+  for (const Case& c : cases) {
+    TempFile f(corpus_of_m(row_of_m("r", c.kind, c.settings)));
+    auto corpus = load_corpus(f.path());
+    ASSERT_TRUE(corpus) << corpus.error().str();
+    const TrainingSetup& s = corpus->rows[0].setup;
+    EXPECT_EQ(s.grad_reduce_in_fp32, c.fp32_grads) << c.kind << " " << c.settings;
+    EXPECT_DOUBLE_EQ(s.optimizer_bytes_per_param, c.optimizer_bytes) << c.kind << " " << c.settings;
+    EXPECT_TRUE(s.offload_modules.empty());
+  }
+  TempFile f(corpus_of_m(row_of_m(
+      "mz", "paper", R"("fine_grained_activation_offloading": ["expert_fc1", "moe_act"])")));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  EXPECT_EQ(corpus->rows[0].setup.offload_modules,
+            (std::vector<std::string>{"expert_fc1", "moe_act"}));
+}
+
+TEST(Corpus, NoShippedRowThatRanIsPredictedOutOfMemory) {
+  auto corpus = load_corpus(kCorpus);
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  auto validation = load_validation(HCP_RECIPES_DIR "/corpus/validation_runs.json", kCorpus);
+  ASSERT_TRUE(validation) << validation.error().str();
+  auto fit = load_fit(HCP_RECIPES_DIR "/corpus/fitted_constants.json");
+  ASSERT_TRUE(fit) << fit.error().str();
+  int checked = 0;
+  for (const Corpus* set : {&*corpus, &*validation}) {
+    for (const Prediction& p : predict(*set, &*fit)) {
+      if (p.predicted_tokens <= 0) continue;  // unpriced (no cluster profile)
+      ++checked;
+      EXPECT_TRUE(p.fits_memory) << p.row->id << ": " << p.memory.total / (1 << 30)
+                                 << " GiB, limit " << p.memory_limit_gib;
+    }
+  }
+  EXPECT_GE(checked, 154 + 234);
+}
+
 TEST(Corpus, AttentionFlopsGrowWithSequence) {
   ModelDims m;
   m.num_layers = 2;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -240,6 +241,39 @@ TEST(HostileInputs, MultiDocumentAndTaggedYamlOfEveryYamlKind) {
   }
 }
 
+TEST(HostileInputs, StrayYamlTokensAnywhereEndWithinTheLimits) {
+  // yaml-cpp's LoadAll never ended at a ',' outside a flow collection; each other indicator at
+  // document level, in a flow, at the end of the file and repeated 100,000 times must end too:
+  // an answer (a directive, a tag and a block scalar are YAML) or exit 2 with one line.
+  const std::vector<YamlKind> yaml_kinds = {
+      {"recipe", "validate {} --world-size 8", "model:\n  tensor_model_parallel_size: 2\n"},
+      {"MLM test config", "validate {} --world-size 8", "MODEL_ARGS:\n  --num-layers: 2\n"},
+  };
+  for (const YamlKind& k : yaml_kinds) {
+    for (const char* token : {"]", "}", ":", "?", "-", "|", ">", "&", "*", "!", "%", ","}) {
+      std::string repeated;
+      for (int i = 0; i < 100000; ++i)
+        repeated += token;
+      const std::vector<ContentClass> classes = {
+          {"document", token + std::string("\n") + k.document},
+          {"flow", k.document + "x: [" + token + "]\n"},
+          {"end of file", k.document + token},
+          {"repeated", k.document + repeated + "\n"},
+      };
+      for (const ContentClass& c : classes) {
+        Hostile h;
+        std::string path = h.write("input.yaml", c.bytes);
+        CliResult r = run_bounded(with_path(k.command, path));
+        const std::string what = std::string(k.name) + " / '" + token + "' " + c.name;
+        EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2)
+            << what << ": exit " << r.exit_code << "\n"
+            << r.err.substr(0, 400);
+        if (r.exit_code == 2) expect_one_line_naming(r, path, what);
+      }
+    }
+  }
+}
+
 TEST(HostileInputs, ModelArgsKeyWithoutDashesIsAnError) {
   Hostile h;
   std::string path = h.write("mlm.yaml", "MODEL_ARGS:\n  --num-layers: 2\n  hidden-size: 64\n");
@@ -322,6 +356,74 @@ TEST(HostileInputs, NumbersOutsideTheirPhysicalRangeNameFileAndField) {
     CliResult r = run_bounded(with_path(c.command, path));
     expect_one_line_naming(r, path, c.field + " = " + c.name);
     EXPECT_NE(r.err.find(c.field), std::string::npos) << r.err;
+  }
+}
+
+/// A hostile number class as written in a Megatron-LM argument and in JSON (which has no NaN or
+/// inf literal: there the class is a string, which the integer fields reject as such).
+struct HostileNumber {
+  const char* name;
+  const char* text;
+  const char* json;
+};
+
+const std::vector<HostileNumber>& hostile_numbers() {
+  static const std::vector<HostileNumber> all = {
+      {"denormal", "5e-324", "5e-324"},
+      {"NaN", "nan", "\"nan\""},
+      {"inf", "inf", "\"inf\""},
+      {"negative", "-7", "-7"},
+      {"int64 edge", "9223372036854775807", "9223372036854775807"},
+      {"int64 overflow", "9223372036854775808", "9223372036854775808"},
+      {"19-digit", "1234567890123456789", "1234567890123456789"},
+      {"huge", "1e300", "1e300"},
+  };
+  return all;
+}
+
+TEST(HostileInputs, MegatronArgumentNumbersNameFileLineAndFlag) {
+  // A size, a parallel size, a count and a probability, in an @args file (line 2) and in a
+  // MODEL_ARGS section (line 3).
+  for (const char* flag :
+       {"--num-layers", "--context-parallel-size", "--q-lora-rank", "--attention-dropout"}) {
+    for (const HostileNumber& n : hostile_numbers()) {
+      const std::string what = std::string(flag) + " " + n.name;
+      Hostile h;
+      std::string args = h.write("args.txt", "--hidden-size 64 --num-attention-heads 4\n" +
+                                                 std::string(flag) + " " + n.text + "\n");
+      CliResult r = run_bounded("validate --mlm-args '@" + args + "' --world-size 8");
+      expect_one_line_naming(r, args + ":2:", "@args / " + what);
+      EXPECT_NE(r.err.find(flag), std::string::npos) << what << ": " << r.err;
+      std::string yaml = h.write("model_config.yaml", "MODEL_ARGS:\n  --hidden-size: 64\n  " +
+                                                          std::string(flag) + ": " + n.text + "\n");
+      r = run_bounded("validate '" + yaml + "' --world-size 8");
+      expect_one_line_naming(r, yaml + ":3:", "MODEL_ARGS / " + what);
+      EXPECT_NE(r.err.find(flag), std::string::npos) << what << ": " << r.err;
+    }
+  }
+}
+
+TEST(HostileInputs, HfConfigNumbersNameFileLineAndField) {
+  const std::string config =
+      testing::read_whole_file(HCP_SOURCE_DIR "/tests/fixtures/hf/llama3_1_8b.json");
+  ASSERT_FALSE(config.empty());
+  // A size, a count and a probability.
+  for (const char* field : {"num_hidden_layers", "num_key_value_heads", "attention_dropout"}) {
+    for (const HostileNumber& n : hostile_numbers()) {
+      const std::string key = "\"" + std::string(field) + "\": ";
+      size_t at = config.find(key);
+      ASSERT_NE(at, std::string::npos) << field;
+      size_t end = config.find_first_of(",\n}", at + key.size());
+      std::string text = config;
+      text.replace(at + key.size(), end - at - key.size(), n.json);
+      const int line = 1 + static_cast<int>(std::count(config.begin(), config.begin() + at, '\n'));
+      Hostile h;
+      std::string path = h.write("config.json", text);
+      CliResult r = run_bounded("validate --hf-config '" + path + "' --world-size 8");
+      const std::string what = std::string(field) + " = " + n.name;
+      expect_one_line_naming(r, path + ":" + std::to_string(line) + ":", what);
+      EXPECT_NE(r.err.find(field), std::string::npos) << what << ": " << r.err;
+    }
   }
 }
 

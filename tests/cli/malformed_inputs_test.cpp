@@ -613,10 +613,17 @@ TEST(MalformedMlmArgs, ArgumentFileWithBomIsAccepted) {
 }
 
 TEST(MalformedMlmArgs, ParallelProductWraps) {
+  // Each parallel size is at most 2^20, so their product (2^60 here) cannot wrap; it is still
+  // above the largest world.
   CliResult r = run_cli("validate --mlm-args '" + kMlm +
-                        " --tensor-model-parallel-size 4194304 --pipeline-model-parallel-size "
-                        "2097152 --context-parallel-size 2097152' --world-size 64");
+                        " --tensor-model-parallel-size 1048576 --pipeline-model-parallel-size "
+                        "1048576 --context-parallel-size 1048576' --world-size 64");
   expect_bad_input(r, "<command line>", "1048576 GPUs, the largest world");
+  CliResult one = run_cli("validate --mlm-args '" + kMlm +
+                          " --tensor-model-parallel-size 4194304' --world-size 64");
+  expect_bad_input(one, "<command line>",
+                   "--tensor-model-parallel-size: '4194304' is above the physical range [1, "
+                   "1048576] (a parallel size)");
 }
 
 TEST(MalformedMlmYaml, RepeatedMergeKeysNineDeep) {

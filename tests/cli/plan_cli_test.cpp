@@ -323,7 +323,7 @@ TEST(PlanText, ExplainsTheRowsTheChoiceAndYourLayout) {
            "your layout: AV TP1 CP16 a2a+p2p [8,2] DP2, rank 48 of 54; it does not fit",
            "The least changes that make it fit:\n  - the same layout with --recompute full: ",
            "  - why not a faster option: ",
-           "A is preferred to B, the fastest, for 36.9 GiB more memory headroom",
+           "A is preferred to B, the fastest, for 35.9 GiB more memory headroom",
        }) {
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
   }

@@ -174,6 +174,29 @@ TEST(Scaling, DcpWholeInputAsOneStep) {
       400000);
 }
 
+TEST(Scaling, DcpBucketedVariantsWholeInputAsOneStep) {
+  // The bucketed variants re-bucket the leftovers for every micro-batch (they were capped at
+  // 65,536 sequences a step while that cost the square of the step).
+  for (const char* variant : {"dev_pr2000", "main_hybrid"}) {
+    SCOPED_TRACE(variant);
+    expect_near_linear(
+        [variant](int64_t n) {
+          return std::vector<std::string>{"dcp",
+                                          "--synthetic",
+                                          "lognormal:1024:1.5:" + std::to_string(n) + ":8192",
+                                          "--dp",
+                                          "16",
+                                          "--cp",
+                                          "4",
+                                          "--max-seqlen-per-dp-cp-rank",
+                                          "2048",
+                                          "--variant",
+                                          variant};
+        },
+        400000);
+  }
+}
+
 TEST(Scaling, SimulateHeads) {
   expect_near_linear(
       [](int64_t n) {

@@ -66,6 +66,82 @@ TEST(Checked, ProductOfParallelSizesThatEachPassTheirBound) {
   EXPECT_FALSE(checked_add_or_error(kMax, kMax, "sum"));
 }
 
+/// One text of a number class and whether the checked parse takes it.
+struct NumberText {
+  const char* name;
+  const char* text;
+  bool accepted;
+};
+
+TEST(Checked, ParsePhysicalTakesOnlyFiniteNormalNumbersInRange) {
+  const NumberText cases[] = {
+      {"plain", "450", true},
+      {"exponent", "4.5e2", true},
+      {"range edge", "100000", true},
+      {"denormal", "5e-324", false},
+      {"denormal", "1e-320", false},
+      {"NaN", "nan", false},
+      {"inf", "inf", false},
+      {"-inf", "-inf", false},
+      {"negative", "-1", false},
+      {"zero", "0", false},
+      {"huge", "1e300", false},
+      {"overflow", "1e400", false},
+      {"int64 edge", "9223372036854775807", false},
+      {"19-digit", "1234567890123456789", false},
+      {"hex", "0x10", false},
+      {"empty", "", false},
+      {"trailing", "450GB", false},
+      {"space", " 450", false},
+  };
+  for (const NumberText& c : cases) {
+    Result<double> v = parse_physical(c.text, kBandwidthGBps);
+    EXPECT_EQ(v.ok(), c.accepted) << c.name << " '" << c.text << "'";
+    if (!v.ok()) {
+      EXPECT_EQ(v.error().message.find('\n'), std::string::npos) << c.name;
+    }
+  }
+  EXPECT_EQ(*parse_physical("0", or_zero(kBandwidthGBps)), 0.0);
+  EXPECT_EQ(*parse_physical("0.25", kProbability), 0.25);
+  EXPECT_FALSE(parse_physical("1.5", kProbability));
+}
+
+TEST(Checked, ParseCheckedCountTakesOnlyDecimalIntegersInRange) {
+  const NumberText cases[] = {
+      {"plain", "4096", true},
+      {"range edge", "2147483647", true},
+      {"above the range", "2147483648", false},
+      {"19-digit", "1234567890123456789", false},
+      {"int64 max", "9223372036854775807", false},
+      {"int64 overflow", "9223372036854775808", false},
+      {"int64 min", "-9223372036854775808", false},
+      {"huge", "99999999999999999999999999", false},
+      {"negative", "-1", false},
+      {"zero", "0", false},
+      {"float", "1.0", false},
+      {"exponent", "1e3", false},
+      {"NaN", "nan", false},
+      {"inf", "inf", false},
+      {"denormal", "5e-324", false},
+      {"hex", "0x10", false},
+      {"plus", "+4", false},  // callers strip a '+' where their input's language allows one
+      {"empty", "", false},
+  };
+  for (const NumberText& c : cases) {
+    Result<int64_t> v = parse_checked_count(c.text, kDimensionCount);
+    EXPECT_EQ(v.ok(), c.accepted) << c.name << " '" << c.text << "'";
+  }
+  EXPECT_EQ(*parse_checked_count("0", kCountOrZero), 0);
+  EXPECT_EQ(*parse_checked_count("-1", kWindowBound), -1);
+  EXPECT_FALSE(parse_checked_count("-2", kWindowBound));
+  EXPECT_EQ(*parse_checked_count("1048576", kParallelCount), 1048576);
+  EXPECT_FALSE(parse_checked_count("1048577", kParallelCount));
+  EXPECT_EQ(parse_checked_count("9223372036854775808", kDimensionCount).error().message,
+            "'9223372036854775808' overflows a 64-bit integer");
+  EXPECT_EQ(parse_checked_count("-1", kDimensionCount).error().message,
+            "'-1' is below the physical range [1, 2147483647] (a size)");
+}
+
 TEST(Checked, IntNarrowing) {
   EXPECT_EQ(checked_int(7), 7);
   EXPECT_FALSE(checked_int(int64_t{1} << 31));

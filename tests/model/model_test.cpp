@@ -108,10 +108,11 @@ TEST(ModelPlacement, A2aAcrossNodesGoesPartlyOverIb) {
 
 TEST(ModelMemory, SeedMemoryMatchesTheAnchorCounts) {
   // planner_anchors.md §2: A static 51.2 GB, activations 36.5 GB, logits 6.3 GB; B 27.1 / 73.0 /
-  // 12.6 GB (distributed optimizer, 34h bytes/token/layer, no recompute). The model now counts
-  // each saved tensor (two LN inputs, QKV and O-projection inputs, Q K V, attention output, FC1
-  // output and FC2 input: 36h for Llama-3-8B in BF16), so activations are 36/34 of the anchor,
-  // and the fused cross entropy keeps bf16 logits and their gradient (4 bytes, not 6).
+  // 12.6 GB (distributed optimizer, 34h bytes/token/layer, no recompute). The model counts each
+  // saved tensor (two LN inputs 4h, QKV input 2h, Q 2h, K V h, the attention output 2h, which in
+  // BF16 is also the O-projection's input, FC1 input 2h, FC1 output 14h and FC2 input 7h: 34h
+  // for Llama-3-8B in BF16), and the fused cross entropy keeps bf16 logits and their gradient
+  // (4 bytes, not 6).
   Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   ModelDims m = llama3_8b(131072);
   Estimate a = must_estimate(m, option_a(), hw, setup_with_batch(8));
@@ -120,10 +121,10 @@ TEST(ModelMemory, SeedMemoryMatchesTheAnchorCounts) {
     return (e.memory.weights + e.memory.gradients + e.memory.optimizer) / kGB;
   };
   EXPECT_NEAR(statics(a), 51.2, 0.3);
-  EXPECT_NEAR(a.memory.activations / kGB, 36.5 * 36 / 34, 0.3);
+  EXPECT_NEAR(a.memory.activations / kGB, 36.5, 0.3);
   EXPECT_NEAR(a.memory.logits / kGB, 6.3 * 4 / 6, 0.1);
   EXPECT_NEAR(statics(b), 27.1, 0.3);
-  EXPECT_NEAR(b.memory.activations / kGB, 73.0 * 36 / 34, 0.3);
+  EXPECT_NEAR(b.memory.activations / kGB, 73.0, 0.3);
   EXPECT_NEAR(b.memory.logits / kGB, 12.6 * 4 / 6, 0.1);
   // Neither fits in 80 GiB without recompute; both do with full recompute.
   EXPECT_FALSE(a.fits_memory);
@@ -484,6 +485,150 @@ TEST(ModelMoe, DeepEpCrossesEachRemoteDomainOnce) {
   EXPECT_GT(deepep, plain / 2.6);
   // Inside one NVLink domain nothing crosses the network: the same either way.
   EXPECT_DOUBLE_EQ(a2a(inside, true), a2a(inside, false));
+}
+
+}  // namespace
+}  // namespace hcp
+
+namespace hcp {
+namespace {
+
+// Memory terms one by one, each against a hand count of the saved tensors or the optimizer
+// bytes (Llama-3-8B: h 4096, q 4096, kv 1024, ffn 14336, SwiGLU; 32 layers).
+
+TEST(ModelMemoryTerms, Fp8SavesAQuantisedCopyOfTheAttentionOutputAndOneByteGemmInputs) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  ModelDims m = testing::llama3_8b(8192);
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto bf16 = estimate(m, testing::option_b(), hw, s);
+  s.precision = Precision::kFp8Delayed;
+  auto fp8 = estimate(m, testing::option_b(), hw, s);
+  ASSERT_TRUE(bf16.ok() && fp8.ok());
+  // BF16 34h per token and layer; FP8: norms 4h, QKV input 1h, Q 2h, K V 1h, attention output
+  // 2h + its FP8 copy 1h, FC1 input 1h, FC1 output 14h, FC2 input 3.5h = 29.5h.
+  EXPECT_NEAR(fp8->memory.activations / bf16->memory.activations, 29.5 / 34, 1e-12);
+}
+
+TEST(ModelMemoryTerms, FineGrainedOffloadDropsTheInputsOfTheNamedModules) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  ModelDims m = testing::llama3_8b(4096);
+  m.num_experts = 8;
+  m.moe_ffn = 2048;
+  m.moe_topk = 2;
+  Layout l = testing::option_b();  // TP2 CP4 DP4: 1024 tokens per GPU
+  l.ep = 8;
+  l.etp = 1;
+  TrainingSetup s;
+  s.global_batch = 4;
+  auto kept = estimate(m, l, hw, s);
+  s.offload_modules = {"expert_fc1", "moe_act"};
+  auto offloaded = estimate(m, l, hw, s);
+  s.offload_modules = {"attn_norm"};
+  auto norm_offloaded = estimate(m, l, hw, s);
+  s.offload_modules = {"fused_group_mlp"};
+  auto grouped = estimate(m, l, hw, s);
+  ASSERT_TRUE(kept.ok() && offloaded.ok() && norm_offloaded.ok() && grouped.ok());
+  // Per routed copy the FC1 input 2h (expert_fc1) and the FC1 output 2 x 2 x moe_ffn (moe_act,
+  // SwiGLU) leave the GPU: top-2 x (8192 + 8192) bytes per token and layer, over TP 2, for
+  // 1024 tokens and 32 layers (one stage, one micro-batch in flight).
+  double moe_bytes = 2.0 * (2 * 4096 + 2 * 2 * 2048) / 2 * 1024 * 32;
+  EXPECT_NEAR(kept->memory.activations - offloaded->memory.activations, moe_bytes, 1);
+  // fused_group_mlp: the routed experts' saved tensors, the two above and the activation output
+  // (FC2 input, 2 x moe_ffn) as well.
+  double grouped_bytes = 2.0 * (2 * 4096 + 2 * 2 * 2048 + 2 * 2048) / 2 * 1024 * 32;
+  EXPECT_NEAR(kept->memory.activations - grouped->memory.activations, grouped_bytes, 1);
+  // attn_norm: the attention norm's input, 2h bytes per token and layer.
+  double norm_bytes = 2.0 * 4096 / 2 * 1024 * 32;
+  EXPECT_NEAR(kept->memory.activations - norm_offloaded->memory.activations, norm_bytes, 1);
+}
+
+TEST(ModelMemoryTerms, OptimizerStateBytesPerParameterScaleTheShardedState) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  ModelDims m = testing::llama3_8b(8192);
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto fp32 = estimate(m, testing::option_b(), hw, s);
+  s.optimizer_bytes_per_param = 4;  // bf16 moments, no master copy (NeMo 1 dtype bf16)
+  auto bf16 = estimate(m, testing::option_b(), hw, s);
+  ASSERT_TRUE(fp32.ok() && bf16.ok());
+  EXPECT_NEAR(bf16->memory.optimizer, fp32->memory.optimizer / 3, 1e-6);
+  // 12 bytes per parameter over DP x CP = 16 ranks, of the parameters on one TP2 rank.
+  double params = (m.layer_params() * 32 + m.embedding_params()) / 2;
+  EXPECT_NEAR(fp32->memory.optimizer, 12 * params / 16, 1e-3 * params);
+  EXPECT_DOUBLE_EQ(bf16->memory.weights, fp32->memory.weights);
+}
+
+TEST(ModelMemoryTerms, Bf16GradientBuffersHoldTwoBytesPerParameter) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  ModelDims m = testing::llama3_8b(8192);
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto fp32 = estimate(m, testing::option_b(), hw, s);
+  s.grad_reduce_in_fp32 = false;
+  auto bf16 = estimate(m, testing::option_b(), hw, s);
+  ASSERT_TRUE(fp32.ok() && bf16.ok());
+  EXPECT_NEAR(bf16->memory.gradients, fp32->memory.gradients / 2, 1e-6);
+  EXPECT_NEAR(bf16->memory.gradients, bf16->memory.weights, 1e-6);  // both bf16, unsharded
+}
+
+TEST(ModelSetup, RecipeReadsOffloadModulesOnlyWithFineGrainedOffloading) {
+  Recipe r;
+  r.framework = Framework::kBridge;
+  r.set("model.offload_modules",
+        Value::list({Value::string("expert_fc1", {}), Value::string("moe_act", {})}, {}));
+  EXPECT_TRUE(training_setup_of(r).offload_modules.empty());
+  r.set("model.fine_grained_activation_offloading", Value::boolean(true, {}));
+  EXPECT_EQ(training_setup_of(r).offload_modules,
+            (std::vector<std::string>{"expert_fc1", "moe_act"}));
+}
+
+}  // namespace
+}  // namespace hcp
+
+namespace hcp {
+namespace {
+
+TEST(ModelSetup, RecipeReadsThePrecisionAwareOptimizerState) {
+  struct Case {
+    const char* name;
+    std::vector<std::pair<const char*, const char*>> strings;
+    std::vector<std::pair<const char*, bool>> flags;
+    double bytes;
+  };
+  const std::vector<Case> cases = {
+      {"not precision-aware", {{"optimizer.exp_avg_dtype", "torch.bfloat16"}}, {}, 0},
+      // fp32 main params as 16-bit remainders of the bf16 weights + fp32 moments: 2 + 4 + 4.
+      {"defaults", {}, {{"optimizer.use_precision_aware_optimizer", true}}, 10},
+      {"bf16 moments",
+       {{"optimizer.exp_avg_dtype", "torch.bfloat16"}, {"optimizer.exp_avg_sq_dtype", "bf16"}},
+       {{"optimizer.use_precision_aware_optimizer", true}},
+       6},
+      {"no remainders",
+       {{"optimizer.exp_avg_dtype", "torch.uint8"}},
+       {{"optimizer.use_precision_aware_optimizer", true},
+        {"optimizer.store_param_remainders", false}},
+       4 + 1 + 4},
+      {"fp16 main params",
+       {{"optimizer.main_params_dtype", "torch.float16"}},
+       {{"optimizer.use_precision_aware_optimizer", true}},
+       2 + 4 + 4},
+      // Bridge's dumped config spells a dtype {_target_: torch.bfloat16, _call_: false}.
+      {"dumped dtypes",
+       {{"optimizer.exp_avg_dtype._target_", "torch.bfloat16"},
+        {"optimizer.exp_avg_sq_dtype._target_", "torch.bfloat16"}},
+       {{"optimizer.use_precision_aware_optimizer", true}},
+       2 + 2 + 2},
+  };
+  for (const Case& c : cases) {
+    Recipe r;
+    r.framework = Framework::kBridge;
+    for (const auto& [key, value] : c.strings)
+      r.set(key, Value::string(value, {}));
+    for (const auto& [key, value] : c.flags)
+      r.set(key, Value::boolean(value, {}));
+    EXPECT_DOUBLE_EQ(training_setup_of(r).optimizer_bytes_per_param, c.bytes) << c.name;
+  }
 }
 
 }  // namespace

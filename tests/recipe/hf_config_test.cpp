@@ -181,3 +181,75 @@ TEST(HfConfigReal, WholeConfigsLoad) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+/// Every number hcp-plan reads from an HF config goes through the checked range of its field:
+/// each hostile class is an error naming the field at its line, never a value.
+TEST(HfConfig, HostileNumbersOfEveryFieldClassAreErrorsNamingTheField) {
+  const char* fields[] = {
+      "num_hidden_layers",         // a size: 1 to 2^31 - 1
+      "max_position_embeddings",   // a size
+      "q_lora_rank",               // a count: 0 to 2^31 - 1
+      "num_nextn_predict_layers",  // a count
+      "sliding_window",            // a count (0: none)
+      "index_topk",                // a count
+      "attention_dropout",         // a probability: 0 to 1
+  };
+  // JSON has no NaN or inf literal, and 1e400 is a parse error (HfConfig.BadInputs).
+  const char* values[] = {"5e-324",
+                          "1e-320",
+                          "-7",
+                          "-1",
+                          "9223372036854775807",
+                          "9223372036854775808",
+                          "18446744073709551616",
+                          "-9223372036854775808",
+                          "1234567890123456789",
+                          "1e300",
+                          "2.5"};
+  for (const char* field : fields) {
+    for (const char* value : values) {
+      const std::string json =
+          "{\"hidden_size\": 64, \"num_attention_heads\": 4,\n" +
+          std::string(std::string(field) == "num_hidden_layers" ? ""
+                                                                : "\"num_hidden_layers\": 2,\n") +
+          "\"" + field + "\": " + value + "}\n";
+      Recipe r;
+      Status st = apply_hf_config_text(r, json, "config.json");
+      const std::string what = std::string(field) + " = " + value;
+      ASSERT_FALSE(st.ok()) << what;
+      EXPECT_EQ(st.error().location.file, "config.json") << what;
+      EXPECT_GE(st.error().location.line, 2) << what << ": " << st.error().str();
+      EXPECT_NE(st.error().message.find(field), std::string::npos) << st.error().str();
+    }
+  }
+}
+
+TEST(HfConfig, NumbersAtTheEdgesOfTheirRangesAreKept) {
+  Recipe r;
+  Status st = apply_hf_config_text(r, R"({"num_hidden_layers": 2147483647, "hidden_size": 64,
+      "num_attention_heads": 4, "q_lora_rank": 0, "attention_dropout": 1.0})",
+                                   "edge.json");
+  ASSERT_TRUE(st.ok()) << st.error().str();
+  EXPECT_EQ(r.get_int("model.num_layers"), 2147483647);
+  EXPECT_EQ(r.get_double("model.attention_dropout"), 1.0);
+  Recipe zero;
+  st = apply_hf_config_text(zero, R"({"num_hidden_layers": 2, "hidden_size": 64,
+      "num_attention_heads": 4, "attention_dropout": 0.0})",
+                            "zero.json");
+  ASSERT_TRUE(st.ok()) << st.error().str();
+  EXPECT_EQ(zero.get_double("model.attention_dropout"), 0.0);
+  Recipe over;
+  st = apply_hf_config_text(over, R"({"num_hidden_layers": 2, "hidden_size": 64,
+      "num_attention_heads": 4, "attention_dropout": 1.5})",
+                            "over.json");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().str(),
+            "over.json:2:54: HF config field 'attention_dropout': '1.5' is above the physical "
+            "range [1e-12, 1] probability");
+}
+
+}  // namespace
+}  // namespace hcp

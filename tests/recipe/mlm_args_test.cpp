@@ -395,3 +395,90 @@ TEST(MlmArgs, FlagKeyTable) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+/// A flag of one field class and how a hostile value is written for it.
+struct FieldClass {
+  const char* flag;
+  const char* value_form;  ///< "{}" is the hostile value.
+};
+
+/// Every number of an argument list or a MODEL_ARGS section goes through the checked parse:
+/// each hostile class is an error naming the flag (and, from a file, the line), never a value.
+TEST(MlmArgs, HostileNumbersOfEveryFieldClassAreErrorsNamingTheFlag) {
+  const FieldClass fields[] = {
+      {"--num-layers", "{}"},                             // a size: 1 to 2^31 - 1
+      {"--context-parallel-size", "{}"},                  // a parallel size: 1 to 2^20
+      {"--q-lora-rank", "{}"},                            // a count: 0 to 2^31 - 1
+      {"--window-size", "({}, 0)"},                       // a window bound: -1 to 2^31 - 1
+      {"--hierarchical-context-parallel-sizes", "2 {}"},  // a list of parallel sizes
+      {"--attention-dropout", "{}"},                      // a probability: 0 to 1
+  };
+  const char* values[] = {"5e-324",
+                          "1e-320",
+                          "nan",
+                          "inf",
+                          "-inf",
+                          "-7",
+                          "9223372036854775807",
+                          "9223372036854775808",
+                          "-9223372036854775809",
+                          "1234567890123456789",
+                          "1e300",
+                          "99999999999999999999999"};
+  for (const FieldClass& f : fields) {
+    for (const char* value : values) {
+      std::string form = f.value_form;
+      form.replace(form.find("{}"), 2, value);
+      const std::string what = std::string(f.flag) + " " + form;
+      auto raw = load_mlm_args("--num-layers 2 " + std::string(f.flag) + " " + form);
+      ASSERT_FALSE(raw.ok()) << what;
+      EXPECT_NE(raw.error().message.find(f.flag), std::string::npos) << raw.error().str();
+      const std::string yaml =
+          "MODEL_ARGS:\n  --hidden-size: 64\n  " + std::string(f.flag) + ": \"" + form + "\"\n";
+      auto file = load_mlm_test_config_text(yaml, "model_config.yaml");
+      ASSERT_FALSE(file.ok()) << what;
+      EXPECT_EQ(file.error().location.file, "model_config.yaml") << what;
+      EXPECT_EQ(file.error().location.line, 3) << what << ": " << file.error().str();
+      EXPECT_NE(file.error().message.find(f.flag), std::string::npos) << file.error().str();
+    }
+  }
+}
+
+TEST(MlmArgs, NumbersAtTheEdgesOfTheirRangesAreKept) {
+  Recipe r = load_raw(
+      "--num-layers 2147483647 --context-parallel-size 1048576 --q-lora-rank 0 "
+      "--window-size -1 0 --attention-dropout 0 --hidden-dropout 1 --micro-batch-size +2");
+  EXPECT_EQ(r.get_int("model.num_layers"), 2147483647);
+  EXPECT_EQ(r.get_int("model.context_parallel_size"), 1048576);
+  EXPECT_EQ(r.get_int("model.q_lora_rank"), 0);
+  EXPECT_EQ(r.get_int("train.micro_batch_size"), 2);  // Python's int() takes a '+'
+  auto edge = load_mlm_args("--context-parallel-size 1048577");
+  ASSERT_FALSE(edge.ok());
+  EXPECT_EQ(edge.error().message,
+            "--context-parallel-size: '1048577' is above the physical range [1, 1048576] (a "
+            "parallel size)");
+  auto dropout = load_mlm_args("--attention-dropout 1.5");
+  ASSERT_FALSE(dropout.ok());
+  EXPECT_NE(dropout.error().message.find("above the physical range [1e-12, 1] probability"),
+            std::string::npos)
+      << dropout.error().message;
+}
+
+TEST(MlmArgs, GpusPerNodeOfATestConfigIsChecked) {
+  const std::string base = "MODEL_ARGS:\n  --num-layers: 2\nMODEL_ENV_VARS:\n  MODEL_ARGS:\n";
+  auto ok = load_mlm_test_config_text(base + "    GPUS_PER_NODE: 8\n", "c.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().str();
+  EXPECT_EQ(ok->sections.at(0).gpus_per_node, 8);
+  for (const char* value : {"0", "-8", "1e300", "nan", "9223372036854775808", "2097152"}) {
+    auto bad = load_mlm_test_config_text(base + "    GPUS_PER_NODE: " + value + "\n", "c.yaml");
+    ASSERT_FALSE(bad.ok()) << value;
+    EXPECT_EQ(bad.error().location.line, 5) << value;
+    EXPECT_NE(bad.error().message.find("GPUS_PER_NODE"), std::string::npos) << value;
+  }
+}
+
+}  // namespace
+}  // namespace hcp
