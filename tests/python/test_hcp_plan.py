@@ -13,6 +13,8 @@ import hcp_plan
 BIN = os.environ["HCP_PLAN_TEST_BIN"]
 SRC = pathlib.Path(os.environ["HCP_PLAN_SOURCE_DIR"])
 RECIPE = str(SRC / "recipes" / "llama3_8b_128k.yaml")
+# A recipe whose own layout fits on 4 x 8 H100 (llama3_8b_128k's does not: CP115 warns).
+CLEAN_RECIPE = str(SRC / "recipes" / "qwen3_8b_32k.yaml")
 FULL_DUMP = SRC / "tests" / "fixtures" / "recipe" / "full_dump_llama32_1b.yaml"
 
 
@@ -61,7 +63,7 @@ def test_the_installed_copy_is_under_test():
 
 
 def test_a_clean_recipe_has_no_errors():
-    findings = hcp_plan.validate(RECIPE, nodes=4, gpus_per_node=8)
+    findings = hcp_plan.validate(CLEAN_RECIPE, nodes=4, gpus_per_node=8)
     assert findings.ok
     assert findings.exit_code == 0
     assert findings.errors == []
@@ -132,8 +134,10 @@ def test_check_config_reads_world_size_from_torchrun(monkeypatch):
 
 
 def test_check_config_fails_on_warnings_when_asked():
-    findings = hcp_plan.check_config(RECIPE, nodes=4, gpus_per_node=8, fail_on="warning")
+    findings = hcp_plan.check_config(CLEAN_RECIPE, nodes=4, gpus_per_node=8, fail_on="warning")
     assert findings.warnings == []
+    with pytest.raises(hcp_plan.ValidationFailed):  # CP115: its own layout is over 80 GiB
+        hcp_plan.check_config(RECIPE, nodes=4, gpus_per_node=8, fail_on="warning")
     with pytest.raises(ValueError):
         hcp_plan.check_config(RECIPE, fail_on="info")
 
