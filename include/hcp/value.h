@@ -89,9 +89,17 @@ class Value {
   /// lookup scans these (contiguous) and compares only the keys whose signature matches (maps of
   /// a few hundred keys, looked up in the planner's inner loop).
   std::vector<size_t> key_hashes_;
+  /// Maps of more than kSlotsFrom entries (a Bridge dump's model section holds about 300) also
+  /// keep an open-addressing table of their entries (index + 1; 0 is an empty slot), keyed by a
+  /// hash of every byte: a lookup probes a slot or two instead of scanning every signature.
+  std::vector<uint32_t> slots_;
   Location at_;
 
   void index_keys();
+  /// Rebuild slots_ from entries_ (or drop it when the map is small).
+  void index_slots();
+  /// Put entry I into slots_, which has room for it.
+  void put_slot(size_t i);
   /// The position of a key among entries_, or entries_.size() when absent.
   size_t index_of(std::string_view key) const;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <utility>
 
@@ -65,6 +66,26 @@ size_t hash_key(std::string_view key) {
   return (key.size() << 24) | (byte(0) << 16) | (byte(key.size() / 2) << 8) | byte(key.size() - 1);
 }
 
+/// A hash of every byte of the key, eight bytes a step (a byte-at-a-time hash cost more than the
+/// scan it replaced): the slot table's hash.
+size_t slot_hash(std::string_view key) {
+  uint64_t h = static_cast<uint64_t>(key.size()) * 0x9E3779B97F4A7C15ULL;
+  size_t i = 0;
+  for (; i + 8 <= key.size(); i += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, key.data() + i, 8);
+    h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  uint64_t tail = 0;
+  if (i < key.size()) std::memcpy(&tail, key.data() + i, key.size() - i);
+  h = (h ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+/// Maps up to this many entries are scanned; larger ones keep a slot table.
+constexpr size_t kSlotsFrom = 16;
+
 }  // namespace
 
 void Value::index_keys() {
@@ -72,10 +93,38 @@ void Value::index_keys() {
   key_hashes_.reserve(entries_.size());
   for (const Entry& e : entries_)
     key_hashes_.push_back(hash_key(e.first));
+  index_slots();
+}
+
+void Value::index_slots() {
+  slots_.clear();
+  if (entries_.size() <= kSlotsFrom) return;
+  size_t size = 64;
+  while (size < 2 * entries_.size())
+    size *= 2;
+  slots_.assign(size, 0);
+  for (size_t i = 0; i < entries_.size(); ++i)
+    put_slot(i);
+}
+
+void Value::put_slot(size_t i) {
+  const size_t mask = slots_.size() - 1;
+  size_t at = slot_hash(entries_[i].first) & mask;
+  while (slots_[at] != 0)
+    at = (at + 1) & mask;
+  slots_[at] = static_cast<uint32_t>(i + 1);
 }
 
 size_t Value::index_of(std::string_view key) const {
   const size_t h = hash_key(key);
+  if (!slots_.empty()) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t at = slot_hash(key) & mask; slots_[at] != 0; at = (at + 1) & mask) {
+      const size_t i = slots_[at] - 1;
+      if (key_hashes_[i] == h && entries_[i].first == key) return i;
+    }
+    return entries_.size();
+  }
   for (size_t i = 0; i < key_hashes_.size(); ++i) {
     if (key_hashes_[i] == h && entries_[i].first == key) return i;
   }
@@ -102,6 +151,13 @@ Value& Value::set(std::string key, Value v) {
 Value& Value::append(std::string key, Value v) {
   key_hashes_.push_back(hash_key(key));
   entries_.emplace_back(std::move(key), std::move(v));
+  if (entries_.size() > kSlotsFrom) {
+    if (2 * entries_.size() > slots_.size()) {
+      index_slots();
+    } else {
+      put_slot(entries_.size() - 1);
+    }
+  }
   return entries_.back().second;
 }
 
@@ -110,6 +166,7 @@ bool Value::erase(std::string_view key) {
   if (i == entries_.size()) return false;
   entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
   key_hashes_.erase(key_hashes_.begin() + static_cast<std::ptrdiff_t>(i));
+  index_slots();  // the entries after I moved down one place
   return true;
 }
 
@@ -118,11 +175,13 @@ bool Value::rename(std::string_view from, std::string to) {
   if (i == entries_.size()) return false;
   key_hashes_[i] = hash_key(to);
   entries_[i].first = std::move(to);
+  if (!slots_.empty()) index_slots();
   return true;
 }
 
 std::vector<Value::Entry> Value::take_entries() {
   key_hashes_.clear();
+  slots_.clear();
   return std::exchange(entries_, {});
 }
 
