@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -73,9 +74,13 @@ std::string temporary_name(const std::string& path, int attempt) {
 
 }  // namespace
 
+/// Bytes per write(2): a regular file's write is not interrupted by a signal, so a SIGTERM or
+/// Ctrl-C during a large output waits at most this chunk before its handler runs.
+constexpr size_t kWriteChunk = size_t{1} << 20;
+
 Status write_all(int fd, std::string_view text, const std::string& name) {
   while (!text.empty()) {
-    ssize_t n = ::write(fd, text.data(), text.size());
+    ssize_t n = ::write(fd, text.data(), std::min(text.size(), kWriteChunk));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error(name, "cannot write", errno);
     if (n == 0) return file_error(name, "cannot write: nothing was written");

@@ -304,8 +304,9 @@ TEST(SamplePool, FirstFittingIsTheFirstPresentSampleAtOrBelowTheThreshold) {
 
 TEST(StepSize, EveryVariantSchedulesMoreThan65536SequencesInOneStep) {
   // The bucketed variants were capped at 65,536 sequences a step (their re-bucketing cost the
-  // square of the step); now they re-bucket from counts kept over the leftovers.
-  std::vector<Sample> samples(200000);
+  // square of the step); now they re-bucket from counts kept over the leftovers. A step just
+  // past the old cap shows it; Scaling.DcpBucketedVariantsWholeInputAsOneStep times the growth.
+  std::vector<Sample> samples(70000);
   for (size_t i = 0; i < samples.size(); ++i)
     samples[i] = Sample{static_cast<int64_t>(i), static_cast<int64_t>(1 + (i * 7919) % 8192)};
   SchedulerKnobs knobs;
