@@ -191,11 +191,13 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
 
 /// The command-line inputs of `plan` and `compare`, before they are checked.
 struct PlanInputs {
-  std::string recipe;                      ///< Path or shipped recipe name.
-  std::vector<std::string> overrides;      ///< Hydra overrides, in order.
-  std::optional<int64_t> nodes;            ///< --nodes
-  std::optional<int64_t> gpus_per_node;    ///< --gpus-per-node (default: the profile's)
-  std::string cluster;                     ///< --cluster NAME or path (default "dgx-h100")
+  std::string recipe;                    ///< Path or shipped recipe name.
+  std::vector<std::string> overrides;    ///< Hydra overrides, in order.
+  std::optional<int64_t> nodes;          ///< --nodes
+  std::optional<int64_t> gpus_per_node;  ///< --gpus-per-node (default: the profile's)
+  std::string cluster;                   ///< --cluster NAME or path (default "dgx-h100")
+  /// The profile of `cluster` when the caller has loaded it already: used as read, not again.
+  std::optional<ClusterProfile> cluster_profile;
   std::string topology;                    ///< --topology FILE (cluster-profile YAML)
   std::string calibration;                 ///< --calibration FILE
   std::string recompute;                   ///< --recompute none|selective|full ("" = recipe's)

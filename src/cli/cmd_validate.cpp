@@ -35,6 +35,7 @@ struct ValidateOptions {
   std::vector<std::string> launch_env;             ///< --env NAME=VALUE, in order.
   std::string python;   ///< --python PATH (or python3 with --detect-env).
   std::string cluster;  ///< --cluster NAME|PATH for the memory check ("": plan's default).
+  std::optional<ClusterProfile> cluster_profile;  ///< --cluster's profile, read once.
   bool strict = false;
   std::string fail_on;              ///< --fail-on error|warning ("" = config, else --strict's).
   std::vector<std::string> ignore;  ///< --ignore ID (repeatable).
@@ -137,6 +138,7 @@ std::optional<Diagnostic> memory_finding(const ValidateOptions& opts, const Reci
   PlanInputs in;
   in.loaded = recipe;
   in.cluster = opts.cluster;
+  in.cluster_profile = opts.cluster_profile;
   in.gpus_per_node = env.gpus_per_node;
   in.bands = false;  // CP115 gives the memory band, not the speed's
   auto prepared = prepare_plan(in);
@@ -377,10 +379,12 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
     return kExitBadInput;
   }
   if (!opts.cluster.empty()) {
-    if (auto profile = find_cluster_profile(opts.cluster); !profile) {
+    auto profile = find_cluster_profile(opts.cluster);
+    if (!profile) {
       print_error(profile.error().str());
       return kExitBadInput;
     }
+    opts.cluster_profile = std::move(*profile);
   }
   auto py = detect_python(opts);
   if (!py) {

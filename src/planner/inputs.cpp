@@ -37,6 +37,7 @@ Result<ClusterProfile> cluster_of(const PlanInputs& in) {
     return input_error("give --cluster or --topology, not both", "topology");
   }
   if (!in.topology.empty()) return load_cluster_profile(in.topology);
+  if (in.cluster_profile) return *in.cluster_profile;
   return find_cluster_profile(in.cluster.empty() ? "dgx-h100" : in.cluster);
 }
 
