@@ -62,7 +62,21 @@ struct RegimeBand {
                         ///< of rows of one job (model, system, precision, GPUs, sequence, global
                         ///< batch, publication): the error of the predicted ratio of two layouts.
   int64_t pairs = 0;    ///< Pairs the difference band was computed from.
+  /// Publications the residuals come from; -1 when the fit file does not say (then the band is
+  /// used as it stands). band_for uses a band only when it has kMinBandSources of them.
+  int64_t sources = -1;
 };
+
+/// The publications a band's residuals must come from before band_for uses it: a band estimated
+/// on one or two tables says how those tables err, not how the next one will (the NeMo
+/// long-sequence table alone put its CP band at -31 % .. -2 %, and no other source's CP rows
+/// fell inside it). A regime with fewer falls back to its family's band, then to the band of
+/// all rows.
+inline constexpr int64_t kMinBandSources = 3;
+
+/// The key of the band over every regime of one family ("dense") and over every row ("all").
+std::string family_band_key(Family family);
+inline constexpr const char* kAllRowsBandKey = "all";
 
 /// The quantiles of the out-of-sample residuals an absolute band spans (a 90 % interval) and the
 /// quantile of within-job residual differences the difference band (tie rule) takes (90 % of
@@ -311,6 +325,10 @@ struct AccuracyReport {
   std::vector<Slice> lomo;        ///< Empty when not computed.
   std::vector<Slice> loso;        ///< Leave-one-source-out; empty when not computed.
   std::vector<Slice> validation;  ///< The validation set (never fitted); empty when none.
+  /// Every held-out row together: the corpus's leave-one-source-out predictions and the
+  /// validation set's (no prediction comes from a fit that saw its publication); empty unless
+  /// both were computed.
+  std::vector<Slice> held_out;
   std::string validation_path;
   std::vector<Prediction> predictions;  ///< In-sample, per row.
   std::vector<Prediction> lomo_predictions;

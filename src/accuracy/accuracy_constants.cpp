@@ -71,6 +71,10 @@ std::string Regime::key() const {
   return std::string(family_name(family)) + (cp ? "_cp" : "_nocp");
 }
 
+std::string family_band_key(Family family) {
+  return family_name(family);
+}
+
 Regime regime_of(const ModelDims& model, const Layout& layout) {
   Regime r;
   bool hybrid = model.layer_pattern.find_first_of("MG") != std::string::npos;
@@ -160,6 +164,7 @@ Result<FittedModel> parse_fit(const std::string& text, const std::string& path) 
       band.high = b.value("high", 0.0);
       band.relative = b.value("relative", 0.0);
       band.pairs = b.value("pairs", int64_t{0});
+      band.sources = b.value("sources", int64_t{-1});
       if (band.low > band.high || band.relative < 0) {
         return fit_error(path, "bands." + band.regime, "band low > high or negative relative");
       }
@@ -231,7 +236,8 @@ std::string fit_to_json(const FittedModel& fit) {
                      {"low", b.low},
                      {"high", b.high},
                      {"relative", b.relative},
-                     {"pairs", b.pairs}});
+                     {"pairs", b.pairs},
+                     {"sources", b.sources}});
   }
   j["bands_method"] = fit.bands_method;
   j["bands"] = bands;
@@ -267,15 +273,16 @@ const FittedModel* shipped_fit() {
 }
 
 Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& estimate) {
-  const RegimeBand* chosen = nullptr;
   auto find = [&](const std::string& key) -> const RegimeBand* {
     for (const RegimeBand& b : fit.bands) {
-      if (b.regime == key && b.rows > 0) return &b;
+      bool enough = b.sources < 0 || b.sources >= kMinBandSources;
+      if (b.regime == key && b.rows > 0 && enough) return &b;
     }
     return nullptr;
   };
-  chosen = find(regime.key());
-  if (!chosen) chosen = find(Regime{regime.family, false}.key());
+  const RegimeBand* chosen = find(regime.key());
+  if (!chosen) chosen = find(family_band_key(regime.family));
+  if (!chosen) chosen = find(kAllRowsBandKey);
   if (!chosen) {
     for (const RegimeBand& b : fit.bands) {
       if (!chosen || b.high - b.low > chosen->high - chosen->low) chosen = &b;

@@ -636,36 +636,70 @@ void add_pair_differences(const std::vector<Prediction>& set,
 
 }  // namespace
 
+namespace {
+
+/// The residuals, pair differences and publications behind one band.
+struct BandSample {
+  std::vector<double> residuals;
+  std::vector<double> differences;
+  std::set<std::string> publications;
+};
+
+/// The keys a row's residual counts under: its regime, its family and every row.
+std::vector<std::string> band_keys(const CorpusRow& row) {
+  return {Regime{row.family, row.layout.cp > 1}.key(), family_band_key(row.family),
+          kAllRowsBandKey};
+}
+
+RegimeBand band_of(const std::string& key, const BandSample& s) {
+  RegimeBand b;
+  b.regime = key;
+  b.rows = static_cast<int64_t>(s.residuals.size());
+  b.sources = static_cast<int64_t>(s.publications.size());
+  // The band holds the point estimate: a model biased one way on the rows it saw still prints
+  // its own prediction inside the band it gives.
+  b.low = std::min(0.0, percentile(s.residuals, kBandLowQuantile));
+  b.high = std::max(0.0, percentile(s.residuals, kBandHighQuantile));
+  b.pairs = static_cast<int64_t>(s.differences.size());
+  b.relative =
+      s.differences.empty() ? (b.high - b.low) / 2 : percentile(s.differences, kDifferenceQuantile);
+  return b;
+}
+
+}  // namespace
+
 std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Prediction>*>& sets) {
-  std::map<std::string, std::vector<double>> residuals;
-  std::map<std::string, std::vector<double>> differences;
+  std::map<std::string, BandSample> samples;
   for (const std::vector<Prediction>* set : sets) {
     for (const Prediction& p : *set) {
-      if (p.predicted_tokens > 0)
-        residuals[Regime{p.row->family, p.row->layout.cp > 1}.key()].push_back(p.residual());
+      if (p.predicted_tokens <= 0) continue;
+      for (const std::string& key : band_keys(*p.row)) {
+        samples[key].residuals.push_back(p.residual());
+        samples[key].publications.insert(p.row->publication);
+      }
     }
+    std::map<std::string, std::vector<double>> differences;
     add_pair_differences(*set, differences);
+    for (auto& [regime, list] : differences) {
+      // A pair's regime key names its family too (the part before the underscore).
+      std::string family = regime.substr(0, regime.find('_'));
+      for (const std::string& key : {regime, family, std::string(kAllRowsBandKey)})
+        samples[key].differences.insert(samples[key].differences.end(), list.begin(), list.end());
+    }
   }
   std::vector<RegimeBand> out;
-  for (const auto& [key, list] : residuals) {
-    if (list.size() < 3) continue;
-    RegimeBand b;
-    b.regime = key;
-    b.rows = static_cast<int64_t>(list.size());
-    b.low = percentile(list, kBandLowQuantile);
-    b.high = percentile(list, kBandHighQuantile);
-    const std::vector<double>& d = differences[key];
-    b.pairs = static_cast<int64_t>(d.size());
-    b.relative = d.empty() ? (b.high - b.low) / 2 : percentile(d, kDifferenceQuantile);
-    out.push_back(b);
+  for (const auto& [key, sample] : samples) {
+    if (sample.residuals.size() >= 3) out.push_back(band_of(key, sample));
   }
   return out;
 }
 
 const char* const kOutOfSampleBandsMethod =
     "absolute band: 5th-95th percentile of log(measured / predicted) per regime over the "
-    "corpus's out-of-sample predictions (leave-one-model-out and leave-one-source-out); the "
-    "validation set is never used, so its coverage checks the band; difference band (tie rule): "
+    "corpus's out-of-sample predictions (leave-one-model-out and leave-one-source-out), widened "
+    "to hold the prediction itself; a regime whose rows come from fewer than 3 publications "
+    "uses its family's band (dense, moe, hybrid), else the band of all rows; the validation set "
+    "is never used, so its coverage checks the band; difference band (tie rule): "
     "90th percentile of |r_i - r_j| over pairs of rows of one job (model, system, precision, GPU "
     "count, sequence length and global batch, in one publication), predicted by the same fit";
 

@@ -112,7 +112,11 @@ std::string bands_text(const AccuracyReport& r) {
     out += "  " + pad(b.regime, 14) + pad(std::to_string(b.rows) + " rows", 10) +
            fmt("%+.0f%%", 100 * (std::exp(b.low) - 1)) + " .. " +
            fmt("%+.0f%%", 100 * (std::exp(b.high) - 1)) + "; difference band +-" +
-           pct(std::exp(b.relative) - 1) + " (" + std::to_string(b.pairs) + " pairs)\n";
+           pct(std::exp(b.relative) - 1) + " (" + std::to_string(b.pairs) + " pairs)" +
+           (b.sources >= 0 ? "; " + std::to_string(b.sources) +
+                                 (b.sources == 1 ? " publication" : " publications")
+                           : "") +
+           (b.sources >= 0 && b.sources < kMinBandSources ? ", too few: not used" : "") + "\n";
   }
   return out;
 }
@@ -160,6 +164,12 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
     out +=
         "\nValidation set " + r.validation_path + " (never fitted):\n" + slice_table(r.validation);
   }
+  if (!r.held_out.empty()) {
+    out +=
+        "\nHeld out, corpus and validation set together (leave-one-source-out rows of the corpus "
+        "and the validation set's rows; no row is predicted by a fit that saw its publication):\n" +
+        slice_table(r.held_out);
+  }
   if (r.fitted) {
     out += "\nFitted constants (" + r.fitted->objective + "):\n";
     for (const FittedConstant& c : r.fitted->constants) {
@@ -194,6 +204,7 @@ std::string format_accuracy_json(const AccuracyReport& r) {
   j["in_sample"] = slices_json(r.in_sample);
   if (!r.lomo.empty()) j["leave_one_model_out"] = slices_json(r.lomo);
   if (!r.loso.empty()) j["leave_one_source_out"] = slices_json(r.loso);
+  if (!r.held_out.empty()) j["held_out"] = slices_json(r.held_out);
   if (!r.validation.empty()) {
     j["validation_set"] = r.validation_path;
     j["validation"] = slices_json(r.validation);
@@ -207,7 +218,8 @@ std::string format_accuracy_json(const AccuracyReport& r) {
                           {"low", b.low},
                           {"high", b.high},
                           {"difference", b.relative},
-                          {"pairs", b.pairs}});
+                          {"pairs", b.pairs},
+                          {"sources", b.sources}});
   }
   j["rows"] = predictions_json(r.predictions);
   if (!r.lomo_predictions.empty()) j["lomo_rows"] = predictions_json(r.lomo_predictions);

@@ -101,6 +101,12 @@ void fill_slices(const accuracy::FittedModel* used, accuracy::AccuracyReport& re
     report.loso = accuracy::slices_of(report.loso_predictions, bands);
   if (!report.validation_predictions.empty())
     report.validation = accuracy::slices_of(report.validation_predictions, bands);
+  if (!report.loso_predictions.empty() && !report.validation_predictions.empty()) {
+    std::vector<accuracy::Prediction> held_out = report.loso_predictions;
+    held_out.insert(held_out.end(), report.validation_predictions.begin(),
+                    report.validation_predictions.end());
+    report.held_out = accuracy::slices_of(held_out, bands);
+  }
 }
 
 /// --fit: refit on the corpus (never on the validation set).

@@ -27,12 +27,13 @@ const std::vector<ConstantInfo>& constant_catalog() {
        "GEMM rows (tokens per expert) at which a GEMM runs at half its large-GEMM rate"},
       {"gemm_half_width", &K::gemm_half_width, 0, 8192, true, 0,
        "routed expert FFN width per GPU at which its grouped GEMM runs at half its wide rate"},
-      // Attention rates stay at the kernel measurements (not fitted): in the throughput corpus
-      // attention is a small share of the step at 4K-8K tokens, and fitting it there moved the
-      // long-sequence rates far from the measured flash-attention kernels (planner_anchors.md).
-      {"attn_fwd_eff", &K::attn_fwd_eff, 0.1, 0.95, false, 0.234,
+      // Attention rates are the kernel measurements (cuDNN fused attention on H100, prior_source)
+      // and are not fitted: in the throughput corpus attention is a small share of the step at
+      // 4K-8K tokens, and an earlier corpus fit (0.234 forward, 0.564 backward: a backward faster
+      // than its forward) let them absorb whatever else those rows differ in.
+      {"attn_fwd_eff", &K::attn_fwd_eff, 0.1, 0.95, false, 0.545,
        "attention forward rate on long chunks / BF16 dense peak"},
-      {"attn_bwd_eff", &K::attn_bwd_eff, 0.1, 0.95, false, 0.564,
+      {"attn_bwd_eff", &K::attn_bwd_eff, 0.1, 0.95, false, 0.47,
        "attention backward rate on long chunks / BF16 dense peak"},
       {"attn_half_tokens", &K::attn_half_tokens, 0, 16384, false, 230,
        "query chunk tokens at which attention runs at half rate"},
@@ -136,8 +137,7 @@ constexpr const char* kCorpusFit =
 
 bool fitted_on_corpus(std::string_view name) {
   for (const char* f : {"gemm_eff_bf16", "gemm_eff_fp8_tensor", "gemm_eff_mxfp8", "gemm_eff_nvfp4",
-                        "gemm_half_tokens", "attn_fwd_eff", "attn_bwd_eff", "layer_overhead_s",
-                        "mamba_eff", "a2a_nvlink_eff"})
+                        "gemm_half_tokens", "layer_overhead_s", "mamba_eff", "a2a_nvlink_eff"})
     if (name == f) return true;
   return false;
 }

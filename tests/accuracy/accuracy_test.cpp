@@ -725,6 +725,12 @@ TEST(ShippedFit, WrittenAgainItReadsBackToTheSameValues) {
   }
 }
 
+const RegimeBand* band_named(const std::vector<RegimeBand>& bands, const std::string& key) {
+  for (const RegimeBand& b : bands)
+    if (b.regime == key) return &b;
+  return nullptr;
+}
+
 TEST(Bands, EnclosePredictionAndFallBack) {
   FittedModel fit;
   fit.bands = {{"dense_cp", 10, -0.2, 0.1, 0.05}, {"moe_nocp", 10, -0.4, 0.3, 0.1}};
@@ -773,13 +779,74 @@ TEST(Bands, FromResidualsPerRegime) {
     p.push_back(made(&rows[i], 80 + 10 * i));  // 80 .. 120
   }
   auto bands = bands_from({&p});
-  ASSERT_EQ(bands.size(), 1u);
-  EXPECT_EQ(bands[0].regime, "dense_cp");
-  EXPECT_EQ(bands[0].rows, 5);
-  EXPECT_LT(bands[0].low, 0);
-  EXPECT_GT(bands[0].high, 0);
-  EXPECT_GT(bands[0].relative, 0);
-  EXPECT_EQ(bands[0].pairs, 10);  // 5 rows of one job
+  // One band per regime, per family and over every row; here all three hold the same rows.
+  ASSERT_EQ(bands.size(), 3u);
+  for (const char* key : {"dense_cp", "dense", "all"}) {
+    const RegimeBand* b = band_named(bands, key);
+    ASSERT_NE(b, nullptr) << key;
+    EXPECT_EQ(b->rows, 5);
+    EXPECT_EQ(b->sources, 1);  // every row has the same (empty) publication
+    EXPECT_LT(b->low, 0);
+    EXPECT_GT(b->high, 0);
+    EXPECT_GT(b->relative, 0);
+    EXPECT_EQ(b->pairs, 10);  // 5 rows of one job
+  }
+}
+
+TEST(Bands, HoldThePredictionEvenWhenEveryRowErrsOneWay) {
+  std::vector<CorpusRow> rows(4);
+  std::vector<Prediction> p;
+  for (int i = 0; i < 4; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+    rows[i].measured_tokens = 100;
+    p.push_back(made(&rows[i], 120 + 10 * i));  // every prediction too fast
+  }
+  const RegimeBand* b = band_named(bands_from({&p}), "dense_nocp");
+  ASSERT_NE(b, nullptr);
+  EXPECT_LT(b->low, std::log(100.0 / 130.0));
+  EXPECT_EQ(b->high, 0);  // widened to hold the prediction itself
+}
+
+TEST(Bands, ARegimeFromFewerThanThreePublicationsUsesItsFamilysBand) {
+  // CP rows from one publication, CP-off rows from three: the CP band is not used; the dense
+  // band, which pools both, is.
+  std::vector<CorpusRow> rows(8);
+  std::vector<Prediction> p;
+  for (int i = 0; i < 8; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M" + std::to_string(i);
+    rows[i].system = "S";
+    rows[i].measured_tokens = 100;
+    rows[i].layout.cp = i < 4 ? 2 : 1;
+    rows[i].publication = i < 4 ? "one table" : "table " + std::to_string(i % 3);
+    p.push_back(made(&rows[i], i < 4 ? 80 : 100 + 5 * i));
+  }
+  FittedModel fit;
+  fit.bands = bands_from({&p});
+  const RegimeBand* cp = band_named(fit.bands, "dense_cp");
+  const RegimeBand* dense = band_named(fit.bands, "dense");
+  ASSERT_NE(cp, nullptr);
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(cp->sources, 1);
+  EXPECT_EQ(dense->sources, 4);
+  Estimate e;
+  e.tokens_per_s_per_gpu = 1000;
+  e.time.step_s = 2;
+  Band used = band_for(fit, Regime{Family::kDense, true}, e);
+  EXPECT_NEAR(used.tokens_per_s_per_gpu_low, 1000 * std::exp(dense->low), 1e-9);
+  EXPECT_NEAR(used.tokens_per_s_per_gpu_high, 1000 * std::exp(dense->high), 1e-9);
+  EXPECT_DOUBLE_EQ(used.relative, dense->relative);
+  // With a third publication of CP rows the regime's own band is used.
+  for (int i = 0; i < 4; ++i)
+    rows[i].publication = "cp table " + std::to_string(i % 3);
+  fit.bands = bands_from({&p});
+  cp = band_named(fit.bands, "dense_cp");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->sources, 3);
+  used = band_for(fit, Regime{Family::kDense, true}, e);
+  EXPECT_NEAR(used.tokens_per_s_per_gpu_high, 1000 * std::exp(cp->high), 1e-9);
 }
 
 TEST(Bands, DifferenceBandIsNarrowWhenOneJobIsOffByOneFactor) {
@@ -795,15 +862,17 @@ TEST(Bands, DifferenceBandIsNarrowWhenOneJobIsOffByOneFactor) {
     p.push_back(made(&rows[i], rows[i].measured_tokens * (i < 3 ? 1.3 : 0.7)));
   }
   auto bands = bands_from({&p});
-  ASSERT_EQ(bands.size(), 1u);
-  EXPECT_LT(bands[0].low, std::log(1 / 1.3) + 1e-9);
-  EXPECT_GT(bands[0].high, std::log(1 / 0.7) - 1e-9);
-  EXPECT_EQ(bands[0].pairs, 6);  // 3 + 3 pairs inside the jobs, none across them
-  EXPECT_NEAR(bands[0].relative, 0, 1e-12);
+  const RegimeBand* b = band_named(bands, "dense_nocp");
+  ASSERT_NE(b, nullptr);
+  EXPECT_LT(b->low, std::log(1 / 1.3) + 1e-9);
+  EXPECT_GT(b->high, std::log(1 / 0.7) - 1e-9);
+  EXPECT_EQ(b->pairs, 6);  // 3 + 3 pairs inside the jobs, none across them
+  EXPECT_NEAR(b->relative, 0, 1e-12);
   // The same rows in a second held-out set add their own pairs, never pairs across the sets.
   auto twice = bands_from({&p, &p});
-  EXPECT_EQ(twice[0].pairs, 12);
-  EXPECT_EQ(twice[0].rows, 12);
+  EXPECT_EQ(band_named(twice, "dense_nocp")->pairs, 12);
+  EXPECT_EQ(band_named(twice, "dense_nocp")->rows, 12);
+  EXPECT_EQ(band_named(twice, "all")->pairs, 12);
 }
 
 TEST(Bands, CoverageCountsRowsInsideTheirBand) {
