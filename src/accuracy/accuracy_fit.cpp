@@ -72,7 +72,27 @@ int sign(double x) {
   return (x > 0) - (x < 0);
 }
 
-/// Kendall tau-b of predicted vs measured inside one group; nullopt when undefined.
+/// True when two rows give the model the same inputs: the same layout, GPU count, sequence,
+/// batch and the settings the model prices. Their measured values differ only by the run (a
+/// container release re-measured, a second table printing the same job), which no model can
+/// order, so ranking leaves such a pair out.
+bool same_inputs(const CorpusRow& a, const CorpusRow& b) {
+  const TrainingSetup& x = a.setup;
+  const TrainingSetup& y = b.setup;
+  return a.layout.label() == b.layout.label() && a.layout.world() == b.layout.world() &&
+         a.dims.seq_length == b.dims.seq_length && a.dims.micro_batch == b.dims.micro_batch &&
+         x.global_batch == y.global_batch && x.recompute == y.recompute &&
+         x.recompute_layers == y.recompute_layers && x.recompute_modules == y.recompute_modules &&
+         x.precision == y.precision && x.fp8_attention == y.fp8_attention && x.fsdp == y.fsdp &&
+         x.cuda_graphs == y.cuda_graphs &&
+         x.cuda_graph_full_iteration == y.cuda_graph_full_iteration &&
+         x.moe_a2a_overlap == y.moe_a2a_overlap &&
+         x.activation_offload_layers == y.activation_offload_layers &&
+         x.offload_modules == y.offload_modules;
+}
+
+/// Kendall tau-b of predicted vs measured inside one group, over the pairs of rows whose inputs
+/// differ (same_inputs); nullopt when undefined.
 std::optional<double> kendall_tau_b(const std::vector<const Prediction*>& group) {
   int64_t concordant = 0;
   int64_t discordant = 0;
@@ -81,6 +101,7 @@ std::optional<double> kendall_tau_b(const std::vector<const Prediction*>& group)
   int64_t pairs = 0;
   for (size_t i = 0; i < group.size(); ++i) {
     for (size_t j = i + 1; j < group.size(); ++j) {
+      if (same_inputs(*group[i]->row, *group[j]->row)) continue;
       ++pairs;
       int sm = sign(group[i]->row->measured_tokens - group[j]->row->measured_tokens);
       // Predictions closer than 0.1 % are a tie (the model cannot tell them apart).

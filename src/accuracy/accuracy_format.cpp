@@ -146,7 +146,7 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
   out +=
       "  APE = |predicted - measured| / measured tokens/s/GPU (TFLOP/s rows through the model "
       "FLOPs per token); tau = mean Kendall tau-b inside (model, system, precision) groups of >= "
-      "3 rows;\n"
+      "3 rows, over pairs of rows whose inputs differ (a job measured twice is not ranked);\n"
       "  OOM = rows that ran but are predicted out of memory; OOM? = the same among rows whose "
       "settings (FSDP, offload, recompute) are not published;\n"
       "  band = coverage: the share of rows whose measured value lies inside the band `plan` "

@@ -606,8 +606,16 @@ Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Ha
     double sends = kDirections * static_cast<double>(l.virtual_stages());
     t.pp_comm_s = m * sends * (bytes / (hw.link_gbs(inside) * kPerGiga) + hw.link_latency(inside));
   }
-  double fwd_mb = (w.gemm_fwd + w.attn_fwd) / pp;
-  double bwd_mb = (w.gemm_bwd + w.attn_bwd) / pp;
+  // The windows the DP collectives hide in: one micro-batch's whole forward (the parameter
+  // all-gather of overlap_param_gather, waited for layer by layer in the forward pre-hooks) and
+  // its whole backward with its recompute (the bucketed reduce-scatter of overlap_grad_reduce,
+  // launched as each bucket's gradients are ready in the last micro-batch's backward; Megatron-LM
+  // megatron/core/distributed/distributed_data_parallel.py, _make_forward_pre_hook and
+  // _make_backward_post_hook, and param_and_grad_buffer.py, register_grad_ready).
+  double elementwise_fwd = (w.elementwise + w.permute) / kFwdBwdOverFwd;
+  double elementwise_bwd = (w.elementwise + w.permute) - elementwise_fwd;
+  double fwd_mb = (w.gemm_fwd + w.attn_fwd + elementwise_fwd) / pp;
+  double bwd_mb = (w.gemm_bwd + w.attn_bwd + elementwise_bwd + recompute) / pp;
   t.dp_comm_s =
       dp_exposed_seconds(model, l, hw, setup, e.placement.dp_inside_domain, fwd_mb, bwd_mb, x);
   t.step_s = m * micro_batch_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s;

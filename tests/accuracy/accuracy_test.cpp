@@ -347,6 +347,7 @@ TEST(Metrics, ApeMedianWithinAndTau) {
     rows[i].model = "M";
     rows[i].system = "S";
     rows[i].measured_tokens = measured[i];
+    rows[i].setup.global_batch = 64 * (i + 1);  // four different jobs
   }
   // Same order, errors 10 %, 20 %, 0 %, 50 %.
   std::vector<Prediction> p = {made(&rows[0], 110), made(&rows[1], 240), made(&rows[2], 300),
@@ -369,6 +370,29 @@ TEST(Metrics, ApeMedianWithinAndTau) {
   Metrics u = metrics_of(unpriced);
   EXPECT_EQ(u.unpriced, 1);
   EXPECT_NEAR(u.mape, 0, 1e-12);
+}
+
+TEST(Metrics, TauLeavesOutPairsOfRowsWithTheSameInputs) {
+  // Rows 0-1 and 2-3 are one job each, measured twice (two container releases): the model gives
+  // both rows of a job one prediction, and their measured order is the runs' noise.
+  std::vector<CorpusRow> rows(4);
+  double measured[] = {100, 104, 300, 290};
+  for (int i = 0; i < 4; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+    rows[i].measured_tokens = measured[i];
+    rows[i].setup.global_batch = i < 2 ? 64 : 128;
+  }
+  std::vector<Prediction> p = {made(&rows[0], 110), made(&rows[1], 110), made(&rows[2], 280),
+                               made(&rows[3], 280)};
+  Metrics m = metrics_of(p);
+  EXPECT_EQ(m.tau_groups, 1);
+  EXPECT_NEAR(m.kendall_tau, 1.0, 1e-9);  // the four pairs across the two jobs are concordant
+  // The same rows as four jobs: the two repeated pairs count, as ties of the prediction.
+  rows[1].setup.global_batch = 32;
+  rows[3].setup.global_batch = 256;
+  EXPECT_LT(metrics_of(p).kendall_tau, 0.9);
 }
 
 TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
