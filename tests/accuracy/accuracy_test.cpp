@@ -347,7 +347,7 @@ TEST(Metrics, ApeMedianWithinAndTau) {
     rows[i].model = "M";
     rows[i].system = "S";
     rows[i].measured_tokens = measured[i];
-    rows[i].setup.global_batch = 64 * (i + 1);  // four different jobs
+    rows[i].setup.global_batch = int64_t{64} * (i + 1);  // four different jobs
   }
   // Same order, errors 10 %, 20 %, 0 %, 50 %.
   std::vector<Prediction> p = {made(&rows[0], 110), made(&rows[1], 240), made(&rows[2], 300),
