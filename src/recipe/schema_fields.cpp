@@ -84,16 +84,6 @@ constexpr GenField kMcoreDevModelFields[] = {
     {"thd_tail_padding_policy", FieldType::kString, "None"},
 };
 
-bool is_size(std::string_view section, std::string_view field) {
-  for (std::string_view s : kSizeFields) {
-    if (s.size() == section.size() + 1 + field.size() && s.substr(0, section.size()) == section &&
-        s[section.size()] == '.' && s.substr(section.size() + 1) == field) {
-      return true;
-    }
-  }
-  return false;
-}
-
 constexpr size_t kClassCount = std::size(kGenClasses);
 
 int class_index(std::string_view name) {
@@ -135,14 +125,40 @@ bool descends_from(size_t index, size_t ancestor, int depth = 0) {
   return false;
 }
 
-FieldSet to_set(std::string_view section, const std::map<std::string_view, FieldSpec>& fields) {
-  FieldSet set;
-  set.fields.reserve(fields.size());
-  for (const auto& [name, spec] : fields) {
-    set.fields.push_back(spec);
-    set.fields.back().size = is_size(section, name);
+/// The set of `fields` (in any order; of two with one name the first stays), its size fields
+/// marked. `validate` builds the sets of a recipe's sections at every start: the generated
+/// fields come sorted, and the model's extra ones (sorted too) are merged in, not sorted again.
+FieldSet to_set(std::string_view section, std::vector<FieldSpec> fields) {
+  auto by_name = [](const FieldSpec& a, const FieldSpec& b) { return a.name < b.name; };
+  auto unsorted = std::is_sorted_until(fields.begin(), fields.end(), by_name);
+  if (std::is_sorted(unsorted, fields.end(), by_name)) {
+    std::inplace_merge(fields.begin(), unsorted, fields.end(), by_name);  // stable
+  } else {
+    std::stable_sort(fields.begin(), fields.end(), by_name);
+  }
+  auto same_name = [](const FieldSpec& a, const FieldSpec& b) { return a.name == b.name; };
+  fields.erase(std::unique(fields.begin(), fields.end(), same_name), fields.end());
+  FieldSet set{std::move(fields)};
+  for (std::string_view qualified : kSizeFields) {
+    if (qualified.size() <= section.size() || !qualified.starts_with(section) ||
+        qualified[section.size()] != '.') {
+      continue;
+    }
+    auto it =
+        std::lower_bound(set.fields.begin(), set.fields.end(),
+                         FieldSpec{qualified.substr(section.size() + 1), {}, false, {}}, by_name);
+    if (it != set.fields.end() && it->name == qualified.substr(section.size() + 1)) it->size = true;
   }
   return set;
+}
+
+/// The generated fields `fields`, then (for the model section) Megatron-LM dev's extra ones.
+std::vector<FieldSpec> with_dev_fields(std::string_view section, std::vector<FieldSpec> fields) {
+  if (section == "model") {
+    for (const GenField& g : kMcoreDevModelFields)
+      fields.push_back(FieldSpec{g.name, g.type, false, g.default_value});
+  }
+  return fields;
 }
 
 std::string_view section_of_class(size_t index) {
@@ -184,11 +200,14 @@ const FieldSet* class_fields(std::string_view qualified_name) {
   std::map<std::string_view, FieldSpec> fields;
   add_class(static_cast<size_t>(index), fields);
   std::string_view section = section_of_class(static_cast<size_t>(index));
-  if (section == "model") {
-    for (const GenField& g : kMcoreDevModelFields)
-      fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
-  }
-  return &cache.emplace(std::string(qualified_name), to_set(section, fields)).first->second;
+  std::vector<FieldSpec> own;
+  own.reserve(fields.size());
+  for (const auto& [name, spec] : fields)
+    own.push_back(spec);
+  return &cache
+              .emplace(std::string(qualified_name),
+                       to_set(section, with_dev_fields(section, std::move(own))))
+              .first->second;
 }
 
 const FieldSet* section_fields(std::string_view section) {
@@ -200,16 +219,16 @@ const FieldSet* section_fields(std::string_view section) {
     if (s.name == section) spec = &s;
   }
   if (spec == nullptr || spec->class_count == 0) return nullptr;
-  std::map<std::string_view, FieldSpec> fields;
+  std::vector<FieldSpec> fields;
+  fields.reserve(spec->field_count + std::size(kMcoreDevModelFields));
   for (uint16_t f = 0; f < spec->field_count; ++f) {
     const GenField& g = kGenSectionFields[spec->first_field + f];
-    fields.emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+    fields.push_back(FieldSpec{g.name, g.type, false, g.default_value});
   }
-  if (section == "model") {
-    for (const GenField& g : kMcoreDevModelFields)
-      fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
-  }
-  return &cache.emplace(std::string(section), to_set(section, fields)).first->second;
+  return &cache
+              .emplace(std::string(section),
+                       to_set(section, with_dev_fields(section, std::move(fields))))
+              .first->second;
 }
 
 const std::vector<std::string>& dataclass_sections() {
