@@ -5,6 +5,7 @@
 #include "schema_fields.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -13,6 +14,9 @@
 namespace hcp::schema_detail {
 namespace {
 
+/// The generated tables, as scripts/gen_bridge_schema.py writes them. Their strings are packed
+/// below (kPacked), and only kPacked's copy of them is in the binary.
+namespace generated {
 struct GenField {
   std::string_view name;
   FieldType type;
@@ -34,6 +38,92 @@ struct GenSection {
 };
 
 #include "bridge_schema.inc"
+}  // namespace generated
+
+using generated::GenField;
+using generated::GenSection;
+using generated::kBridgeCommit;
+using generated::kGenBases;
+using generated::kGenSectionClasses;
+using generated::kGenSections;
+
+/// A string of the packed tables: where it starts in kPacked.text, and its length.
+struct PackedText {
+  uint32_t at;
+  uint16_t size;
+};
+struct PackedField {
+  PackedText name;
+  FieldType type;
+  PackedText default_value;
+};
+struct PackedClass {
+  PackedText name;
+  uint16_t first_field;
+  uint16_t field_count;
+  uint16_t first_base;
+  uint16_t base_count;
+};
+
+consteval size_t packed_text_size() {
+  size_t n = 0;
+  for (const generated::GenField& f : generated::kGenFields)
+    n += f.name.size() + f.default_value.size();
+  for (const generated::GenField& f : generated::kGenSectionFields)
+    n += f.name.size() + f.default_value.size();
+  for (const generated::GenClass& c : generated::kGenClasses)
+    n += c.name.size();
+  return n;
+}
+
+/// kGenFields, kGenSectionFields and kGenClasses with their strings in one character array: a
+/// table of pointers (string_view) in a position-independent executable is one relocation per
+/// pointer that ld.so writes at every start (11,000 here, 60 pages copied on write, before
+/// `validate` reads a byte); offsets into one array need none.
+struct Packed {
+  std::array<char, packed_text_size()> text{};
+  std::array<PackedField, std::size(generated::kGenFields)> fields{};
+  std::array<PackedField, std::size(generated::kGenSectionFields)> section_fields{};
+  std::array<PackedClass, std::size(generated::kGenClasses)> classes{};
+};
+
+consteval PackedText pack_text(Packed& packed, size_t& at, std::string_view s) {
+  PackedText text{static_cast<uint32_t>(at), static_cast<uint16_t>(s.size())};
+  for (char c : s)
+    packed.text[at++] = c;
+  return text;
+}
+
+consteval Packed pack_tables() {
+  Packed packed;
+  size_t at = 0;
+  for (size_t i = 0; i < packed.fields.size(); ++i) {
+    const generated::GenField& f = generated::kGenFields[i];
+    packed.fields[i] = {pack_text(packed, at, f.name), f.type,
+                        pack_text(packed, at, f.default_value)};
+  }
+  for (size_t i = 0; i < packed.section_fields.size(); ++i) {
+    const generated::GenField& f = generated::kGenSectionFields[i];
+    packed.section_fields[i] = {pack_text(packed, at, f.name), f.type,
+                                pack_text(packed, at, f.default_value)};
+  }
+  for (size_t i = 0; i < packed.classes.size(); ++i) {
+    const generated::GenClass& c = generated::kGenClasses[i];
+    packed.classes[i] = {pack_text(packed, at, c.name), c.first_field, c.field_count, c.first_base,
+                         c.base_count};
+  }
+  return packed;
+}
+
+constexpr Packed kPacked = pack_tables();
+
+std::string_view text_of(PackedText text) {
+  return {kPacked.text.data() + text.at, text.size};
+}
+
+FieldSpec spec_of(const PackedField& f) {
+  return FieldSpec{text_of(f.name), f.type, false, text_of(f.default_value)};
+}
 
 /// Fields that are sizes or dimensions: every integer must lie in [1, 2^31). hcp-plan's own
 /// bound (a zero or negative size makes Megatron divide by zero or build empty groups), not an
@@ -84,11 +174,9 @@ constexpr GenField kMcoreDevModelFields[] = {
     {"thd_tail_padding_policy", FieldType::kString, "None"},
 };
 
-constexpr size_t kClassCount = std::size(kGenClasses);
-
 int class_index(std::string_view name) {
-  for (size_t i = 0; i < kClassCount; ++i) {
-    if (kGenClasses[i].name == name) return static_cast<int>(i);
+  for (size_t i = 0; i < kPacked.classes.size(); ++i) {
+    if (text_of(kPacked.classes[i].name) == name) return static_cast<int>(i);
   }
   return -1;
 }
@@ -97,19 +185,18 @@ int class_index(std::string_view name) {
 /// field replaces its type) to `fields`.
 void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int depth = 0) {
   if (depth > 32) return;  // Generated bases form no cycle; guard anyway.
-  const GenClass& c = kGenClasses[index];
+  const PackedClass& c = kPacked.classes[index];
   // Python's MRO puts the first base first: add the last base first so the first one wins.
   for (uint16_t b = c.base_count; b-- > 0;) {
     size_t base = kGenBases[c.first_base + b];
     if (base != index) add_class(base, fields, depth + 1);
   }
   for (uint16_t f = 0; f < c.field_count; ++f) {
-    const GenField& g = kGenFields[c.first_field + f];
-    auto [it, inserted] =
-        fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+    const FieldSpec spec = spec_of(kPacked.fields[c.first_field + f]);
+    auto [it, inserted] = fields.try_emplace(spec.name, spec);
     if (!inserted) {
-      it->second.type = g.type;
-      it->second.default_value = g.default_value;
+      it->second.type = spec.type;
+      it->second.default_value = spec.default_value;
     }
   }
 }
@@ -117,7 +204,7 @@ void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int 
 bool descends_from(size_t index, size_t ancestor, int depth = 0) {
   if (index == ancestor) return true;
   if (depth > 32) return false;
-  const GenClass& c = kGenClasses[index];
+  const PackedClass& c = kPacked.classes[index];
   for (uint16_t b = 0; b < c.base_count; ++b) {
     size_t base = kGenBases[c.first_base + b];
     if (base != index && descends_from(base, ancestor, depth + 1)) return true;
@@ -221,10 +308,8 @@ const FieldSet* section_fields(std::string_view section) {
   if (spec == nullptr || spec->class_count == 0) return nullptr;
   std::vector<FieldSpec> fields;
   fields.reserve(spec->field_count + std::size(kMcoreDevModelFields));
-  for (uint16_t f = 0; f < spec->field_count; ++f) {
-    const GenField& g = kGenSectionFields[spec->first_field + f];
-    fields.push_back(FieldSpec{g.name, g.type, false, g.default_value});
-  }
+  for (uint16_t f = 0; f < spec->field_count; ++f)
+    fields.push_back(spec_of(kPacked.section_fields[spec->first_field + f]));
   return &cache
               .emplace(std::string(section),
                        to_set(section, with_dev_fields(section, std::move(fields))))
