@@ -5,7 +5,6 @@
 #include "schema_fields.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -14,8 +13,8 @@
 namespace hcp::schema_detail {
 namespace {
 
-/// The generated tables, as scripts/gen_bridge_schema.py writes them. Their strings are packed
-/// below (kPacked), and only kPacked's copy of them is in the binary.
+/// The generated tables, as scripts/gen_bridge_schema.py writes them. The three large ones are
+/// packed below (kFields, kSectionFields, kClasses): only the packed copies are in the binary.
 namespace generated {
 struct GenField {
   std::string_view name;
@@ -47,7 +46,7 @@ using generated::kGenBases;
 using generated::kGenSectionClasses;
 using generated::kGenSections;
 
-/// A string of the packed tables: where it starts in kPacked.text, and its length.
+/// A string of a packed table: where it starts in the table's text, and its length.
 struct PackedText {
   uint32_t at;
   uint16_t size;
@@ -65,64 +64,72 @@ struct PackedClass {
   uint16_t base_count;
 };
 
-consteval size_t packed_text_size() {
+/// A generated table with its strings in one character array: a table of pointers (string_view)
+/// in a position-independent executable is one relocation per pointer that ld.so writes at every
+/// start (11,000 here, 60 pages copied on write, before `validate` reads a byte); offsets into
+/// one array need none. Each table is packed by its own constant evaluation, a few steps per
+/// character (clang stops one at 2^20 steps).
+template <typename Row, size_t Chars, size_t Count>
+struct PackedTable {
+  char text[Chars] = {};
+  Row rows[Count] = {};
+
+  std::string_view text_of(PackedText t) const { return {text + t.at, t.size}; }
+  static constexpr size_t size() { return Count; }
+};
+
+consteval size_t text_size_of(const generated::GenField& f) {
+  return f.name.size() + f.default_value.size();
+}
+consteval size_t text_size_of(const generated::GenClass& c) {
+  return c.name.size();
+}
+template <typename Source, size_t Count>
+consteval size_t text_size(const Source (&source)[Count]) {
   size_t n = 0;
-  for (const generated::GenField& f : generated::kGenFields)
-    n += f.name.size() + f.default_value.size();
-  for (const generated::GenField& f : generated::kGenSectionFields)
-    n += f.name.size() + f.default_value.size();
-  for (const generated::GenClass& c : generated::kGenClasses)
-    n += c.name.size();
+  for (size_t i = 0; i < Count; ++i)
+    n += text_size_of(source[i]);
   return n;
 }
 
-/// kGenFields, kGenSectionFields and kGenClasses with their strings in one character array: a
-/// table of pointers (string_view) in a position-independent executable is one relocation per
-/// pointer that ld.so writes at every start (11,000 here, 60 pages copied on write, before
-/// `validate` reads a byte); offsets into one array need none.
-struct Packed {
-  std::array<char, packed_text_size()> text{};
-  std::array<PackedField, std::size(generated::kGenFields)> fields{};
-  std::array<PackedField, std::size(generated::kGenSectionFields)> section_fields{};
-  std::array<PackedClass, std::size(generated::kGenClasses)> classes{};
-};
-
-consteval PackedText pack_text(Packed& packed, size_t& at, std::string_view s) {
-  PackedText text{static_cast<uint32_t>(at), static_cast<uint16_t>(s.size())};
-  for (char c : s)
-    packed.text[at++] = c;
-  return text;
-}
-
-consteval Packed pack_tables() {
-  Packed packed;
-  size_t at = 0;
-  for (size_t i = 0; i < packed.fields.size(); ++i) {
-    const generated::GenField& f = generated::kGenFields[i];
-    packed.fields[i] = {pack_text(packed, at, f.name), f.type,
-                        pack_text(packed, at, f.default_value)};
-  }
-  for (size_t i = 0; i < packed.section_fields.size(); ++i) {
-    const generated::GenField& f = generated::kGenSectionFields[i];
-    packed.section_fields[i] = {pack_text(packed, at, f.name), f.type,
-                                pack_text(packed, at, f.default_value)};
-  }
-  for (size_t i = 0; i < packed.classes.size(); ++i) {
-    const generated::GenClass& c = generated::kGenClasses[i];
-    packed.classes[i] = {pack_text(packed, at, c.name), c.first_field, c.field_count, c.first_base,
-                         c.base_count};
-  }
+/// Copy `s` to text[at...] and return where it went.
+consteval PackedText pack_text(char* text, size_t& at, std::string_view s) {
+  const PackedText packed{static_cast<uint32_t>(at), static_cast<uint16_t>(s.size())};
+  const char* from = s.data();
+  for (size_t i = 0; i < s.size(); ++i)
+    text[at + i] = from[i];
+  at += s.size();
   return packed;
 }
 
-constexpr Packed kPacked = pack_tables();
-
-std::string_view text_of(PackedText text) {
-  return {kPacked.text.data() + text.at, text.size};
+consteval PackedField pack_row(char* text, size_t& at, const generated::GenField& f) {
+  PackedText name = pack_text(text, at, f.name);
+  return {name, f.type, pack_text(text, at, f.default_value)};
+}
+consteval PackedClass pack_row(char* text, size_t& at, const generated::GenClass& c) {
+  return {pack_text(text, at, c.name), c.first_field, c.field_count, c.first_base, c.base_count};
 }
 
-FieldSpec spec_of(const PackedField& f) {
-  return FieldSpec{text_of(f.name), f.type, false, text_of(f.default_value)};
+template <typename Row, size_t Chars, typename Source, size_t Count>
+consteval PackedTable<Row, Chars, Count> pack_table(const Source (&source)[Count]) {
+  PackedTable<Row, Chars, Count> packed;
+  size_t at = 0;
+  for (size_t i = 0; i < Count; ++i)
+    packed.rows[i] = pack_row(packed.text, at, source[i]);
+  return packed;
+}
+
+constexpr auto kFields =
+    pack_table<PackedField, text_size(generated::kGenFields)>(generated::kGenFields);
+constexpr auto kSectionFields =
+    pack_table<PackedField, text_size(generated::kGenSectionFields)>(generated::kGenSectionFields);
+constexpr auto kClasses =
+    pack_table<PackedClass, text_size(generated::kGenClasses)>(generated::kGenClasses);
+
+template <typename Table>
+FieldSpec spec_of(const Table& table, size_t index) {
+  const PackedField& f = table.rows[index];
+  return FieldSpec{table.text_of(f.name), f.type, false, table.text_of(f.default_value)};
 }
 
 /// Fields that are sizes or dimensions: every integer must lie in [1, 2^31). hcp-plan's own
@@ -175,8 +182,8 @@ constexpr GenField kMcoreDevModelFields[] = {
 };
 
 int class_index(std::string_view name) {
-  for (size_t i = 0; i < kPacked.classes.size(); ++i) {
-    if (text_of(kPacked.classes[i].name) == name) return static_cast<int>(i);
+  for (size_t i = 0; i < kClasses.size(); ++i) {
+    if (kClasses.text_of(kClasses.rows[i].name) == name) return static_cast<int>(i);
   }
   return -1;
 }
@@ -185,14 +192,14 @@ int class_index(std::string_view name) {
 /// field replaces its type) to `fields`.
 void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int depth = 0) {
   if (depth > 32) return;  // Generated bases form no cycle; guard anyway.
-  const PackedClass& c = kPacked.classes[index];
+  const PackedClass& c = kClasses.rows[index];
   // Python's MRO puts the first base first: add the last base first so the first one wins.
   for (uint16_t b = c.base_count; b-- > 0;) {
     size_t base = kGenBases[c.first_base + b];
     if (base != index) add_class(base, fields, depth + 1);
   }
   for (uint16_t f = 0; f < c.field_count; ++f) {
-    const FieldSpec spec = spec_of(kPacked.fields[c.first_field + f]);
+    const FieldSpec spec = spec_of(kFields, c.first_field + f);
     auto [it, inserted] = fields.try_emplace(spec.name, spec);
     if (!inserted) {
       it->second.type = spec.type;
@@ -204,7 +211,7 @@ void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int 
 bool descends_from(size_t index, size_t ancestor, int depth = 0) {
   if (index == ancestor) return true;
   if (depth > 32) return false;
-  const PackedClass& c = kPacked.classes[index];
+  const PackedClass& c = kClasses.rows[index];
   for (uint16_t b = 0; b < c.base_count; ++b) {
     size_t base = kGenBases[c.first_base + b];
     if (base != index && descends_from(base, ancestor, depth + 1)) return true;
@@ -309,7 +316,7 @@ const FieldSet* section_fields(std::string_view section) {
   std::vector<FieldSpec> fields;
   fields.reserve(spec->field_count + std::size(kMcoreDevModelFields));
   for (uint16_t f = 0; f < spec->field_count; ++f)
-    fields.push_back(spec_of(kPacked.section_fields[spec->first_field + f]));
+    fields.push_back(spec_of(kSectionFields, spec->first_field + f));
   return &cache
               .emplace(std::string(section),
                        to_set(section, with_dev_fields(section, std::move(fields))))
