@@ -103,6 +103,7 @@ int run(int argc, char** argv) {
     words = std::move(glued);
   }
   std::vector<char*> args;
+  args.reserve(words.size());
   for (std::string& w : words)
     args.push_back(w.data());
   try {
