@@ -228,7 +228,7 @@ int run_cluster_preflight(const PreflightOptions& o, const NodePreflight& mine) 
   return *verdict;
 }
 
-int run_preflight_command(PreflightOptions o, std::vector<std::string> overrides) {
+int run_preflight_command(const PreflightOptions& o, const std::vector<std::string>& overrides) {
   bool cluster = o.mpi || launched_under_mpi();
   if (cluster && !mpi_available()) {
     if (o.mpi) {
