@@ -64,6 +64,17 @@ void BM_LoadFromText(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadFromText)->Unit(benchmark::kMicrosecond);
 
+/// A MoE recipe whose comments hold "(MoE, 128 experts, top-8), 64K": a ',' after ')' used to
+/// cost a second scan of the whole file for commas at a document's root.
+void BM_LoadMoeRecipe(benchmark::State& state) {
+  for (auto _ : state) {
+    auto r = hcp::load_recipe_file(HCP_RECIPES_DIR "/qwen3_235b_a22b_64k.yaml");
+    if (!r) state.SkipWithError(r.error().str().c_str());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_LoadMoeRecipe)->Unit(benchmark::kMicrosecond);
+
 /// The override grammar alone.
 void BM_ParseOverride(benchmark::State& state) {
   for (auto _ : state) {

@@ -559,6 +559,7 @@ std::string hwloc_rejection_reason(const std::string& text, const std::string& p
 }  // namespace
 
 Result<Topology> hwloc_live_topology() {
+  if (Status loaded = load_hwloc_library(); !loaded) return loaded.error();
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return Error{"hwloc: cannot initialise", {}, {}};
   HwlocPtr t(raw);
@@ -581,6 +582,7 @@ Result<Topology> hwloc_xml_topology(const std::string& path) {
   auto ok = precheck_hwloc_xml(*text, path);
   if (!ok) return ok.error();
   blank_hwloc_doctype(*text);
+  if (Status loaded = load_hwloc_library(); !loaded) return loaded.error();
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return Error{"hwloc: cannot initialise", {}, {}};
   HwlocPtr t(raw);

@@ -120,6 +120,9 @@ struct Topology {
 
 /// Read an hwloc 1.x/2.x XML export. Return an error (one line) on junk or unreadable files.
 Result<Topology> load_hwloc_xml(const std::string& path);
+/// Whether libhwloc, which load_hwloc_xml and the live probe open at run time, can be used: an
+/// error naming the library and its Debian package when it cannot (the environment's fault).
+Status hwloc_library_status();
 /// Parse NCCL topology XML text (NCCL_TOPO_FILE hint or NCCL_TOPO_DUMP_FILE dump).
 /// `source` names the input in messages.
 Result<Topology> parse_nccl_topo(const std::string& text, const std::string& source);

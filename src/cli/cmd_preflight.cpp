@@ -123,6 +123,10 @@ Result<PreflightInput> gather_input(const PreflightOptions& o,
   auto launch = launch_shape_from(in.process_env, given(o.nodes), given(o.gpus_per_node));
   if (!launch) return launch.error();
   in.launch = std::move(*launch);
+  if (Status hwloc = o.hwloc_xml.empty() ? Status(Ok{}) : hwloc_library_status(); !hwloc) {
+    exit_code = kExitEnvironment;  // Not the capture's fault: the library is missing.
+    return hwloc.error();
+  }
   auto node = load_node(o);
   if (!node) {
     if (o.has_captures()) return node.error();  // A bad capture is bad input.
@@ -224,7 +228,7 @@ int run_cluster_preflight(const PreflightOptions& o, const NodePreflight& mine) 
   return *verdict;
 }
 
-int run_preflight_command(PreflightOptions o, std::vector<std::string> overrides) {
+int run_preflight_command(const PreflightOptions& o, const std::vector<std::string>& overrides) {
   bool cluster = o.mpi || launched_under_mpi();
   if (cluster && !mpi_available()) {
     if (o.mpi) {

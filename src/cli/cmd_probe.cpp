@@ -111,6 +111,10 @@ int run_probe(const ProbeOptions& o) {
   }
   Result<Topology> topo = Error{"", {}, {}};
   if (has_captures(o)) {
+    if (Status hwloc = o.hwloc_xml.empty() ? Status(Ok{}) : hwloc_library_status(); !hwloc) {
+      print_error(hwloc.error().str());  // Not the file's fault: the library is missing.
+      return kExitEnvironment;
+    }
     topo = load_captures(o);
   } else {
     LiveProbeOptions live;

@@ -40,6 +40,11 @@ std::string version_text() {
 
 int run(int argc, char** argv) {
   remember_command_line(argc, argv);
+  // --version alone is allowed without a subcommand, and needs none of them set up.
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::cout << version_text();
+    return kExitOk;
+  }
   CLI::App app{
       "hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
       "Megatron-LM, Megatron-Bridge and Transformer Engine"};
@@ -49,26 +54,22 @@ int run(int argc, char** argv) {
   app.add_flag("-V,--version", show_version, "Print the version and the optional parts built in");
   app.set_help_all_flag("--help-all", "Help for every subcommand");
 
-  // Only the invoked subcommand gets its options: building every subcommand's option set costs
-  // about half a millisecond at each start, and `validate` runs on every recipe change in CI.
-  // Without a subcommand name first (--help-all, --version, a typo) all are set up, as before.
+  // Only the invoked subcommand is added, with its options: building every subcommand (each
+  // CLI::App with its help flag) and its option set costs about half a millisecond at each
+  // start, and `validate` runs on every recipe change in CI. Without a subcommand name first
+  // (--help, --help-all, a typo) all are set up.
   const std::string first = argc >= 2 ? argv[1] : "";
   const bool invoked_known =
       std::any_of(command_list().begin(), command_list().end(),
                   [&](const CommandInfo& command) { return command.name == first; });
   std::map<CLI::App*, std::function<int()>> runners;
   for (auto& command : command_list()) {
-    CLI::App* sub = app.add_subcommand(command.name, command.description);
     if (invoked_known && command.name != first) continue;
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
     runners[sub] = command.setup(*sub);
     one_value_per_option(*sub);
   }
 
-  // --version alone is allowed without a subcommand.
-  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
-    std::cout << version_text();
-    return kExitOk;
-  }
   if (argc >= 2 && argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const auto& command : command_list())
@@ -102,6 +103,7 @@ int run(int argc, char** argv) {
     words = std::move(glued);
   }
   std::vector<char*> args;
+  args.reserve(words.size());
   for (std::string& w : words)
     args.push_back(w.data());
   try {

@@ -13,6 +13,9 @@
 namespace hcp::schema_detail {
 namespace {
 
+/// The generated tables, as scripts/gen_bridge_schema.py writes them. The three large ones are
+/// packed below (kFields, kSectionFields, kClasses): only the packed copies are in the binary.
+namespace generated {
 struct GenField {
   std::string_view name;
   FieldType type;
@@ -34,6 +37,100 @@ struct GenSection {
 };
 
 #include "bridge_schema.inc"
+}  // namespace generated
+
+using generated::GenField;
+using generated::GenSection;
+using generated::kBridgeCommit;
+using generated::kGenBases;
+using generated::kGenSectionClasses;
+using generated::kGenSections;
+
+/// A string of a packed table: where it starts in the table's text, and its length.
+struct PackedText {
+  uint32_t at;
+  uint16_t size;
+};
+struct PackedField {
+  PackedText name;
+  FieldType type;
+  PackedText default_value;
+};
+struct PackedClass {
+  PackedText name;
+  uint16_t first_field;
+  uint16_t field_count;
+  uint16_t first_base;
+  uint16_t base_count;
+};
+
+/// A generated table with its strings in one character array: a table of pointers (string_view)
+/// in a position-independent executable is one relocation per pointer that ld.so writes at every
+/// start (11,000 here, 60 pages copied on write, before `validate` reads a byte); offsets into
+/// one array need none. Each table is packed by its own constant evaluation, a few steps per
+/// character (clang stops one at 2^20 steps).
+template <typename Row, size_t Chars, size_t Count>
+struct PackedTable {
+  char text[Chars] = {};
+  Row rows[Count] = {};
+
+  std::string_view text_of(PackedText t) const { return {text + t.at, t.size}; }
+  static constexpr size_t size() { return Count; }
+};
+
+consteval size_t text_size_of(const generated::GenField& f) {
+  return f.name.size() + f.default_value.size();
+}
+consteval size_t text_size_of(const generated::GenClass& c) {
+  return c.name.size();
+}
+template <typename Source, size_t Count>
+consteval size_t text_size(const Source (&source)[Count]) {
+  size_t n = 0;
+  for (size_t i = 0; i < Count; ++i)
+    n += text_size_of(source[i]);
+  return n;
+}
+
+/// Copy `s` to text[at...] and return where it went.
+consteval PackedText pack_text(char* text, size_t& at, std::string_view s) {
+  const PackedText packed{static_cast<uint32_t>(at), static_cast<uint16_t>(s.size())};
+  const char* from = s.data();
+  for (size_t i = 0; i < s.size(); ++i)
+    text[at + i] = from[i];
+  at += s.size();
+  return packed;
+}
+
+consteval PackedField pack_row(char* text, size_t& at, const generated::GenField& f) {
+  PackedText name = pack_text(text, at, f.name);
+  return {name, f.type, pack_text(text, at, f.default_value)};
+}
+consteval PackedClass pack_row(char* text, size_t& at, const generated::GenClass& c) {
+  return {pack_text(text, at, c.name), c.first_field, c.field_count, c.first_base, c.base_count};
+}
+
+template <typename Row, size_t Chars, typename Source, size_t Count>
+consteval PackedTable<Row, Chars, Count> pack_table(const Source (&source)[Count]) {
+  PackedTable<Row, Chars, Count> packed;
+  size_t at = 0;
+  for (size_t i = 0; i < Count; ++i)
+    packed.rows[i] = pack_row(packed.text, at, source[i]);
+  return packed;
+}
+
+constexpr auto kFields =
+    pack_table<PackedField, text_size(generated::kGenFields)>(generated::kGenFields);
+constexpr auto kSectionFields =
+    pack_table<PackedField, text_size(generated::kGenSectionFields)>(generated::kGenSectionFields);
+constexpr auto kClasses =
+    pack_table<PackedClass, text_size(generated::kGenClasses)>(generated::kGenClasses);
+
+template <typename Table>
+FieldSpec spec_of(const Table& table, size_t index) {
+  const PackedField& f = table.rows[index];
+  return FieldSpec{table.text_of(f.name), f.type, false, table.text_of(f.default_value)};
+}
 
 /// Fields that are sizes or dimensions: every integer must lie in [1, 2^31). hcp-plan's own
 /// bound (a zero or negative size makes Megatron divide by zero or build empty groups), not an
@@ -84,21 +181,9 @@ constexpr GenField kMcoreDevModelFields[] = {
     {"thd_tail_padding_policy", FieldType::kString, "None"},
 };
 
-bool is_size(std::string_view section, std::string_view field) {
-  for (std::string_view s : kSizeFields) {
-    if (s.size() == section.size() + 1 + field.size() && s.substr(0, section.size()) == section &&
-        s[section.size()] == '.' && s.substr(section.size() + 1) == field) {
-      return true;
-    }
-  }
-  return false;
-}
-
-constexpr size_t kClassCount = std::size(kGenClasses);
-
 int class_index(std::string_view name) {
-  for (size_t i = 0; i < kClassCount; ++i) {
-    if (kGenClasses[i].name == name) return static_cast<int>(i);
+  for (size_t i = 0; i < kClasses.size(); ++i) {
+    if (kClasses.text_of(kClasses.rows[i].name) == name) return static_cast<int>(i);
   }
   return -1;
 }
@@ -107,19 +192,18 @@ int class_index(std::string_view name) {
 /// field replaces its type) to `fields`.
 void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int depth = 0) {
   if (depth > 32) return;  // Generated bases form no cycle; guard anyway.
-  const GenClass& c = kGenClasses[index];
+  const PackedClass& c = kClasses.rows[index];
   // Python's MRO puts the first base first: add the last base first so the first one wins.
   for (uint16_t b = c.base_count; b-- > 0;) {
     size_t base = kGenBases[c.first_base + b];
     if (base != index) add_class(base, fields, depth + 1);
   }
   for (uint16_t f = 0; f < c.field_count; ++f) {
-    const GenField& g = kGenFields[c.first_field + f];
-    auto [it, inserted] =
-        fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
+    const FieldSpec spec = spec_of(kFields, c.first_field + f);
+    auto [it, inserted] = fields.try_emplace(spec.name, spec);
     if (!inserted) {
-      it->second.type = g.type;
-      it->second.default_value = g.default_value;
+      it->second.type = spec.type;
+      it->second.default_value = spec.default_value;
     }
   }
 }
@@ -127,7 +211,7 @@ void add_class(size_t index, std::map<std::string_view, FieldSpec>& fields, int 
 bool descends_from(size_t index, size_t ancestor, int depth = 0) {
   if (index == ancestor) return true;
   if (depth > 32) return false;
-  const GenClass& c = kGenClasses[index];
+  const PackedClass& c = kClasses.rows[index];
   for (uint16_t b = 0; b < c.base_count; ++b) {
     size_t base = kGenBases[c.first_base + b];
     if (base != index && descends_from(base, ancestor, depth + 1)) return true;
@@ -135,14 +219,40 @@ bool descends_from(size_t index, size_t ancestor, int depth = 0) {
   return false;
 }
 
-FieldSet to_set(std::string_view section, const std::map<std::string_view, FieldSpec>& fields) {
-  FieldSet set;
-  set.fields.reserve(fields.size());
-  for (const auto& [name, spec] : fields) {
-    set.fields.push_back(spec);
-    set.fields.back().size = is_size(section, name);
+/// The set of `fields` (in any order; of two with one name the first stays), its size fields
+/// marked. `validate` builds the sets of a recipe's sections at every start: the generated
+/// fields come sorted, and the model's extra ones (sorted too) are merged in, not sorted again.
+FieldSet to_set(std::string_view section, std::vector<FieldSpec> fields) {
+  auto by_name = [](const FieldSpec& a, const FieldSpec& b) { return a.name < b.name; };
+  auto unsorted = std::is_sorted_until(fields.begin(), fields.end(), by_name);
+  if (std::is_sorted(unsorted, fields.end(), by_name)) {
+    std::inplace_merge(fields.begin(), unsorted, fields.end(), by_name);  // stable
+  } else {
+    std::stable_sort(fields.begin(), fields.end(), by_name);
+  }
+  auto same_name = [](const FieldSpec& a, const FieldSpec& b) { return a.name == b.name; };
+  fields.erase(std::unique(fields.begin(), fields.end(), same_name), fields.end());
+  FieldSet set{std::move(fields)};
+  for (std::string_view qualified : kSizeFields) {
+    if (qualified.size() <= section.size() || !qualified.starts_with(section) ||
+        qualified[section.size()] != '.') {
+      continue;
+    }
+    auto it =
+        std::lower_bound(set.fields.begin(), set.fields.end(),
+                         FieldSpec{qualified.substr(section.size() + 1), {}, false, {}}, by_name);
+    if (it != set.fields.end() && it->name == qualified.substr(section.size() + 1)) it->size = true;
   }
   return set;
+}
+
+/// The generated fields `fields`, then (for the model section) Megatron-LM dev's extra ones.
+std::vector<FieldSpec> with_dev_fields(std::string_view section, std::vector<FieldSpec> fields) {
+  if (section == "model") {
+    for (const GenField& g : kMcoreDevModelFields)
+      fields.push_back(FieldSpec{g.name, g.type, false, g.default_value});
+  }
+  return fields;
 }
 
 std::string_view section_of_class(size_t index) {
@@ -184,11 +294,14 @@ const FieldSet* class_fields(std::string_view qualified_name) {
   std::map<std::string_view, FieldSpec> fields;
   add_class(static_cast<size_t>(index), fields);
   std::string_view section = section_of_class(static_cast<size_t>(index));
-  if (section == "model") {
-    for (const GenField& g : kMcoreDevModelFields)
-      fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
-  }
-  return &cache.emplace(std::string(qualified_name), to_set(section, fields)).first->second;
+  std::vector<FieldSpec> own;
+  own.reserve(fields.size());
+  for (const auto& [name, spec] : fields)
+    own.push_back(spec);
+  return &cache
+              .emplace(std::string(qualified_name),
+                       to_set(section, with_dev_fields(section, std::move(own))))
+              .first->second;
 }
 
 const FieldSet* section_fields(std::string_view section) {
@@ -200,16 +313,14 @@ const FieldSet* section_fields(std::string_view section) {
     if (s.name == section) spec = &s;
   }
   if (spec == nullptr || spec->class_count == 0) return nullptr;
-  std::map<std::string_view, FieldSpec> fields;
-  for (uint16_t f = 0; f < spec->field_count; ++f) {
-    const GenField& g = kGenSectionFields[spec->first_field + f];
-    fields.emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
-  }
-  if (section == "model") {
-    for (const GenField& g : kMcoreDevModelFields)
-      fields.try_emplace(g.name, FieldSpec{g.name, g.type, false, g.default_value});
-  }
-  return &cache.emplace(std::string(section), to_set(section, fields)).first->second;
+  std::vector<FieldSpec> fields;
+  fields.reserve(spec->field_count + std::size(kMcoreDevModelFields));
+  for (uint16_t f = 0; f < spec->field_count; ++f)
+    fields.push_back(spec_of(kSectionFields, spec->first_field + f));
+  return &cache
+              .emplace(std::string(section),
+                       to_set(section, with_dev_fields(section, std::move(fields))))
+              .first->second;
 }
 
 const std::vector<std::string>& dataclass_sections() {

@@ -70,14 +70,15 @@ class DocumentStarts : public YAML::EventHandler {
 
 /// Whether a ',' in TEXT could be a token where a document's root starts. Such a comma follows a
 /// space, a line start, a byte-order mark, the end of a flow collection or a quoted scalar, or an
-/// anchor or tag ("&a,", "!t,"). A comma right after a letter, digit or "_.+-" of a word that is
-/// not an anchor, tag or alias is inside a plain scalar or inside a flow collection. Nearly every
-/// real file has only such commas: this linear scan spares them check_documents_advance's second
-/// pass of yaml-cpp's scanner.
+/// anchor or tag ("&a,", "!t,"). A comma right after a letter, digit or "_.+-)" of a word that is
+/// not an anchor, tag or alias is inside a plain scalar, a comment or a flow collection (no token
+/// but those ends with a ')': "(MoE, top-8), 64K" in a recipe's comment). Nearly every real file
+/// has only such commas: this linear scan spares them check_documents_advance's second pass of
+/// yaml-cpp's scanner (as long as the parse itself).
 bool may_hold_root_comma(std::string_view text) {
   auto word_char = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '+' ||
-           c == '-';
+           c == '-' || c == ')';
   };
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (size_t at = text.find(','); at != std::string_view::npos; at = text.find(',', at + 1)) {

@@ -28,6 +28,35 @@ bool node_has_gpu() {
   return j.is_object() && !j["gpus"].empty();
 }
 
+TEST(ProbeCli, WithoutLibhwlocTopologyReadersExit3AndOtherCommandsRun) {
+  // libhwloc is opened at run time (not linked): without it, each command that reads a topology
+  // with hwloc says which library to install (exit 3: the environment, not the input) and every
+  // other command runs.
+  const std::string missing = "HCP_HWLOC_LIBRARY=/nonexistent/libhwloc.so.15";
+  const std::string xml = kTopo + "hwloc/jureca-dc-gpu_jrc0323_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml";
+  const struct {
+    const char* name;
+    std::string args;
+  } readers[] = {
+      {"live probe", "probe"},
+      {"probe of an hwloc XML", "probe --hwloc-xml " + xml},
+      {"preflight on an hwloc XML",
+       "preflight llama3_8b_128k --nodes 1 --gpus-per-node 4 --hwloc-xml " + xml},
+  };
+  for (const auto& reader : readers) {
+    auto r = run_cli(reader.args, missing);
+    EXPECT_EQ(r.exit_code, 3) << reader.name << ": " << r.err;
+    EXPECT_NE(r.err.find("/nonexistent/libhwloc.so.15 cannot be loaded"), std::string::npos)
+        << reader.name << ": " << r.err;
+    EXPECT_NE(r.err.find("apt-get install libhwloc15"), std::string::npos) << reader.name;
+  }
+  auto validate = run_cli("validate llama3_8b_128k --nodes 4 --gpus-per-node 8", missing);
+  EXPECT_EQ(validate.exit_code, 0) << validate.err;
+  auto nccl =
+      run_cli("probe --nccl-topo " + kTopo + "nccl/azure_ndv5_8xH100_8xNDR_topohint.xml", missing);
+  EXPECT_NE(nccl.exit_code, 3) << nccl.err;  // no hwloc in an NCCL capture
+}
+
 TEST(ProbeCli, LiveProbeSucceedsAndSaysWhatItFound) {
   auto r = run_cli("probe");
   ASSERT_EQ(r.exit_code, 0) << r.err;

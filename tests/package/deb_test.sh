@@ -65,7 +65,9 @@ check_cli_package() {
   [ "$(field "$deb" Package)" = hcp-plan ] || fail "$deb is not the hcp-plan package"
   check_depends_are_debian "$deb"
   depends_names "$(field "$deb" Depends)" | grep -qx libc6 || fail "Depends lacks libc6"
-  depends_names "$(field "$deb" Depends)" | grep -q '^libyaml-cpp' || fail "Depends lacks libyaml-cpp"
+  # hwloc is the one library hcp-plan links shared besides glibc (yaml-cpp, pugixml, zlib and
+  # libstdc++ are linked in where their archives are installed: HCP_STATIC_DEPS).
+  depends_names "$(field "$deb" Depends)" | grep -q '^libhwloc' || fail "Depends lacks libhwloc"
   version=$(field "$deb" Version)
   dpkg -x "$deb" "$ROOT" || fail "dpkg -x $deb"
 
