@@ -45,10 +45,6 @@ const std::map<std::string, Profile> kProfiles = {
     {"gb200", {"gb200-nvl72", 4}}, {"gb300", {"gb300-nvl72", 4}}, {"vr200", {"gb300-nvl72", 4}},
 };
 
-TEST(DryrunDumpsPlan, EveryDumpIsListed) {
-  EXPECT_EQ(dumps().size(), 32u);
-}
-
 /// The one dump upstream's own validation rejects: model.seq_length 16384 against
 /// dataset.seq_length 4096 (Bridge ConfigContainer.validate; CP042), so plan rejects its layout.
 constexpr const char* kMismatchedSeqLength = "llama3_8b_sft_gb200_fp8_mx_v1.yaml";
@@ -68,15 +64,29 @@ Result<PreparedPlan> prepare(const Dump& d) {
   return prepare_plan(in);
 }
 
+/// Each dump prepared once per process, on first use (reading a dump is most of what these
+/// tests cost): the two tests below share them when one process runs both, and a test sharded
+/// alone reads only the dumps it needs.
+const Result<PreparedPlan>& prepared(const Dump& d) {
+  static std::map<std::string, Result<PreparedPlan>> cache;
+  auto it = cache.find(d.file);
+  if (it == cache.end()) it = cache.emplace(d.file, prepare(d)).first;
+  return it->second;
+}
+
+TEST(DryrunDumpsPlan, EveryDumpIsListed) {
+  EXPECT_EQ(dumps().size(), 32u);
+}
+
 // What plan does with the recipe's own layout (it is always in the space and always evaluated,
 // never pruned): evaluate_layout at the dump's world size must accept it. One evaluation per
 // dump keeps this fast; the full search runs below on two dumps.
 TEST(DryrunDumpsPlan, OwnLayoutIsAcceptedAtTheDumpsWorldSize) {
   for (const Dump& d : dumps()) {
     SCOPED_TRACE(d.file);
-    auto prepared = prepare(d);
-    ASSERT_TRUE(prepared) << prepared.error().str();
-    const PlanRequest& request = prepared->request;
+    const auto& prepared_plan = prepared(d);
+    ASSERT_TRUE(prepared_plan) << prepared_plan.error().str();
+    const PlanRequest& request = prepared_plan->request;
     auto own = layout_on(request.recipe, d.world_size);
     ASSERT_TRUE(own) << own.error().str();
     EXPECT_EQ(own->world(), d.world_size);
@@ -107,9 +117,9 @@ TEST(DryrunDumpsPlan, SearchListsAndMarksTheOwnLayout) {
       continue;
     }
     SCOPED_TRACE(d.file);
-    auto prepared = prepare(d);
-    ASSERT_TRUE(prepared) << prepared.error().str();
-    auto result = plan(prepared->request);
+    const auto& prepared_plan = prepared(d);
+    ASSERT_TRUE(prepared_plan) << prepared_plan.error().str();
+    auto result = plan(prepared_plan->request);
     ASSERT_TRUE(result) << result.error().str();
     ASSERT_TRUE(result->recipe_layout);
     EXPECT_FALSE(result->recipe_rejected);

@@ -7,7 +7,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hcp {
 namespace {
@@ -64,7 +67,7 @@ TEST(PythonEnv, ErrorsAreValues) {
   auto failing = probe_python_env(fake_interpreter("failing_python", "exit 3\n"));
   ASSERT_FALSE(failing.ok());
   EXPECT_NE(failing.error().message.find("status 3"), std::string::npos);
-  auto slow = probe_python_env(fake_interpreter("slow_python", "exec sleep 5\n"), 50);
+  auto slow = probe_python_env(fake_interpreter("slow_python", "exec sleep 5\n"), 20);
   ASSERT_FALSE(slow.ok());
   EXPECT_NE(slow.error().message.find("timed out"), std::string::npos);
 }
@@ -77,10 +80,19 @@ TEST(PythonEnv, DeadlineCoversChildrenThatCloseStdoutOrNeverStop) {
       {"closes_stdout_then_forks", "exec >&-\nsleep 30 &\nwait\n"},
       {"prints_forever", "while :; do echo noise; done\n"},
   };
+  // The three probes run at once: each waits out its own deadline.
+  std::vector<std::future<std::pair<Result<PythonEnvironment>, std::chrono::nanoseconds>>> runs;
   for (const auto& [name, body] : cases) {
-    const auto start = std::chrono::steady_clock::now();
-    auto env = probe_python_env(fake_interpreter(name, body), 20);
-    const auto took = std::chrono::steady_clock::now() - start;
+    std::string interpreter = fake_interpreter(name, body);
+    runs.push_back(std::async(std::launch::async, [interpreter] {
+      const auto start = std::chrono::steady_clock::now();
+      auto env = probe_python_env(interpreter, 20);
+      return std::make_pair(std::move(env), std::chrono::steady_clock::now() - start);
+    }));
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const char* name = cases[i].first;
+    auto [env, took] = runs[i].get();
     ASSERT_FALSE(env.ok()) << name;
     EXPECT_NE(env.error().message.find("timed out after 20 ms"), std::string::npos)
         << name << ": " << env.error().message;
