@@ -67,7 +67,7 @@ TEST(PythonEnv, ErrorsAreValues) {
   auto failing = probe_python_env(fake_interpreter("failing_python", "exit 3\n"));
   ASSERT_FALSE(failing.ok());
   EXPECT_NE(failing.error().message.find("status 3"), std::string::npos);
-  auto slow = probe_python_env(fake_interpreter("slow_python", "exec sleep 5\n"), 20);
+  auto slow = probe_python_env(fake_interpreter("slow_python", "exec sleep 5\n"), 5);
   ASSERT_FALSE(slow.ok());
   EXPECT_NE(slow.error().message.find("timed out"), std::string::npos);
 }
