@@ -282,9 +282,8 @@ std::vector<ReadBase> read_bases(const Rule& rule) {
   return out;
 }
 
-Recipe with_key(Recipe recipe, std::string_view key, std::optional<int64_t> value) {
+void set_key(Recipe& recipe, std::string_view key, std::optional<int64_t> value) {
   recipe.set(key, value ? test::I(*value) : Value::null(Location{"test.yaml", 1, 1}));
-  return recipe;
 }
 
 TEST(RuleReads, RulesDeclareOnlyVariantFields) {
@@ -307,13 +306,18 @@ TEST_P(RuleReadsExample, DeclaredVariantFieldsAreExactlyTheOnesThatChangeItsFind
   ASSERT_NE(rule, nullptr);
   std::vector<ReadBase> bases = read_bases(*rule);
   ASSERT_FALSE(bases.empty());
+  std::vector<std::vector<std::string>> findings_as_given;
+  for (const ReadBase& base : bases)
+    findings_as_given.push_back(findings_of(*rule, base.recipe, base.env));
   for (const VariantKey& variant : variant_keys()) {
     bool declared = rule->reads.test(static_cast<size_t>(variant.field));
     bool changed = false;
-    for (const ReadBase& base : bases) {
-      std::vector<std::string> before = findings_of(*rule, base.recipe, base.env);
+    for (size_t b = 0; b < bases.size(); ++b) {
+      const ReadBase& base = bases[b];
+      const std::vector<std::string>& before = findings_as_given[b];
+      Recipe perturbed = base.recipe;  // one copy per base and field: each value replaces the key
       for (std::optional<int64_t> value : kVariantValues) {
-        Recipe perturbed = with_key(base.recipe, variant.key, value);
+        set_key(perturbed, variant.key, value);
         std::vector<std::string> after = findings_of(*rule, perturbed, base.env);
         changed = changed || after != before;
         if (!declared) {
