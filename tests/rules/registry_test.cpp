@@ -320,6 +320,7 @@ TEST_P(RuleReadsExample, DeclaredVariantFieldsAreExactlyTheOnesThatChangeItsFind
   std::vector<ReadBase> bases = read_bases(*rule);
   ASSERT_FALSE(bases.empty());
   std::vector<std::vector<std::string>> findings_as_given;
+  findings_as_given.reserve(bases.size());
   for (const ReadBase& base : bases)
     findings_as_given.push_back(findings_of(*rule, base.recipe, base.env));
   for (const VariantKey& variant : variant_keys()) {
