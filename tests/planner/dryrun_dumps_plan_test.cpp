@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/cluster.h"
 #include "hcp/planner.h"
 
 namespace hcp {
@@ -53,12 +54,23 @@ constexpr const char* kMismatchedSeqLength = "llama3_8b_sft_gb200_fp8_mx_v1.yaml
 /// the dump does not record (tests/cli/real_corpus_cli_test.cpp kLayoutNotRecorded).
 constexpr const char* kLayoutNotRecorded = "deepseek_v3_pretrain_h100_fp8_sc_v2.yaml";
 
+/// Each shipped profile read once: handed to prepare_plan as the CLI hands it a profile it read.
+const Result<ClusterProfile>& shipped_profile(const std::string& name) {
+  static std::map<std::string, Result<ClusterProfile>> profiles;
+  auto it = profiles.find(name);
+  if (it == profiles.end()) it = profiles.emplace(name, find_cluster_profile(name)).first;
+  return it->second;
+}
+
 Result<PreparedPlan> prepare(const Dump& d) {
   auto profile = kProfiles.find(d.gpu);
   EXPECT_NE(profile, kProfiles.end()) << "no cluster profile for GPU " << d.gpu;
   PlanInputs in;
   in.recipe = HCP_FIXTURES_DIR "/real/bridge/" + d.file;
   in.cluster = profile->second.name;
+  const auto& read = shipped_profile(in.cluster);
+  EXPECT_TRUE(read) << read.error().str();
+  if (read) in.cluster_profile = *read;
   EXPECT_EQ(d.world_size % profile->second.gpus_per_node, 0);
   in.nodes = d.world_size / profile->second.gpus_per_node;
   return prepare_plan(in);
