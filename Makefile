@@ -71,8 +71,11 @@ build-cli: configure
 run: build-cli
 	./$(BUILD)/hcp-plan plan recipes/llama3_8b_128k.yaml --nodes 4 --gpus-per-node 8 --cluster dgx-h100
 
+# A unit-test executable runs as a few CTest shards; the GoogleTest cases that skipped are listed
+# after the run (scripts/ctest_skipped.sh).
 test: build test-deps
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS); rc=$$?; \
+	  $(CURDIR)/scripts/ctest_skipped.sh .; exit $$rc
 
 # Debian packages in $(BUILD): hcp-plan_<version>_<arch>.deb (and hcp-plan-gpu-bench_... with CUDA).
 package: build package-deps
@@ -104,7 +107,8 @@ test-sanitize: fuzz-deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS); \
+	  rc=$$?; $(CURDIR)/scripts/ctest_skipped.sh .; exit $$rc
 
 # clang, and the compiler-rt package of its version that holds libFuzzer (only a Recommends of
 # clang's, which install-deps.sh does not follow): libclang-rt-14-dev on Debian 12.

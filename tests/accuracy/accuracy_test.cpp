@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "hcp/accuracy.h"
 
@@ -17,6 +18,29 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kCorpus = HCP_RECIPES_DIR "/corpus/measured_runs.json";
+
+/// The shipped corpus, validation runs and fit, each read once per process: the tests that use
+/// them only read them (reading the JSON is most of what they cost).
+const Result<Corpus>& shipped_corpus() {
+  static const Result<Corpus> corpus = load_corpus(kCorpus);
+  return corpus;
+}
+const Result<Corpus>& shipped_validation() {
+  static const Result<Corpus> validation =
+      load_validation(HCP_RECIPES_DIR "/corpus/validation_runs.json", kCorpus);
+  return validation;
+}
+const Result<FittedModel>& shipped_fit_json() {
+  static const Result<FittedModel> fit = load_fit(HCP_RECIPES_DIR "/corpus/fitted_constants.json");
+  return fit;
+}
+/// predict() of the shipped corpus with the shipped fit (empty when either does not load).
+const std::vector<Prediction>& shipped_corpus_predictions() {
+  static const std::vector<Prediction> predictions =
+      shipped_corpus() && shipped_fit_json() ? predict(*shipped_corpus(), &*shipped_fit_json())
+                                             : std::vector<Prediction>{};
+  return predictions;
+}
 
 class TempFile {
  public:
@@ -64,7 +88,7 @@ Result<Corpus> tiny_corpus() {
 }
 
 TEST(Corpus, ShippedCorpusLoadsWithSourcesAndDims) {
-  auto corpus = load_corpus(kCorpus);
+  const auto& corpus = shipped_corpus();
   ASSERT_TRUE(corpus) << corpus.error().str();
   EXPECT_GE(corpus->rows.size(), 220u);
   int used = 0;
@@ -115,12 +139,12 @@ TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
 }
 
 TEST(Corpus, RunsWithKnownSettingsFitInMemory) {
-  auto corpus = load_corpus(kCorpus);
+  const auto& corpus = shipped_corpus();
   ASSERT_TRUE(corpus) << corpus.error().str();
-  auto fit = load_fit(HCP_RECIPES_DIR "/corpus/fitted_constants.json");
+  const auto& fit = shipped_fit_json();
   ASSERT_TRUE(fit) << fit.error().str();
   int checked = 0;
-  for (const Prediction& p : predict(*corpus, &*fit)) {
+  for (const Prediction& p : shipped_corpus_predictions()) {
     if (!p.row->settings_found) continue;
     ++checked;
     EXPECT_TRUE(p.fits_memory) << p.row->id << ": " << p.memory.total / (1 << 30) << " GiB > "
@@ -199,15 +223,17 @@ TEST(Corpus, RowsReadMemorySettingsAndNemoPerformanceTablesReduceInBf16) {
 }
 
 TEST(Corpus, NoShippedRowThatRanIsPredictedOutOfMemory) {
-  auto corpus = load_corpus(kCorpus);
+  const auto& corpus = shipped_corpus();
   ASSERT_TRUE(corpus) << corpus.error().str();
-  auto validation = load_validation(HCP_RECIPES_DIR "/corpus/validation_runs.json", kCorpus);
+  const auto& validation = shipped_validation();
   ASSERT_TRUE(validation) << validation.error().str();
-  auto fit = load_fit(HCP_RECIPES_DIR "/corpus/fitted_constants.json");
+  const auto& fit = shipped_fit_json();
   ASSERT_TRUE(fit) << fit.error().str();
   int checked = 0;
-  for (const Corpus* set : {&*corpus, &*validation}) {
-    for (const Prediction& p : predict(*set, &*fit)) {
+  const std::vector<Prediction> validation_predictions = predict(*validation, &*fit);
+  for (const std::vector<Prediction>* set :
+       {&shipped_corpus_predictions(), &validation_predictions}) {
+    for (const Prediction& p : *set) {
       if (p.predicted_tokens <= 0) continue;  // unpriced (no cluster profile)
       ++checked;
       EXPECT_TRUE(p.fits_memory) << p.row->id << ": " << p.memory.total / (1 << 30)

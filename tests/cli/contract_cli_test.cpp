@@ -126,7 +126,8 @@ TEST(ContractCli, ShorthandFlagsStillWork) {
   CliResult r = run_cli("validate llama3_8b_128k" + kShape + " -cp 7 --format json");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("\"CP040\""), std::string::npos) << r.out;
-  CliResult l = run_cli("validate llama3_8b_128k" + kShape + " --context_parallel_size 7");
+  // --wide: the message is on one line whatever the length of the checkout's path.
+  CliResult l = run_cli("validate llama3_8b_128k" + kShape + " --context_parallel_size 7 --wide");
   EXPECT_EQ(l.exit_code, 1) << l.out << l.err;
   EXPECT_NE(l.out.find("error: [CP040] Sequence length must be divisible"), std::string::npos)
       << l.out;

@@ -135,11 +135,11 @@ TEST(FoldRepeats, KeepsAtLeastOneOfAKind) {
   EXPECT_EQ(folded[1].message.rfind("... and 4 more errors", 0), 0u) << folded[1].message;
 }
 
-TEST(FoldRepeats, AHundredThousandRepeatsLeaveElevenEntries) {
-  const std::vector<Diagnostic> ds = unknown_keys("a.yaml", 100000);
+TEST(FoldRepeats, TwentyThousandRepeatsLeaveElevenEntries) {
+  const std::vector<Diagnostic> ds = unknown_keys("a.yaml", 20000);
   const std::vector<Diagnostic> folded = fold_repeats(ds);
   ASSERT_EQ(folded.size(), kFoldAfter + 1);
-  EXPECT_EQ(folded.back().message.rfind("... and 99990 more errors", 0), 0u);
+  EXPECT_EQ(folded.back().message.rfind("... and 19990 more errors", 0), 0u);
 }
 
 }  // namespace

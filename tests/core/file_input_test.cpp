@@ -55,12 +55,12 @@ TEST(InputLayer, HostilePathsAreRefusedInOneLineNamingThePath) {
        "is a /proc or /sys file"},
       {"missing", [](const InputDir& d) { return d.path("nope"); }, "no such file"},
   };
-  for (InputKind kind : kAllKinds) {
-    for (const Refused& c : cases) {
-      InputDir dir;
-      std::string path = c.make(dir);
-      std::error_code ec;
-      if (path.rfind("/sys/", 0) == 0 && !fs::exists(path, ec)) continue;  // no /sys mounted
+  InputDir dir;
+  for (const Refused& c : cases) {
+    const std::string path = c.make(dir);  // made once, read as every kind
+    std::error_code ec;
+    if (path.rfind("/sys/", 0) == 0 && !fs::exists(path, ec)) continue;  // no /sys mounted
+    for (InputKind kind : kAllKinds) {
       auto r = read_input_file(path, kind);
       ASSERT_FALSE(r) << c.name << " read as " << input_kind_name(kind);
       const std::string line = r.error().str();
@@ -83,9 +83,9 @@ TEST(InputLayer, DevNullIsTheEmptyFile) {
 }
 
 TEST(InputLayer, PipesOnlyForTheKindsThatAllowThem) {
+  InputDir dir;
   for (InputKind kind : kAllKinds) {
-    InputDir dir;
-    std::string fifo = dir.path("fifo");
+    std::string fifo = dir.path(std::string("fifo_") + input_kind_name(kind));
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
     if (!input_kind_allows_pipe(kind)) {
       auto r = read_input_file(fifo, kind);  // refused before open(2): no writer needed
@@ -134,11 +134,15 @@ TEST(InputLayer, TextClassesOfEveryTextKind) {
       {"NUL: binary data at the first control byte", std::string("a\x7f\0b", 4), false,
        ":1:2: binary data (byte 0x7f): not a"},
   };
+  InputDir dir;  // each case's file, written once and read as every text kind
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < cases.size(); ++i)
+    paths.push_back(dir.write("f" + std::to_string(i), cases[i].bytes));
   for (InputKind kind : kAllKinds) {
     if (!input_kind_is_text(kind)) continue;
-    for (const TextCase& c : cases) {
-      InputDir dir;
-      std::string path = dir.write("f", c.bytes);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const TextCase& c = cases[i];
+      const std::string& path = paths[i];
       auto r = read_input_file(path, kind);
       if (c.ok) {
         ASSERT_TRUE(r) << c.name << ": " << r.error().str();

@@ -100,11 +100,7 @@ void expect_rejected(const json& c) {
   EXPECT_EQ(built.error().message, problem->str());
 }
 
-void expect_groups(const json& c) {
-  GroupOptions config = config_of(c["input"]);
-  auto built = build_groups(config);
-  ASSERT_TRUE(built.ok()) << built.error().message;
-  const RankGroups& g = *built;
+void expect_groups(const json& c, const RankGroups& g) {
   const json& d = c["derived"];
   EXPECT_EQ(g.dp, d["dp"].get<int64_t>());
   EXPECT_EQ(g.expert_dp, d["expert_dp"].get<int64_t>());
@@ -147,14 +143,11 @@ void expect_groups(const json& c) {
 }
 
 /// Oracle node locality == place() == closed form, for the node size the case names.
-void expect_locality(const json& c) {
-  GroupOptions config = config_of(c["input"]);
-  auto built = build_groups(config);
-  ASSERT_TRUE(built.ok());
+void expect_locality(const json& c, const RankGroups& built) {
   const int64_t gpn = c["input"].value("gpus_per_node", 8);
   const NodeShape shape{gpn, gpn};
   for (const auto& [kind, want] : c["locality"].items()) {
-    const GroupSet* set = find_any(*built, kind);
+    const GroupSet* set = find_any(built, kind);
     ASSERT_NE(set, nullptr) << kind;
     GroupPlacement p = place(*set, shape);
     EXPECT_EQ(json::array({p.num_groups, p.group_size, p.cross_node_groups, p.max_nodes_spanned}),
@@ -164,13 +157,10 @@ void expect_locality(const json& c) {
 }
 
 /// Closed form == materialised, on nodes of 4 and 8 and NVLink domains of 8, 16, 72 and 1.
-void expect_closed_form(const json& c) {
-  GroupOptions config = config_of(c["input"]);
-  auto built = build_groups(config);
-  ASSERT_TRUE(built.ok());
+void expect_closed_form(const GroupOptions& config, const RankGroups& built) {
   for (NodeShape shape : {NodeShape{8, 8}, NodeShape{4, 72}, NodeShape{8, 16}, NodeShape{8, 1}}) {
     for (const std::string& kind : closed_form_kinds(config)) {
-      const GroupSet* set = find_any(*built, kind);
+      const GroupSet* set = find_any(built, kind);
       ASSERT_NE(set, nullptr) << kind;
       GroupPlacement want = place(*set, shape);
       auto got = place_group_kind(config, kind, shape);
@@ -196,9 +186,13 @@ void run_all(const std::string& file, size_t expected_cases) {
       expect_rejected(c);
       continue;
     }
-    expect_groups(c);
-    expect_locality(c);
-    expect_closed_form(c);
+    // Built once per case; the three checks read the same groups.
+    const GroupOptions config = config_of(c["input"]);
+    auto built = build_groups(config);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    expect_groups(c, *built);
+    expect_locality(c, *built);
+    expect_closed_form(config, *built);
   }
 }
 

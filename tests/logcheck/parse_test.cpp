@@ -286,10 +286,12 @@ TEST(LogParse, LongLinesAreCutAndIterationsStayBounded) {
   parser.feed(long_line, 1);
   // Half again past the cap: one thinning has happened and iterations kept after it.
   const auto fed = static_cast<int64_t>(kMaxIterationsKept + kMaxIterationsKept / 2);
+  std::string line;  // one buffer for every line
   for (int64_t i = 1; i <= fed; ++i) {
-    parser.feed(
-        " [t] iteration " + std::to_string(i) + "/ 1 | elapsed time per iteration (ms): 5.0 |",
-        i + 1);
+    line.assign(" [t] iteration ");
+    line += std::to_string(i);
+    line += "/ 1 | elapsed time per iteration (ms): 5.0 |";
+    parser.feed(line, i + 1);
   }
   auto log = parser.finish();
   ASSERT_TRUE(log.ok());

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/cluster.h"
 #include "hcp/planner.h"
 
 namespace hcp {
@@ -45,10 +46,6 @@ const std::map<std::string, Profile> kProfiles = {
     {"gb200", {"gb200-nvl72", 4}}, {"gb300", {"gb300-nvl72", 4}}, {"vr200", {"gb300-nvl72", 4}},
 };
 
-TEST(DryrunDumpsPlan, EveryDumpIsListed) {
-  EXPECT_EQ(dumps().size(), 32u);
-}
-
 /// The one dump upstream's own validation rejects: model.seq_length 16384 against
 /// dataset.seq_length 4096 (Bridge ConfigContainer.validate; CP042), so plan rejects its layout.
 constexpr const char* kMismatchedSeqLength = "llama3_8b_sft_gb200_fp8_mx_v1.yaml";
@@ -57,15 +54,40 @@ constexpr const char* kMismatchedSeqLength = "llama3_8b_sft_gb200_fp8_mx_v1.yaml
 /// the dump does not record (tests/cli/real_corpus_cli_test.cpp kLayoutNotRecorded).
 constexpr const char* kLayoutNotRecorded = "deepseek_v3_pretrain_h100_fp8_sc_v2.yaml";
 
+/// Each shipped profile read once: handed to prepare_plan as the CLI hands it a profile it read.
+const Result<ClusterProfile>& shipped_profile(const std::string& name) {
+  static std::map<std::string, Result<ClusterProfile>> profiles;
+  auto it = profiles.find(name);
+  if (it == profiles.end()) it = profiles.emplace(name, find_cluster_profile(name)).first;
+  return it->second;
+}
+
 Result<PreparedPlan> prepare(const Dump& d) {
   auto profile = kProfiles.find(d.gpu);
   EXPECT_NE(profile, kProfiles.end()) << "no cluster profile for GPU " << d.gpu;
   PlanInputs in;
   in.recipe = HCP_FIXTURES_DIR "/real/bridge/" + d.file;
   in.cluster = profile->second.name;
+  const auto& read = shipped_profile(in.cluster);
+  EXPECT_TRUE(read) << read.error().str();
+  if (read) in.cluster_profile = *read;
   EXPECT_EQ(d.world_size % profile->second.gpus_per_node, 0);
   in.nodes = d.world_size / profile->second.gpus_per_node;
   return prepare_plan(in);
+}
+
+/// Each dump prepared once per process, on first use (reading a dump is most of what these
+/// tests cost): the two tests below share them when one process runs both, and a test sharded
+/// alone reads only the dumps it needs.
+const Result<PreparedPlan>& prepared(const Dump& d) {
+  static std::map<std::string, Result<PreparedPlan>> cache;
+  auto it = cache.find(d.file);
+  if (it == cache.end()) it = cache.emplace(d.file, prepare(d)).first;
+  return it->second;
+}
+
+TEST(DryrunDumpsPlan, EveryDumpIsListed) {
+  EXPECT_EQ(dumps().size(), 32u);
 }
 
 // What plan does with the recipe's own layout (it is always in the space and always evaluated,
@@ -74,9 +96,9 @@ Result<PreparedPlan> prepare(const Dump& d) {
 TEST(DryrunDumpsPlan, OwnLayoutIsAcceptedAtTheDumpsWorldSize) {
   for (const Dump& d : dumps()) {
     SCOPED_TRACE(d.file);
-    auto prepared = prepare(d);
-    ASSERT_TRUE(prepared) << prepared.error().str();
-    const PlanRequest& request = prepared->request;
+    const auto& prepared_plan = prepared(d);
+    ASSERT_TRUE(prepared_plan) << prepared_plan.error().str();
+    const PlanRequest& request = prepared_plan->request;
     auto own = layout_on(request.recipe, d.world_size);
     ASSERT_TRUE(own) << own.error().str();
     EXPECT_EQ(own->world(), d.world_size);
@@ -107,9 +129,9 @@ TEST(DryrunDumpsPlan, SearchListsAndMarksTheOwnLayout) {
       continue;
     }
     SCOPED_TRACE(d.file);
-    auto prepared = prepare(d);
-    ASSERT_TRUE(prepared) << prepared.error().str();
-    auto result = plan(prepared->request);
+    const auto& prepared_plan = prepared(d);
+    ASSERT_TRUE(prepared_plan) << prepared_plan.error().str();
+    auto result = plan(prepared_plan->request);
     ASSERT_TRUE(result) << result.error().str();
     ASSERT_TRUE(result->recipe_layout);
     EXPECT_FALSE(result->recipe_rejected);

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "hcp/mlm_args.h"
 #include "hcp/recipe.h"
@@ -84,12 +87,22 @@ TEST(Registry, FindRuleIgnoresCaseAndRejectsUnknownIds) {
 
 // --- Every rule's examples, run through the loader, the overrides and every rule -------------
 
+/// run_rule_example of each rule's passing or failing example, run once per process: the
+/// example tests and the reads test below share them.
+const Result<ExampleRun>& example_run(const Rule& rule, bool failing) {
+  static std::map<std::pair<std::string, bool>, Result<ExampleRun>> runs;
+  const std::pair<std::string, bool> key{std::string(rule.id), failing};
+  auto it = runs.find(key);
+  if (it == runs.end()) it = runs.emplace(key, run_rule_example(rule, failing)).first;
+  return it->second;
+}
+
 class RuleExample : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RuleExample, FailingExampleFires) {
   const Rule* rule = find_rule(GetParam());
   ASSERT_NE(rule, nullptr);
-  auto run = run_rule_example(*rule, true);
+  const auto& run = example_run(*rule, true);
   if (rule->loader_rejects_bad_example) {
     ASSERT_FALSE(run.ok()) << rule->id << ": the loader accepted " << rule->bad_example;
     return;
@@ -103,7 +116,7 @@ TEST_P(RuleExample, FailingExampleFires) {
 TEST_P(RuleExample, PassingExampleIsQuiet) {
   const Rule* rule = find_rule(GetParam());
   ASSERT_NE(rule, nullptr);
-  auto run = run_rule_example(*rule, false);
+  const auto& run = example_run(*rule, false);
   ASSERT_TRUE(run.ok()) << run.error().str();
   EXPECT_FALSE(has_id(run->diagnostics, rule->id))
       << rule->id << " fired on its passing example: " << rule->good_example << "\n"
@@ -269,7 +282,7 @@ std::vector<ReadBase> read_bases(const Rule& rule) {
   std::vector<ReadBase> out;
   for (bool failing : {false, true}) {
     if (failing && rule.loader_rejects_bad_example) continue;
-    auto run = run_rule_example(rule, failing);
+    const auto& run = example_run(rule, failing);
     EXPECT_TRUE(run.ok()) << rule.id << ": " << run.error().str();
     if (!run.ok()) continue;
     std::string name = failing ? "failing example" : "passing example";
@@ -282,9 +295,8 @@ std::vector<ReadBase> read_bases(const Rule& rule) {
   return out;
 }
 
-Recipe with_key(Recipe recipe, std::string_view key, std::optional<int64_t> value) {
+void set_key(Recipe& recipe, std::string_view key, std::optional<int64_t> value) {
   recipe.set(key, value ? test::I(*value) : Value::null(Location{"test.yaml", 1, 1}));
-  return recipe;
 }
 
 TEST(RuleReads, RulesDeclareOnlyVariantFields) {
@@ -307,13 +319,19 @@ TEST_P(RuleReadsExample, DeclaredVariantFieldsAreExactlyTheOnesThatChangeItsFind
   ASSERT_NE(rule, nullptr);
   std::vector<ReadBase> bases = read_bases(*rule);
   ASSERT_FALSE(bases.empty());
+  std::vector<std::vector<std::string>> findings_as_given;
+  findings_as_given.reserve(bases.size());
+  for (const ReadBase& base : bases)
+    findings_as_given.push_back(findings_of(*rule, base.recipe, base.env));
   for (const VariantKey& variant : variant_keys()) {
     bool declared = rule->reads.test(static_cast<size_t>(variant.field));
     bool changed = false;
-    for (const ReadBase& base : bases) {
-      std::vector<std::string> before = findings_of(*rule, base.recipe, base.env);
+    for (size_t b = 0; b < bases.size(); ++b) {
+      const ReadBase& base = bases[b];
+      const std::vector<std::string>& before = findings_as_given[b];
+      Recipe perturbed = base.recipe;  // one copy per base and field: each value replaces the key
       for (std::optional<int64_t> value : kVariantValues) {
-        Recipe perturbed = with_key(base.recipe, variant.key, value);
+        set_key(perturbed, variant.key, value);
         std::vector<std::string> after = findings_of(*rule, perturbed, base.env);
         changed = changed || after != before;
         if (!declared) {
