@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,8 +18,26 @@
 namespace hcp {
 namespace {
 
+/// A folder of this process's own under the test temp folder: two test processes (shards, or two
+/// checkouts' suites at once) never write or run each other's scripts.
+/// Removed, with the scripts in it, when the process ends.
+const std::string& scratch_dir() {
+  struct Dir {
+    std::string path = ::testing::TempDir() + "/hcp_python_env_" + std::to_string(getpid());
+    Dir() { std::filesystem::create_directories(path); }
+    Dir(const Dir&) = delete;
+    Dir& operator=(const Dir&) = delete;
+    ~Dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
+}
+
 std::string fake_interpreter(const std::string& name, const std::string& body) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = scratch_dir() + "/" + name;
   std::ofstream(path) << "#!/bin/sh\n" << body;
   chmod(path.c_str(), 0755);
   return path;
@@ -81,10 +101,16 @@ TEST(PythonEnv, DeadlineCoversChildrenThatCloseStdoutOrNeverStop) {
       {"closes_stdout_then_forks", "exec >&-\nsleep 30 &\nwait\n"},
       {"prints_forever", "while :; do echo noise; done\n"},
   };
+  // Every script is written and closed before any probe forks: a script still open for writing
+  // in this process is inherited by another probe's child, and exec then fails (ETXTBSY).
+  std::vector<std::string> interpreters;
+  interpreters.reserve(std::size(cases));
+  for (const auto& [name, body] : cases)
+    interpreters.push_back(fake_interpreter(name, body));
   // The three probes run at once: each waits out its own deadline.
   std::vector<std::future<std::pair<Result<PythonEnvironment>, std::chrono::nanoseconds>>> runs;
-  for (const auto& [name, body] : cases) {
-    std::string interpreter = fake_interpreter(name, body);
+  runs.reserve(interpreters.size());
+  for (const std::string& interpreter : interpreters) {
     runs.push_back(std::async(std::launch::async, [interpreter] {
       const auto start = std::chrono::steady_clock::now();
       auto env = probe_python_env(interpreter, 50);
