@@ -853,7 +853,8 @@ TEST(Bands, HoldThePredictionEvenWhenEveryRowErrsOneWay) {
     rows[i].measured_tokens = 100;
     p.push_back(made(&rows[i], 120 + 10 * i));  // every prediction too fast
   }
-  const RegimeBand* b = band_named(bands_from({&p}), "dense_nocp");
+  std::vector<RegimeBand> bands = bands_from({&p});
+  const RegimeBand* b = band_named(bands, "dense_nocp");
   ASSERT_NE(b, nullptr);
   EXPECT_LT(b->low, std::log(100.0 / 130.0));
   EXPECT_EQ(b->high, 0);  // widened to hold the prediction itself
