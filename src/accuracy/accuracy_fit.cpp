@@ -637,28 +637,6 @@ std::string job_key(const CorpusRow& row) {
          " | " + row.publication;
 }
 
-/// |r_i - r_j| over the pairs of one job (job_key), per regime: the error of the predicted ratio
-/// of two layouts. Both rows of a pair come from one held-out set, so one refit predicted both.
-void add_pair_differences(const std::vector<Prediction>& set,
-                          std::map<std::string, std::vector<double>>& by_regime) {
-  std::map<std::string, std::vector<const Prediction*>> jobs;
-  for (const Prediction& p : set) {
-    if (p.predicted_tokens > 0) jobs[job_key(*p.row)].push_back(&p);
-  }
-  for (const auto& [key, job] : jobs) {
-    for (size_t i = 0; i < job.size(); ++i) {
-      for (size_t j = i + 1; j < job.size(); ++j) {
-        Regime r{job[i]->row->family, job[i]->row->layout.cp > 1};
-        by_regime[r.key()].push_back(std::abs(job[i]->residual() - job[j]->residual()));
-      }
-    }
-  }
-}
-
-}  // namespace
-
-namespace {
-
 /// The residuals, pair differences and publications behind one band.
 struct BandSample {
   std::vector<double> residuals;
@@ -666,10 +644,30 @@ struct BandSample {
   std::set<std::string> publications;
 };
 
-/// The keys a row's residual counts under: its regime, its family and every row.
+/// The keys a row counts under: its regime, its family and every row.
 std::vector<std::string> band_keys(const CorpusRow& row) {
   return {Regime{row.family, row.layout.cp > 1}.key(), family_band_key(row.family),
           kAllRowsBandKey};
+}
+
+/// |r_i - r_j| over the pairs of one job (job_key), under each of the job's band keys: the error
+/// of the predicted ratio of two layouts. Both rows of a pair come from one held-out set, so one
+/// refit predicted both.
+void add_pair_differences(const std::vector<Prediction>& set,
+                          std::map<std::string, BandSample>& samples) {
+  std::map<std::string, std::vector<const Prediction*>> jobs;
+  for (const Prediction& p : set) {
+    if (p.predicted_tokens > 0) jobs[job_key(*p.row)].push_back(&p);
+  }
+  for (const auto& [key, job] : jobs) {
+    for (size_t i = 0; i < job.size(); ++i) {
+      for (size_t j = i + 1; j < job.size(); ++j) {
+        double difference = std::abs(job[i]->residual() - job[j]->residual());
+        for (const std::string& band : band_keys(*job[i]->row))
+          samples[band].differences.push_back(difference);
+      }
+    }
+  }
 }
 
 RegimeBand band_of(const std::string& key, const BandSample& s) {
@@ -699,14 +697,7 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
         samples[key].publications.insert(p.row->publication);
       }
     }
-    std::map<std::string, std::vector<double>> differences;
-    add_pair_differences(*set, differences);
-    for (auto& [regime, list] : differences) {
-      // A pair's regime key names its family too (the part before the underscore).
-      std::string family = regime.substr(0, regime.find('_'));
-      for (const std::string& key : {regime, family, std::string(kAllRowsBandKey)})
-        samples[key].differences.insert(samples[key].differences.end(), list.begin(), list.end());
-    }
+    add_pair_differences(*set, samples);
   }
   std::vector<RegimeBand> out;
   for (const auto& [key, sample] : samples) {

@@ -609,9 +609,10 @@ Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Ha
   // The windows the DP collectives hide in: one micro-batch's whole forward (the parameter
   // all-gather of overlap_param_gather, waited for layer by layer in the forward pre-hooks) and
   // its whole backward with its recompute (the bucketed reduce-scatter of overlap_grad_reduce,
-  // launched as each bucket's gradients are ready in the last micro-batch's backward; Megatron-LM
-  // megatron/core/distributed/distributed_data_parallel.py, _make_forward_pre_hook and
-  // _make_backward_post_hook, and param_and_grad_buffer.py, register_grad_ready).
+  // launched as each bucket's gradients are ready in the last micro-batch's backward; NVIDIA/
+  // Megatron-LM megatron/core/distributed/distributed_data_parallel.py @0011998: the forward
+  // pre-hook's finish_param_sync, the backward post-hook's register_grad_ready, no_sync clearing
+  // is_last_microbatch for the other micro-batches).
   double elementwise_fwd = (w.elementwise + w.permute) / kFwdBwdOverFwd;
   double elementwise_bwd = (w.elementwise + w.permute) - elementwise_fwd;
   double fwd_mb = (w.gemm_fwd + w.attn_fwd + elementwise_fwd) / pp;
