@@ -157,21 +157,26 @@ TEST(Scaling, GroupsWorldAndShownGroups) {
       524288);
 }
 
+/// `dcp` on n synthetic sequences in one step (no --global-batch), with `variant` when given.
+std::vector<std::string> dcp_one_step_args(int64_t n, const char* variant) {
+  std::vector<std::string> args = {"dcp",
+                                   "--synthetic",
+                                   "lognormal:1024:1.5:" + std::to_string(n) + ":8192",
+                                   "--dp",
+                                   "16",
+                                   "--cp",
+                                   "4",
+                                   "--max-seqlen-per-dp-cp-rank",
+                                   "2048"};
+  if (variant != nullptr) {
+    args.emplace_back("--variant");
+    args.emplace_back(variant);
+  }
+  return args;
+}
+
 TEST(Scaling, DcpWholeInputAsOneStep) {
-  // No --global-batch: every sequence is scheduled in one step.
-  expect_near_linear(
-      [](int64_t n) {
-        return std::vector<std::string>{"dcp",
-                                        "--synthetic",
-                                        "lognormal:1024:1.5:" + std::to_string(n) + ":8192",
-                                        "--dp",
-                                        "16",
-                                        "--cp",
-                                        "4",
-                                        "--max-seqlen-per-dp-cp-rank",
-                                        "2048"};
-      },
-      400000);
+  expect_near_linear([](int64_t n) { return dcp_one_step_args(n, nullptr); }, 400000);
 }
 
 TEST(Scaling, DcpBucketedVariantsWholeInputAsOneStep) {
@@ -179,21 +184,7 @@ TEST(Scaling, DcpBucketedVariantsWholeInputAsOneStep) {
   // 65,536 sequences a step while that cost the square of the step).
   for (const char* variant : {"dev_pr2000", "main_hybrid"}) {
     SCOPED_TRACE(variant);
-    expect_near_linear(
-        [variant](int64_t n) {
-          return std::vector<std::string>{"dcp",
-                                          "--synthetic",
-                                          "lognormal:1024:1.5:" + std::to_string(n) + ":8192",
-                                          "--dp",
-                                          "16",
-                                          "--cp",
-                                          "4",
-                                          "--max-seqlen-per-dp-cp-rank",
-                                          "2048",
-                                          "--variant",
-                                          variant};
-        },
-        400000);
+    expect_near_linear([variant](int64_t n) { return dcp_one_step_args(n, variant); }, 400000);
   }
 }
 
