@@ -101,6 +101,40 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit) {
 
 namespace {
 
+/// One entry of the fit file's "bands": a regime name, finite numbers, whole counts not below 0
+/// (sources not below -1, "not said"), low <= high.
+Result<RegimeBand> parse_band(const json& b, const std::string& path) {
+  if (!b.is_object() || !b.contains("regime") || !b["regime"].is_string()) {
+    return fit_error(path, "bands", "each band needs a regime");
+  }
+  RegimeBand band;
+  band.regime = b["regime"].get<std::string>();
+  std::string key = "bands." + band.regime;
+  for (const char* field : {"low", "high", "relative"}) {
+    if (b.contains(field) && (!b[field].is_number() || !std::isfinite(b[field].get<double>()))) {
+      return fit_error(path, key + "." + field, "must be a finite number");
+    }
+  }
+  for (const char* field : {"rows", "pairs", "sources"}) {
+    if (b.contains(field) && !b[field].is_number_integer()) {
+      return fit_error(path, key + "." + field, "must be a whole number");
+    }
+  }
+  band.rows = b.value("rows", int64_t{0});
+  band.low = b.value("low", 0.0);
+  band.high = b.value("high", 0.0);
+  band.relative = b.value("relative", 0.0);
+  band.pairs = b.value("pairs", int64_t{0});
+  band.sources = b.value("sources", int64_t{-1});
+  if (band.rows < 0 || band.pairs < 0 || band.sources < -1) {
+    return fit_error(path, key, "rows and pairs must be >= 0 and sources >= -1");
+  }
+  if (band.low > band.high || band.relative < 0) {
+    return fit_error(path, key, "band low > high or negative relative");
+  }
+  return band;
+}
+
 Result<FittedModel> parse_fit(const std::string& text, const std::string& path) {
   Result<json> parsed = parse_json_input(text, path, "fitted-constants JSON");
   if (!parsed) return parsed.error();
@@ -154,21 +188,9 @@ Result<FittedModel> parse_fit(const std::string& text, const std::string& path) 
   }
   if (j.contains("bands") && j["bands"].is_array()) {
     for (const json& b : j["bands"]) {
-      if (!b.is_object() || !b.contains("regime")) {
-        return fit_error(path, "bands", "each band needs a regime");
-      }
-      RegimeBand band;
-      band.regime = b["regime"].get<std::string>();
-      band.rows = b.value("rows", int64_t{0});
-      band.low = b.value("low", 0.0);
-      band.high = b.value("high", 0.0);
-      band.relative = b.value("relative", 0.0);
-      band.pairs = b.value("pairs", int64_t{0});
-      band.sources = b.value("sources", int64_t{-1});
-      if (band.low > band.high || band.relative < 0) {
-        return fit_error(path, "bands." + band.regime, "band low > high or negative relative");
-      }
-      fit.bands.push_back(band);
+      auto band = parse_band(b, path);
+      if (!band) return band.error();
+      fit.bands.push_back(*band);
     }
   }
   return fit;

@@ -714,6 +714,39 @@ TEST(FitFile, BadInputs) {
   EXPECT_NE(d.error().str().find("range differs"), std::string::npos) << d.error().str();
 }
 
+TEST(FitFile, MalformedBandsAreOneLineErrorsNamingTheField) {
+  struct Case {
+    const char* band;
+    const char* names;
+  };
+  const Case cases[] = {
+      {R"({"low": -0.1, "high": 0.1})", "each band needs a regime"},
+      {R"({"regime": 3})", "each band needs a regime"},
+      {R"({"regime": "dense_cp", "rows": "x"})", "bands.dense_cp.rows"},
+      {R"({"regime": "dense_cp", "rows": 1e30})", "bands.dense_cp.rows"},
+      {R"({"regime": "dense_cp", "pairs": 2.5})", "bands.dense_cp.pairs"},
+      {R"({"regime": "dense_cp", "sources": "three"})", "bands.dense_cp.sources"},
+      {R"({"regime": "dense_cp", "sources": -7})", "sources >= -1"},
+      {R"({"regime": "dense_cp", "rows": -1})", "rows and pairs must be >= 0"},
+      {R"({"regime": "dense_cp", "low": "x"})", "bands.dense_cp.low"},
+      {R"({"regime": "dense_cp", "relative": -0.1})", "negative relative"},
+  };
+  for (const Case& c : cases) {
+    TempFile file(std::string(R"({"constants": [], "bands": [)") + c.band + "]}");
+    auto fit = load_fit(file.path());
+    ASSERT_FALSE(fit) << c.band;
+    EXPECT_NE(fit.error().str().find(c.names), std::string::npos) << fit.error().str();
+    EXPECT_EQ(fit.error().str().find('\n'), std::string::npos) << fit.error().str();
+  }
+  TempFile good(
+      R"({"constants": [], "bands": [{"regime": "dense_cp", "rows": 4, "low": -0.1,
+          "high": 0.1, "relative": 0.05, "pairs": 2, "sources": 3}]})");
+  auto fit = load_fit(good.path());
+  ASSERT_TRUE(fit) << fit.error().str();
+  ASSERT_EQ(fit->bands.size(), 1u);
+  EXPECT_EQ(fit->bands[0].sources, 3);
+}
+
 // The shipped fit file is the one source of the values that run.
 
 nlohmann::json shipped_fit_file() {
