@@ -1,6 +1,7 @@
 #include "hcp/file_output.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <optional>
 
 namespace hcp {
 
@@ -50,6 +52,26 @@ class TemporaryGuard {
  private:
   static int index(int s) { return s == SIGTERM ? 0 : s == SIGINT ? 1 : 2; }
   void (*previous_[3])(int) = {SIG_DFL, SIG_DFL, SIG_DFL};
+};
+
+/// While alive: SIGTERM, SIGINT and SIGHUP are held back, and delivered when it ends. Creating the
+/// temporary file and handing it to a TemporaryGuard happen under it, so no signal falls between
+/// the two and leaves the file behind.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int s : {SIGTERM, SIGINT, SIGHUP})
+      sigaddset(&held, s);
+    pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_{};
 };
 
 /// Write in place: devices, FIFOs and other non-regular targets that exist.
@@ -98,13 +120,17 @@ Status write_output_file(const std::string& path, std::string_view text) {
   }
   std::string temporary;
   int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temporary = temporary_name(path, attempt);
-    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) return errno_error(path, "cannot write", errno);
+  std::optional<TemporaryGuard> guard;
+  {
+    SignalsHeld held;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+      temporary = temporary_name(path, attempt);
+      fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd < 0 && errno != EEXIST) return errno_error(path, "cannot write", errno);
+    }
+    if (fd < 0) return file_error(path, "cannot write: no free temporary name beside it");
+    guard.emplace(temporary);
   }
-  if (fd < 0) return file_error(path, "cannot write: no free temporary name beside it");
-  TemporaryGuard guard(temporary);
   Status written = write_all(fd, text, path);
   int closed = ::close(fd);
   int close_errno = errno;
