@@ -120,6 +120,8 @@ def dgxc_rows(table):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        raise SystemExit(__doc__.strip().splitlines()[0] if __doc__ else "usage: build_validation_runs.py [OUT_JSON]")
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         here, "..", "..", "recipes", "corpus", "validation_runs.json")
     rows = [r for t in TABLES for r in rows_of(t)] + [r for t in DGXC_TABLES for r in dgxc_rows(t)] + TORCHTITAN_ROWS + MZ_ROWS + LF_ROWS
