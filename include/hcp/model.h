@@ -185,6 +185,10 @@ struct TrainingSetup {
   bool cuda_graphs = false;               ///< cuda_graph_impl / enable_cuda_graph
   /// The whole training iteration is one CUDA graph (Bridge is_full_iteration_cuda_graph).
   bool cuda_graph_full_iteration = false;
+  /// cuda_graph_scope names only some of a layer's modules (attn, moe_router, moe_preprocess,
+  /// mamba): the rest of the layer (the routed experts' dispatch and grouped GEMMs) launches
+  /// eagerly, and the layer's host cost is priced as without graphs.
+  bool cuda_graph_partial_scope = false;
   /// comm_overlap.overlap_moe_expert_parallel_comm: EP dispatch / combine overlapped with the
   /// compute of the other micro-batch (Bridge perf flag moe_a2a_overlap).
   bool moe_a2a_overlap = false;
@@ -193,6 +197,11 @@ struct TrainingSetup {
 
 /// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).
 TrainingSetup training_setup_of(const Recipe& recipe);
+
+/// True when a TE / local cuda_graph_scope list captures only part of a layer: it is not empty
+/// (empty: the whole layer, Megatron-LM transformer_config.py cuda_graph_scope) and names
+/// neither "full" nor "full_iteration", nor both "attn" and one of "mlp" / "moe".
+bool cuda_graph_scope_is_partial(const std::vector<std::string>& scope);
 
 /// The substitution sentences a run with `setup` depends on: Hardware::substituted, then the FP8
 /// peak's (Hardware::fp8_substituted) when the run computes in FP8 (its GEMMs or its attention).

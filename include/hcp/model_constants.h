@@ -99,9 +99,12 @@ const std::vector<ConstantInfo>& constant_catalog();
 
 /// The group of generations that share one fitted value of a constant: "all" for constants that
 /// describe the software rather than the GPU (passes over memory, shares hidden by overlap or
-/// left by CUDA graphs), "blackwell_family" for the BF16 and FP8 GEMM rates of Blackwell and
-/// Blackwell Ultra (the same dense BF16 and FP8 peaks per GPU in gpu_specs.cpp; Blackwell Ultra
-/// raises the FP4 peak), else the generation's own name.
+/// left by CUDA graphs, the Mamba scan kernels' share of peak), "blackwell_family" for Blackwell
+/// and Blackwell Ultra's BF16 and FP8 GEMM rates (the same dense BF16 and FP8 peaks per GPU in
+/// gpu_specs.cpp; Blackwell Ultra raises the FP4 peak), GEMM shape constants, NVLink 5
+/// all-to-all rate and per-layer host cost (one SM architecture and NVLink generation: fitted
+/// apart, Blackwell Ultra's all-to-all rate and host cost ended at their bounds), else the
+/// generation's own name.
 std::string_view fit_group(std::string_view constant, GpuGeneration g);
 
 /// A bound on the ratio of two rate constants of one generation (numerator / denominator), where

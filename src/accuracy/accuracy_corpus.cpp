@@ -1,4 +1,5 @@
 // The validation corpus: recipes/corpus/measured_runs.json -> rows the cost model can price.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -184,17 +185,19 @@ void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
   // Full-iteration graphs as Bridge decides them (src/megatron/bridge/utils/cuda_graph.py:118-126,
   // is_full_iteration_cuda_graph, v0.5.1 @5cb3444): impl "full_iteration", or impl "local" with
   // "full_iteration" in the scope.
-  bool full_scope = false;
+  std::vector<std::string> scope;
   if (settings.contains("cuda_graph_scope")) {
-    const json& scope = settings["cuda_graph_scope"];
-    if (scope.is_string()) full_scope = scope.get<std::string>() == "full_iteration";
-    if (scope.is_array()) {
-      for (const json& item : scope)
-        full_scope =
-            full_scope || (item.is_string() && item.get<std::string>() == "full_iteration");
+    const json& value = settings["cuda_graph_scope"];
+    if (value.is_string()) scope.push_back(value.get<std::string>());
+    if (value.is_array()) {
+      for (const json& item : value)
+        if (item.is_string()) scope.push_back(item.get<std::string>());
     }
   }
+  bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
   setup.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
+  setup.cuda_graph_partial_scope = setup.cuda_graphs && !setup.cuda_graph_full_iteration &&
+                                   cuda_graph_scope_is_partial(scope);
 }
 
 /// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens.

@@ -86,6 +86,7 @@ bool same_inputs(const CorpusRow& a, const CorpusRow& b) {
          x.precision == y.precision && x.fp8_attention == y.fp8_attention && x.fsdp == y.fsdp &&
          x.cuda_graphs == y.cuda_graphs &&
          x.cuda_graph_full_iteration == y.cuda_graph_full_iteration &&
+         x.cuda_graph_partial_scope == y.cuda_graph_partial_scope &&
          x.moe_a2a_overlap == y.moe_a2a_overlap &&
          x.activation_offload_layers == y.activation_offload_layers &&
          x.offload_modules == y.offload_modules;

@@ -270,18 +270,30 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   // Full-iteration capture: cuda_graph_impl "full_iteration", or "local" with "full_iteration"
   // in cuda_graph_scope (Megatron-Bridge src/megatron/bridge/utils/cuda_graph.py:118-126,
   // is_full_iteration_cuda_graph, v0.5.1 @5cb3444).
-  bool full_scope = false;
-  if (const Value* scope = recipe.find("model.cuda_graph_scope")) {
-    if (scope->is_string()) full_scope = scope->as_string() == "full_iteration";
-    if (scope->is_list()) {
-      for (const Value& item : scope->items())
-        full_scope = full_scope || (item.is_string() && item.as_string() == "full_iteration");
+  std::vector<std::string> scope;
+  if (const Value* value = recipe.find("model.cuda_graph_scope")) {
+    if (value->is_string()) scope.push_back(value->as_string());
+    if (value->is_list()) {
+      for (const Value& item : value->items())
+        if (item.is_string()) scope.push_back(item.as_string());
     }
   }
+  bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
   s.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
+  s.cuda_graph_partial_scope = s.cuda_graphs && !s.cuda_graph_full_iteration &&
+                               cuda_graph_scope_is_partial(scope);
   s.moe_a2a_overlap = recipe.bool_or("comm_overlap.overlap_moe_expert_parallel_comm", false);
   s.moe_deepep = recipe.get_string("model.moe_token_dispatcher_type").value_or("") == "flex";
   return s;
+}
+
+bool cuda_graph_scope_is_partial(const std::vector<std::string>& scope) {
+  if (scope.empty()) return false;
+  auto has = [&](std::string_view name) {
+    return std::find(scope.begin(), scope.end(), name) != scope.end();
+  };
+  if (has("full") || has("full_iteration")) return false;
+  return !(has("attn") && (has("mlp") || has("moe")));
 }
 
 }  // namespace hcp

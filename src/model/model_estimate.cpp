@@ -170,6 +170,22 @@ double ep_offdomain_fraction(const Layout& l, const Hardware& hw) {
   return 1.0 - domain / span;
 }
 
+/// Remote ranks one token is sent to by DeepEP / HybridEP: once to each other EP rank that holds
+/// at least one of its topk experts (the rank-level layout is_token_in_rank of DeepEP's
+/// get_dispatch_layout), where Megatron's NCCL all-to-all dispatcher sends one copy per routed
+/// expert. Experts spread evenly, num_experts / ep per rank, topk of them drawn without
+/// replacement.
+double deepep_remote_ranks(const ModelDims& m, const Layout& l) {
+  double experts = static_cast<double>(m.num_experts);
+  double per_rank = experts / static_cast<double>(l.ep);
+  double miss = 1.0;  // P(a given rank holds none of the token's experts)
+  for (int64_t i = 0; i < m.moe_topk && i < m.num_experts; ++i) {
+    double left = experts - static_cast<double>(i);
+    miss *= std::max(0.0, left - per_rank) / left;
+  }
+  return (static_cast<double>(l.ep) - 1.0) * (1.0 - miss);
+}
+
 /// Busiest expert's load over the mean: dropless runs pay the routing imbalance; a capacity
 /// factor caps it (moe_expert_capacity_factor, tokens beyond it are dropped).
 double moe_load_factor(const ModelDims& m, const Hardware& hw) {
@@ -207,6 +223,7 @@ double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const Layout& l
     // Dispatch and combine, forward and backward: each token copy leaves its GPU unless its
     // expert is local ((ep-1)/ep of them), on the link the EP group uses.
     double bytes = tokens / tp * topk * h * kBf16 * (l.ep - 1.0) / l.ep;
+    if (setup.moe_deepep) bytes = tokens / tp * h * kBf16 * deepep_remote_ranks(m, l);
     double off = ep_offdomain_fraction(l, hw);
     double inter_bytes = bytes * off;
     if (setup.moe_deepep && off > 0) {
@@ -273,7 +290,7 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const Layout& l, con
   double passes = k.elementwise_passes + (setup.precision == Precision::kBf16 ? 0 : k.cast_passes);
   w.elementwise = x.blocks * hbm_seconds(passes * tokens / tp * h * kBf16, hw);
   double graphs = setup.cuda_graph_full_iteration ? k.cuda_graph_full_overhead
-                  : setup.cuda_graphs             ? k.cuda_graph_overhead
+                  : setup.cuda_graphs && !setup.cuda_graph_partial_scope ? k.cuda_graph_overhead
                                                   : kNoGraphOverheadShare;
   w.overhead = (x.blocks + x.mtp) * k.layer_overhead_s * graphs;
 

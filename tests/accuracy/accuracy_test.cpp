@@ -138,6 +138,27 @@ TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
   EXPECT_TRUE(corpus->rows[1].setup.grad_reduce_in_fp32);  // not a Bridge perf row
 }
 
+TEST(Corpus, ATransformerEngineScopeOfSomeModulesIsAPartialGraph) {
+  TempFile f(corpus_of_m(R"(
+    {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "settings": {"cuda_graph_impl": "transformer_engine",
+                  "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
+     "measured": {"tokens_per_s_per_gpu": 1}},
+    {"id": "b", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
+     "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8, "global_batch": 128,
+     "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "settings": {"cuda_graph_impl": "transformer_engine", "cuda_graph_scope": []},
+     "measured": {"tokens_per_s_per_gpu": 1}})"));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  EXPECT_TRUE(corpus->rows[0].setup.cuda_graphs);
+  EXPECT_TRUE(corpus->rows[0].setup.cuda_graph_partial_scope);
+  EXPECT_TRUE(corpus->rows[1].setup.cuda_graphs);
+  EXPECT_FALSE(corpus->rows[1].setup.cuda_graph_partial_scope);  // empty: the whole layer
+}
+
 TEST(Corpus, RunsWithKnownSettingsFitInMemory) {
   const auto& corpus = shipped_corpus();
   ASSERT_TRUE(corpus) << corpus.error().str();

@@ -320,7 +320,7 @@ TEST(PlanText, ExplainsTheRowsTheChoiceAndYourLayout) {
            "rows: the recommended option (*) first, then the rest by predicted step time",
            "\nA *     4   4   1   all_gather",
            "  your layout; a2a on NVLink",
-           "your layout: AV TP1 CP16 a2a+p2p [8,2] DP2, rank 48 of 54; it does not fit",
+           "your layout: AW TP1 CP16 a2a+p2p [8,2] DP2, rank 49 of 54; it does not fit",
            "The least changes that make it fit:\n  - the same layout with --recompute full: ",
            "  - why not a faster option: ",
            "A is preferred to B, the fastest, for 11.2 GiB more memory headroom",

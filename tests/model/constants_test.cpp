@@ -101,8 +101,8 @@ namespace {
 TEST(ModelConstants, FitGroupsShareSoftwareConstantsAndBlackwellGemmRates) {
   using G = GpuGeneration;
   // Passes over memory and overlap shares describe the software: one value for every generation.
-  for (const char* name :
-       {"elementwise_passes", "cast_passes", "ring_overlap", "ep_overlap", "cuda_graph_overhead"}) {
+  for (const char* name : {"elementwise_passes", "cast_passes", "ring_overlap", "ep_overlap",
+                           "cuda_graph_overhead", "mamba_eff"}) {
     for (G g : {G::kAmpere, G::kHopper, G::kBlackwell, G::kBlackwellUltra})
       EXPECT_EQ(fit_group(name, g), "all") << name;
   }
@@ -113,7 +113,22 @@ TEST(ModelConstants, FitGroupsShareSoftwareConstantsAndBlackwellGemmRates) {
   EXPECT_EQ(fit_group("gemm_eff_mxfp8", G::kBlackwellUltra), "blackwell_family");
   EXPECT_EQ(fit_group("gemm_eff_nvfp4", G::kBlackwellUltra), "blackwell_ultra");
   EXPECT_EQ(fit_group("gemm_eff_bf16", G::kHopper), "hopper");
-  EXPECT_EQ(fit_group("layer_overhead_s", G::kBlackwellUltra), "blackwell_ultra");
+  // The kernel-shape and host constants of one architecture are one value for both Blackwells.
+  for (const char* name :
+       {"gemm_half_tokens", "gemm_half_width", "a2a_nvlink_eff", "layer_overhead_s"}) {
+    EXPECT_EQ(fit_group(name, G::kBlackwellUltra), "blackwell_family") << name;
+    EXPECT_EQ(fit_group(name, G::kHopper), "hopper") << name;
+  }
+}
+
+TEST(ModelConstants, KernelAndNicMeasurementsAreNotFitted) {
+  // Attention rates (cuDNN kernels) and the all-to-all rate across domains (nccl-tests, DeepEP)
+  // come from component measurements; fitted, they ended at a bound.
+  auto fittable = ModelConstants::fit_start().names();
+  for (const char* name : {"hopper.attn_fwd_eff", "hopper.attn_bwd_eff", "blackwell.attn_fp8_eff",
+                           "blackwell.a2a_nic_eff", "hopper.a2a_nic_eff"})
+    EXPECT_EQ(std::find(fittable.begin(), fittable.end(), name), fittable.end()) << name;
+  EXPECT_NE(std::find(fittable.begin(), fittable.end(), "hopper.a2a_nvlink_eff"), fittable.end());
 }
 
 TEST(ModelConstants, CountedPassesAreNotOfferedToTheFitter) {
