@@ -196,8 +196,8 @@ void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
   }
   bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
   setup.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
-  setup.cuda_graph_partial_scope = setup.cuda_graphs && !setup.cuda_graph_full_iteration &&
-                                   cuda_graph_scope_is_partial(scope);
+  setup.cuda_graph_partial_scope =
+      setup.cuda_graphs && !setup.cuda_graph_full_iteration && cuda_graph_scope_is_partial(scope);
 }
 
 /// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens.

@@ -28,9 +28,10 @@ const std::vector<ConstantInfo>& constant_catalog() {
       {"gemm_half_width", &K::gemm_half_width, 0, 8192, true, 0,
        "routed expert FFN width per GPU at which its grouped GEMM runs at half its wide rate"},
       // Attention rates, BF16 and FP8, are the kernel measurements (cuDNN fused attention on H100,
-      // prior_source) and are not fitted (fitted, Blackwell's FP8 rate ended at its bound): in the throughput corpus attention is a small share of the step at
-      // 4K-8K tokens, and an earlier corpus fit (0.234 forward, 0.564 backward: a backward faster
-      // than its forward) let them absorb whatever else those rows differ in.
+      // prior_source) and are not fitted (fitted, Blackwell's FP8 rate ended at its bound): in the
+      // throughput corpus attention is a small share of the step at 4K-8K tokens, and an earlier
+      // corpus fit (0.234 forward, 0.564 backward: a backward faster than its forward) let them
+      // absorb whatever else those rows differ in.
       {"attn_fwd_eff", &K::attn_fwd_eff, 0.1, 0.95, false, 0.545,
        "attention forward rate on long chunks / BF16 dense peak"},
       {"attn_bwd_eff", &K::attn_bwd_eff, 0.1, 0.95, false, 0.47,

@@ -280,8 +280,8 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   }
   bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
   s.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
-  s.cuda_graph_partial_scope = s.cuda_graphs && !s.cuda_graph_full_iteration &&
-                               cuda_graph_scope_is_partial(scope);
+  s.cuda_graph_partial_scope =
+      s.cuda_graphs && !s.cuda_graph_full_iteration && cuda_graph_scope_is_partial(scope);
   s.moe_a2a_overlap = recipe.bool_or("comm_overlap.overlap_moe_expert_parallel_comm", false);
   s.moe_deepep = recipe.get_string("model.moe_token_dispatcher_type").value_or("") == "flex";
   return s;

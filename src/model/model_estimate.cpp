@@ -291,7 +291,7 @@ Result<MicroBatchWork> micro_batch_work(const ModelDims& m, const Layout& l, con
   w.elementwise = x.blocks * hbm_seconds(passes * tokens / tp * h * kBf16, hw);
   double graphs = setup.cuda_graph_full_iteration ? k.cuda_graph_full_overhead
                   : setup.cuda_graphs && !setup.cuda_graph_partial_scope ? k.cuda_graph_overhead
-                                                  : kNoGraphOverheadShare;
+                                                                         : kNoGraphOverheadShare;
   w.overhead = (x.blocks + x.mtp) * k.layer_overhead_s * graphs;
 
   double full = x.attention - x.windowed;

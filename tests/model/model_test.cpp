@@ -512,7 +512,8 @@ TEST(ModelMoe, DeepEpCrossesEachRemoteDomainOnce) {
   // (8 of 64 experts per rank, top-8: 7 x (1 - C(56,8) / C(64,8)) = 4.69 ranks) where the NCCL
   // dispatcher sends one copy per remote expert (8 x 7/8 = 7).
   double miss = 1;
-  for (int i = 0; i < 8; ++i) miss *= (56.0 - i) / (64.0 - i);
+  for (int i = 0; i < 8; ++i)
+    miss *= (56.0 - i) / (64.0 - i);
   EXPECT_NEAR(a2a(inside, true) / a2a(inside, false), 7 * (1 - miss) / 7, 0.02);
 }
 
