@@ -76,7 +76,8 @@ const std::vector<ConstantInfo>& constant_catalog() {
        "per-message latency across domains"},
       {"tp_overlap", &K::tp_overlap, 0, 1, true, 0.8,
        "share of TP collectives tp_comm_overlap hides"},
-      {"ep_overlap", &K::ep_overlap, 0, 1, true, 0.8,
+      // Not fitted: the term is capped by the compute beside it; a fitted share ended at 1.0.
+      {"ep_overlap", &K::ep_overlap, 0, 1, false, 1.0,
        "share of EP dispatch / combine overlap_moe_expert_parallel_comm hides"},
       {"mamba_eff", &K::mamba_eff, 0.02, 0.95, true, 0.05,
        "Mamba-2 SSD / gated delta net scan rate / BF16 dense peak"},
@@ -217,8 +218,9 @@ const char* prior_source(std::string_view name) {
     return "assumption: NCCL's order of magnitude (µs inside a node, 10-20 µs across IB)";
   if (name == "tp_overlap") return "assumption: userbuffers hide ~80 % of TP collectives";
   if (name == "ep_overlap")
-    return "assumption: the 1F1B a2a overlap hides ~80 % of EP dispatch / combine (Megatron-LM "
-           "overlap_moe_expert_parallel_comm: one micro-batch's a2a beside another's compute)";
+    return "structure: the 1F1B a2a overlap hides EP dispatch / combine up to the other "
+           "micro-batch's compute beside it (Megatron-LM overlap_moe_expert_parallel_comm), all "
+           "of it; fitted as a further share it ended at its bound 1.0";
   if (name == "cuda_graph_full_overhead")
     return "assumption: a whole-iteration graph leaves ~10 % of the per-layer host cost";
   if (name == "mamba_eff") return "assumption: SSD scan kernels at ~25 % of BF16 peak";

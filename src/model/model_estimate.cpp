@@ -170,6 +170,15 @@ double ep_offdomain_fraction(const Layout& l, const Hardware& hw) {
   return 1.0 - domain / span;
 }
 
+/// The busiest of several receivers' load over the mean when each sums `experts` experts whose
+/// loads vary independently: the busiest expert's excess over the mean (`expert_load` - 1)
+/// shrinks as 1 / sqrt(experts) in a sum. The EP all-to-all waits for its busiest receiving rank
+/// or domain; the expert GEMMs keep the busiest expert's factor (summing it per rank there too
+/// was scored: leave-one-model-out 22.1% -> 24.7%).
+double summed_load(double expert_load, double experts) {
+  return 1.0 + (expert_load - 1.0) / std::sqrt(std::max(1.0, experts));
+}
+
 /// Remote ranks one token is sent to by DeepEP / HybridEP: once to each other EP rank that holds
 /// at least one of its topk experts (the rank-level layout is_token_in_rank of DeepEP's
 /// get_dispatch_layout), where Megatron's NCCL all-to-all dispatcher sends one copy per routed
@@ -236,10 +245,15 @@ double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const Layout& l
       double remote = (domains - 1.0) * (1.0 - std::pow(1.0 - 1.0 / domains, topk));
       inter_bytes = std::min(inter_bytes, tokens / tp * h * kBf16 * remote);
     }
-    double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * kPerGiga);
-    double inter = off > 0 ? inter_bytes / (hw.a2a_gbs(false) * kPerGiga) : 0;
+    // The busiest receiver sets the time: a rank (inside a domain) or a domain (across them),
+    // whose load sums its experts' loads.
+    double per_rank = static_cast<double>(m.num_experts) / static_cast<double>(l.ep);
+    double per_domain = off > 0 ? per_rank * static_cast<double>(l.ep) * (1.0 - off) : per_rank;
+    double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * kPerGiga) * summed_load(load, per_rank);
+    double inter =
+        off > 0 ? inter_bytes / (hw.a2a_gbs(false) * kPerGiga) * summed_load(load, per_domain) : 0;
     double one = std::max(intra, inter) + hw.link_latency(off == 0);
-    w.ep_a2a = x.moe * (kEpA2aPerLayerPass * kDirections) * one * load;
+    w.ep_a2a = x.moe * (kEpA2aPerLayerPass * kDirections) * one;
     if (setup.moe_a2a_overlap) {
       // overlap_moe_expert_parallel_comm runs one micro-batch's dispatch / combine beside the
       // other's compute (Megatron-LM combined 1F1B schedule; Bridge perf flag moe_a2a_overlap,

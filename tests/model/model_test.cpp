@@ -481,6 +481,28 @@ TEST(ModelMoe, NarrowExpertsRunTheirGemmsSlower) {
   EXPECT_GT(wide, 1.0);
 }
 
+TEST(ModelMoe, AllToAllWaitsForTheBusiestRankNotTheBusiestExpert) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  hw.nvlink_latency_s = 0;        // bandwidth only: the load scales it
+  ModelDims m = moe_model(2048);  // 64 experts
+  TrainingSetup s;
+  s.global_batch = 64;
+  Layout l;  // EP 8 inside one domain: 8 experts per rank
+  l.tp = 1;
+  l.cp = 1;
+  l.dp = 8;
+  l.ep = 8;
+  l.etp = 1;
+  auto a2a = [&](double imbalance) {
+    hw.k.moe_dropless_imbalance = imbalance;
+    auto e = estimate(m, l, hw, s);
+    EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+    return e.ok() ? e->time.ep_a2a_s : 0.0;
+  };
+  // The busiest expert at twice the mean: a rank summing 8 experts is 1 + 1/sqrt(8) of the mean.
+  EXPECT_NEAR(a2a(2.0) / a2a(1.0), 1 + 1 / std::sqrt(8.0), 1e-9);
+}
+
 TEST(ModelMoe, DeepEpCrossesEachRemoteDomainOnce) {
   Hardware hw = hardware_from_profile(testing::dgx_h100(),
                                       testing::test_constants());  // 8-GPU NVLink domains
