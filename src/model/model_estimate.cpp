@@ -528,22 +528,49 @@ MemoryBreakdown memory_of(const ModelDims& m, const Layout& l, const Hardware& h
 
 /// Gradient reduce-scatter + parameter all-gather (distributed optimizer) or all-reduce over the
 /// DP x CP group; exposed beyond what the last backward / first forward hides.
+/// Seconds of one reduce-scatter or all-gather of `bytes` per rank over a group of `n` ranks,
+/// `per_domain` of them in each NVLink domain. Across domains NCCL runs one ring per NIC, each
+/// crossing the domain boundary through its own NIC, so the members inside one domain add their
+/// NICs up, to at most the NVLink rate: 2 HGX nodes with 8 400G NICs each reach ~396 GB/s ring
+/// busbw (nccl-tests #319), 8 x the ~48 GB/s of one NIC.
+double ring_pass_seconds(double bytes, double n, double per_domain, const Hardware& hw) {
+  if (n <= 1) return 0;
+  double gbs = per_domain >= n ? hw.link_gbs(true)
+                               : std::min(hw.link_gbs(true), per_domain * hw.link_gbs(false));
+  return (n - 1) / n * bytes / (gbs * kPerGiga);
+}
+
+/// Members of a group whose ranks are every `stride`-th rank (Megatron orders tp-cp-ep-dp-pp
+/// and, for experts, etp-ep-edp-pp) inside one NVLink domain, at most `n`.
+double members_per_domain(double n, int64_t stride, const Hardware& hw) {
+  double domain = static_cast<double>(std::max(1, hw.nvlink_domain));
+  return std::clamp(std::floor(domain / static_cast<double>(std::max<int64_t>(1, stride))), 1.0, n);
+}
+
 double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& hw,
                           const TrainingSetup& setup, bool inside, double fwd_mb, double bwd_mb,
                           const LayerMix& x) {
   double n = static_cast<double>(l.dp * l.cp);
   if (n <= 1) return 0;
-  double params = stage_params(m, l, x).total();
+  // Dense parameters reduce over the DP x CP group, routed experts over the expert DP group
+  // (tp * cp * dp / (etp * ep) ranks, every etp * ep-th rank).
+  StageParams params = stage_params(m, l, x);
+  double dense_domain = inside ? n : members_per_domain(n, l.tp, hw);
+  int64_t expert_stride = l.expert_tp() * std::max<int64_t>(l.ep, 1);
+  double expert_n = static_cast<double>(l.tp) * n / static_cast<double>(expert_stride);
+  double expert_domain = members_per_domain(expert_n, expert_stride, hw);
+  auto pass = [&](double bytes_per_param) {
+    return ring_pass_seconds(params.dense * bytes_per_param, n, dense_domain, hw) +
+           ring_pass_seconds(params.experts * bytes_per_param, expert_n, expert_domain, hw);
+  };
   double grad_bytes = setup.grad_reduce_in_fp32 ? kFp32 : kBf16;
-  double share = (n - 1) / n;
-  double gbs = hw.link_gbs(inside);
   double rs = 0;
   double ag = 0;
   if (setup.distributed_optimizer) {
-    rs = share * params * grad_bytes / (gbs * kPerGiga);
-    ag = share * params * kBf16 / (gbs * kPerGiga);
+    rs = pass(grad_bytes);
+    ag = pass(kBf16);
   } else {
-    rs = kAllReduceOverReduceScatter * share * params * grad_bytes / (gbs * kPerGiga);
+    rs = kAllReduceOverReduceScatter * pass(grad_bytes);
   }
   if (!setup.overlap_grad_reduce) return rs + ag;
   double layers = std::max(1.0, std::ceil(static_cast<double>(m.num_layers) / l.pp));

@@ -685,3 +685,49 @@ TEST(ModelSetup, RecipeReadsThePrecisionAwareOptimizerState) {
 
 }  // namespace
 }  // namespace hcp
+
+namespace hcp {
+namespace {
+
+/// DP-only layout of `dp` ranks with `tp`-way TP on DGX H100 nodes (8-GPU NVLink domains).
+Layout dp_layout(int64_t tp, int64_t dp) {
+  Layout l;
+  l.tp = tp;
+  l.cp = 1;
+  l.dp = dp;
+  return l;
+}
+
+double dp_seconds(const Layout& l) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  ModelDims m = testing::llama3_8b(8192);
+  TrainingSetup s;
+  s.global_batch = l.dp;
+  s.overlap_grad_reduce = false;  // the whole reduce-scatter and all-gather, nothing hidden
+  auto e = estimate(m, l, hw, s);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  return e.ok() ? e->time.dp_comm_s : 0.0;
+}
+
+TEST(ModelDp, RingsAcrossNodesUseEveryMembersNic) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  // TP1 DP16 on two nodes: 8 members per node, one ring per NIC, 8 x the NIC rate is more than
+  // NVLink's: the same per-byte rate as DP8 inside one node, ((n - 1) / n of the same bytes).
+  double one_node = dp_seconds(dp_layout(1, 8));
+  double two_nodes = dp_seconds(dp_layout(1, 16));
+  ASSERT_GT(one_node, 0);
+  EXPECT_NEAR(two_nodes / one_node, (15.0 / 16) / (7.0 / 8), 1e-9);
+  // TP8 DP2: one member per node, its ring crosses on one NIC: the NIC rate.
+  double inside = dp_seconds(dp_layout(8, 1));
+  EXPECT_EQ(inside, 0);
+  double across = dp_seconds(dp_layout(8, 2));
+  ASSERT_GT(across, 0);
+  // TP4 DP4 on two nodes: 2 members per node, 2 NICs. Twice TP8's parameters per GPU, (n - 1) /
+  // n = 3/4 against 1/2, at twice the rate.
+  double two_per_node = dp_seconds(dp_layout(4, 4));
+  double two_nics = std::min(hw.link_gbs(true), 2 * hw.link_gbs(false));
+  EXPECT_NEAR(two_per_node / across, (2 * 0.75 / two_nics) / (0.5 / hw.link_gbs(false)), 1e-9);
+}
+
+}  // namespace
+}  // namespace hcp
