@@ -482,7 +482,9 @@ DGXC_TABLES = [
     dgxc(*V2505, "deepseek_v3/pretraining/README.md", "GB200 Performance: Deepseek V3 BF16 GB200", "DeepSeekV3", "BF16", *GB200,
          lay(4096, 2, 4, 1, None, 1, 64, ep=None, expert_tensor_parallel_size=1),
          [(128, 1024, 34.168, 122755.33), (256, 2048, 34.194, 245323.97), (512, 4096, 34.274, 489502.71)],
-         note="EP 32 at 128 GPUs, 64 at 256 and 512 (layout table); VP printed as 1; MTP not printed"),
+         note="EP 32 at 128 GPUs, 64 at 256 and 512 (layout table); VP printed as 1; MTP not printed",
+         settings={"recompute_modules": ["core_attn"]},
+         settings_read_from="deepseek_v3/pretraining/launch.sh:103-115 at the same commit (gb200: AOL=0, RM='core_attn', passed as --recompute_modules)"),
 ]
 
 DGXC_EP = {("GB200 Performance: Deepseek V3 BF16 GB200", 128): 32,
