@@ -729,5 +729,31 @@ TEST(ModelDp, RingsAcrossNodesUseEveryMembersNic) {
   EXPECT_NEAR(two_per_node / across, (2 * 0.75 / two_nics) / (0.5 / hw.link_gbs(false)), 1e-9);
 }
 
+TEST(ModelDp, ExpertGradientsCrossOnTheExpertGroupsNics) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  auto dp_comm = [&](const ModelDims& m, const Layout& l, double nic_gbs) {
+    Hardware h = hw;
+    h.nic_gbs = nic_gbs;
+    TrainingSetup s;
+    s.global_batch = l.dp;
+    s.overlap_grad_reduce = false;
+    auto e = estimate(m, l, h, s);
+    EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+    return e.ok() ? e->time.dp_comm_s : 0.0;
+  };
+  double nic = hw.link_gbs(false);
+  ASSERT_GE(8 * nic, hw.link_gbs(true));  // eight NICs per node outrun NVLink
+  // Dense TP1 DP16 on two nodes: eight members per node, NVLink-bound at either NIC rate.
+  ModelDims dense = testing::llama3_8b(8192);
+  EXPECT_DOUBLE_EQ(dp_comm(dense, dp_layout(1, 16), nic),
+                   dp_comm(dense, dp_layout(1, 16), 2 * nic));
+  // EP 8 fills a node: the expert DP group has one member per node and crosses on one NIC.
+  Layout moe_layout = dp_layout(1, 16);
+  moe_layout.ep = 8;
+  moe_layout.etp = 1;
+  ModelDims moe = moe_model(2048);
+  EXPECT_GT(dp_comm(moe, moe_layout, nic), 1.2 * dp_comm(moe, moe_layout, 2 * nic));
+}
+
 }  // namespace
 }  // namespace hcp
