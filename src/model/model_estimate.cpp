@@ -57,6 +57,10 @@ constexpr double kDirections = 2;
 constexpr double kTpCollectivesPerLayerPass = 4;
 /// EP per MoE layer and pass: one dispatch and one combine all-to-all.
 constexpr double kEpA2aPerLayerPass = 2;
+/// Megatron-LM's default gradient bucket: max(40M, 1M x DP x CP) parameters
+/// (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size).
+constexpr double kDdpBucketMinParams = 40e6;
+constexpr double kDdpBucketParamsPerRank = 1e6;
 /// Without distributed optimizer the gradient all-reduce moves 2x a reduce-scatter's bytes.
 constexpr double kAllReduceOverReduceScatter = 2;
 /// Megatron-FSDP holds the layer it computes and the one it prefetches unsharded.
@@ -563,18 +567,35 @@ double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& h
     return ring_pass_seconds(params.dense * bytes_per_param, n, dense_domain, hw) +
            ring_pass_seconds(params.experts * bytes_per_param, expert_n, expert_domain, hw);
   };
+  // A ring pass takes n - 1 steps: NCCL's tuning model (src/graph/tuning.cc, ring) charges the
+  // network latency to the steps that cross a node boundary, domains - 1 of them, and the NVLink
+  // latency to the rest. With overlap_grad_reduce each bucket (max(40M, 1M x DP x CP)
+  // parameters, Megatron-LM DistributedDataParallelConfig.bucket_size: "larger DP sizes need
+  // larger buckets to ensure collectives do not become latency-bound") is a pass; without it,
+  // one pass over everything.
+  double domains = std::ceil(n / dense_domain);
+  double step_latency =
+      (n - domains) * hw.link_latency(true) + (domains - 1.0) * hw.link_latency(false);
+  double buckets =
+      setup.overlap_grad_reduce
+          ? std::max(1.0, std::ceil(params.total() /
+                                    std::max(kDdpBucketMinParams, kDdpBucketParamsPerRank * n)))
+          : 1.0;
   double grad_bytes = setup.grad_reduce_in_fp32 ? kFp32 : kBf16;
   double rs = 0;
   double ag = 0;
   if (setup.distributed_optimizer) {
-    rs = pass(grad_bytes);
-    ag = pass(kBf16);
+    rs = pass(grad_bytes) + buckets * step_latency;
+    ag = pass(kBf16) + buckets * step_latency;
   } else {
-    rs = kAllReduceOverReduceScatter * pass(grad_bytes);
+    rs = kAllReduceOverReduceScatter * (pass(grad_bytes) + buckets * step_latency);
   }
   if (!setup.overlap_grad_reduce) return rs + ag;
+  // The last bucket's reduce-scatter (after the last layer's backward) and the first bucket's
+  // all-gather (before the first forward) wait: one layer's bytes, one pass's latency each.
   double layers = std::max(1.0, std::ceil(static_cast<double>(m.num_layers) / l.pp));
-  double last_bucket = (rs + ag) / layers;
+  double passes = setup.distributed_optimizer ? 2.0 : kAllReduceOverReduceScatter;
+  double last_bucket = (rs + ag - passes * buckets * step_latency) / layers + passes * step_latency;
   return std::max(0.0, rs - bwd_mb) + std::max(0.0, ag - fwd_mb) + last_bucket;
 }
 

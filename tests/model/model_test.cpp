@@ -698,8 +698,15 @@ Layout dp_layout(int64_t tp, int64_t dp) {
   return l;
 }
 
-double dp_seconds(const Layout& l) {
+/// DGX H100 without message latencies: DP collectives cost their bytes alone.
+Hardware bandwidth_only() {
   Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  hw.nvlink_latency_s = 0;
+  hw.nic_latency_s = 0;
+  return hw;
+}
+
+double dp_seconds(const Layout& l, const Hardware& hw = bandwidth_only()) {
   ModelDims m = testing::llama3_8b(8192);
   TrainingSetup s;
   s.global_batch = l.dp;
@@ -710,7 +717,7 @@ double dp_seconds(const Layout& l) {
 }
 
 TEST(ModelDp, RingsAcrossNodesUseEveryMembersNic) {
-  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  Hardware hw = bandwidth_only();
   // TP1 DP16 on two nodes: 8 members per node, one ring per NIC, 8 x the NIC rate is more than
   // NVLink's: the same per-byte rate as DP8 inside one node, ((n - 1) / n of the same bytes).
   double one_node = dp_seconds(dp_layout(1, 8));
@@ -727,6 +734,22 @@ TEST(ModelDp, RingsAcrossNodesUseEveryMembersNic) {
   double two_per_node = dp_seconds(dp_layout(4, 4));
   double two_nics = std::min(hw.link_gbs(true), 2 * hw.link_gbs(false));
   EXPECT_NEAR(two_per_node / across, (2 * 0.75 / two_nics) / (0.5 / hw.link_gbs(false)), 1e-9);
+}
+
+TEST(ModelDp, RingStepsPayNvlinkLatencyAndNetworkLatencyAtNodeBoundaries) {
+  // Bytes free: what is left is the latency of the reduce-scatter and all-gather passes.
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  hw.nvlink_gbs = 1e12;
+  hw.nic_gbs = 1e12;
+  double nvl = hw.nvlink_latency_s;
+  double net = hw.nic_latency_s;
+  ASSERT_GT(net, nvl);
+  // DP8 in one node: 7 NVLink steps per pass.
+  EXPECT_NEAR(dp_seconds(dp_layout(1, 8), hw), 2 * 7 * nvl, 1e-9);
+  // DP16 on two nodes: 15 steps, 1 of them across the node boundary (NCCL's ring model).
+  EXPECT_NEAR(dp_seconds(dp_layout(1, 16), hw), 2 * (14 * nvl + net), 1e-9);
+  // TP8 DP4 on four nodes: every step crosses.
+  EXPECT_NEAR(dp_seconds(dp_layout(8, 4), hw), 2 * 3 * net, 1e-9);
 }
 
 TEST(ModelDp, ExpertGradientsCrossOnTheExpertGroupsNics) {
