@@ -198,10 +198,20 @@ struct TrainingSetup {
 /// Read the training settings of a recipe (train.*, ddp.*, model.recompute_granularity, ...).
 TrainingSetup training_setup_of(const Recipe& recipe);
 
-/// True when a TE / local cuda_graph_scope list captures only part of a layer: it is not empty
-/// (empty: the whole layer, Megatron-LM transformer_config.py cuda_graph_scope) and names
-/// neither "full" nor "full_iteration", nor both "attn" and one of "mlp" / "moe".
+/// True when a TE / local list of captured modules (cuda_graph_scope, renamed cuda_graph_modules)
+/// covers only part of a layer: it is not empty (empty captures the whole layer, and "full" is
+/// its deprecated spelling: Megatron-LM megatron/core/transformer/transformer_config.py
+/// cuda_graph_modules, enums.py CudaGraphModule @d98e8a6) and names neither "full" nor
+/// "full_iteration", nor both "attn" and one of "mlp" / "moe".
 bool cuda_graph_scope_is_partial(const std::vector<std::string>& scope);
+
+/// Set a run's CUDA-graph settings (cuda_graphs, cuda_graph_full_iteration,
+/// cuda_graph_partial_scope) from cuda_graph_impl ("none" or empty: off), the deprecated
+/// enable_cuda_graph flag and the captured modules. Full-iteration capture as Bridge decides it
+/// (src/megatron/bridge/utils/cuda_graph.py:118-126, is_full_iteration_cuda_graph, v0.5.1
+/// @5cb3444): impl "full_iteration", or impl "local" with "full_iteration" among the modules.
+void set_cuda_graphs(TrainingSetup& setup, std::string_view impl, bool enabled,
+                     const std::vector<std::string>& scope);
 
 /// The substitution sentences a run with `setup` depends on: Hardware::substituted, then the FP8
 /// peak's (Hardware::fp8_substituted) when the run computes in FP8 (its GEMMs or its attention).

@@ -177,14 +177,8 @@ void read_recompute(const json& settings, TrainingSetup& setup) {
   setup.recompute_layers = int_or(settings, "recompute_num_layers", 0);
 }
 
-/// CUDA graphs of a row: on unless cuda_graph_impl is "none", and whether they capture the full
-/// iteration.
+/// CUDA graphs of a row: cuda_graph_impl and the captured modules (set_cuda_graphs).
 void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
-  std::string graphs = string_or(settings, "cuda_graph_impl", "none");
-  setup.cuda_graphs = !graphs.empty() && graphs != "none";
-  // Full-iteration graphs as Bridge decides them (src/megatron/bridge/utils/cuda_graph.py:118-126,
-  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444): impl "full_iteration", or impl "local" with
-  // "full_iteration" in the scope.
   std::vector<std::string> scope;
   if (settings.contains("cuda_graph_scope")) {
     const json& value = settings["cuda_graph_scope"];
@@ -194,10 +188,7 @@ void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
         if (item.is_string()) scope.push_back(item.get<std::string>());
     }
   }
-  bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
-  setup.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
-  setup.cuda_graph_partial_scope =
-      setup.cuda_graphs && !setup.cuda_graph_full_iteration && cuda_graph_scope_is_partial(scope);
+  set_cuda_graphs(setup, string_or(settings, "cuda_graph_impl", "none"), false, scope);
 }
 
 /// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens.

@@ -264,27 +264,29 @@ TrainingSetup training_setup_of(const Recipe& recipe) {
   s.fsdp = recipe.bool_or("dist.use_megatron_fsdp", false) ||
            recipe.bool_or("ddp.use_megatron_fsdp", false);
   if (s.fsdp) s.distributed_optimizer = true;
-  std::string graphs = recipe.get_string("model.cuda_graph_impl").value_or("none");
-  s.cuda_graphs =
-      (graphs != "none" && !graphs.empty()) || recipe.bool_or("model.enable_cuda_graph", false);
-  // Full-iteration capture: cuda_graph_impl "full_iteration", or "local" with "full_iteration"
-  // in cuda_graph_scope (Megatron-Bridge src/megatron/bridge/utils/cuda_graph.py:118-126,
-  // is_full_iteration_cuda_graph, v0.5.1 @5cb3444).
+  // The captured modules: cuda_graph_scope, or its newer name cuda_graph_modules.
   std::vector<std::string> scope;
-  if (const Value* value = recipe.find("model.cuda_graph_scope")) {
-    if (value->is_string()) scope.push_back(value->as_string());
-    if (value->is_list()) {
-      for (const Value& item : value->items())
-        if (item.is_string()) scope.push_back(item.as_string());
-    }
+  const Value* value = recipe.find("model.cuda_graph_scope");
+  if (value == nullptr) value = recipe.find("model.cuda_graph_modules");
+  if (value != nullptr && value->is_string()) scope.push_back(value->as_string());
+  if (value != nullptr && value->is_list()) {
+    for (const Value& item : value->items())
+      if (item.is_string()) scope.push_back(item.as_string());
   }
-  bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
-  s.cuda_graph_full_iteration = graphs == "full_iteration" || (graphs == "local" && full_scope);
-  s.cuda_graph_partial_scope =
-      s.cuda_graphs && !s.cuda_graph_full_iteration && cuda_graph_scope_is_partial(scope);
+  set_cuda_graphs(s, recipe.get_string("model.cuda_graph_impl").value_or("none"),
+                  recipe.bool_or("model.enable_cuda_graph", false), scope);
   s.moe_a2a_overlap = recipe.bool_or("comm_overlap.overlap_moe_expert_parallel_comm", false);
   s.moe_deepep = recipe.get_string("model.moe_token_dispatcher_type").value_or("") == "flex";
   return s;
+}
+
+void set_cuda_graphs(TrainingSetup& setup, std::string_view impl, bool enabled,
+                     const std::vector<std::string>& scope) {
+  setup.cuda_graphs = enabled || (!impl.empty() && impl != "none");
+  bool full_scope = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
+  setup.cuda_graph_full_iteration = impl == "full_iteration" || (impl == "local" && full_scope);
+  setup.cuda_graph_partial_scope =
+      setup.cuda_graphs && !setup.cuda_graph_full_iteration && cuda_graph_scope_is_partial(scope);
 }
 
 bool cuda_graph_scope_is_partial(const std::vector<std::string>& scope) {

@@ -58,7 +58,7 @@ constexpr double kTpCollectivesPerLayerPass = 4;
 /// EP per MoE layer and pass: one dispatch and one combine all-to-all.
 constexpr double kEpA2aPerLayerPass = 2;
 /// Megatron-LM's default gradient bucket: max(40M, 1M x DP x CP) parameters
-/// (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size).
+/// (megatron/core/distributed/distributed_data_parallel_config.py:48-51 @d98e8a6, bucket_size).
 constexpr double kDdpBucketMinParams = 40e6;
 constexpr double kDdpBucketParamsPerRank = 1e6;
 /// Without distributed optimizer the gradient all-reduce moves 2x a reduce-scatter's bytes.
@@ -184,9 +184,9 @@ double summed_load(double expert_load, double experts) {
 }
 
 /// Remote ranks one token is sent to by DeepEP / HybridEP: once to each other EP rank that holds
-/// at least one of its topk experts (the rank-level layout is_token_in_rank of DeepEP's
-/// get_dispatch_layout), where Megatron's NCCL all-to-all dispatcher sends one copy per routed
-/// expert. Experts spread evenly, num_experts / ep per rank, topk of them drawn without
+/// at least one of its topk experts (the rank-level layout is_token_in_rank of deepseek-ai/DeepEP
+/// Buffer.get_dispatch_layout), where Megatron's NCCL all-to-all dispatcher sends one copy per
+/// routed expert. Experts spread evenly, num_experts / ep per rank, topk of them drawn without
 /// replacement.
 double deepep_remote_ranks(const ModelDims& m, const Layout& l) {
   double experts = static_cast<double>(m.num_experts);
@@ -530,8 +530,6 @@ MemoryBreakdown memory_of(const ModelDims& m, const Layout& l, const Hardware& h
   return mem;
 }
 
-/// Gradient reduce-scatter + parameter all-gather (distributed optimizer) or all-reduce over the
-/// DP x CP group; exposed beyond what the last backward / first forward hides.
 /// Seconds of one reduce-scatter or all-gather of `bytes` per rank over a group of `n` ranks,
 /// `per_domain` of them in each NVLink domain. Across domains NCCL runs one ring per NIC, each
 /// crossing the domain boundary through its own NIC, so the members inside one domain add their
@@ -551,6 +549,9 @@ double members_per_domain(double n, int64_t stride, const Hardware& hw) {
   return std::clamp(std::floor(domain / static_cast<double>(std::max<int64_t>(1, stride))), 1.0, n);
 }
 
+/// Gradient reduce-scatter + parameter all-gather (distributed optimizer) or all-reduce over the
+/// DP x CP group (routed experts: the expert DP group); exposed beyond what the last backward /
+/// first forward hides.
 double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& hw,
                           const TrainingSetup& setup, bool inside, double fwd_mb, double bwd_mb,
                           const LayerMix& x) {
@@ -567,11 +568,13 @@ double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& h
     return ring_pass_seconds(params.dense * bytes_per_param, n, dense_domain, hw) +
            ring_pass_seconds(params.experts * bytes_per_param, expert_n, expert_domain, hw);
   };
-  // A ring pass takes n - 1 steps: NCCL's tuning model (src/graph/tuning.cc, ring) charges the
-  // network latency to the steps that cross a node boundary, domains - 1 of them, and the NVLink
-  // latency to the rest. With overlap_grad_reduce each bucket (max(40M, 1M x DP x CP)
-  // parameters, Megatron-LM DistributedDataParallelConfig.bucket_size: "larger DP sizes need
-  // larger buckets to ensure collectives do not become latency-bound") is a pass; without it,
+  // A ring pass takes n - 1 steps: NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc:411-412
+  // @5067397, ring) charges the network latency to the steps that cross a node boundary,
+  // domains - 1 of them, and the NVLink latency to the rest. The expert group's ring runs beside
+  // the dense group's and is not counted again. With overlap_grad_reduce each bucket (max(40M, 1M x
+  // DP x CP) parameters, Megatron-LM DistributedDataParallelConfig.bucket_size: "larger DP sizes
+  // need larger buckets to ensure collectives do not become latency-bound",
+  // megatron/core/distributed/ distributed_data_parallel_config.py @d98e8a6) is a pass; without it,
   // one pass over everything.
   double domains = std::ceil(n / dense_domain);
   double step_latency =

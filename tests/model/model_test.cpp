@@ -427,6 +427,14 @@ TEST(ModelSetup, RecipeReadsFullIterationGraphsAndMoeOverlap) {
   EXPECT_TRUE(training_setup_of(r).cuda_graph_partial_scope);
   r.set("model.cuda_graph_impl", Value::string("none", {}));
   EXPECT_FALSE(training_setup_of(r).cuda_graph_partial_scope);  // no graphs at all
+  // The newer name of the same list (Megatron-LM cuda_graph_modules).
+  Recipe modules;
+  modules.framework = Framework::kBridge;
+  modules.set("model.cuda_graph_impl", Value::string("transformer_engine", {}));
+  modules.set("model.cuda_graph_modules", Value::list({Value::string("moe_router", {})}, {}));
+  EXPECT_TRUE(training_setup_of(modules).cuda_graph_partial_scope);
+  modules.set("model.cuda_graph_modules", Value::string("full", {}));
+  EXPECT_FALSE(training_setup_of(modules).cuda_graph_partial_scope);
 }
 
 }  // namespace
