@@ -1,7 +1,9 @@
 // Bounded work (issue #28): each command's run time grows near-linearly in its input. Every test
-// runs hcp-plan on an input of size n and of size 2n, a few times each, and checks that the least
-// CPU time of the larger run is under 2.5 times that of the smaller one (a quadratic algorithm
-// gives 4x). CPU time of the child (user + system, from wait4) rather than wall time, so a busy
+// runs hcp-plan on an input of size n and of size 4n, a few times each, and checks that the least
+// CPU time of the larger run is under 8 times that of the smaller one: linear work gives 4x, the
+// n log n of sorting and the cache misses of a larger heap about 5x, a quadratic algorithm 16x.
+// (Doubling with a bound of 2.5 left too little room: n log n plus a loaded CI machine measured
+// 2.65x once.) CPU time of the child (user + system, from wait4) rather than wall time, so a busy
 // machine does not fail the test; the sizes put the smaller run well above start-up time.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -23,7 +25,8 @@
 namespace hcp::testing {
 namespace {
 
-constexpr double kMaxGrowth = 2.5;
+constexpr int64_t kSizeFactor = 4;
+constexpr double kMaxGrowth = 8.0;
 constexpr int kRepetitions = 3;
 
 /// The input files written for the current test (removed when it has measured).
@@ -76,22 +79,22 @@ std::pair<double, double> least_cpu_seconds(const std::vector<std::string>& a,
   return {best_a, best_b};
 }
 
-/// Run the command on size n and 2n (`args_for` builds the arguments, writing any input file) and
-/// check the growth. `floor_s`: the smaller run must take at least this long, so the ratio
-/// measures the work, not the start-up.
+/// Run the command on size n and kSizeFactor * n (`args_for` builds the arguments, writing any
+/// input file) and check the growth. `floor_s`: the smaller run must take at least this long, so
+/// the ratio measures the work, not the start-up.
 void expect_near_linear(const std::function<std::vector<std::string>(int64_t)>& args_for, int64_t n,
                         int want_exit = 0, double floor_s = 0.05) {
   const std::vector<std::string> small_args = args_for(n);
-  const std::vector<std::string> large_args = args_for(2 * n);
+  const std::vector<std::string> large_args = args_for(kSizeFactor * n);
   const auto [small, large] = least_cpu_seconds(small_args, large_args, want_exit);
   for (const std::string& path : written())
     std::remove(path.c_str());
   written().clear();
   ASSERT_GE(small, 0) << "size " << n << " did not exit " << want_exit;
-  ASSERT_GE(large, 0) << "size " << 2 * n << " did not exit " << want_exit;
+  ASSERT_GE(large, 0) << "size " << kSizeFactor * n << " did not exit " << want_exit;
   EXPECT_GE(small, floor_s) << "size " << n << " is too small to time";
-  EXPECT_LT(large, kMaxGrowth * small)
-      << "size " << n << ": " << small << " s CPU; size " << 2 * n << ": " << large << " s CPU";
+  EXPECT_LT(large, kMaxGrowth * small) << "size " << n << ": " << small << " s CPU; size "
+                                       << kSizeFactor * n << ": " << large << " s CPU";
 }
 
 std::string scratch(const std::string& name) {
@@ -118,7 +121,7 @@ TEST(Scaling, ValidateMlmTestConfigSections) {
         return std::vector<std::string>{
             "validate", write_file("sections_" + std::to_string(n) + ".yaml", env + args)};
       },
-      6000);
+      3000);
 }
 
 TEST(Scaling, ValidateUnknownKeys) {
@@ -131,7 +134,7 @@ TEST(Scaling, ValidateUnknownKeys) {
         return std::vector<std::string>{"validate",
                                         write_file("unknown_" + std::to_string(n) + ".yaml", text)};
       },
-      10000);
+      5000);
 }
 
 TEST(Scaling, PlanOneNodeOfManyGpus) {
@@ -140,7 +143,7 @@ TEST(Scaling, PlanOneNodeOfManyGpus) {
         return std::vector<std::string>{"plan", "llama3_8b_128k",  "--nodes",
                                         "1",    "--gpus-per-node", std::to_string(n)};
       },
-      524288);
+      262144);
 }
 
 TEST(Scaling, CompareManyOptions) {
@@ -153,7 +156,7 @@ TEST(Scaling, CompareManyOptions) {
         }
         return args;
       },
-      4000);
+      2000);
 }
 
 TEST(Scaling, GroupsWorldAndShownGroups) {
@@ -162,7 +165,7 @@ TEST(Scaling, GroupsWorldAndShownGroups) {
         return std::vector<std::string>{"groups", "--world-size", std::to_string(n),    "--tp",
                                         "2",      "--show",       std::to_string(n / 4)};
       },
-      524288);
+      262144);
 }
 
 /// `dcp` on n synthetic sequences in one step (no --global-batch), with `variant` when given.
@@ -184,7 +187,7 @@ std::vector<std::string> dcp_one_step_args(int64_t n, const char* variant) {
 }
 
 TEST(Scaling, DcpWholeInputAsOneStep) {
-  expect_near_linear([](int64_t n) { return dcp_one_step_args(n, nullptr); }, 400000);
+  expect_near_linear([](int64_t n) { return dcp_one_step_args(n, nullptr); }, 200000);
 }
 
 TEST(Scaling, DcpBucketedVariantsWholeInputAsOneStep) {
@@ -192,7 +195,7 @@ TEST(Scaling, DcpBucketedVariantsWholeInputAsOneStep) {
   // 65,536 sequences a step while that cost the square of the step).
   for (const char* variant : {"dev_pr2000", "main_hybrid"}) {
     SCOPED_TRACE(variant);
-    expect_near_linear([variant](int64_t n) { return dcp_one_step_args(n, variant); }, 400000);
+    expect_near_linear([variant](int64_t n) { return dcp_one_step_args(n, variant); }, 200000);
   }
 }
 
@@ -209,7 +212,7 @@ TEST(Scaling, SimulateHeads) {
 
 TEST(Scaling, CheckLogIterations) {
   // The head of a real-shaped Megatron-LM log (its arguments) and n short iteration lines (about
-  // 70 bytes each: 300,000 make 21 MB).
+  // 70 bytes each: 200,000 make 14 MB, the larger run 56 MB).
   const std::string log = read_whole_file(HCP_FIXTURES_DIR "/logs/mlm_hcp_ok.log");
   const std::string head = log.substr(0, log.find("0:  [2026-11-20 10:01:00"));
   expect_near_linear(
@@ -221,7 +224,7 @@ TEST(Scaling, CheckLogIterations) {
         const std::string path = write_file("log_" + std::to_string(n) + ".log", text);
         return std::vector<std::string>{"check-log", path};
       },
-      300000);
+      200000);
 }
 
 TEST(Scaling, ProbeNcclTopologyNics) {
@@ -249,7 +252,7 @@ TEST(Scaling, ProbeNcclTopologyNics) {
             "probe", "--no-nvml",   "--gpu-name",
             "H100",  "--nccl-topo", write_file("nics_" + std::to_string(n) + ".xml", xml)};
       },
-      40000);
+      20000);
 }
 
 TEST(Scaling, PreflightRepeatedHcaNames) {
@@ -268,7 +271,7 @@ TEST(Scaling, PreflightRepeatedHcaNames) {
             "--nvidia-smi-topo", fixtures + "/preflight/dgx_h100_healthy.txt",
             "--python",          fixtures + "/preflight/python_good"};
       },
-      100000, 1);
+      50000, 1);
 }
 
 }  // namespace
