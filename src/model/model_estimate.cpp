@@ -549,12 +549,34 @@ double members_per_domain(double n, int64_t stride, const Hardware& hw) {
   return std::clamp(std::floor(domain / static_cast<double>(std::max<int64_t>(1, stride))), 1.0, n);
 }
 
+/// The DP collectives of an interleaved (VP > 1) schedule that the compute does not hide. Megatron
+/// syncs each model chunk on its own (megatron/core/pipeline_parallel/schedules.py @d98e8a6,
+/// forward_backward_pipelining_with_interleaving): a chunk's gradient reduce-scatter (`rs` / vp)
+/// starts after the chunk's last backward (:1445-1455) while the later chunks' backward goes on,
+/// `rounds` (the pipeline's depth of micro-batches, at most the micro-batch count) chunk-sized
+/// backward passes before the next chunk's, and the last chunk's has nothing left to hide behind;
+/// the first two chunks' parameter all-gathers start before the first forward (:1219-1221), each
+/// later chunk's when the chunk before it begins its first micro-batch (:1341-1355). A chunk whose
+/// collective outlasts its window delays the next. `fwd_mb` / `bwd_mb`: one micro-batch's forward
+/// / backward through the whole stage.
+double interleaved_dp_exposed_seconds(double rs, double ag, double vp, double rounds, double fwd_mb,
+                                      double bwd_mb) {
+  double chunk_rs = rs / vp;
+  double chunk_ag = ag / vp;
+  double rs_window = rounds * bwd_mb / vp;
+  double ag_window = rounds * fwd_mb / vp;
+  double exposed_rs = chunk_rs + (vp - 1) * std::max(0.0, chunk_rs - rs_window);
+  double exposed_ag =
+      std::max(0.0, chunk_ag - fwd_mb / vp) + (vp - 1) * std::max(0.0, chunk_ag - ag_window);
+  return exposed_rs + exposed_ag;
+}
+
 /// Gradient reduce-scatter + parameter all-gather (distributed optimizer) or all-reduce over the
 /// DP x CP group (routed experts: the expert DP group); exposed beyond what the last backward /
 /// first forward hides.
 double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& hw,
                           const TrainingSetup& setup, bool inside, double fwd_mb, double bwd_mb,
-                          const LayerMix& x) {
+                          double micro_batches, const LayerMix& x) {
   double n = static_cast<double>(l.dp * l.cp);
   if (n <= 1) return 0;
   // Dense parameters reduce over the DP x CP group, routed experts over the expert DP group
@@ -594,6 +616,11 @@ double dp_exposed_seconds(const ModelDims& m, const Layout& l, const Hardware& h
     rs = kAllReduceOverReduceScatter * (pass(grad_bytes) + buckets * step_latency);
   }
   if (!setup.overlap_grad_reduce) return rs + ag;
+  if (l.virtual_stages() > 1) {
+    return interleaved_dp_exposed_seconds(rs, ag, static_cast<double>(l.virtual_stages()),
+                                          std::min(micro_batches, static_cast<double>(l.pp)),
+                                          fwd_mb, bwd_mb);
+  }
   // The last bucket's reduce-scatter (after the last layer's backward) and the first bucket's
   // all-gather (before the first forward) wait: one layer's bytes, one pass's latency each.
   double layers = std::max(1.0, std::ceil(static_cast<double>(m.num_layers) / l.pp));
@@ -700,7 +727,7 @@ Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Ha
   double fwd_mb = (w.gemm_fwd + w.attn_fwd + elementwise_fwd) / pp;
   double bwd_mb = (w.gemm_bwd + w.attn_bwd + elementwise_bwd + recompute) / pp;
   t.dp_comm_s =
-      dp_exposed_seconds(model, l, hw, setup, e.placement.dp_inside_domain, fwd_mb, bwd_mb, x);
+      dp_exposed_seconds(model, l, hw, setup, e.placement.dp_inside_domain, fwd_mb, bwd_mb, m, x);
   t.step_s = m * micro_batch_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s;
   t.ring_step_compute_s = w.step_compute;
   t.ring_step_transfer_s = w.step_transfer;

@@ -786,5 +786,59 @@ TEST(ModelDp, ExpertGradientsCrossOnTheExpertGroupsNics) {
   EXPECT_GT(dp_comm(moe, moe_layout, nic), 1.2 * dp_comm(moe, moe_layout, 2 * nic));
 }
 
+/// DP collectives of Llama-3-8B at TP1 PP4 DP16 (two nodes) with `vp` virtual stages, 8
+/// micro-batches per replica and bf16 gradients (the reduce-scatter and the all-gather move the
+/// same bytes).
+double interleaved_dp_seconds(int64_t vp, bool overlap, const Hardware& hw) {
+  ModelDims m = testing::llama3_8b(8192);
+  Layout l = dp_layout(1, 16);
+  l.pp = 4;
+  if (vp > 1) l.vpp = vp;
+  TrainingSetup s;
+  s.global_batch = 16 * 8;
+  s.grad_reduce_in_fp32 = false;
+  s.overlap_grad_reduce = overlap;
+  auto e = estimate(m, l, hw, s);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  return e.ok() ? e->time.dp_comm_s : 0.0;
+}
+
+TEST(ModelDp, InterleavedChunksLeaveOnlyTheLastChunksReduceScatter) {
+  // Megatron syncs each model chunk after its last backward while the other chunks' backward
+  // goes on (schedules.py, forward_backward_pipelining_with_interleaving): with windows to
+  // spare, what waits is the last chunk's reduce-scatter, 1 / vp of the reduce-scatter, which
+  // is half of both passes here.
+  Hardware hw = bandwidth_only();
+  double both_passes = interleaved_dp_seconds(4, false, hw);
+  ASSERT_GT(both_passes, 0);
+  double interleaved = interleaved_dp_seconds(4, true, hw);
+  EXPECT_NEAR(interleaved, both_passes / 2 / 4, 1e-12);
+}
+
+TEST(ModelDp, InterleavedChunksHideMoreThanOneMicroBatch) {
+  // Links 20x slower: the reduce-scatter outlasts one micro-batch's backward, all that hides it
+  // without interleaving; with 4 chunks each has the pipeline's round of backward passes after
+  // it (4 micro-batches of the later chunks), and half as much waits.
+  Hardware hw = bandwidth_only();
+  hw.nvlink_gbs /= 20;
+  hw.nic_gbs /= 20;
+  double one_chunk = interleaved_dp_seconds(1, true, hw);
+  double interleaved = interleaved_dp_seconds(4, true, hw);
+  EXPECT_GT(one_chunk, interleaved_dp_seconds(1, true, bandwidth_only()) * 20 * 1.5);
+  EXPECT_LT(interleaved, 0.6 * one_chunk);
+}
+
+TEST(ModelDp, InterleavedChunksThatOutlastTheirWindowsDelayTheNext) {
+  // On a link 1000x slower every chunk's collective outlasts the compute beside it: nearly both
+  // passes wait, and never more than both.
+  Hardware hw = bandwidth_only();
+  hw.nvlink_gbs /= 1000;
+  hw.nic_gbs /= 1000;
+  double both_passes = interleaved_dp_seconds(4, false, hw);
+  double interleaved = interleaved_dp_seconds(4, true, hw);
+  EXPECT_GT(interleaved, 0.95 * both_passes);
+  EXPECT_LE(interleaved, both_passes);
+}
+
 }  // namespace
 }  // namespace hcp
