@@ -239,6 +239,11 @@ Result<LinkPlacement> place_links(const Layout& layout, int gpus_per_node, int n
 /// rank order.
 GroupOptions group_options_of(const Layout& layout);
 
+/// How many standard deviations the slowest of `gpus` GPUs' speeds lies beyond their mean (the
+/// expected largest of `gpus` standard normal draws, Blom's approximation: within 5 % from 2
+/// GPUs on, 1 % from 100); 0 for one GPU.
+double expected_slowest(int64_t gpus);
+
 /// Step time per term (seconds per optimizer step on one GPU; terms add up to `step_s`).
 struct TimeBreakdown {
   double gemm_s = 0;             ///< Linear layers and logits, forward + backward.
@@ -256,7 +261,9 @@ struct TimeBreakdown {
   double moe_permute_s = 0;      ///< MoE router, permute and unpermute.
   double ep_a2a_s = 0;           ///< MoE token dispatch + combine all-to-all over EP.
   double overhead_s = 0;         ///< Fixed launch / host cost per layer and micro-batch.
-  double step_s = 0;             ///< Total.
+  /// The slowest of the job's GPUs: every step waits for it (gpu_speed_spread).
+  double straggler_s = 0;
+  double step_s = 0;  ///< Total.
   /// Ring detail for the reasons: one forward step of the full-attention layers.
   double ring_step_compute_s = 0;
   double ring_step_transfer_s = 0;

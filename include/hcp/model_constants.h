@@ -74,6 +74,9 @@ struct GenerationConstants {
   double nic_latency_s;
   double tp_overlap;  ///< Share of TP collectives hidden by tp_comm_overlap.
   double ep_overlap;  ///< Share of EP dispatch / combine hidden by the MoE a2a overlap.
+  /// Standard deviation of one GPU's speed over its SKU's mean (manufacturing and power
+  /// management): a synchronous step runs at the pace of its slowest GPU.
+  double gpu_speed_spread;
   // Hybrid layers.
   double mamba_eff;  ///< Mamba-2 SSD scan / gated delta net kernels: achieved / BF16 peak.
   // Memory not available to tensors.

@@ -21,6 +21,7 @@ json time_breakdown_json(const TimeBreakdown& t) {
               {"moe_permute_s", t.moe_permute_s},
               {"ep_a2a_s", t.ep_a2a_s},
               {"overhead_s", t.overhead_s},
+              {"straggler_s", t.straggler_s},
               {"step_s", t.step_s},
               {"ring_steps", t.ring_steps},
               {"ring_step_compute_s", t.ring_step_compute_s},

@@ -79,6 +79,9 @@ const std::vector<ConstantInfo>& constant_catalog() {
       // Not fitted: the term is capped by the compute beside it; a fitted share ended at 1.0.
       {"ep_overlap", &K::ep_overlap, 0, 1, false, 1.0,
        "share of EP dispatch / combine overlap_moe_expert_parallel_comm hides"},
+      // Not fitted: no two corpus rows differ in GPU count alone, so the corpus cannot see it.
+      {"gpu_speed_spread", &K::gpu_speed_spread, 0, 0.05, false, 0.01,
+       "standard deviation of one GPU's speed / its SKU's mean speed"},
       {"mamba_eff", &K::mamba_eff, 0.02, 0.95, true, 0.05,
        "Mamba-2 SSD / gated delta net scan rate / BF16 dense peak"},
       {"reserved_gib", &K::reserved_gib, 0, 16, false, 2.0, "GiB not available to tensors (fixed)"},
@@ -223,6 +226,12 @@ const char* prior_source(std::string_view name) {
     return "structure: the 1F1B a2a overlap hides EP dispatch / combine up to the other "
            "micro-batch's compute beside it (Megatron-LM overlap_moe_expert_parallel_comm), all "
            "of it; fitted as a further share it ended at its bound 1.0";
+  if (name == "gpu_speed_spread")
+    return "GPUs of one SKU in one cluster differ in speed by 8 % on average, up to 22 %, with "
+           "outliers 1.5x slower than the median (Sinha et al., \"Not All GPUs Are Created "
+           "Equal\", SC'22, arXiv 2208.11035: Summit, Vortex, Frontera, Longhorn, Corona); read "
+           "as the range of a cluster's thousands of GPUs, about 8 standard deviations of normal "
+           "draws: 1 %";
   if (name == "cuda_graph_full_overhead")
     return "assumption: a whole-iteration graph leaves ~10 % of the per-layer host cost";
   if (name == "mamba_eff") return "assumption: SSD scan kernels at ~25 % of BF16 peak";

@@ -174,6 +174,33 @@ double ep_offdomain_fraction(const Layout& l, const Hardware& hw) {
   return 1.0 - domain / span;
 }
 
+/// The standard normal quantile at `p` in (0, 1): P. J. Acklam's rational approximation (relative
+/// error below 1.2e-9).
+double normal_quantile(double p) {
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                                 -2.759285104469687e+02, 1.383577518672690e+02,
+                                 -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                                 -1.556989798598866e+02, 6.680131188771972e+01,
+                                 -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                 -2.400758277161838e+00, -2.549732539343734e+00,
+                                 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                 2.445134137142996e+00, 3.754408661907416e+00};
+  constexpr double kLow = 0.02425;
+  auto tail = [&](double q) {
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  };
+  if (p < kLow) return tail(std::sqrt(-2 * std::log(p)));
+  if (p > 1 - kLow) return -tail(std::sqrt(-2 * std::log(1 - p)));
+  double q = p - 0.5;
+  double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
 /// The busiest of several receivers' load over the mean when each sums `experts` experts whose
 /// loads vary independently: the busiest expert's excess over the mean (`expert_load` - 1)
 /// shrinks as 1 / sqrt(experts) in a sum. The EP all-to-all waits for its busiest receiving rank
@@ -651,6 +678,13 @@ std::optional<Error> input_error(const ModelDims& model, const Layout& l, const 
 
 }  // namespace
 
+double expected_slowest(int64_t gpus) {
+  if (gpus <= 1) return 0;
+  // Blom's plotting position for the largest of n draws, (n - 0.375) / (n + 0.25).
+  double n = static_cast<double>(gpus);
+  return normal_quantile((n - 0.375) / (n + 0.25));
+}
+
 Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Hardware& hw,
                           const TrainingSetup& setup) {
   if (auto bad = input_error(model, layout, hw, setup)) return *bad;
@@ -728,7 +762,11 @@ Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Ha
   double bwd_mb = (w.gemm_bwd + w.attn_bwd + elementwise_bwd + recompute) / pp;
   t.dp_comm_s =
       dp_exposed_seconds(model, l, hw, setup, e.placement.dp_inside_domain, fwd_mb, bwd_mb, m, x);
-  t.step_s = m * micro_batch_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s;
+  double paced = m * micro_batch_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s;
+  // Every step waits for the job's slowest GPU: gpu_speed_spread standard deviations of speed,
+  // as many as the largest of world() normal draws lies above their mean.
+  t.straggler_s = paced * hw.k.gpu_speed_spread * expected_slowest(l.world());
+  t.step_s = paced + t.straggler_s;
   t.ring_step_compute_s = w.step_compute;
   t.ring_step_transfer_s = w.step_transfer;
   t.ring_steps = w.ring_steps;

@@ -278,6 +278,7 @@ std::vector<Segment> step_segments(const TimeBreakdown& t) {
       {"t-tp", "TP comm", t.tp_comm_s},
       {"t-bubble", "pipeline bubble", t.pp_bubble_s},
       {"t-transfers", "DP, PP and EP transfers", t.dp_comm_s + t.pp_comm_s + t.ep_a2a_s},
+      {"t-straggler", "slowest GPU's delay", t.straggler_s},
   };
 }
 
@@ -570,7 +571,8 @@ constexpr const char* kStyle =
     ".point.over circle{fill:#e15759}.point.own circle{stroke:#000;stroke-width:2.5}"
     ".t-gemm{fill:#4e79a7}.t-attention{fill:#a0cbe8}.t-recompute{fill:#9c755f}"
     ".t-other-compute{fill:#bab0ac}.t-cp{fill:#e15759}.t-tp{fill:#f28e2b}"
-    ".t-bubble{fill:#d4a6c8}.t-transfers{fill:#76b7b2}.m-weights{fill:#4e79a7}"
+    ".t-bubble{fill:#d4a6c8}.t-transfers{fill:#76b7b2}.t-straggler{fill:#8c8c8c}"
+    ".m-weights{fill:#4e79a7}"
     ".m-gradients{fill:#a0cbe8}.m-optimizer{fill:#f28e2b}.m-activations{fill:#59a14f}"
     ".m-cp{fill:#e15759}.m-logits{fill:#edc948}.m-reserved{fill:#bab0ac}"
     "rect.gpu{stroke:#333}li.error{color:#b00}li.warning{color:#a60}";

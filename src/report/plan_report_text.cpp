@@ -202,6 +202,7 @@ std::string format_plan_text(const PlanResult& plan, const PlanReportContext& c)
     out += "(" + std::to_string(plan.options.size() - rows.size()) + " more; --top 0 lists all)\n";
   }
   std::vector<const PlanOption*> listed;
+  listed.reserve(rows.size());
   for (size_t i : rows)
     listed.push_back(&plan.options[i]);
   out += band_legend(listed);
@@ -262,6 +263,7 @@ void term_rows(TextTable& t, const std::vector<const PlanOption*>& options) {
       {"  MoE router/permute", [](const Estimate& e) { return e.time.moe_permute_s; }, false},
       {"  EP dispatch/combine", [](const Estimate& e) { return e.time.ep_a2a_s; }, false},
       {"  launch overhead", [](const Estimate& e) { return e.time.overhead_s; }, false},
+      {"  slowest GPU's delay", [](const Estimate& e) { return e.time.straggler_s; }, false},
       {"ring step compute", [](const Estimate& e) { return e.time.ring_step_compute_s; }, false},
       {"ring step transfer", [](const Estimate& e) { return e.time.ring_step_transfer_s; }, false},
       {"memory/GPU (GiB)", [](const Estimate& e) { return e.memory.total; }, true},

@@ -92,7 +92,7 @@ TEST(HtmlCli, PageHasEveryPart) {
   EXPECT_EQ(count(html, "<g class=\"point"), 5);
   std::string steps = element(html, "<svg id=\"step-time-chart\"", "</svg>");
   EXPECT_EQ(count(steps, "<g class=\"bar\""), 5);
-  EXPECT_EQ(count(steps, "data-value="), 5 * 8);       // eight terms per bar
+  EXPECT_EQ(count(steps, "data-value="), 5 * 9);       // nine terms per bar
   EXPECT_EQ(count(steps, "<rect class=\"t-cp\""), 1);  // the legend
   EXPECT_EQ(count(steps, "<g class=\"tick\">"), count(steps, "<line class=\"grid\""));
   EXPECT_GE(count(steps, "<g class=\"tick\">"), 3);

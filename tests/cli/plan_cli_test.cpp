@@ -318,12 +318,12 @@ TEST(PlanText, ExplainsTheRowsTheChoiceAndYourLayout) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* expected : {
            "rows: the recommended option (*) first, then the rest by predicted step time",
-           "\nA *     8   2   1   p2p",
+           "\nA *     4   4   1   p2p",
            "  your layout; a2a on NVLink",
-           "your layout: AW TP1 CP16 a2a+p2p [8,2] DP2, rank 49 of 54; it does not fit",
+           "your layout: AV TP1 CP16 a2a+p2p [8,2] DP2, rank 48 of 54; it does not fit",
            "The least changes that make it fit:\n  - the same layout with --recompute full: ",
            "  - why not a faster option: ",
-           "A is preferred to B, the fastest, for 17.0 GiB more memory headroom",
+           "A is preferred to B, the fastest, for 11.4 GiB more memory headroom",
        }) {
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
   }

@@ -795,7 +795,7 @@ double interleaved_dp_seconds(int64_t vp, bool overlap, const Hardware& hw) {
   l.pp = 4;
   if (vp > 1) l.vpp = vp;
   TrainingSetup s;
-  s.global_batch = 16 * 8;
+  s.global_batch = int64_t{16} * 8;
   s.grad_reduce_in_fp32 = false;
   s.overlap_grad_reduce = overlap;
   auto e = estimate(m, l, hw, s);
@@ -815,13 +815,19 @@ TEST(ModelDp, InterleavedChunksLeaveOnlyTheLastChunksReduceScatter) {
   EXPECT_NEAR(interleaved, both_passes / 2 / 4, 1e-12);
 }
 
+/// bandwidth_only() with NVLink and the NICs `factor` times slower.
+Hardware slower_links(double factor) {
+  Hardware hw = bandwidth_only();
+  hw.nvlink_gbs /= factor;
+  hw.nic_gbs /= factor;
+  return hw;
+}
+
 TEST(ModelDp, InterleavedChunksHideMoreThanOneMicroBatch) {
   // Links 20x slower: the reduce-scatter outlasts one micro-batch's backward, all that hides it
   // without interleaving; with 4 chunks each has the pipeline's round of backward passes after
   // it (4 micro-batches of the later chunks), and half as much waits.
-  Hardware hw = bandwidth_only();
-  hw.nvlink_gbs /= 20;
-  hw.nic_gbs /= 20;
+  Hardware hw = slower_links(20);
   double one_chunk = interleaved_dp_seconds(1, true, hw);
   double interleaved = interleaved_dp_seconds(4, true, hw);
   EXPECT_GT(one_chunk, interleaved_dp_seconds(1, true, bandwidth_only()) * 20 * 1.5);
@@ -831,13 +837,46 @@ TEST(ModelDp, InterleavedChunksHideMoreThanOneMicroBatch) {
 TEST(ModelDp, InterleavedChunksThatOutlastTheirWindowsDelayTheNext) {
   // On a link 1000x slower every chunk's collective outlasts the compute beside it: nearly both
   // passes wait, and never more than both.
-  Hardware hw = bandwidth_only();
-  hw.nvlink_gbs /= 1000;
-  hw.nic_gbs /= 1000;
+  Hardware hw = slower_links(1000);
   double both_passes = interleaved_dp_seconds(4, false, hw);
   double interleaved = interleaved_dp_seconds(4, true, hw);
   EXPECT_GT(interleaved, 0.95 * both_passes);
   EXPECT_LE(interleaved, both_passes);
+}
+
+TEST(ModelStraggler, SlowestOfNMatchesTheNormalOrderStatistics) {
+  // Expected largest of n standard normal draws (tables of normal order statistics): 1/sqrt(pi)
+  // for two, 1.5388 for 10, 2.5076 for 100, 3.2414 for 1000.
+  EXPECT_EQ(expected_slowest(1), 0);
+  EXPECT_NEAR(expected_slowest(2), 0.5642, 0.05 * 0.5642);
+  EXPECT_NEAR(expected_slowest(10), 1.5388, 0.01 * 1.5388);
+  EXPECT_NEAR(expected_slowest(100), 2.5076, 0.01 * 2.5076);
+  EXPECT_NEAR(expected_slowest(1000), 3.2414, 0.01 * 3.2414);
+  EXPECT_GT(expected_slowest(16384), expected_slowest(1000));
+}
+
+TEST(ModelStraggler, EveryStepWaitsForTheSlowestGpu) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  ModelDims m = testing::llama3_8b(8192);
+  auto time_of = [&](int64_t dp) {
+    TrainingSetup s;
+    s.global_batch = dp * 4;
+    auto e = estimate(m, dp_layout(1, dp), hw, s);
+    EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+    return e.ok() ? e->time : TimeBreakdown{};
+  };
+  EXPECT_EQ(time_of(1).straggler_s, 0);
+  for (int64_t dp : {8, 64, 1024}) {
+    TimeBreakdown t = time_of(dp);
+    ASSERT_GT(t.straggler_s, 0) << dp;
+    EXPECT_NEAR(t.straggler_s / (t.step_s - t.straggler_s),
+                hw.k.gpu_speed_spread * expected_slowest(dp), 1e-12)
+        << dp;
+  }
+  EXPECT_GT(time_of(1024).straggler_s, time_of(64).straggler_s);
+  // Without a spread no GPU is slower than another.
+  hw.k.gpu_speed_spread = 0;
+  EXPECT_EQ(time_of(64).straggler_s, 0);
 }
 
 }  // namespace
