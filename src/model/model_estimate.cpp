@@ -174,9 +174,10 @@ double ep_offdomain_fraction(const Layout& l, const Hardware& hw) {
   return 1.0 - domain / span;
 }
 
-/// The standard normal quantile at `p` in (0, 1): P. J. Acklam's rational approximation (relative
-/// error below 1.2e-9).
-double normal_quantile(double p) {
+/// The standard normal quantile whose upper tail is `upper` in (0, 1), P(Z > z) = upper: P. J.
+/// Acklam's rational approximation (relative error below 1.2e-9). The tail is passed as such, not
+/// as 1 - p, so that the largest of 10^18 draws keeps its digits.
+double upper_normal_quantile(double upper) {
   static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
                                  -2.759285104469687e+02, 1.383577518672690e+02,
                                  -3.066479806614716e+01, 2.506628277459239e+00};
@@ -188,14 +189,14 @@ double normal_quantile(double p) {
                                  4.374664141464968e+00,  2.938163982698783e+00};
   static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
                                  2.445134137142996e+00, 3.754408661907416e+00};
-  constexpr double kLow = 0.02425;
+  constexpr double kTail = 0.02425;
   auto tail = [&](double q) {
     return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   };
-  if (p < kLow) return tail(std::sqrt(-2 * std::log(p)));
-  if (p > 1 - kLow) return -tail(std::sqrt(-2 * std::log(1 - p)));
-  double q = p - 0.5;
+  if (upper < kTail) return -tail(std::sqrt(-2 * std::log(upper)));
+  if (upper > 1 - kTail) return tail(std::sqrt(-2 * std::log(1 - upper)));
+  double q = 0.5 - upper;
   double r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
@@ -680,9 +681,10 @@ std::optional<Error> input_error(const ModelDims& model, const Layout& l, const 
 
 double expected_slowest(int64_t gpus) {
   if (gpus <= 1) return 0;
-  // Blom's plotting position for the largest of n draws, (n - 0.375) / (n + 0.25).
+  // Blom's plotting position for the largest of n draws, (n - 0.375) / (n + 0.25): an upper
+  // tail of 0.625 / (n + 0.25).
   double n = static_cast<double>(gpus);
-  return normal_quantile((n - 0.375) / (n + 0.25));
+  return upper_normal_quantile(0.625 / (n + 0.25));
 }
 
 Result<Estimate> estimate(const ModelDims& model, const Layout& layout, const Hardware& hw,

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "hcp/model.h"
@@ -853,6 +854,11 @@ TEST(ModelStraggler, SlowestOfNMatchesTheNormalOrderStatistics) {
   EXPECT_NEAR(expected_slowest(100), 2.5076, 0.01 * 2.5076);
   EXPECT_NEAR(expected_slowest(1000), 3.2414, 0.01 * 3.2414);
   EXPECT_GT(expected_slowest(16384), expected_slowest(1000));
+  // The largest world still gives a finite, growing figure (the tail is never 1 - p rounded to 0).
+  double largest = expected_slowest(std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(std::isfinite(largest));
+  EXPECT_GT(largest, expected_slowest(int64_t{1} << 40));
+  EXPECT_GT(expected_slowest(int64_t{1} << 40), expected_slowest(16384));
 }
 
 TEST(ModelStraggler, EveryStepWaitsForTheSlowestGpu) {
