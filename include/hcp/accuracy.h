@@ -164,6 +164,12 @@ Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& 
 // ---------------------------------------------------------------------------------------------
 // The corpus
 
+/// How a publication's model-FLOP count prices core attention (Q K^T and the product with V).
+enum class AttentionFlops {
+  kFull,    ///< 12 x seq x width per layer: the NeMo launcher's and NeMo 2's count until 2025-08.
+  kCausal,  ///< Half of it, the causal mask's nonzero half: Megatron-LM's count since 2025-03.
+};
+
 /// One measured run, ready for the model.
 struct CorpusRow {
   std::string id;
@@ -181,6 +187,8 @@ struct CorpusRow {
   double measured_tokens = 0;  ///< tokens/s/GPU (converted from TFLOP/s for TFLOP/s rows).
   double measured_tflops = 0;  ///< As published (0 when not given).
   bool tflops_metric = false;  ///< The row's published metric is model TFLOP/s/GPU.
+  /// How the publication counted attention FLOPs (measured.attention_flops; default full).
+  AttentionFlops attention_flops = AttentionFlops::kFull;
   /// False for Bridge summary rows whose preset (settings_source.found) could not be read: the
   /// memory settings (FSDP, offload, recompute) behind them are unknown.
   bool settings_found = true;
@@ -213,10 +221,11 @@ std::string shipped_validation_path();
 /// define come from the corpus at `models_path`.
 Result<Corpus> load_validation(const std::string& path, const std::string& models_path);
 
-/// Model FLOPs per token of one training step, as NeMo and Bridge count them: 6 x active
-/// parameters (layers and logits) + 12 x seq x attention width per attention layer (no causal
-/// halving).
-double model_flops_per_token(const ModelDims& model);
+/// Model FLOPs per token of one training step: 6 x active parameters (layers and logits) + 12 x
+/// seq x attention width per full-attention layer, halved when `attention_count` is kCausal
+/// (windowed layers count their window either way).
+double model_flops_per_token(const ModelDims& model,
+                             AttentionFlops attention_count = AttentionFlops::kFull);
 
 // ---------------------------------------------------------------------------------------------
 // Prediction, metrics and fitting

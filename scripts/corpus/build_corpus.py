@@ -159,7 +159,11 @@ def main():
                 "num_gpus": gpus, "global_batch": r["global_batch"], "micro_batch": 1,
                 "seq_length": r["seq_tokens"], "tp": r["tp"], "pp": r["pp"], "cp": r["cp"],
                 "vp": None, "ep": 1, "fsdp": 0, "cp_comm_type": "p2p",
-                "measured": {"model_tflops_per_gpu": r["with_cp_tflops_per_gpu"]},
+                # NeMo's TFLOP/s count the whole attention score matrix (launcher
+                # compare_throughput.py "4Bs^2h" at tag 24.07; nemo/utils/flops_formulas.py until
+                # 6251117, 2025-08-09), and these tables come from containers 24.03 and 25.04.
+                "measured": {"model_tflops_per_gpu": r["with_cp_tflops_per_gpu"],
+                             "attention_flops": "full"},
                 "settings_source": {"found": False, "why": t["software"]},
             }
             if gpus != r["num_gpus"]:

@@ -642,6 +642,14 @@ SOURCES["megatron_moe_model_zoo"] = (
     "yanring/Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @798dfb5 (Megatron-Core MoE "
     "best-practice results: Qwen3-235B-A22B and Qwen3-Next-80B-A3B on H100, GB200, GB300; step time "
     "and per-GPU TFLOP/s as published, commands beside each table); framework megatron")
+# The tables' TFLOP/s are Megatron-LM's count (num_floating_point_operations in
+# megatron/training/training.py), which halves core attention for the causal mask since 8873b55
+# (2025-03-06). The same tables confirm it: where both are printed, TFLOP/s over tokens/s/GPU is
+# 147.3 GFLOP per token at 4K (245 TFLOP/s, 19.7 s step; 276, 17.6 s gives 148.2), which is the
+# causal count of Qwen3-235B-A22B (148.4); counting the whole score matrix gives 167.3.
+MZ_FLOP_COUNT = ("Megatron-LM training.py num_floating_point_operations, causal attention counted as "
+                 "half since 8873b55 (2025-03-06); the table's 4K rows that print both step time and "
+                 "TFLOP/s give 147-148 GFLOP per token, the causal count")
 MZ_GPN = ("GPUs per node: sbatch_benchmarking.sh runs 4 tasks per node when GB200_CLUSTER=1 "
           "(GB200/GB300 trays) and 8 otherwise (@e865051)")
 
@@ -657,6 +665,8 @@ def mz(label, table, model, system, precision, gpus, seq, tp, pp, vp, cp, ep, mb
         measured["derived"] = "seq_length x global_batch / published step time / num_gpus"
     else:
         measured["model_tflops_per_gpu"] = tflops
+        measured["attention_flops"] = "causal"
+        measured["attention_flops_source"] = MZ_FLOP_COUNT
     if tflops_forced is not None:
         published["model_tflops_per_gpu_forced_balance"] = tflops_forced
     measured["published"] = published
@@ -681,7 +691,7 @@ MZ_T1 = "H100 table (256 H100 GPUs, NVLink 4th gen, InfiniBand 8x50 GB/s)"
 MZ_LC = "H100 'Long Context' table (Qwen3-235B-A22, DeepEP, bf16); PP 8, VPP 4, EP 8 from its command"
 MZ_GB200 = "GB200 table (Qwen3-235B-A22B, HybridEP, NVLink domain 72); layouts as printed, commands below it"
 MZ_GB300 = "GB300 table (Qwen3-235B-A22B, HybridEP, NVLink domain 72)"
-NORM_ACT = {"recompute_modules": ["layernorm", "moe_act"], "moe_dispatcher": "deepep"}
+NORM_ACT = {"recompute_modules": ["layernorm", "moe_act"], "moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "deepep"}
 FORCED = "measured with --moe-router-force-load-balancing (benchmark-only balanced routing), per the command under the table"
 
 MZ_ROWS = [
@@ -692,40 +702,40 @@ MZ_ROWS = [
        note="Notes column: '+1f1b overlap' (EP all-to-all overlapped with the 1F1B schedule)"),
     mz("h100-235b-256g-intranode-ep8-fsdp", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 2, 1, 1, 1, 8, 4, 2048,
        step_s=17.6, tflops=276, fsdp=1,
-       settings={"recompute_num_layers": 1, "recompute": "full", "moe_dispatcher": "deepep", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"},
+       settings={"recompute_num_layers": 1, "recompute": "full", "moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "deepep", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"},
        note="FSDP 'On', EDP 32, DP 128; recompute 'full'; Notes column: 'disable log para norm'"),
     mz("h100-235b-256g-intranode-ep8-pp32-a2a", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 2, 32, 3, 1, 8, 1, 2048,
-       step_s=24.2, tflops=200, settings={"recompute_modules": ["layernorm", "moe_act"], "moe_dispatcher": "alltoall", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"}),
+       step_s=24.2, tflops=200, settings={"recompute_modules": ["layernorm", "moe_act"], "moe_token_dispatcher_type": "alltoall", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"}),
     mz("h100-235b-256g-intranode-ep8-tp4", MZ_T1, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, 4096, 4, 8, 4, 1, 8, 1, 2048,
-       step_s=29.0, tflops=167, settings={"moe_dispatcher": "deepep", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"},
+       step_s=29.0, tflops=167, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "deepep", "expert_tensor_parallel_size": 1, "code": "main(1e057005)"},
        note="recompute column empty (no recompute)"),
     mz("h100-next80b-128g-ep32", MZ_T1, "Qwen3_Next_80B_A3B", MZ_H100, "BF16", 128, 4096, 1, 4, 3, 1, 32, 1, 256,
        step_s=2.2, tflops=89,
-       settings={"recompute_modules": ["layernorm", "moe_act", "shared_experts"], "moe_dispatcher": "deepep", "expert_tensor_parallel_size": 1, "code": "dev(bbc762d5)"},
+       settings={"recompute_modules": ["layernorm", "moe_act", "shared_experts"], "moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "deepep", "expert_tensor_parallel_size": 1, "code": "dev(bbc762d5)"},
        note="the page notes Qwen3-Next-80B-A3B 'is not well tuned'"),
 ]
 for _seq, _cp, _forced, _dropless in ((16384, 1, 295, 237), (32768, 2, 335, 277), (65536, 4, 368, 320), (131072, 8, 389, 357)):
     MZ_ROWS.append(mz(f"h100-235b-256g-{_seq // 1024}k-cp{_cp}", MZ_LC, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, _seq, 4, 8, 4, _cp, 8,
                       None, 256, tflops=_dropless, tflops_forced=_forced,
-                      settings={"recompute_modules": ["layernorm", "moe"], "moe_dispatcher": "deepep"},
+                      settings={"recompute_modules": ["layernorm", "moe"], "moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "deepep"},
                       note=("NNODES 32 x 8 GPUs; measured = the 'dropless' TFLOP/s, the forced-balance figure is kept in "
                             "measured.published; micro_batch null: not in the command (the runtime.conf default for "
                             "Qwen3-235B-A22B is 1)")))
 MZ_ROWS += [
     mz("gb200-235b-256g-bf16", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "BF16", 256, 4096, 1, 8, 1, 1, 8, 1, 8192,
-       tflops=750, settings={"moe_dispatcher": "hybridep", "cuda_graph_impl": "transformer_engine",
+       tflops=750, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "cuda_graph_impl": "transformer_engine",
                              "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
        note=f"NNODES 64; {MZ_GPN}; {FORCED}"),
     mz("gb200-235b-256g-mxfp8", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "MXFP8", 256, 4096, 1, 4, 6, 1, 64, 3, 3072,
-       tflops=919, settings={"moe_dispatcher": "hybridep", "moe_a2a_overlap": True, "recompute_modules": ["moe_act", "layernorm"],
+       tflops=919, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_a2a_overlap": True, "recompute_modules": ["moe_act", "layernorm"],
                              "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"],
                              "fine_grained_activation_offloading": ["expert_fc1", "moe_act"]},
        note=f"Notes column: 'activation offloading required'; NNODES 64; {MZ_GPN}; {FORCED}"),
     mz("gb200-235b-128g-128k-cp4-mxfp8", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "MXFP8", 128, 131072, 4, 4, 12, 4, 32, 1, 1024,
-       tflops=1150, settings={"moe_dispatcher": "hybridep", "recompute_modules": ["moe_act", "layernorm"]},
+       tflops=1150, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "recompute_modules": ["moe_act", "layernorm"]},
        note=f"Notes column: 'long context'; NNODES 32; {MZ_GPN}; {FORCED}"),
     mz("gb300-235b-64g-mxfp8", MZ_GB300, "Qwen3_235B_A22B", ("DGX-GB300", "gb300-nvl72"), "MXFP8", 64, 4096, 1, 1, 1, 1, 64, 1, 8192,
-       tflops=1055, settings={"moe_dispatcher": "hybridep", "moe_a2a_overlap": True, "cuda_graph_impl": "transformer_engine",
+       tflops=1055, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_a2a_overlap": True, "cuda_graph_impl": "transformer_engine",
                               "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
        note=f"NNODES 16; {MZ_GPN}; {FORCED}"),
 ]

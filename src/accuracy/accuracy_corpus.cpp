@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -191,7 +192,20 @@ void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
   set_cuda_graphs(setup, string_or(settings, "cuda_graph_impl", "none"), false, scope);
 }
 
-/// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens.
+/// How the row's publication counted attention in its model TFLOP/s (measured.attention_flops):
+/// "full" (the default) or "causal"; nullopt for anything else.
+std::optional<AttentionFlops> attention_flops_of(const json& r) {
+  if (!r.contains("measured") || !r["measured"].is_object() ||
+      !r["measured"].contains("attention_flops"))
+    return AttentionFlops::kFull;
+  const json& value = r["measured"]["attention_flops"];
+  if (value == "full") return AttentionFlops::kFull;
+  if (value == "causal") return AttentionFlops::kCausal;
+  return std::nullopt;
+}
+
+/// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens
+/// with the publication's own attention count.
 void read_measured(const json& r, CorpusRow& row) {
   const json empty = json::object();
   const json& measured = r.contains("measured") ? r["measured"] : empty;
@@ -203,7 +217,8 @@ void read_measured(const json& r, CorpusRow& row) {
   }
   if (row.measured_tokens <= 0 && row.measured_tflops > 0 && row.dims.seq_length > 0) {
     row.tflops_metric = true;
-    row.measured_tokens = row.measured_tflops * 1e12 / model_flops_per_token(row.dims);
+    row.measured_tokens =
+        row.measured_tflops * 1e12 / model_flops_per_token(row.dims, row.attention_flops);
   }
   if (row.measured_tokens <= 0 && row.excluded.empty()) row.excluded = "no measured throughput";
 }
@@ -317,21 +332,39 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   // moe_a2a_overlap sets comm_overlap.overlap_moe_expert_parallel_comm (and delayed wgrad):
   // scripts/performance/utils/overrides.py:165-175 (Megatron-Bridge v0.5.1 @5cb3444).
   row.setup.moe_a2a_overlap = bool_or(settings, "moe_a2a_overlap", false);
-  row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty();
+  // The flex dispatcher (DeepEP / HybridEP), as the recipe reader takes it (model_dims.cpp):
+  // Bridge rows name its backend, Megatron-LM rows the dispatcher type.
+  row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty() ||
+                         string_or(settings, "moe_token_dispatcher_type") == "flex";
   // "DeepSeekV3 (w/o MTP)" rows: the same model without its multi-token prediction layer.
   if (string_or(r, "variant") == "without MTP") row.dims.mtp_layers = 0;
+  if (auto counted = attention_flops_of(r); counted) {
+    row.attention_flops = *counted;
+  } else {
+    return corpus_error(path, "rows." + row.id + ".measured.attention_flops",
+                        "row " + row.id +
+                            ": measured.attention_flops must be \"full\" or "
+                            "\"causal\"");
+  }
   read_measured(r, row);
   return row;
 }
 
 }  // namespace
 
-double model_flops_per_token(const ModelDims& m) {
+double model_flops_per_token(const ModelDims& m, AttentionFlops attention_count) {
   double layers = static_cast<double>(m.num_layers);
   double dense = 6.0 * (layers * m.layer_active_params() + static_cast<double>(m.hidden) * m.vocab);
   double attention_width = static_cast<double>(m.heads) * m.head_dim;
   double attention_layers = layers - static_cast<double>(m.windowed_layers());
-  double attention = 12.0 * attention_layers * static_cast<double>(m.seq_length) * attention_width;
+  // Causal counting keeps the nonzero half of the score matrix: Megatron-LM
+  // megatron/training/training.py num_floating_point_operations, "(args.seq_length /
+  // args.hidden_size / 2)" since 8873b55 (2025-03-06). NeMo counted the whole matrix (launcher
+  // auto_configurator/autoconfig/scripts/compare_throughput.py "4Bs^2h" at tag 24.07;
+  // nemo/utils/flops_formulas.py until 6251117, 2025-08-09).
+  double full_half = attention_count == AttentionFlops::kCausal ? 0.5 : 1.0;
+  double attention =
+      12.0 * full_half * attention_layers * static_cast<double>(m.seq_length) * attention_width;
   if (m.window > 0) {
     attention += 12.0 * static_cast<double>(m.windowed_layers()) *
                  static_cast<double>(std::min(m.window, m.seq_length)) * attention_width;

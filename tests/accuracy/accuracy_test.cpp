@@ -115,6 +115,43 @@ TEST(Corpus, TflopsRowsAreConvertedThroughModelFlops) {
   EXPECT_FALSE(corpus->rows[3].excluded.empty());
 }
 
+// A publication that counts causal attention as half (Megatron-LM since 2025-03) gives more tokens
+// for the same TFLOP/s than one that counts the whole score matrix (NeMo until 2025-08).
+TEST(Corpus, TflopsRowsUseThePublicationsAttentionCount) {
+  std::string row = R"({"id": "ID", "kind": "megatron_moe_model_zoo", "model": "M",
+   "system": "DGX-H100", "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 16,
+   "global_batch": 8, "micro_batch": 1, "seq_length": 65536, "tp": 2, "pp": 1, "cp": 4,
+   "measured": {"model_tflops_per_gpu": 400 COUNT}})";
+  auto with = [&](const std::string& id, const std::string& count) {
+    std::string r = row;
+    r.replace(r.find("ID"), 2, id);
+    r.replace(r.find(" COUNT"), 6, count);
+    return r;
+  };
+  TempFile f(corpus_of_m(with("unset", "") + "," + with("full", R"(, "attention_flops": "full")") +
+                         "," + with("causal", R"(, "attention_flops": "causal")")));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  const auto& rows = corpus->rows;
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].measured_tokens, rows[1].measured_tokens);
+  EXPECT_NEAR(
+      rows[2].measured_tokens * model_flops_per_token(rows[2].dims, AttentionFlops::kCausal),
+      400e12, 1e6);
+  // Llama-3-8B at 64K: attention is two thirds of the full count (103 of 151 GFLOP per token),
+  // so the causal row has about 1.5x the tokens.
+  EXPECT_GT(rows[2].measured_tokens, 1.45 * rows[1].measured_tokens);
+  EXPECT_LT(rows[2].measured_tokens, 1.6 * rows[1].measured_tokens);
+
+  TempFile bad(corpus_of_m(with("bad", R"(, "attention_flops": "sliding")")));
+  auto refused = load_corpus(bad.path());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().key, "rows.bad.measured.attention_flops");
+  EXPECT_NE(refused.error().str().find("row bad: measured.attention_flops must be"),
+            std::string::npos)
+      << refused.error().str();
+}
+
 TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
   TempFile f(corpus_of_m(R"(
     {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",
@@ -276,8 +313,10 @@ TEST(Corpus, AttentionFlopsGrowWithSequence) {
   m.seq_length = 1000;
   double short_seq = model_flops_per_token(m);
   m.seq_length = 2000;
-  // 12 * layers * seq * width more per token.
+  // 12 * layers * seq * width more per token; half of it when attention is counted causal.
   EXPECT_NEAR(model_flops_per_token(m) - short_seq, 12.0 * 2 * 1000 * 64, 1e-6);
+  EXPECT_NEAR(model_flops_per_token(m) - model_flops_per_token(m, AttentionFlops::kCausal),
+              6.0 * 2 * 2000 * 64, 1e-6);
 }
 
 TEST(Corpus, BadInputs) {
@@ -345,6 +384,31 @@ TEST(Corpus, MegatronFamilyFrameworks) {
     row.framework = c.framework;
     EXPECT_EQ(megatron_family(row), c.megatron) << c.framework;
   }
+}
+
+// The Megatron MoE Model Zoo rows name their dispatcher as Megatron-LM does
+// (moe_token_dispatcher_type flex + a backend, or alltoall); Bridge rows name only the backend.
+// Both must reach the model, and the Model Zoo's TFLOP/s-only rows count attention causally.
+TEST(Corpus, ModelZooRowsReadTheirDispatcherAndAttentionCount) {
+  const auto& validation = shipped_validation();
+  ASSERT_TRUE(validation) << validation.error().str();
+  std::map<std::string, const CorpusRow*> by_id;
+  for (const CorpusRow& row : validation->rows)
+    by_id[row.id] = &row;
+  for (const char* flex :
+       {"mz-qwen3-h100-235b-256g-crossnode-ep32", "mz-qwen3-gb200-235b-256g-bf16"}) {
+    ASSERT_TRUE(by_id.count(flex)) << flex;
+    EXPECT_TRUE(by_id[flex]->setup.moe_deepep) << flex;
+  }
+  ASSERT_TRUE(by_id.count("mz-qwen3-h100-235b-256g-intranode-ep8-pp32-a2a"));
+  EXPECT_FALSE(by_id["mz-qwen3-h100-235b-256g-intranode-ep8-pp32-a2a"]->setup.moe_deepep);
+  const CorpusRow* long_context = by_id["mz-qwen3-h100-235b-256g-128k-cp8"];
+  ASSERT_NE(long_context, nullptr);
+  EXPECT_TRUE(long_context->tflops_metric);
+  EXPECT_EQ(long_context->attention_flops, AttentionFlops::kCausal);
+  EXPECT_NEAR(long_context->measured_tokens *
+                  model_flops_per_token(long_context->dims, AttentionFlops::kCausal),
+              357e12, 1e6);
 }
 
 TEST(Corpus, ValidationRowsNameTheCorpusModelsAndAreNeverFitted) {
