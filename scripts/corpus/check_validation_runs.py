@@ -4,8 +4,11 @@
 Checks: required fields and their types; unique ids; every row names a `framework`; every source
 cites a repository + path + commit or a URL, and a location; each model is in this file's `models`
 or in measured_runs.json's; each cluster has a profile in recipes/clusters/; GPUs divisible by
-TP x PP x CP; GBS divisible by MBS x DP where both are printed; a measured figure; and no row id
-or source that measured_runs.json already has. Exit 1 with one line per problem.
+TP x PP x CP; GBS divisible by MBS x DP where both are printed; a measured figure; a row measured only in TFLOP/s
+says how its publication counted attention (measured.attention_flops); a Megatron-family row's
+settings use only keys hcp-plan reads or knows to be informational (a key it does not read is a
+setting silently not priced); and no row id or source that measured_runs.json already has. Exit 1
+with one line per problem.
 
 Usage: scripts/corpus/check_validation_runs.py [VALIDATION_JSON [MEASURED_JSON]]
 """
@@ -19,6 +22,16 @@ FRAMEWORKS = {"megatron", "nemo", "bridge", "torchtitan", "mosaic", "deepspeed",
 INT_FIELDS = ("num_gpus", "global_batch", "micro_batch", "seq_length", "tp", "pp", "cp", "vp",
               "ep", "fsdp")
 MEASURED = ("tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu")
+MEGATRON_FAMILY = {"megatron", "nemo", "bridge"}
+# Settings keys the corpus reader prices (src/accuracy/accuracy_corpus.cpp, row_of and the
+# read_* helpers beside it) and keys kept only as a record of the publication.
+SETTINGS_READ = {"optimizer", "optimizer_dtype", "grad_sync_dtype", "recompute", "recompute_modules",
+                 "recompute_num_layers", "cpu_offloading_num_layers", "fine_grained_activation_offloading",
+                 "fp8_dot_product_attention", "use_megatron_fsdp", "cuda_graph_impl", "cuda_graph_scope",
+                 "moe_a2a_overlap", "moe_token_dispatcher_type", "moe_flex_dispatcher_backend",
+                 "expert_tensor_parallel_size"}
+SETTINGS_RECORD = {"grad_accum", "code"}
+ATTENTION_FLOPS = {"full", "causal"}
 
 
 def source_problems(src):
@@ -73,6 +86,13 @@ def row_problems(r, models, clusters):
     measured = r.get("measured") or {}
     if not any(isinstance(measured.get(k), (int, float)) and measured[k] > 0 for k in MEASURED):
         out.append("no positive measured figure")
+    if "model_tflops_per_gpu" in measured and "tokens_per_s_per_gpu" not in measured:
+        if measured.get("attention_flops") not in ATTENTION_FLOPS:
+            out.append("measured only in TFLOP/s: measured.attention_flops must say how the "
+                       f"publication counted attention ({' or '.join(sorted(ATTENTION_FLOPS))})")
+    if r.get("framework") in MEGATRON_FAMILY:
+        for key in sorted(set(r.get("settings") or {}) - SETTINGS_READ - SETTINGS_RECORD):
+            out.append(f"settings.{key} is neither read by hcp-plan's corpus reader nor a record-only key")
     return out + layout_problems(r) + published_problems(r)
 
 
