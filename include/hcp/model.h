@@ -47,7 +47,9 @@ struct ModelDims {
   // MoE details.
   int64_t moe_dense_layers = 0;    ///< Leading dense layers (moe_layer_freq "first k dense").
   double moe_capacity_factor = 0;  ///< moe_expert_capacity_factor; 0: dropless.
-  int64_t mtp_layers = 0;          ///< mtp_num_layers (DeepSeek-V3 multi-token prediction).
+  /// moe_pad_expert_input_to_capacity: every expert computes exactly its capacity.
+  bool moe_pad_to_capacity = false;
+  int64_t mtp_layers = 0;  ///< mtp_num_layers (DeepSeek-V3 multi-token prediction).
   // Multi-latent attention (multi_latent_attention: true).
   bool mla = false;
   int64_t q_lora_rank = 0;   ///< 0: queries projected directly.

@@ -60,10 +60,14 @@ def row_of(table, cells, index):
     extra = {k: v for k, v in values.items() if v is not None}
     settings = dict(table.get("settings", {}))
     settings.update(extra)
+    own = table.get("row_settings", {}).get(label or model_name)
+    if own:
+        settings.update(own)
     row["settings"] = settings
     row["settings_source"] = {"found": False, "why": table["settings_why"]}
-    if table.get("settings_read_from"):
-        row["settings_source"]["read_from"] = table["settings_read_from"]
+    read_from = [table.get("settings_read_from"), table.get("row_settings_read_from") if own else None]
+    if any(read_from):
+        row["settings_source"]["read_from"] = "; ".join(r for r in read_from if r)
     notes = table.get("row_notes", {}).get(label or model_name)
     if notes:
         row.update(notes)

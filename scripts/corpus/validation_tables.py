@@ -110,6 +110,13 @@ SOURCES = {
         "(version for NeMo 25.07), Pre-Training Performance table DGX-GB200 (stored page excerpt)"),
 }
 
+# NeMo's MegatronTokenDropCallback (nemo/lightning/pytorch/callbacks/moe_token_drop.py:38-39 at
+# v2.2.0, v2.3.0 and 7a8f1cc): capacity factor 1.0, every expert's input padded to it.
+TOKEN_DROP = {"moe_expert_capacity_factor": 1.0, "moe_pad_expert_input_to_capacity": True}
+MIXTRAL_TOKEN_DROP_FROM = ("Mixtral rows: token drop, NVIDIA/NeMo {tag} {dir}/pretrain_mixtral_8x7b.py:{l7} and "
+                           "pretrain_mixtral_8x22b.py:{l22} build pretrain_recipe(performance_mode=True), which adds "
+                           "MegatronTokenDropCallback (nemo/collections/llm/recipes/mixtral_8x7b.py:226, "
+                           "mixtral_8x22b.py:233): capacity factor 1.0, padded")
 NEMO_KEYS = {
     "GPT3-5B": "GPT3_5B", "GPT3-20B": "GPT3_20B", "GPT3-175B": "GPT3_175B",
     "LLAMA2-7B": "LLAMA2_7B", "LLAMA2-13B": "LLAMA2_13B", "LLAMA2-70B": "LLAMA2_70B",
@@ -189,6 +196,8 @@ TABLES = [
 | Mixtral-8x7B  | 64  | 256  | 2  | 4096  | 1 | 1 | 1 | 1  | 8 | 2  | 15457 | 1282 | Mixtral-8x7B-64g
 | Mixtral-8x22B | 256 | 64   | 1  | 65536 | 2 | 4 | 8 | 14 | 8 | 16 | 2232  | 824  | Mixtral-8x22B-256g
 """,
+        "row_settings": {"Mixtral-8x7B-64g": TOKEN_DROP, "Mixtral-8x22B-256g": TOKEN_DROP},
+        "row_settings_read_from": MIXTRAL_TOKEN_DROP_FROM.format(tag="v2.2.0", dir="scripts/llm/performance", l7=44, l22=43),
         "row_notes": {
             "Mixtral-8x22B-256g": {"note": "the page prints GBS 1 and MBS 64; with GA 16 and DP = 256/(TP2 x PP4 x CP8) = 4 that is GBS 64, MBS 1 (columns swapped), as recorded here"},
             "LLAMA3-405B-128g": {"note": "'LLAMA3-405B' is Llama 3.1 405B (NeMo Llama31Config405B, the model of scripts/performance/llm/pretrain_llama31_405b.py)"},
@@ -236,6 +245,8 @@ TABLES = [
 | Mixtral-8x7B  | 64  | 256 | 2 | 4096  | 0 | 1 | 1 | 1 | 1  | 8 | 2  | 19275 | 1598 | Mixtral-8x7B-64g
 | Mixtral-8x22B | 256 | 64  | 1 | 65536 | 0 | 2 | 4 | 8 | 14 | 8 | 16 | 2731  |      | Mixtral-8x22B-256g
 """,
+        "row_settings": {"Mixtral-8x7B-64g": TOKEN_DROP, "Mixtral-8x22B-256g": TOKEN_DROP},
+        "row_settings_read_from": MIXTRAL_TOKEN_DROP_FROM.format(tag="v2.3.0", dir="scripts/performance/llm", l7=52, l22=55),
         "row_notes": {
             "Mixtral-8x22B-256g": {"note": "the page prints GBS 1 and MBS 64; with GA 16 and DP = 256/(TP2 x PP4 x CP8) = 4 that is GBS 64, MBS 1 (columns swapped), as recorded here; its TFLOP/s cell was cut off in the stored excerpt"},
             "LLAMA3-405B-128g": {"note": "'LLAMA3-405B' is Llama 3.1 405B (NeMo Llama31Config405B)"},
@@ -307,6 +318,10 @@ def lay(seq, tp, pp, cp, vp, mbs, ga, ep=None, fsdp=0, **extra):
                 fsdp=fsdp, **extra)
 
 
+DSV3_TOKEN_DROP = TOKEN_DROP
+DSV3_TOKEN_DROP_FROM = ("token drop: deepseek_v3/pretraining/setup.sh:52-54 clones NeMo at 7a8f1cc, whose "
+                        "scripts/performance/llm/pretrain_deepseek_v3.py:40,80-81 adds MegatronTokenDropCallback "
+                        "(USE_TOKEN_DROP = True; moe_token_drop.py:38-39: capacity factor 1.0, padded)")
 V2503 = ("v25.03", "1b9bb6b3cfea881fc4997ac111e695e52ae901aa")
 V2504 = ("v25.04.01", "85380ffe02eac74e1d07e556b28cdcf7cce2d2f0")
 V2505 = ("v25.05.01", "60d6fd33ba9554a12b2f0f1f7f62ffd51f220e3d")
@@ -477,14 +492,14 @@ DGXC_TABLES = [
          lay(4096, 2, 16, 1, None, 1, 256, ep=64, expert_tensor_parallel_size=1),
          [(1024, 8192, 52.04, 644781.55)],
          note="VP printed as 1; whether the run kept DeepSeek-V3's MTP layer is not printed (the model's dimensions are measured_runs.json's DeepSeekV3)",
-         settings={"recompute_modules": ["mla_up_proj"]},
-         settings_read_from="deepseek_v3/pretraining/launch.sh:94-102 at the same commit (h100: AOL=0, RM='mla_up_proj', passed as --recompute_modules)"),
+         settings=dict({"recompute_modules": ["mla_up_proj"]}, **DSV3_TOKEN_DROP),
+         settings_read_from="deepseek_v3/pretraining/launch.sh:94-102 at the same commit (h100: AOL=0, RM='mla_up_proj', passed as --recompute_modules); " + DSV3_TOKEN_DROP_FROM),
     dgxc(*V2505, "deepseek_v3/pretraining/README.md", "GB200 Performance: Deepseek V3 BF16 GB200", "DeepSeekV3", "BF16", *GB200,
          lay(4096, 2, 4, 1, None, 1, 64, ep=None, expert_tensor_parallel_size=1),
          [(128, 1024, 34.168, 122755.33), (256, 2048, 34.194, 245323.97), (512, 4096, 34.274, 489502.71)],
          note="EP 32 at 128 GPUs, 64 at 256 and 512 (layout table); VP printed as 1; MTP not printed",
-         settings={"recompute_modules": ["core_attn"]},
-         settings_read_from="deepseek_v3/pretraining/launch.sh:103-115 at the same commit (gb200: AOL=0, RM='core_attn', passed as --recompute_modules)"),
+         settings=dict({"recompute_modules": ["core_attn"]}, **DSV3_TOKEN_DROP),
+         settings_read_from="deepseek_v3/pretraining/launch.sh:103-115 at the same commit (gb200: AOL=0, RM='core_attn', passed as --recompute_modules); " + DSV3_TOKEN_DROP_FROM),
 ]
 
 DGXC_EP = {("GB200 Performance: Deepseek V3 BF16 GB200", 128): 32,

@@ -192,6 +192,22 @@ void read_cuda_graphs(const json& settings, TrainingSetup& setup) {
   set_cuda_graphs(setup, string_or(settings, "cuda_graph_impl", "none"), false, scope);
 }
 
+/// The MoE settings of a row: EP overlap, the dispatcher and token drop.
+void read_moe_settings(const json& settings, CorpusRow& row) {
+  // moe_a2a_overlap sets comm_overlap.overlap_moe_expert_parallel_comm (and delayed wgrad):
+  // scripts/performance/utils/overrides.py:165-175 (Megatron-Bridge v0.5.1 @5cb3444).
+  row.setup.moe_a2a_overlap = bool_or(settings, "moe_a2a_overlap", false);
+  // The flex dispatcher (DeepEP / HybridEP), as the recipe reader takes it (model_dims.cpp):
+  // Bridge rows name its backend, Megatron-LM rows the dispatcher type.
+  row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty() ||
+                         string_or(settings, "moe_token_dispatcher_type") == "flex";
+  // Token drop (NeMo's MegatronTokenDropCallback, Bridge's --use_tokendrop): a capacity factor,
+  // and padding every expert's input to it.
+  if (auto f = settings.find("moe_expert_capacity_factor"); f != settings.end() && f->is_number())
+    row.dims.moe_capacity_factor = std::max(0.0, f->get<double>());
+  row.dims.moe_pad_to_capacity = bool_or(settings, "moe_pad_expert_input_to_capacity", false);
+}
+
 /// How the row's publication counted attention in its model TFLOP/s (measured.attention_flops):
 /// "full" (the default) or "causal"; nullopt for anything else.
 std::optional<AttentionFlops> attention_flops_of(const json& r) {
@@ -329,13 +345,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   row.setup.fp8_attention = bool_or(settings, "fp8_dot_product_attention", false);
   row.setup.fsdp = int_or(r, "fsdp", 0) > 0 || bool_or(settings, "use_megatron_fsdp", false);
   read_cuda_graphs(settings, row.setup);
-  // moe_a2a_overlap sets comm_overlap.overlap_moe_expert_parallel_comm (and delayed wgrad):
-  // scripts/performance/utils/overrides.py:165-175 (Megatron-Bridge v0.5.1 @5cb3444).
-  row.setup.moe_a2a_overlap = bool_or(settings, "moe_a2a_overlap", false);
-  // The flex dispatcher (DeepEP / HybridEP), as the recipe reader takes it (model_dims.cpp):
-  // Bridge rows name its backend, Megatron-LM rows the dispatcher type.
-  row.setup.moe_deepep = !string_or(settings, "moe_flex_dispatcher_backend").empty() ||
-                         string_or(settings, "moe_token_dispatcher_type") == "flex";
+  read_moe_settings(settings, row);
   // "DeepSeekV3 (w/o MTP)" rows: the same model without its multi-token prediction layer.
   if (string_or(r, "variant") == "without MTP") row.dims.mtp_layers = 0;
   if (auto counted = attention_flops_of(r); counted) {

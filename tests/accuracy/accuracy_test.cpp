@@ -152,6 +152,27 @@ TEST(Corpus, TflopsRowsUseThePublicationsAttentionCount) {
       << refused.error().str();
 }
 
+// Token drop as NeMo's MegatronTokenDropCallback sets it: capacity factor 1.0, padded.
+TEST(Corpus, RowsReadTokenDrop) {
+  auto row = [](const std::string& id, const std::string& settings) {
+    return R"({"id": ")" + id + R"(", "kind": "nemo_perf_summary", "model": "M",
+     "system": "DGX-H100", "cluster": "dgx-h100", "precision": "BF16", "num_gpus": 8,
+     "global_batch": 128, "micro_batch": 1, "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1,
+     "measured": {"tokens_per_s_per_gpu": 12000}, "settings": {)" +
+           settings + "}}";
+  };
+  TempFile f(corpus_of_m(row("drop", R"("moe_expert_capacity_factor": 1.0,
+                                        "moe_pad_expert_input_to_capacity": true)") +
+                         "," + row("dropless", "")));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  ASSERT_EQ(corpus->rows.size(), 2u);
+  EXPECT_EQ(corpus->rows[0].dims.moe_capacity_factor, 1.0);
+  EXPECT_TRUE(corpus->rows[0].dims.moe_pad_to_capacity);
+  EXPECT_EQ(corpus->rows[1].dims.moe_capacity_factor, 0.0);
+  EXPECT_FALSE(corpus->rows[1].dims.moe_pad_to_capacity);
+}
+
 TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
   TempFile f(corpus_of_m(R"(
     {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100",

@@ -302,6 +302,14 @@ TEST(ModelDimsOf, ReadsARecipeAndNamesMissingKeys) {
   EXPECT_EQ(m->windowed_layers(), 24);  // every 4th layer is full attention
   EXPECT_FALSE(m->windowed[3]);
   EXPECT_NEAR(m->layer_params() * 32 + m->embedding_params(), 8.03e9, 0.01e9);
+  EXPECT_EQ(m->moe_capacity_factor, 0.0);
+  EXPECT_FALSE(m->moe_pad_to_capacity);
+  r.set("model.moe_expert_capacity_factor", Value::real(1.0));
+  r.set("model.moe_pad_expert_input_to_capacity", Value::boolean(true));
+  auto dropping = model_dims_of(r);
+  ASSERT_TRUE(dropping.ok()) << dropping.error().message;
+  EXPECT_EQ(dropping->moe_capacity_factor, 1.0);
+  EXPECT_TRUE(dropping->moe_pad_to_capacity);
 }
 
 TEST(ModelNames, ParseRecomputeAndLabel) {
@@ -347,15 +355,24 @@ TEST(ModelMemory, ExpertsAreShardedOverEpTimesEtp) {
 namespace hcp {
 namespace {
 
+/// Llama-3-8B with 8 experts of its MLP's width (top-2) on option B with EP 8, ETP 1.
+struct MoeCase {
+  ModelDims model = testing::llama3_8b(8192);
+  Layout layout = testing::option_b();
+  MoeCase() {
+    model.num_experts = 8;
+    model.moe_ffn = 14336;
+    model.moe_topk = 2;
+    layout.ep = 8;
+    layout.etp = 1;
+  }
+};
+
 TEST(ModelOverlap, MoeA2aOverlapHidesExpertDispatch) {
   Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
-  ModelDims m = testing::llama3_8b(8192);
-  m.num_experts = 8;
-  m.moe_ffn = 14336;
-  m.moe_topk = 2;
-  Layout l = testing::option_b();
-  l.ep = 8;
-  l.etp = 1;
+  MoeCase c;
+  const ModelDims& m = c.model;
+  const Layout& l = c.layout;
   TrainingSetup s;
   s.global_batch = 8;
   auto plain = estimate(m, l, hw, s);
@@ -367,6 +384,35 @@ TEST(ModelOverlap, MoeA2aOverlapHidesExpertDispatch) {
   EXPECT_LT(hidden->time.ep_a2a_s, plain->time.ep_a2a_s);
   EXPECT_GE(hidden->time.ep_a2a_s, (1 - hw.k.ep_overlap) * plain->time.ep_a2a_s * (1 - 1e-9));
   EXPECT_LT(hidden->time.step_s, plain->time.step_s);
+}
+
+// Token drop: dropless experts pay the busiest expert's load (moe_dropless_imbalance); a capacity
+// factor caps it; padding to the capacity makes every expert compute exactly the capacity.
+TEST(ModelMoe, CapacityFactorCapsAndPaddingFixesTheExpertLoad) {
+  Hardware hw = hardware_from_profile(testing::dgx_h100(), testing::test_constants());
+  hw.k.moe_dropless_imbalance = 1.6;
+  MoeCase c;
+  TrainingSetup s;
+  s.global_batch = 8;
+  auto experts_at = [&](double factor, bool pad) {
+    ModelDims d = c.model;
+    d.moe_capacity_factor = factor;
+    d.moe_pad_to_capacity = pad;
+    auto e = estimate(d, c.layout, hw, s);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e->time.step_s : 0.0;
+  };
+  double dropless = experts_at(0, false);
+  double capped = experts_at(1.25, false);
+  double padded_one = experts_at(1.0, true);
+  double padded_high = experts_at(2.0, true);
+  double above_imbalance = experts_at(2.0, false);
+  EXPECT_LT(capped, dropless);
+  EXPECT_LT(padded_one, capped);
+  // Without padding a factor above the imbalance changes nothing; padded to it, every expert
+  // computes twice the mean, more than the dropless busiest expert's 1.6.
+  EXPECT_DOUBLE_EQ(above_imbalance, dropless);
+  EXPECT_GT(padded_high, dropless);
 }
 
 TEST(ModelOverhead, FullIterationGraphsLeaveLessLaunchCostThanPartialOnes) {
