@@ -49,6 +49,8 @@ struct ModelDims {
   double moe_capacity_factor = 0;  ///< moe_expert_capacity_factor; 0: dropless.
   /// moe_pad_expert_input_to_capacity: every expert computes exactly its capacity.
   bool moe_pad_to_capacity = false;
+  /// moe_router_force_load_balancing: the router spreads tokens evenly (a benchmark setting).
+  bool moe_force_balance = false;
   int64_t mtp_layers = 0;  ///< mtp_num_layers (DeepSeek-V3 multi-token prediction).
   // Multi-latent attention (multi_latent_attention: true).
   bool mla = false;

@@ -30,6 +30,7 @@ SETTINGS_READ = {"optimizer", "optimizer_dtype", "grad_sync_dtype", "recompute",
                  "fp8_dot_product_attention", "use_megatron_fsdp", "cuda_graph_impl", "cuda_graph_scope",
                  "moe_a2a_overlap", "moe_token_dispatcher_type", "moe_flex_dispatcher_backend",
                  "moe_expert_capacity_factor", "moe_pad_expert_input_to_capacity",
+                 "moe_router_force_load_balancing",
                  "expert_tensor_parallel_size"}
 SETTINGS_RECORD = {"grad_accum", "code"}
 ATTENTION_FLOPS = {"full", "causal"}

@@ -736,21 +736,28 @@ for _seq, _cp, _forced, _dropless in ((16384, 1, 295, 237), (32768, 2, 335, 277)
                       note=("NNODES 32 x 8 GPUs; measured = the 'dropless' TFLOP/s, the forced-balance figure is kept in "
                             "measured.published; micro_batch null: not in the command (the runtime.conf default for "
                             "Qwen3-235B-A22B is 1)")))
+    MZ_ROWS.append(mz(f"h100-235b-256g-{_seq // 1024}k-cp{_cp}-forced", MZ_LC, "Qwen3_235B_A22B", MZ_H100, "BF16", 256, _seq, 4, 8, 4,
+                      _cp, 8, None, 256, tflops=_forced,
+                      settings={"recompute_modules": ["layernorm", "moe"], "moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "deepep",
+                                "moe_router_force_load_balancing": True},
+                      note=("NNODES 32 x 8 GPUs; measured = the 'forced balance' TFLOP/s of the same cell, run with the command plus "
+                            "--moe-router-force-load-balancing (the note under the table); micro_batch null: not in the command "
+                            "(the runtime.conf default for Qwen3-235B-A22B is 1)")))
 MZ_ROWS += [
     mz("gb200-235b-256g-bf16", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "BF16", 256, 4096, 1, 8, 1, 1, 8, 1, 8192,
-       tflops=750, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "cuda_graph_impl": "transformer_engine",
+       tflops=750, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_router_force_load_balancing": True, "cuda_graph_impl": "transformer_engine",
                              "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
        note=f"NNODES 64; {MZ_GPN}; {FORCED}"),
     mz("gb200-235b-256g-mxfp8", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "MXFP8", 256, 4096, 1, 4, 6, 1, 64, 3, 3072,
-       tflops=919, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_a2a_overlap": True, "recompute_modules": ["moe_act", "layernorm"],
+       tflops=919, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_router_force_load_balancing": True, "moe_a2a_overlap": True, "recompute_modules": ["moe_act", "layernorm"],
                              "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"],
                              "fine_grained_activation_offloading": ["expert_fc1", "moe_act"]},
        note=f"Notes column: 'activation offloading required'; NNODES 64; {MZ_GPN}; {FORCED}"),
     mz("gb200-235b-128g-128k-cp4-mxfp8", MZ_GB200, "Qwen3_235B_A22B", ("DGX-GB200", "gb200-nvl72"), "MXFP8", 128, 131072, 4, 4, 12, 4, 32, 1, 1024,
-       tflops=1150, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "recompute_modules": ["moe_act", "layernorm"]},
+       tflops=1150, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_router_force_load_balancing": True, "recompute_modules": ["moe_act", "layernorm"]},
        note=f"Notes column: 'long context'; NNODES 32; {MZ_GPN}; {FORCED}"),
     mz("gb300-235b-64g-mxfp8", MZ_GB300, "Qwen3_235B_A22B", ("DGX-GB300", "gb300-nvl72"), "MXFP8", 64, 4096, 1, 1, 1, 1, 64, 1, 8192,
-       tflops=1055, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_a2a_overlap": True, "cuda_graph_impl": "transformer_engine",
+       tflops=1055, settings={"moe_token_dispatcher_type": "flex", "moe_flex_dispatcher_backend": "hybridep", "moe_router_force_load_balancing": True, "moe_a2a_overlap": True, "cuda_graph_impl": "transformer_engine",
                               "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"]},
        note=f"NNODES 16; {MZ_GPN}; {FORCED}"),
 ]

@@ -206,6 +206,7 @@ void read_moe_settings(const json& settings, CorpusRow& row) {
   if (auto f = settings.find("moe_expert_capacity_factor"); f != settings.end() && f->is_number())
     row.dims.moe_capacity_factor = std::max(0.0, f->get<double>());
   row.dims.moe_pad_to_capacity = bool_or(settings, "moe_pad_expert_input_to_capacity", false);
+  row.dims.moe_force_balance = bool_or(settings, "moe_router_force_load_balancing", false);
 }
 
 /// How the row's publication counted attention in its model TFLOP/s (measured.attention_flops):

@@ -88,6 +88,7 @@ void read_moe_mla_hybrid(const Recipe& recipe, ModelDims& m) {
   if (m.num_experts > 0) m.moe_dense_layers = leading_dense_layers(recipe, m.num_layers);
   m.moe_capacity_factor = recipe.get_double("model.moe_expert_capacity_factor").value_or(0);
   m.moe_pad_to_capacity = recipe.bool_or("model.moe_pad_expert_input_to_capacity", false);
+  m.moe_force_balance = recipe.bool_or("model.moe_router_force_load_balancing", false);
   m.mtp_layers = recipe.int_or("model.mtp_num_layers", 0);
   m.mla = recipe.bool_or("model.multi_latent_attention", false);
   if (m.mla) {

@@ -163,14 +163,17 @@ TEST(Corpus, RowsReadTokenDrop) {
   };
   TempFile f(corpus_of_m(row("drop", R"("moe_expert_capacity_factor": 1.0,
                                         "moe_pad_expert_input_to_capacity": true)") +
-                         "," + row("dropless", "")));
+                         "," + row("dropless", "") + "," +
+                         row("forced", R"("moe_router_force_load_balancing": true)")));
   auto corpus = load_corpus(f.path());
   ASSERT_TRUE(corpus) << corpus.error().str();
-  ASSERT_EQ(corpus->rows.size(), 2u);
+  ASSERT_EQ(corpus->rows.size(), 3u);
   EXPECT_EQ(corpus->rows[0].dims.moe_capacity_factor, 1.0);
   EXPECT_TRUE(corpus->rows[0].dims.moe_pad_to_capacity);
   EXPECT_EQ(corpus->rows[1].dims.moe_capacity_factor, 0.0);
   EXPECT_FALSE(corpus->rows[1].dims.moe_pad_to_capacity);
+  EXPECT_FALSE(corpus->rows[1].dims.moe_force_balance);
+  EXPECT_TRUE(corpus->rows[2].dims.moe_force_balance);
 }
 
 TEST(Corpus, BridgeRowsReadOffloadAndBf16GradientReduce) {
@@ -423,8 +426,13 @@ TEST(Corpus, ModelZooRowsReadTheirDispatcherAndAttentionCount) {
   }
   ASSERT_TRUE(by_id.count("mz-qwen3-h100-235b-256g-intranode-ep8-pp32-a2a"));
   EXPECT_FALSE(by_id["mz-qwen3-h100-235b-256g-intranode-ep8-pp32-a2a"]->setup.moe_deepep);
+  // The table prints a dropless and a forced-balance figure for each long-context cell.
+  ASSERT_TRUE(by_id.count("mz-qwen3-h100-235b-256g-128k-cp8-forced"));
+  EXPECT_TRUE(by_id["mz-qwen3-h100-235b-256g-128k-cp8-forced"]->dims.moe_force_balance);
+  EXPECT_TRUE(by_id["mz-qwen3-gb200-235b-256g-bf16"]->dims.moe_force_balance);
   const CorpusRow* long_context = by_id["mz-qwen3-h100-235b-256g-128k-cp8"];
   ASSERT_NE(long_context, nullptr);
+  EXPECT_FALSE(long_context->dims.moe_force_balance);
   EXPECT_TRUE(long_context->tflops_metric);
   EXPECT_EQ(long_context->attention_flops, AttentionFlops::kCausal);
   EXPECT_NEAR(long_context->measured_tokens *

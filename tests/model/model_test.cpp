@@ -306,10 +306,12 @@ TEST(ModelDimsOf, ReadsARecipeAndNamesMissingKeys) {
   EXPECT_FALSE(m->moe_pad_to_capacity);
   r.set("model.moe_expert_capacity_factor", Value::real(1.0));
   r.set("model.moe_pad_expert_input_to_capacity", Value::boolean(true));
+  r.set("model.moe_router_force_load_balancing", Value::boolean(true));
   auto dropping = model_dims_of(r);
   ASSERT_TRUE(dropping.ok()) << dropping.error().message;
   EXPECT_EQ(dropping->moe_capacity_factor, 1.0);
   EXPECT_TRUE(dropping->moe_pad_to_capacity);
+  EXPECT_TRUE(dropping->moe_force_balance);
 }
 
 TEST(ModelNames, ParseRecomputeAndLabel) {
@@ -413,6 +415,12 @@ TEST(ModelMoe, CapacityFactorCapsAndPaddingFixesTheExpertLoad) {
   // computes twice the mean, more than the dropless busiest expert's 1.6.
   EXPECT_DOUBLE_EQ(above_imbalance, dropless);
   EXPECT_GT(padded_high, dropless);
+  // Forced load balancing (random router logits) leaves the mean load: as padded at factor 1.
+  MoeCase forced;
+  forced.model.moe_force_balance = true;
+  auto balanced = estimate(forced.model, forced.layout, hw, s);
+  ASSERT_TRUE(balanced.ok());
+  EXPECT_DOUBLE_EQ(balanced->time.step_s, padded_one);
 }
 
 TEST(ModelOverhead, FullIterationGraphsLeaveLessLaunchCostThanPartialOnes) {
