@@ -230,8 +230,9 @@ double deepep_remote_ranks(const ModelDims& m, const Layout& l) {
 /// Busiest expert's load over the mean: dropless runs pay the routing imbalance; a capacity
 /// factor caps it (moe_expert_capacity_factor, tokens beyond it are dropped), and padding to the
 /// capacity (moe_pad_expert_input_to_capacity) gives every expert exactly that load
-/// (Megatron-LM moe_utils.py get_capacity: ceil(tokens x topk / experts x factor)). Forced load
-/// balancing (moe_router_force_load_balancing: random router logits, Megatron-LM
+/// (Megatron-LM megatron/core/transformer/moe/moe_utils.py:248-263 @d98e8a6, get_capacity:
+/// ceil(tokens x topk / experts x factor)). Forced load balancing
+/// (moe_router_force_load_balancing: random router logits, Megatron-LM
 /// megatron/core/transformer/moe/router.py:861-863 @d98e8a6) leaves only the random spread of
 /// thousands of tokens per expert, a few percent, taken as none.
 double moe_load_factor(const ModelDims& m, const Hardware& hw) {
