@@ -1,5 +1,6 @@
 // ModelDims: the sizes the cost model reads, from a recipe.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -158,6 +159,16 @@ Result<ModelDims> model_dims_of(const Recipe& recipe) {
   m.window = window_of(recipe);
   if (m.window > 0) m.windowed = windowed_pattern(recipe, m.num_layers);
   read_moe_mla_hybrid(recipe, m);
+  if (!std::isfinite(m.moe_capacity_factor)) {
+    // A NaN or infinite factor padded to would make every expert's load, and the step, NaN.
+    Error e;
+    e.message =
+        "model.moe_expert_capacity_factor must be a finite number (null or negative: "
+        "dropless)";
+    e.location = recipe.where("model.moe_expert_capacity_factor");
+    e.key = "model.moe_expert_capacity_factor";
+    return e;
+  }
   return m;
 }
 

@@ -312,6 +312,13 @@ TEST(ModelDimsOf, ReadsARecipeAndNamesMissingKeys) {
   EXPECT_EQ(dropping->moe_capacity_factor, 1.0);
   EXPECT_TRUE(dropping->moe_pad_to_capacity);
   EXPECT_TRUE(dropping->moe_force_balance);
+  // YAML's .nan / .inf: refused with the key, not carried into a NaN step time.
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    r.set("model.moe_expert_capacity_factor", Value::real(bad));
+    auto refused = model_dims_of(r);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().key, "model.moe_expert_capacity_factor");
+  }
 }
 
 TEST(ModelNames, ParseRecomputeAndLabel) {
