@@ -318,7 +318,6 @@ def lay(seq, tp, pp, cp, vp, mbs, ga, ep=None, fsdp=0, **extra):
                 fsdp=fsdp, **extra)
 
 
-DSV3_TOKEN_DROP = TOKEN_DROP
 DSV3_TOKEN_DROP_FROM = ("token drop: deepseek_v3/pretraining/setup.sh:52-54 clones NeMo at 7a8f1cc, whose "
                         "scripts/performance/llm/pretrain_deepseek_v3.py:40,80-81 adds MegatronTokenDropCallback "
                         "(USE_TOKEN_DROP = True; moe_token_drop.py:38-39: capacity factor 1.0, padded)")
@@ -492,13 +491,13 @@ DGXC_TABLES = [
          lay(4096, 2, 16, 1, None, 1, 256, ep=64, expert_tensor_parallel_size=1),
          [(1024, 8192, 52.04, 644781.55)],
          note="VP printed as 1; whether the run kept DeepSeek-V3's MTP layer is not printed (the model's dimensions are measured_runs.json's DeepSeekV3)",
-         settings=dict({"recompute_modules": ["mla_up_proj"]}, **DSV3_TOKEN_DROP),
+         settings=dict({"recompute_modules": ["mla_up_proj"]}, **TOKEN_DROP),
          settings_read_from="deepseek_v3/pretraining/launch.sh:94-102 at the same commit (h100: AOL=0, RM='mla_up_proj', passed as --recompute_modules); " + DSV3_TOKEN_DROP_FROM),
     dgxc(*V2505, "deepseek_v3/pretraining/README.md", "GB200 Performance: Deepseek V3 BF16 GB200", "DeepSeekV3", "BF16", *GB200,
          lay(4096, 2, 4, 1, None, 1, 64, ep=None, expert_tensor_parallel_size=1),
          [(128, 1024, 34.168, 122755.33), (256, 2048, 34.194, 245323.97), (512, 4096, 34.274, 489502.71)],
          note="EP 32 at 128 GPUs, 64 at 256 and 512 (layout table); VP printed as 1; MTP not printed",
-         settings=dict({"recompute_modules": ["core_attn"]}, **DSV3_TOKEN_DROP),
+         settings=dict({"recompute_modules": ["core_attn"]}, **TOKEN_DROP),
          settings_read_from="deepseek_v3/pretraining/launch.sh:103-115 at the same commit (gb200: AOL=0, RM='core_attn', passed as --recompute_modules); " + DSV3_TOKEN_DROP_FROM),
 ]
 
