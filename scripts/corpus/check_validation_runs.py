@@ -4,11 +4,12 @@
 Checks: required fields and their types; unique ids; every row names a `framework`; every source
 cites a repository + path + commit or a URL, and a location; each model is in this file's `models`
 or in measured_runs.json's; each cluster has a profile in recipes/clusters/; GPUs divisible by
-TP x PP x CP; GBS divisible by MBS x DP where both are printed; a measured figure; a row measured only in TFLOP/s
-says how its publication counted attention (measured.attention_flops); a Megatron-family row's
-settings use only keys hcp-plan reads or knows to be informational (a key it does not read is a
-setting silently not priced); and no row id or source that measured_runs.json already has. Exit 1
-with one line per problem.
+TP x PP x CP; GBS divisible by MBS x DP where both are printed; a measured figure; a row measured
+only in TFLOP/s says how its publication counted attention (measured.attention_flops); a
+Megatron-family row's settings use only keys hcp-plan reads or knows to be informational (a key it
+does not read is a setting silently not priced), and every key listed as read is named in the
+reader's source; and no row id or source that measured_runs.json already has. Exit 1 with one line
+per problem.
 
 Usage: scripts/corpus/check_validation_runs.py [VALIDATION_JSON [MEASURED_JSON]]
 """
@@ -111,6 +112,14 @@ def published_problems(r):
     return []
 
 
+def reader_problems():
+    """SETTINGS_READ keys that the corpus reader's source never names: the list would claim a
+    setting is priced that is not."""
+    reader = open(os.path.join(ROOT, "src/accuracy/accuracy_corpus.cpp")).read()
+    return [f"SETTINGS_READ lists {key}, which src/accuracy/accuracy_corpus.cpp never names"
+            for key in sorted(SETTINGS_READ) if f'"{key}"' not in reader]
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "recipes/corpus/validation_runs.json")
     measured_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "recipes/corpus/measured_runs.json")
@@ -121,6 +130,7 @@ def main():
     models.update(doc.get("models", {}))
     clusters = {f[:-5] for f in os.listdir(os.path.join(ROOT, "recipes/clusters")) if f.endswith(".yaml")}
     problems = [f"models: {k} is already in measured_runs.json (each fact in one place)" for k in clash]
+    problems += reader_problems()
     for key in ("what", "sources", "models", "rows"):
         if key not in doc:
             problems.append(f"top level: missing {key}")
