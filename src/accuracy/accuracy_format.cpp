@@ -22,19 +22,31 @@ std::string pct(double v) {
   return fmt("%.1f%%", 100 * v);
 }
 
+/// `s` left-aligned in a column of `width`; a longer value keeps one space after it, so that two
+/// columns never run together.
 std::string pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
+  s.append(s.size() < width ? width - s.size() : 1, ' ');
   return s;
 }
 
+/// The slice-name column: 26 characters keep a table inside kTextWidth (100).
+constexpr size_t kSliceColumn = 26;
+
+/// A table of slices. A name too long for its column (a system name from a publication) stands on
+/// its own line, and its figures follow on the next, under their headers.
 std::string slice_table(const std::vector<Slice>& slices) {
-  std::string out = "  " + pad("slice", 26) + pad("rows", 6) + pad("MAPE", 8) + pad("median", 8) +
-                    pad("<=15%", 8) + pad("tau", 7) + pad("groups", 7) + pad("OOM", 5) +
-                    pad("OOM?", 6) + pad("band", 7) + "unpriced\n";
+  std::string out = "  " + pad("slice", kSliceColumn) + pad("rows", 6) + pad("MAPE", 8) +
+                    pad("median", 8) + pad("<=15%", 8) + pad("tau", 7) + pad("groups", 7) +
+                    pad("OOM", 5) + pad("OOM?", 6) + pad("band", 7) + "unpriced\n";
   for (const Slice& s : slices) {
     const Metrics& m = s.metrics;
-    out += "  " + pad(s.name, 26) + pad(std::to_string(m.rows), 6) + pad(pct(m.mape), 8) +
-           pad(pct(m.median_ape), 8) + pad(pct(m.within_15), 8) +
+    // A slice none of whose rows the model priced has no error to print: "-", not 0 %.
+    const bool priced = m.rows > m.unpriced;
+    const std::string name = s.name.size() < kSliceColumn
+                                 ? pad(s.name, kSliceColumn)
+                                 : s.name + "\n  " + std::string(kSliceColumn, ' ');
+    out += "  " + name + pad(std::to_string(m.rows), 6) + pad(priced ? pct(m.mape) : "-", 8) +
+           pad(priced ? pct(m.median_ape) : "-", 8) + pad(priced ? pct(m.within_15) : "-", 8) +
            pad(m.tau_groups > 0 ? fmt("%.2f", m.kendall_tau) : "-", 7) +
            pad(std::to_string(m.tau_groups), 7) + pad(std::to_string(m.predicted_oom), 5) +
            pad(std::to_string(m.predicted_oom_unknown), 6) +
@@ -43,18 +55,24 @@ std::string slice_table(const std::vector<Slice>& slices) {
   return out;
 }
 
+/// `value`, or null where the figure is undefined (`defined` false).
+json figure(bool defined, double value) {
+  return defined ? json(value) : json(nullptr);
+}
+
 json metrics_json(const Metrics& m) {
+  const bool priced = m.rows > m.unpriced;
   return {{"rows", m.rows},
           {"unpriced", m.unpriced},
           {"predicted_oom", m.predicted_oom},
           {"predicted_oom_settings_unknown", m.predicted_oom_unknown},
-          {"mape", m.mape},
-          {"median_ape", m.median_ape},
-          {"within_15", m.within_15},
-          {"kendall_tau", m.kendall_tau},
+          {"mape", figure(priced, m.mape)},
+          {"median_ape", figure(priced, m.median_ape)},
+          {"within_15", figure(priced, m.within_15)},
+          {"kendall_tau", figure(m.tau_groups > 0, m.kendall_tau)},
           {"tau_groups", m.tau_groups},
           {"band_rows", m.band_rows},
-          {"band_coverage", m.coverage}};
+          {"band_coverage", figure(m.band_rows > 0, m.coverage)}};
 }
 
 json slices_json(const std::vector<Slice>& slices) {
@@ -125,13 +143,15 @@ std::string bands_text(const AccuracyReport& r) {
 std::string rows_text(const std::vector<Prediction>& predictions) {
   std::string out;
   for (const Prediction& p : predictions) {
-    out += "  " + pad(p.row->id, 58) + pad(p.row->layout.label(), 34) +
-           fmt("measured %8.0f", p.row->measured_tokens) +
-           fmt("  predicted %8.0f", p.predicted_tokens) + "  " + pct(p.ape()) +
-           (p.fits_memory           ? ""
-            : p.row->settings_found ? "  (predicted OOM)"
-                                    : "  (predicted OOM; settings unknown)") +
-           (p.error.empty() ? "" : "  " + p.error) + "\n";
+    out +=
+        "  " + pad(p.row->id, 58) + pad(p.row->layout.label(), 34) +
+        fmt("measured %8.0f", p.row->measured_tokens) +
+        (p.predicted_tokens > 0 ? fmt("  predicted %8.0f", p.predicted_tokens) + "  " + pct(p.ape())
+                                : std::string("  predicted        -")) +
+        (p.fits_memory           ? ""
+         : p.row->settings_found ? "  (predicted OOM)"
+                                 : "  (predicted OOM; settings unknown)") +
+        (p.error.empty() ? "" : "  " + p.error) + "\n";
     if (!p.fits_memory) out += memory_line(p);
   }
   return out;
