@@ -175,8 +175,9 @@ struct CorpusRow {
   std::string id;
   std::string kind;  ///< bridge_summary, nemo_long_sequence, bridge_moe_card
   std::string model;
-  std::string system;   ///< DGX-H100, DGX-GB200, ...
-  std::string cluster;  ///< Shipped cluster profile name.
+  std::string system;           ///< DGX-H100, DGX-GB200, ...
+  std::string cluster;          ///< Shipped cluster profile name.
+  std::string cluster_missing;  ///< Why no shipped profile matches `system` (the row says).
   std::string precision;
   std::string source;    ///< One line: repo path (container / section).
   std::string excluded;  ///< Why the row is not predicted (empty: it is).

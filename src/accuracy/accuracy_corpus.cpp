@@ -277,6 +277,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
   row.framework = framework_of(r, row.kind);
   row.system = string_or(r, "system");
   row.cluster = string_or(r, "cluster");
+  row.cluster_missing = string_or(r, "cluster_missing");
   row.precision = string_or(r, "precision", "unknown");
   row.excluded = string_or(r, "excluded");
   if (r.contains("source") && r["source"].is_object()) row.source = source_line(r["source"]);

@@ -151,7 +151,9 @@ std::vector<Prediction> predict(const Corpus& corpus, const FittedModel* fit) {
     if (!c.ok) {
       Prediction p;
       p.row = &row;
-      p.error = "cluster profile " + row.cluster + ": " + c.error;
+      p.error = !row.cluster.empty()           ? "cluster profile " + row.cluster + ": " + c.error
+                : !row.cluster_missing.empty() ? "not priced: " + row.cluster_missing
+                                               : "not priced: the row names no cluster profile";
       out.push_back(p);
       continue;
     }

@@ -479,6 +479,41 @@ TEST(Fit, LeaveOneSourceOutHoldsOutEachPublicationWhole) {
   }
 }
 
+struct UnpricedCase {
+  const char* what;
+  std::string cluster_fields;  ///< The row's "cluster" / "cluster_missing" keys.
+  std::string reason;          ///< What the prediction's error must contain.
+};
+
+class UnpricedRow : public ::testing::TestWithParam<UnpricedCase> {};
+
+TEST_P(UnpricedRow, SaysWhyItIsNotPriced) {
+  const UnpricedCase& c = GetParam();
+  TempFile f(corpus_of_m(R"({"id": "u", "kind": "validation", "model": "M", "system": "X-1",
+    "precision": "BF16", "num_gpus": 8, "global_batch": 64, "micro_batch": 1,
+    "seq_length": 8192, "tp": 1, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 9000})" +
+                         c.cluster_fields + "}"));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().message;
+  auto p = predict(*corpus, nullptr);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].predicted_tokens, 0);
+  EXPECT_NE(p[0].error.find(c.reason), std::string::npos) << p[0].error;
+  EXPECT_EQ(metrics_of(p).unpriced, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Clusters, UnpricedRow,
+    ::testing::Values(
+        UnpricedCase{"no_profile_and_the_row_says_why",
+                     R"(, "cluster": null, "cluster_missing": "X-1 at 500 W: no profile")",
+                     "not priced: X-1 at 500 W: no profile"},
+        UnpricedCase{"no_profile_and_no_reason", "",
+                     "not priced: the row names no cluster profile"},
+        UnpricedCase{"a_profile_that_does_not_exist", R"(, "cluster": "dgx-h999")",
+                     "cluster profile dgx-h999: "}),
+    [](const ::testing::TestParamInfo<UnpricedCase>& info) { return info.param.what; });
+
 TEST(Metrics, ApeMedianWithinAndTau) {
   std::vector<CorpusRow> rows(4);
   double measured[] = {100, 200, 300, 400};
