@@ -130,7 +130,9 @@ std::string bands_text(const AccuracyReport& r) {
     out += "  " + pad(b.regime, 14) + pad(std::to_string(b.rows) + " rows", 10) +
            fmt("%+.0f%%", 100 * (std::exp(b.low) - 1)) + " .. " +
            fmt("%+.0f%%", 100 * (std::exp(b.high) - 1)) + "; difference band +-" +
-           pct(std::exp(b.relative) - 1) + " (" + std::to_string(b.pairs) + " pairs)" +
+           pct(std::exp(b.relative) - 1) +
+           (b.pairs > 0 ? " (" + std::to_string(b.pairs) + " pairs)"
+                        : " (no two rows of one job: half the absolute band)") +
            (b.sources >= 0 ? "; " + std::to_string(b.sources) +
                                  (b.sources == 1 ? " publication" : " publications")
                            : "") +

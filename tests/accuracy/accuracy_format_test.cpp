@@ -1,6 +1,7 @@
 // `hcp-plan accuracy` text output: the slice tables stay aligned whatever the slice names.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -125,6 +126,34 @@ TEST(RowsText, AnUnpricedRowPrintsADashAndItsReasonNotAHundredPercent) {
   EXPECT_NE(unpriced_line[0].find("predicted        -  not priced: no profile"), std::string::npos)
       << text;
   EXPECT_EQ(unpriced_line[0].find('%'), std::string::npos) << text;
+}
+
+TEST(BandsText, ADifferenceBandWithoutPairsSaysWhereItsWidthComesFrom) {
+  AccuracyReport r = report_with("GPU some system");
+  RegimeBand paired;
+  paired.regime = "dense_nocp";
+  paired.rows = 70;
+  paired.low = std::log(0.8);
+  paired.high = std::log(1.25);
+  paired.relative = std::log(1.062);
+  paired.pairs = 24;
+  RegimeBand unpaired = paired;
+  unpaired.regime = "dense_cp";
+  unpaired.pairs = 0;
+  unpaired.relative = (unpaired.high - unpaired.low) / 2;  // what bands_from gives without pairs
+  r.bands = {paired, unpaired};
+  std::string text = format_accuracy_text(r, false);
+  auto with_pairs = lines_starting(text, "dense_nocp ");
+  auto without = lines_starting(text, "dense_cp ");
+  ASSERT_EQ(with_pairs.size(), 1u) << text;
+  ASSERT_EQ(without.size(), 1u) << text;
+  EXPECT_NE(with_pairs[0].find("-20% .. +25%; difference band +-6.2% (24 pairs)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(without[0].find("difference band +-25.0% (no two rows of one job: half the absolute"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(without[0].find("0 pairs"), std::string::npos) << text;
 }
 
 /// The cells of a table line (runs of non-blank characters after the name, which `name` gives).
