@@ -363,6 +363,19 @@ bool block_fully_linked(const std::vector<std::vector<int>>& m, size_t first, si
 
 }  // namespace
 
+bool nvlink_unknown(const Topology& node) {
+  if (node.nvlink.via_switch) return false;
+  const auto& m = node.nvlink.matrix;
+  bool unknown = false;
+  for (size_t i = 0; i < m.size(); ++i) {
+    for (size_t j = 0; j < m[i].size(); ++j) {
+      if (i != j && m[i][j] > 0) return false;
+      unknown = unknown || (i != j && m[i][j] < 0);
+    }
+  }
+  return unknown;
+}
+
 int64_t nvlink_domain_of(const Topology& node) {
   size_t n = node.gpus.size();
   if (n == 0) return 0;
@@ -464,6 +477,13 @@ ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::st
   // whether or not the link rate is known.
   p.nvlink_domain = any_link ? static_cast<int>(nvlink_domain_of(topo)) : 1;
   p.sources["nvlink_domain"] = source;
+  if (nvlink_unknown(topo)) {
+    // Nothing was measured: say that the PCIe-only values are an assumption to replace.
+    const std::string assumed = "NVLink unknown from " + source +
+                                ": none assumed; set nvlink_domain and nvlink_gbps_per_gpu by hand";
+    p.sources["nvlink_gbps_per_gpu"] = assumed;
+    p.sources["nvlink_domain"] = assumed;
+  }
   int fabric_nics = 0;
   double gbits = 0;
   for (const auto& nic : topo.nics) {

@@ -284,11 +284,8 @@ void nvlink_matrix(const Topology& t, std::ostringstream& out) {
     for (int v : row)
       any = any || v > 0;
   if (!any) {
-    bool unknown = false;
-    for (size_t i = 0; i < m.size(); ++i)
-      for (size_t j = 0; j < m.size(); ++j)
-        unknown = unknown || (i != j && m[i][j] < 0);
-    out << (unknown ? "NVLink: unknown from these sources\n" : "NVLink: none (PCIe only)\n");
+    out << (nvlink_unknown(t) ? "NVLink: unknown from these sources\n"
+                              : "NVLink: none (PCIe only)\n");
     return;
   }
   out << "NVLink matrix (links between GPU pairs"

@@ -220,6 +220,9 @@ std::string topology_text(const Topology& topo, const std::vector<Diagnostic>& f
 /// the node whose every block of consecutive GPUs is pairwise NVLinked (all GPUs behind NVSwitch
 /// or fully meshed; 2 for NVLink-bridge pairs; 1 without NVLink). Zero when the node has no GPU.
 int64_t nvlink_domain_of(const Topology& node);
+/// True when the sources show no NVLink but leave some GPU pair unknown (a truncated capture,
+/// an NCCL topology without NVLink entries): "none" is then not a finding.
+bool nvlink_unknown(const Topology& node);
 /// Give every GPU the capture left unnamed (`nvidia-smi topo -m`, NCCL topology hints) the
 /// device name `device` (probe --gpu-name), and its compute capability from the GPU spec table,
 /// then finalize_topology(). Error (one line, with a did-you-mean) when the table does not know

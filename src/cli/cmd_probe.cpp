@@ -76,6 +76,10 @@ int save_profile(const ProbeOptions& o, const Topology& topo) {
     print_error(saved.error().str());
     return kExitBadInput;
   }
+  if (nvlink_unknown(topo)) {
+    print_warning("--save: these sources do not show whether the GPUs share NVLink; " + o.save +
+                  " assumes none (nvlink_domain 1, nvlink_gbps_per_gpu 0): set both by hand");
+  }
   return kExitOk;
 }
 

@@ -172,6 +172,19 @@ TEST(ProbeCli, SaveWritesAClusterProfile) {
   EXPECT_NE(yaml.find("hgx-a100"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("gpus_per_node: 8"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("nvlink_gbps_per_gpu: 300"), std::string::npos) << yaml;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;  // the dump shows NVLink
+  // A topology hint without <gpu> elements cannot tell NVLink: the profile saves PCIe-only
+  // values, and both the warning and the profile's sources say they are assumed.
+  auto hint = run_cli("probe --nccl-topo " + kTopo +
+                      "nccl/aws_p4d.24xlarge_8xA100_4xEFA_topohint.xml --save " + path);
+  ASSERT_EQ(hint.exit_code, 0) << hint.err;
+  EXPECT_EQ(count_lines(hint.err), 1) << hint.err;
+  EXPECT_NE(hint.err.find("hcp-plan: warning: --save: these sources do not show whether the GPUs "
+                          "share NVLink"),
+            std::string::npos)
+      << hint.err;
+  yaml = testing::read_whole_file(path);
+  EXPECT_NE(yaml.find("\"nvlink_domain\": \"NVLink unknown from "), std::string::npos) << yaml;
   auto none = run_cli("probe --nccl-topo " + kTopo +
                       "nccl/aws_p5.48xlarge_8xH100_32xEFA_topohint.xml --save " + path);
   EXPECT_EQ(none.exit_code, 2);

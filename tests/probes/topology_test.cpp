@@ -405,6 +405,52 @@ TEST(ClusterProfileFromTopology, DirectNvlinkDomainIsTheLinkedGroup) {
   EXPECT_EQ(cluster_profile_from_topology(*t, "minsky").nvlink_domain, 2);
 }
 
+struct NvlinkKnowledgeCase {
+  const char* name;
+  const char* fixture;
+  bool unknown;  ///< nvlink_unknown()
+};
+
+class NvlinkKnowledge : public ::testing::TestWithParam<NvlinkKnowledgeCase> {};
+
+/// Whether a capture shows NVLink, shows none, or cannot tell; a saved profile marks the third
+/// case's PCIe-only values as an assumption, not as what the capture showed.
+TEST_P(NvlinkKnowledge, ASavedProfileSaysWhenNvlinkIsAnAssumption) {
+  const NvlinkKnowledgeCase& c = GetParam();
+  std::string path = topology_fixture(c.fixture);
+  auto t = std::string(c.fixture).rfind("nccl/", 0) == 0         ? load_nccl_topo(path)
+           : std::string(c.fixture).rfind("nvidia-smi/", 0) == 0 ? load_nvidia_smi_topo(path)
+                                                                 : load_hwloc_xml(path);
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  EXPECT_EQ(nvlink_unknown(*t), c.unknown);
+  ClusterProfile p = cluster_profile_from_topology(*t, "node");
+  for (const char* key : {"nvlink_domain", "nvlink_gbps_per_gpu"}) {
+    EXPECT_EQ(p.sources[key].rfind("NVLink unknown from ", 0) == 0, c.unknown)
+        << key << ": " << p.sources[key];
+  }
+  if (c.unknown) {
+    EXPECT_EQ(p.nvlink_domain, 1);
+    EXPECT_EQ(p.nvlink_gbps_per_gpu, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Captures, NvlinkKnowledge,
+    ::testing::Values(
+        NvlinkKnowledgeCase{"nccl_hint_without_gpus",
+                            "nccl/aws_p4d.24xlarge_8xA100_4xEFA_topohint.xml", true},
+        NvlinkKnowledgeCase{"nccl_dump_with_nvswitch",
+                            "nccl/ibmcloud_gx3d_8xH100_4xNVSwitch_8xCX7-RoCE_ncclTopoDump.xml",
+                            false},
+        NvlinkKnowledgeCase{"nvidia_smi_nv18", "nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt",
+                            false},
+        NvlinkKnowledgeCase{"nvidia_smi_topo_mp_pcie_paths_only",
+                            "nvidia-smi/dgx2_topo-mp_subset_nvidia-gds-guide.txt", true},
+        NvlinkKnowledgeCase{"hwloc_nvlink_pairs",
+                            "hwloc/ibm-power8-minsky_4xP100_cuda-opencl-nvml_NVLinkBandwidth.xml",
+                            false}),
+    [](const ::testing::TestParamInfo<NvlinkKnowledgeCase>& info) { return info.param.name; });
+
 TEST(ClusterSummary, NamesTheNodeThatDiffersFromTheMajority) {
   auto h100 =
       load_nvidia_smi_topo(topology_fixture("nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt"));
