@@ -13,6 +13,14 @@ std::string format_fixed(double value, int digits);
 /// Return bytes as GiB with one decimal ("62.9").
 std::string format_gib(double bytes);
 
+/// Return a memory limit in GiB as given to a tenth: "80", "94.6" (never rounded to a whole GiB,
+/// so that "needs 94.7 of 94.6" does not read "of 95").
+std::string format_limit_gib(double gib);
+
+/// Return a memory margin in GiB (headroom, or an excess) with one decimal; a non-zero margin
+/// under 0.05 GiB is "<0.1" (signed when negative: "-<0.1"), never "0.0" or "-0.0".
+std::string format_margin_gib(double gib);
+
 /// Return text with &, <, >, " and ' escaped for XML and HTML; the control characters XML
 /// 1.0 does not allow (C0 other than tab, LF, CR) become '?', invalid UTF-8 becomes U+FFFD.
 std::string xml_escape(const std::string& text);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,17 @@ std::string format_fixed(double value, int digits) {
 
 std::string format_gib(double bytes) {
   return format_fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1);
+}
+
+std::string format_limit_gib(double gib) {
+  std::string text = format_fixed(gib, 1);
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text;
+}
+
+std::string format_margin_gib(double gib) {
+  if (gib != 0 && std::abs(gib) < 0.05) return gib < 0 ? "-<0.1" : "<0.1";
+  return format_fixed(gib, 1);
 }
 
 std::string xml_escape(const std::string& text) {

@@ -48,9 +48,9 @@ std::optional<Diagnostic> memory_fit_finding(const PlanRequest& request,
   std::string message =
       "the recipe's layout " + layout->label() + " does not fit in the memory of " +
       request.hardware.gpu_name + " GPUs (" + cluster + "): plan's memory model gives " +
-      format_fixed(e->memory_gib(), 1) + " of " + format_fixed(e->memory_limit_gib, 0) +
-      " GiB per GPU, OOM by " + format_fixed(e->memory_gib() - e->memory_limit_gib, 1) + " GiB (" +
-      band_text(*e) + "): " + memory_terms_text(e->memory);
+      format_fixed(e->memory_gib(), 1) + " of " + format_limit_gib(e->memory_limit_gib) +
+      " GiB per GPU, OOM by " + format_margin_gib(e->memory_gib() - e->memory_limit_gib) +
+      " GiB (" + band_text(*e) + "): " + memory_terms_text(e->memory);
   std::string key = finding_key(request.recipe);
   std::optional<std::string> fits = recompute_that_fits(*model, request, *layout);
   // Megatron-LM inputs get the fix in Megatron-LM flag names, as check_rules gives them.

@@ -130,12 +130,12 @@ void memory_reason(PlanOption& o) {
   std::string parts = memory_terms_text(e.memory);
   if (e.fits_memory) {
     o.reasons.push_back("needs " + format_fixed(e.memory_gib(), 1) + " of " +
-                        format_fixed(e.memory_limit_gib, 0) + " GiB per GPU (" +
-                        format_fixed(headroom, 1) + " GiB headroom): " + parts);
+                        format_limit_gib(e.memory_limit_gib) + " GiB per GPU (" +
+                        format_margin_gib(headroom) + " GiB headroom): " + parts);
   } else {
-    o.notes.push_back("OOM by " + format_fixed(-headroom, 1) + " GiB");
+    o.notes.push_back("OOM by " + format_margin_gib(-headroom) + " GiB");
     o.reasons.push_back("does not fit: needs " + format_fixed(e.memory_gib(), 1) + " of " +
-                        format_fixed(e.memory_limit_gib, 0) + " GiB per GPU: " + parts);
+                        format_limit_gib(e.memory_limit_gib) + " GiB per GPU: " + parts);
   }
 }
 
@@ -373,7 +373,7 @@ std::string nothing_fits_line(const std::vector<PlanOption>& options) {
   for (const PlanOption& o : options) {
     if (o.estimate.memory.total < smallest->estimate.memory.total) smallest = &o;
   }
-  return "no layout fits in " + format_fixed(options.front().estimate.memory_limit_gib, 0) +
+  return "no layout fits in " + format_limit_gib(options.front().estimate.memory_limit_gib) +
          " GiB per GPU; the smallest, " + smallest->layout.label() + ", needs " +
          format_fixed(smallest->estimate.memory_gib(), 1) +
          " GiB (try --recompute full, a longer pipeline with --max-pp, or more GPUs)";

@@ -521,7 +521,7 @@ std::string joined(const std::vector<std::string>& parts) {
 }
 
 std::string fit_figures(const Estimate& e) {
-  return format_fixed(e.memory_gib(), 1) + " of " + format_fixed(e.memory_limit_gib, 0) +
+  return format_fixed(e.memory_gib(), 1) + " of " + format_limit_gib(e.memory_limit_gib) +
          " GiB per GPU, " + format_fixed(e.tokens_per_s_per_gpu, 0) + " tokens/s/GPU";
 }
 

@@ -36,7 +36,7 @@ std::string comm_cell(const Layout& l) {
 std::string memory_cell(const Estimate& e) {
   double headroom = e.memory_limit_gib - e.memory_gib();
   return format_fixed(e.memory_gib(), 1) + " (" + (headroom >= 0 ? "+" : "") +
-         format_fixed(headroom, 1) + ")";
+         format_margin_gib(headroom) + ")";
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
@@ -183,7 +183,7 @@ std::string your_layout_lines(const PlanResult& plan) {
                     std::to_string(plan.options.size());
   if (own.estimate.fits_memory) return out + "\n";
   out += "; it does not fit (needs " + format_fixed(own.estimate.memory_gib(), 1) + " of " +
-         format_fixed(own.estimate.memory_limit_gib, 0) + " GiB per GPU)";
+         format_limit_gib(own.estimate.memory_limit_gib) + " GiB per GPU)";
   if (plan.recipe_fit.empty()) return out + " and no listed change makes it fit\n";
   out += ". The least changes that make it fit:\n";
   for (const std::string& line : plan.recipe_fit)

@@ -338,5 +338,20 @@ TEST(PlanText, YourLayoutThatFitsNeedsNoChange) {
   EXPECT_EQ(r.out.find("least changes"), std::string::npos) << r.out;
 }
 
+TEST(PlanText, AFractionalMemoryLimitIsPrintedAsGivenAndATinyExcessIsNotZero) {
+  // 94.6 GiB used to print as "of 95 GiB" beside "needs 94.7": a layout over the limit read as
+  // fitting under it.
+  auto r = hcp::testing::run_cli("plan llama3_8b_128k --nodes 2 --memory-limit 94.6");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("of 94.6 GiB per GPU"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("of 95 GiB"), std::string::npos) << r.out;
+  // Layout Z needs a few hundredths of a GiB more than 98.63: "OOM by <0.1", not "OOM by 0.0".
+  auto tight = hcp::testing::run_cli("plan llama3_8b_128k --nodes 1 --memory-limit 98.63 --top 0");
+  ASSERT_EQ(tight.exit_code, 1) << tight.err;  // no layout fits in 98.63 GiB
+  EXPECT_NE(tight.out.find("OOM by <0.1 GiB"), std::string::npos) << tight.out;
+  EXPECT_EQ(tight.out.find("OOM by 0.0"), std::string::npos) << tight.out;
+  EXPECT_EQ(tight.out.find("(-0.0)"), std::string::npos) << tight.out;
+}
+
 }  // namespace
 }  // namespace hcp

@@ -78,5 +78,27 @@ TEST(XmlEscape, InvalidUtf8AndControlsNeverReachTheXml) {
   EXPECT_EQ(xml_escape("bad\xFF\x01"), "bad\xEF\xBF\xBD?");
 }
 
+struct GibCase {
+  double gib;
+  const char* limit;   ///< format_limit_gib (nullptr: not a limit, which is never negative)
+  const char* margin;  ///< format_margin_gib
+};
+
+TEST(MemoryFigures, LimitsToATenthAndMarginsNeverShowAZeroThatIsNot) {
+  const std::vector<GibCase> cases = {
+      {80, "80", "80.0"},      {94.6, "94.6", "94.6"},
+      {79.96, "80", "80.0"},  // a tenth rounds up to a whole GiB: shown whole
+      {0.04, "0", "<0.1"},     {0.05, "0.1", "0.1"},
+      {0, "0", "0.0"},         {-0.04, nullptr, "-<0.1"},  // an excess under 0.05 GiB: not "-0.0"
+      {-0.3, nullptr, "-0.3"}, {570.14, "570.1", "570.1"},
+  };
+  for (const GibCase& c : cases) {
+    if (c.limit != nullptr) {
+      EXPECT_EQ(format_limit_gib(c.gib), c.limit) << c.gib;
+    }
+    EXPECT_EQ(format_margin_gib(c.gib), c.margin) << c.gib;
+  }
+}
+
 }  // namespace
 }  // namespace hcp
