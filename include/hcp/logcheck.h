@@ -58,8 +58,8 @@ struct LogIteration {
 
 /// One report_memory line ("[Rank r] (after N iterations) memory (MB) | allocated: ...").
 struct LogMemory {
-  int64_t rank = -1;
-  int64_t after_iterations = -1;
+  int64_t rank = -1;              ///< -1: the line names no rank.
+  int64_t after_iterations = -1;  ///< -1: the line names no iteration.
   double allocated_mb = 0;
   double max_allocated_mb = 0;
   double reserved_mb = 0;
@@ -158,7 +158,9 @@ struct PredictionBand {
 };
 
 /// The band check-log uses when no fidelity data is given: symmetric `tolerance` around 1.
-PredictionBand default_prediction_band(double tolerance);
+/// `origin` names where the tolerance comes from in the band's source ("default",
+/// "--tolerance").
+PredictionBand default_prediction_band(double tolerance, const std::string& origin = "default");
 
 /// The cost model's view of the run, when the model could price it.
 struct LogPrediction {

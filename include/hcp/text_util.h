@@ -10,6 +10,10 @@ namespace hcp {
 /// Return `value` with exactly `digits` decimals ("%.*f").
 std::string format_fixed(double value, int digits);
 
+/// Return a fraction as a percentage with up to three significant digits and no trailing zeros:
+/// 0.25 -> "25%", 0.125 -> "12.5%", 0.004 -> "0.4%"; 1 and more as whole percents ("150%").
+std::string format_percent(double fraction);
+
 /// Return bytes as GiB with one decimal ("62.9").
 std::string format_gib(double bytes);
 

@@ -15,6 +15,14 @@ std::string format_fixed(double value, int digits) {
   return buf;
 }
 
+std::string format_percent(double fraction) {
+  const double percent = fraction * 100;
+  if (std::abs(percent) >= 100) return format_fixed(percent, 0) + "%";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g%%", percent);
+  return buf;
+}
+
 std::string format_gib(double bytes) {
   return format_fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1);
 }

@@ -14,7 +14,7 @@ namespace {
 /// calibrated run (the fitted bands describe the shipped constants' residuals), else none (the
 /// fitted band).
 std::optional<PredictionBand> requested_band(const LogCheckRun& run) {
-  if (run.tolerance) return default_prediction_band(*run.tolerance);
+  if (run.tolerance) return default_prediction_band(*run.tolerance, "--tolerance");
   if (!run.calibration.empty()) return default_prediction_band(0.25);
   return std::nullopt;
 }

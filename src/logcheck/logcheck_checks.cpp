@@ -283,9 +283,10 @@ void check_speed_and_memory(const ParsedLog& log, const LogCheckInputs& in,
     double predicted = (m.total - m.reserved) / kGiB;
     double measured = peak->max_allocated_mb / 1024.0;
     std::string text = "peak allocated " + format_fixed(measured, 1) + " GiB (rank " +
-                       std::to_string(peak->rank) + ") vs predicted " + format_fixed(predicted, 1) +
+                       (peak->rank >= 0 ? std::to_string(peak->rank) : "not named") +
+                       ") vs predicted " + format_fixed(predicted, 1) +
                        " GiB per GPU without the reserved " + format_fixed(m.reserved / kGiB, 1) +
-                       " GiB (tolerance " + format_fixed(in.memory_tolerance * 100, 0) + "%)";
+                       " GiB (tolerance " + format_percent(in.memory_tolerance) + ")";
     if (measured > predicted * (1 + in.memory_tolerance)) {
       out.push_back(diag("LOG007", "memory above the plan: " + text, peak->at));
     } else {
@@ -342,11 +343,11 @@ std::string rule_for_failure(std::string_view message, std::string_view source_l
   return {};
 }
 
-PredictionBand default_prediction_band(double tolerance) {
+PredictionBand default_prediction_band(double tolerance, const std::string& origin) {
   PredictionBand band;
   band.low_factor = 1.0 / (1.0 + tolerance);
   band.high_factor = 1.0 + tolerance;
-  band.source = "default +-" + format_fixed(tolerance * 100, 0) + "%";
+  band.source = origin + " +-" + format_percent(tolerance);
   return band;
 }
 

@@ -156,11 +156,13 @@ std::string format_log_report_json(const LogCheckReport& report) {
   }
   json memory = json::array();
   for (const LogMemory& m : log.memory) {
-    memory.push_back(json{{"rank", m.rank},
-                          {"after_iterations", m.after_iterations},
-                          {"max_allocated_mb", m.max_allocated_mb},
-                          {"max_reserved_mb", m.max_reserved_mb},
-                          {"location", location_json(m.at)}});
+    // A line that names no rank or iteration gives null, not -1.
+    memory.push_back(json{
+        {"rank", m.rank >= 0 ? json(m.rank) : json(nullptr)},
+        {"after_iterations", m.after_iterations >= 0 ? json(m.after_iterations) : json(nullptr)},
+        {"max_allocated_mb", m.max_allocated_mb},
+        {"max_reserved_mb", m.max_reserved_mb},
+        {"location", location_json(m.at)}});
   }
   j["memory"] = memory;
   json failures = json::array();

@@ -42,6 +42,30 @@ TEST(CheckLogCli, CorrectHcpRunPassesWithTheVerdictFirst) {
   EXPECT_NE(r.out.find("[LOG006] speed as planned"), std::string::npos) << r.out;
 }
 
+TEST(CheckLogCli, AMemoryLineWithoutARankSaysSoAndATolerancePrintsAsGiven) {
+  // The fixture with "0: [Rank 0] " cut from its lines: the report_memory line names no rank.
+  std::ifstream in(kLogs + "mlm_hcp_ok.log");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string prefix = "0: [Rank 0] ";
+  for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at))
+    text.erase(at, prefix.size());
+  auto path = (std::filesystem::temp_directory_path() /
+               ("hcp_check_log_no_rank_" + std::to_string(getpid()) + ".log"))
+                  .string();
+  std::ofstream(path) << text;
+  CliResult r = run_cli("check-log " + path + kCluster + " --tolerance 0.004");
+  EXPECT_NE(r.out.find("GiB (rank not named) vs predicted"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("rank -1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--tolerance +-0.4%"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("default +-0%"), std::string::npos) << r.out;
+  CliResult j = run_cli("check-log " + path + kCluster + " --format json");
+  std::filesystem::remove(path);
+  json report = json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << j.out;
+  ASSERT_FALSE(report["memory"].empty()) << j.out;
+  EXPECT_TRUE(report["memory"][0]["rank"].is_null()) << report["memory"][0];
+}
+
 TEST(CheckLogCli, SameRunWithoutHierarchicalGroupsFails) {
   CliResult r = run_cli("check-log " + kLogs + "mlm_hcp_no_groups.log" + kCluster);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hcp {
@@ -98,6 +99,15 @@ TEST(MemoryFigures, LimitsToATenthAndMarginsNeverShowAZeroThatIsNot) {
     }
     EXPECT_EQ(format_margin_gib(c.gib), c.margin) << c.gib;
   }
+}
+
+TEST(Percent, ThreeSignificantDigitsWithoutTrailingZeros) {
+  const std::vector<std::pair<double, const char*>> cases = {
+      {0.25, "25%"}, {0.125, "12.5%"}, {0.004, "0.4%"},    {0.0004, "0.04%"}, {0, "0%"},
+      {1.0, "100%"}, {2.5, "250%"},    {0.33333, "33.3%"}, {-0.05, "-5%"},
+  };
+  for (const auto& [fraction, text] : cases)
+    EXPECT_EQ(format_percent(fraction), text) << fraction;
 }
 
 }  // namespace

@@ -70,6 +70,14 @@ TEST(SpeedCheck, DefaultBandIsSymmetricInRatio) {
   PredictionBand b = default_prediction_band(0.25);
   EXPECT_DOUBLE_EQ(b.high_factor, 1.25);
   EXPECT_DOUBLE_EQ(b.low_factor, 0.8);
+  EXPECT_EQ(b.source, "default +-25%");
+}
+
+TEST(SpeedCheck, ABandSaysWhereItsToleranceComesFromAndShowsItAsGiven) {
+  // --tolerance 0.004 used to read "default +-0%".
+  EXPECT_EQ(default_prediction_band(0.004, "--tolerance").source, "--tolerance +-0.4%");
+  EXPECT_EQ(default_prediction_band(0.125, "--tolerance").source, "--tolerance +-12.5%");
+  EXPECT_EQ(default_prediction_band(2.0, "--tolerance").source, "--tolerance +-200%");
 }
 
 /// Parse a fixture and run the checks with a prediction of the same shape but explicit numbers.
