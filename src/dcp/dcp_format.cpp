@@ -61,12 +61,18 @@ std::string group_summary(const MicroBatch& mb) {
   return out;
 }
 
-std::string pad(std::string s, size_t width) {
-  // Count UTF-8 code points so the box-drawing bars align.
+/// Code points of UTF-8 text (the box-drawing bars are 3 bytes, 1 column).
+size_t shown_width(const std::string& s) {
   size_t shown = 0;
   for (unsigned char c : s)
     shown += (c & 0xC0) != 0x80;
-  if (shown < width) s.append(width - shown, ' ');
+  return shown;
+}
+
+/// `s` left-aligned in `width` columns; a value as wide or wider keeps one space after it.
+std::string pad(std::string s, size_t width) {
+  const size_t shown = shown_width(s);
+  s.append(shown < width ? width - shown : 1, ' ');
   return s;
 }
 
@@ -74,6 +80,10 @@ void text_histogram(std::ostringstream& out, const SimulationReport& r) {
   int64_t largest = 0;
   for (auto [cp, n] : r.cp_size_histogram)
     largest = std::max(largest, n);
+  // "CP " and the size in a column as wide as the largest size, plus a space.
+  size_t cp_width = 4;
+  for (auto [cp, n] : r.cp_size_histogram)
+    cp_width = std::max(cp_width, std::to_string(cp).size() + 1);
   out << "CP size histogram (sequences, share of tokens):\n";
   for (auto [cp, n] : r.cp_size_histogram) {
     const int width = largest > 0 ? static_cast<int>((30 * n + largest - 1) / largest) : 0;
@@ -82,7 +92,7 @@ void text_histogram(std::ostringstream& out, const SimulationReport& r) {
       bar += "\u2588";
     const double token_share =
         r.tokens > 0 ? static_cast<double>(r.cp_size_tokens.at(cp)) / r.tokens : 0.0;
-    out << "  CP " << pad(std::to_string(cp), 4) << pad(bar, 31) << pad(std::to_string(n), 9)
+    out << "  CP " << pad(std::to_string(cp), cp_width) << pad(bar, 31) << pad(std::to_string(n), 9)
         << percent(token_share) << "\n";
   }
 }
@@ -91,7 +101,11 @@ void text_first_step(std::ostringstream& out, const SimulationReport& r) {
   constexpr size_t kShown = 12;
   out << "First step: " << r.first_step.size()
       << " micro-batch(es); per-rank load (tokens = sum L/c, work = sum L^2/c):\n";
-  out << "  " << pad("mb", 5) << pad("CP groups", 30) << pad("tokens max/mean", 18)
+  // The CP groups column is as wide as the longest summary shown (30 at least).
+  size_t groups_width = 30;
+  for (size_t i = 0; i < r.first_step.size() && i < kShown; ++i)
+    groups_width = std::max(groups_width, group_summary(r.first_step[i]).size() + 2);
+  out << "  " << pad("mb", 5) << pad("CP groups", groups_width) << pad("tokens max/mean", 18)
       << pad("work balance", 14) << "time\n";
   for (size_t i = 0; i < r.first_step.size() && i < kShown; ++i) {
     const MicroBatchLoad& load = r.first_step_load[i];
@@ -101,7 +115,7 @@ void text_first_step(std::ostringstream& out, const SimulationReport& r) {
     const double work_max = *std::max_element(load.work.begin(), load.work.end());
     const double work_mean = std::accumulate(load.work.begin(), load.work.end(), 0.0) / n;
     const double time_max = *std::max_element(load.time_s.begin(), load.time_s.end());
-    out << "  " << pad(std::to_string(i), 5) << pad(group_summary(r.first_step[i]), 30)
+    out << "  " << pad(std::to_string(i), 5) << pad(group_summary(r.first_step[i]), groups_width)
         << pad(fixed(tok_max, 0) + "/" + fixed(tok_mean, 0), 18)
         << pad(percent(work_max > 0 ? work_mean / work_max : 0), 14) << seconds(time_max) << "\n";
   }

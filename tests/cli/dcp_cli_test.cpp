@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/cli_runner.h"
 
@@ -75,6 +78,51 @@ TEST(DcpCli, TextReportForTheBridgeToy) {
   EXPECT_NE(r.out.find("8 sequences"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CP size histogram"), std::string::npos);
   EXPECT_NE(r.out.find("Estimated speed-up"), std::string::npos);
+}
+
+/// The lines of `text` after the line that starts with `header` up to the next blank line.
+std::vector<std::string> table_after(const std::string& text, const std::string& header,
+                                     std::string* header_line) {
+  std::istringstream in(text);
+  std::vector<std::string> rows;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = line.rfind(header, 0) == 0;
+      if (inside) *header_line = line;
+      continue;
+    }
+    if (line.rfind("  ", 0) != 0) break;
+    rows.push_back(line);
+  }
+  return rows;
+}
+
+TEST(DcpCli, TablesStayAlignedWhenACellIsWiderThanItsColumn) {
+  // Five CP group sizes in one micro-batch: a summary of 34 characters in a column of 30.
+  std::vector<int64_t> mixed(1, 16384);
+  mixed.insert(mixed.end(), 10, 8192);
+  mixed.insert(mixed.end(), 40, 4096);
+  mixed.insert(mixed.end(), 60, 2048);
+  mixed.insert(mixed.end(), 100, 1024);
+  auto r = run_cli("dcp --lengths " + temp_lengths_file(mixed, "mixed") +
+                   " --dp 256 --cp 2 --max-seqlen-per-dp-cp-rank 1024");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string header;
+  auto rows = table_after(r.out, "  mb   CP groups", &header);
+  ASSERT_FALSE(rows.empty()) << r.out;
+  const size_t tokens = header.find("tokens max/mean");
+  ASSERT_NE(tokens, std::string::npos) << r.out;
+  for (const std::string& row : rows) {
+    ASSERT_GT(row.size(), tokens) << r.out;
+    EXPECT_EQ(row[tokens - 1], ' ') << row;  // the groups cell ended before the column
+    EXPECT_NE(row[tokens], ' ') << row;      // and the tokens cell starts on it
+  }
+  // A CP size of four digits in the histogram keeps a space before its bar.
+  auto wide = run_cli("dcp --lengths " + temp_lengths_file({1048576, 1024}, "wide") +
+                      " --dp 1024 --cp 2 --max-seqlen-per-dp-cp-rank 1024");
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_NE(wide.out.find("  CP 1024 \u2588"), std::string::npos) << wide.out;
 }
 
 TEST(DcpCli, ReadsIdxAndWritesOutputFile) {
