@@ -202,23 +202,32 @@ std::string format_groups_text(const RankGroups& g, const NodeShape& shape,
       << "\n\n";
   // The numbers keep fixed, right-aligned columns; the first groups are the notes, which go
   // below their row when they would pass the width.
-  char line[160];
-  std::snprintf(line, sizeof line, "%-20s %6s %7s %11s %10s %14s", "group", "size", "count",
-                "cross-node", "max nodes", "leave NVLink");
-  TextTable table({line}, "first groups");
-  for (const KindRow& row : rows_of(g, shape, o.all_kinds)) {
+  const std::vector<KindRow> rows = rows_of(g, shape, o.all_kinds);
+  std::vector<std::string> names;
+  int name_width = 20;  // as wide as the longest name (intra_dist_opt_instance: 23)
+  for (const KindRow& row : rows) {
     std::string name = row.name;
     if (row.name == "hcp_L0" && g.hcp.size() >= 2) name += " (a2a)";
     if (row.name == "hcp_L1" && g.hcp.size() == 2) name += " (p2p)";
+    name_width = std::max(name_width, static_cast<int>(std::min<size_t>(name.size(), 64)));
+    names.push_back(std::move(name));
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "%-*s %6s %7s %11s %10s %14s", name_width, "group", "size",
+                "count", "cross-node", "max nodes", "leave NVLink");
+  TextTable table({line}, "first groups");
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const KindRow& row = rows[r];
+    const std::string& name = names[r];
     std::string first;
     const size_t shown = std::min(row.groups->count(), static_cast<size_t>(std::max(o.show, 0)));
     for (size_t i = 0; i < shown; ++i)
       first += (i ? " " : "") + join_members(row.groups->group(i));
     if (row.groups->count() > shown) first += " ...";
     const GroupPlacement& p = row.placement;
-    std::snprintf(line, sizeof line, "%-20s %6lld %7lld %11lld %10lld %14lld", name.c_str(),
-                  static_cast<long long>(p.group_size), static_cast<long long>(p.num_groups),
-                  static_cast<long long>(p.cross_node_groups),
+    std::snprintf(line, sizeof line, "%-*s %6lld %7lld %11lld %10lld %14lld", name_width,
+                  name.c_str(), static_cast<long long>(p.group_size),
+                  static_cast<long long>(p.num_groups), static_cast<long long>(p.cross_node_groups),
                   static_cast<long long>(p.max_nodes_spanned),
                   static_cast<long long>(p.cross_domain_groups));
     table.row({line}, first);

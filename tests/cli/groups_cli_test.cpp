@@ -202,6 +202,21 @@ TEST(GroupsCli, LargeWorldTextStaysShortAndAllListsEveryKind) {
   ASSERT_EQ(all.exit_code, 0);
   EXPECT_FALSE(row_of(all.out, "mp").empty());
   EXPECT_FALSE(row_of(all.out, "intra_dist_opt_instance").empty());
+  // Every row's size ends under the header's "size", the longest name's row too (23 characters
+  // used to push its numbers three columns right).
+  std::istringstream lines(all.out);
+  size_t size_end = std::string::npos;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("group ", 0) == 0) size_end = line.find(" size") + 5;
+    auto w = row_of(line + "\n", line.substr(0, line.find(' ')));
+    if (size_end == std::string::npos || w.size() < 2 || line.rfind("  ", 0) == 0) continue;
+    if (w[1].find_first_not_of("0123456789") != std::string::npos) continue;  // not a kind row
+    ++rows;
+    EXPECT_EQ(line.substr(size_end - w[1].size(), w[1].size()), w[1]) << line;
+    EXPECT_EQ(line[size_end], ' ') << line;
+  }
+  EXPECT_GT(rows, 15);
 }
 
 TEST(GroupsCli, HybridGroupsAndOutputFile) {
