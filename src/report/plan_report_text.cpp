@@ -244,6 +244,7 @@ void term_rows(TextTable& t, const std::vector<const PlanOption*>& options) {
     const char* name;
     Getter get;
     bool memory;
+    bool per_ring_step = false;  ///< 0 means the layout has no ring: "-", not a time.
   };
   static const Row rows[] = {
       {"step time", [](const Estimate& e) { return e.time.step_s; }, false},
@@ -264,8 +265,10 @@ void term_rows(TextTable& t, const std::vector<const PlanOption*>& options) {
       {"  EP dispatch/combine", [](const Estimate& e) { return e.time.ep_a2a_s; }, false},
       {"  launch overhead", [](const Estimate& e) { return e.time.overhead_s; }, false},
       {"  slowest GPU's delay", [](const Estimate& e) { return e.time.straggler_s; }, false},
-      {"ring step compute", [](const Estimate& e) { return e.time.ring_step_compute_s; }, false},
-      {"ring step transfer", [](const Estimate& e) { return e.time.ring_step_transfer_s; }, false},
+      {"ring step compute", [](const Estimate& e) { return e.time.ring_step_compute_s; }, false,
+       true},
+      {"ring step transfer", [](const Estimate& e) { return e.time.ring_step_transfer_s; }, false,
+       true},
       {"memory/GPU (GiB)", [](const Estimate& e) { return e.memory.total; }, true},
       {"  weights", [](const Estimate& e) { return e.memory.weights; }, true},
       {"  gradients", [](const Estimate& e) { return e.memory.gradients; }, true},
@@ -283,6 +286,11 @@ void term_rows(TextTable& t, const std::vector<const PlanOption*>& options) {
         continue;
       }
       double v = row.get(o->estimate);
+      // A ring step always computes: a zero step is a layout without a ring (CP1, a2a).
+      if (row.per_ring_step && o->estimate.time.ring_step_compute_s <= 0) {
+        cells.push_back("-");
+        continue;
+      }
       cells.push_back(row.memory ? format_gib(v) : seconds(v));
     }
     t.row(std::move(cells));

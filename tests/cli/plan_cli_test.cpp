@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/cli_runner.h"
 
@@ -204,6 +206,22 @@ TEST(CompareCli, ShowsEveryTermAndValidation) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("TP/SP comm (exposed)"), std::string::npos);
   EXPECT_NE(text.out.find("CP ring hidden"), std::string::npos);
+  // A layout without a ring (a2a, CP1) has no ring step: "-", where one with a ring has a time.
+  auto rows = [&](const std::string& name) {
+    std::string line = text.out.substr(text.out.find("\n" + name) + 1);
+    line = line.substr(0, line.find('\n'));
+    std::istringstream in(line.substr(name.size()));
+    std::vector<std::string> cells;
+    for (std::string cell; in >> cell;)
+      cells.push_back(cell);
+    return cells;
+  };
+  for (const std::string name : {"ring step compute", "ring step transfer"}) {
+    auto cells = rows(name);
+    ASSERT_EQ(cells.size(), 3u) << name << "\n" << text.out;  // "-", then "N unit"
+    EXPECT_EQ(cells[0], "-") << name;
+    EXPECT_NE(cells[1], "-") << name;
+  }
 }
 
 TEST(CompareCli, InvalidOptionExitsOneWithTheRule) {
