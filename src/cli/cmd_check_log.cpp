@@ -186,7 +186,9 @@ std::function<int()> setup_check_log(CLI::App& sub) {
   sub.add_option("--memory-tolerance", opts->run.memory_tolerance,
                  "Relative band of the memory prediction (default 0.2)")
       ->check(CLI::Range(0.0, 10.0));
-  sub.add_option("--warmup", opts->run.warmup, "Iterations left out of the median (default 3)")
+  sub.add_option("--warmup", opts->run.warmup,
+                 "Iterations left out of the median (default 3); the first logged line, which "
+                 "averages over start-up, is left out too when later lines exist")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--save-calibration", opts->run.save_calibration,
                  "Write the measured step time as a calibration file for plan/compare");
