@@ -252,7 +252,7 @@ std::string report_json(const SimulationReport& r) {
            {"max_seqlen_per_dp_cp_rank", k.max_seqlen_per_rank},
            {"min_cp", k.min_cp},
            {"global_batch", r.steps > 0 ? r.samples / r.steps : 0},
-           {"vpp_group", k.vpp_group},
+           {"vpp_group", k.vpp_group > 0 ? Json(k.vpp_group) : Json(nullptr)},  // null: not set
            {"cp_size_histogram", std::move(histogram)},
            {"cp_size_tokens", std::move(token_histogram)},
            {"microbatches_per_step",

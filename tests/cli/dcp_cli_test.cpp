@@ -71,6 +71,17 @@ TEST(DcpCli, JsonMicrobatchesEqualTheReferenceForEveryVector) {
   EXPECT_GE(compared, 14);
 }
 
+TEST(DcpCli, AnUnsetVppGroupIsNullInJson) {
+  const std::string base =
+      "dcp --lengths " + kFixtures + "bridge_toy.json --dp 2 --cp 2 --max-seqlen-per-dp-cp-rank 64";
+  auto unset = run_cli(base + " --format json");
+  ASSERT_EQ(unset.exit_code, 0) << unset.err;
+  EXPECT_TRUE(json::parse(unset.out)["vpp_group"].is_null()) << unset.out.substr(0, 400);
+  auto set = run_cli(base + " --vpp-group 2 --format json");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(json::parse(set.out)["vpp_group"], 2);
+}
+
 TEST(DcpCli, TextReportForTheBridgeToy) {
   auto r = run_cli("dcp --lengths " + kFixtures +
                    "bridge_toy.json --dp 2 --cp 2 --max-seqlen-per-dp-cp-rank 64");
