@@ -44,7 +44,7 @@ TEST(CheckLogCli, CorrectHcpRunPassesWithTheVerdictFirst) {
 
 TEST(CheckLogCli, AMemoryLineWithoutARankSaysSoAndATolerancePrintsAsGiven) {
   // The fixture with "0: [Rank 0] " cut from its lines: the report_memory line names no rank.
-  std::ifstream in(kLogs + "mlm_hcp_ok.log");
+  std::ifstream in(std::string(HCP_FIXTURES_DIR) + "/logs/mlm_hcp_ok.log");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string prefix = "0: [Rank 0] ";
   for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at))
