@@ -25,6 +25,13 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
   return out;
 }
 
+/// The one line of `text` that starts with "  " + `first_cell` ("" when not exactly one).
+std::string the_line(const std::string& text, const std::string& first_cell) {
+  auto lines = lines_starting(text, first_cell);
+  EXPECT_EQ(lines.size(), 1u) << first_cell << "\n" << text;
+  return lines.size() == 1 ? lines[0] : "";
+}
+
 Slice slice_named(const std::string& name, int64_t rows) {
   Slice s;
   s.name = name;
@@ -118,14 +125,12 @@ TEST(RowsText, AnUnpricedRowPrintsADashAndItsReasonNotAHundredPercent) {
   AccuracyReport r = report_with("GPU some system");
   r.validation_predictions = {priced, unpriced};
   std::string text = format_accuracy_text(r, true);
-  auto priced_line = lines_starting(text, "priced ");
-  auto unpriced_line = lines_starting(text, "unpriced ");
-  ASSERT_EQ(priced_line.size(), 1u) << text;
-  ASSERT_EQ(unpriced_line.size(), 1u) << text;
-  EXPECT_NE(priced_line[0].find("predicted     1100  10.0%"), std::string::npos) << text;
-  EXPECT_NE(unpriced_line[0].find("predicted        -  not priced: no profile"), std::string::npos)
+  std::string priced_line = the_line(text, "priced ");
+  std::string unpriced_line = the_line(text, "unpriced ");
+  EXPECT_NE(priced_line.find("predicted     1100  10.0%"), std::string::npos) << text;
+  EXPECT_NE(unpriced_line.find("predicted        -  not priced: no profile"), std::string::npos)
       << text;
-  EXPECT_EQ(unpriced_line[0].find('%'), std::string::npos) << text;
+  EXPECT_EQ(unpriced_line.find('%'), std::string::npos) << text;
 }
 
 TEST(BandsText, ADifferenceBandWithoutPairsSaysWhereItsWidthComesFrom) {
@@ -143,17 +148,14 @@ TEST(BandsText, ADifferenceBandWithoutPairsSaysWhereItsWidthComesFrom) {
   unpaired.relative = (unpaired.high - unpaired.low) / 2;  // what bands_from gives without pairs
   r.bands = {paired, unpaired};
   std::string text = format_accuracy_text(r, false);
-  auto with_pairs = lines_starting(text, "dense_nocp ");
-  auto without = lines_starting(text, "dense_cp ");
-  ASSERT_EQ(with_pairs.size(), 1u) << text;
-  ASSERT_EQ(without.size(), 1u) << text;
-  EXPECT_NE(with_pairs[0].find("-20% .. +25%; difference band +-6.2% (24 pairs)"),
+  std::string with_pairs = the_line(text, "dense_nocp ");
+  std::string without = the_line(text, "dense_cp ");
+  EXPECT_NE(with_pairs.find("-20% .. +25%; difference band +-6.2% (24 pairs)"), std::string::npos)
+      << text;
+  EXPECT_NE(without.find("difference band +-25.0% (no two rows of one job: half the absolute"),
             std::string::npos)
       << text;
-  EXPECT_NE(without[0].find("difference band +-25.0% (no two rows of one job: half the absolute"),
-            std::string::npos)
-      << text;
-  EXPECT_EQ(without[0].find("0 pairs"), std::string::npos) << text;
+  EXPECT_EQ(without.find("0 pairs"), std::string::npos) << text;
 }
 
 /// The cells of a table line (runs of non-blank characters after the name, which `name` gives).
