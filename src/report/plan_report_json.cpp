@@ -13,12 +13,16 @@ namespace {
 
 using nlohmann::json;
 
-json placement_json(const LinkPlacement& p) {
+/// Where the layout's groups sit; a group the layout does not have (CP1, no HCP levels) is null.
+json placement_json(const LinkPlacement& p, const Layout& l) {
+  const bool cp = l.cp > 1;
+  const bool hcp = cp && !l.hcp_sizes().empty();
+  auto when = [](bool has, auto value) { return has ? json(value) : json(nullptr); };
   return json{{"tp_inside_nvlink_domain", p.tp_inside_domain},
-              {"cp_inside_nvlink_domain", p.cp_inside_domain},
-              {"cp_offdomain_fraction", p.cp_offdomain_fraction},
-              {"hcp_a2a_inside_nvlink_domain", p.hcp_a2a_inside_domain},
-              {"hcp_ring_inside_nvlink_domain", p.hcp_ring_inside_domain},
+              {"cp_inside_nvlink_domain", when(cp, p.cp_inside_domain)},
+              {"cp_offdomain_fraction", when(cp, p.cp_offdomain_fraction)},
+              {"hcp_a2a_inside_nvlink_domain", when(hcp, p.hcp_a2a_inside_domain)},
+              {"hcp_ring_inside_nvlink_domain", when(hcp, p.hcp_ring_inside_domain)},
               {"dp_cp_inside_nvlink_domain", p.dp_inside_domain}};
 }
 
@@ -70,7 +74,7 @@ json option_json(const PlanOption& option) {
   o["notes"] = option.notes;
   o["breakdown"] =
       json{{"time", time_breakdown_json(e.time)}, {"memory_gib", memory_breakdown_json(e.memory)}};
-  o["placement"] = placement_json(e.placement);
+  o["placement"] = placement_json(e.placement, option.layout);
   o["diagnostics"] = diagnostics_json(option.diagnostics);
   return o;
 }

@@ -91,6 +91,26 @@ std::string validate_args(const json& o) {
   return args;
 }
 
+TEST(PlanCli, PlacementOfAGroupTheLayoutDoesNotHaveIsNull) {
+  json plan = plan_json("--recompute full");
+  int cp1 = 0;
+  int hcp = 0;
+  for (const json& o : plan["options"]) {
+    const json& p = o["placement"];
+    EXPECT_TRUE(p["tp_inside_nvlink_domain"].is_boolean()) << o["label"];
+    const bool has_cp = o["cp"].get<int>() > 1;
+    const bool has_hcp = !o["hierarchical_context_parallel_sizes"].is_null();
+    cp1 += !has_cp;
+    hcp += has_hcp;
+    EXPECT_EQ(p["cp_inside_nvlink_domain"].is_boolean(), has_cp) << o["label"];
+    EXPECT_EQ(p["cp_offdomain_fraction"].is_number(), has_cp) << o["label"];
+    for (const char* key : {"hcp_a2a_inside_nvlink_domain", "hcp_ring_inside_nvlink_domain"})
+      EXPECT_EQ(p[key].is_boolean(), has_hcp) << key << " " << o["label"];
+  }
+  EXPECT_GT(cp1, 0);  // both kinds are in the seed's plan
+  EXPECT_GT(hcp, 0);
+}
+
 TEST(PlanCli, ListedOptionsValidateClean) {
   json plan = plan_json("--recompute full");
   ASSERT_GE(plan["options"].size(), 6u);
