@@ -265,13 +265,17 @@ std::string num_or_dash(double v) {
 }
 
 void gpu_table(const Topology& t, std::ostringstream& out) {
+  // The name column is as wide as the longest name ("NVIDIA H100 80GB HBM3" from NVML: 21).
+  size_t name_width = 18;
+  for (const Gpu& g : t.gpus)
+    name_width = std::max(name_width, or_dash(g.name).size() + 2);
   out << "GPUs: " << t.gpus.size() << "\n";
-  out << "  " << pad("GPU", 5) << pad("PCI bus id", 14) << pad("NUMA", 6) << pad("name", 18)
+  out << "  " << pad("GPU", 5) << pad("PCI bus id", 14) << pad("NUMA", 6) << pad("name", name_width)
       << pad("PCIe GB/s", 11) << pad("NVLinks", 9) << "NVLink GB/s\n";
   for (size_t i = 0; i < t.gpus.size(); ++i) {
     const Gpu& g = t.gpus[i];
     out << "  " << pad(std::to_string(g.index), 5) << pad(or_dash(g.pci_bus_id), 14)
-        << pad(int_or_dash(g.numa_node), 6) << pad(or_dash(g.name), 18)
+        << pad(int_or_dash(g.numa_node), 6) << pad(or_dash(g.name), name_width)
         << pad(num_or_dash(g.pcie_gbps), 11) << pad(int_or_dash(t.nvlink.links_per_gpu[i]), 9)
         << num_or_dash(t.nvlink.gbps_per_gpu[i]) << "\n";
   }

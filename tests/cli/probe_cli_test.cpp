@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "cli/cli_runner.h"
 
@@ -159,6 +161,26 @@ TEST(ProbeCli, MalformedCapturesExitTwoWithOneLine) {
     EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
     EXPECT_NE(r.err.find("hcp-plan: error: "), std::string::npos) << r.err;
   }
+}
+
+TEST(ProbeCli, ALongGpuNameKeepsTheGpuTableAligned) {
+  auto r = run_cli("probe --nvidia-smi-topo " + kTopo +
+                   "nvidia-smi/hgx-h100_8gpu_NV18_10nic_TRUNCATED.txt --gpu-name \"NVIDIA H100 "
+                   "80GB HBM3\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  size_t column = std::string::npos;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  GPU  ", 0) == 0) column = line.find("PCIe GB/s");
+    if (column == std::string::npos || line.find("NVIDIA H100 80GB HBM3") == std::string::npos)
+      continue;
+    ++rows;
+    ASSERT_GT(line.size(), column) << line;
+    EXPECT_EQ(line[column - 1], ' ') << line;  // the name ends before the PCIe column
+    EXPECT_NE(line[column], ' ') << line;      // whose cell starts under its header
+  }
+  EXPECT_EQ(rows, 8) << r.out;
 }
 
 TEST(ProbeCli, SaveWritesAClusterProfile) {
