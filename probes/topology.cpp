@@ -479,8 +479,9 @@ ClusterProfile cluster_profile_from_topology(const Topology& topo, const std::st
   p.sources["nvlink_domain"] = source;
   if (nvlink_unknown(topo)) {
     // Nothing was measured: say that the PCIe-only values are an assumption to replace.
-    const std::string assumed = "NVLink unknown from " + source +
-                                ": none assumed; set nvlink_domain and nvlink_gbps_per_gpu by hand";
+    const std::string assumed = std::string(kAssumedSourcePrefix) + "no NVLink, since " + source +
+                                " does not show it; set nvlink_domain and nvlink_gbps_per_gpu by "
+                                "hand";
     p.sources["nvlink_gbps_per_gpu"] = assumed;
     p.sources["nvlink_domain"] = assumed;
   }

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hcp/diagnostic.h"
@@ -29,6 +30,10 @@ struct ClusterProfile {
   bool nvlink_domain_given = true;
   std::map<std::string, std::string> sources;  ///< Field name -> where the figure comes from.
 };
+
+/// A source that begins so records an assumption, not a reading: `probe --save` writes it where
+/// its capture could not tell, and the model names every such field when it prices the profile.
+inline constexpr std::string_view kAssumedSourcePrefix = "assumed: ";
 
 /// Read a profile from a YAML file (recipes/clusters/NAME.yaml or `probe --save` output).
 Result<ClusterProfile> load_cluster_profile(const std::string& path);

@@ -89,6 +89,12 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   if (profile.gpu_sm <= 0) {
     hw.substituted.push_back(generation_substitution(from, hw.generation, profile.gpu_name, table));
   }
+  for (const auto& [field, source] : profile.sources) {
+    if (source.rfind(kAssumedSourcePrefix, 0) == 0) {
+      hw.substituted.push_back(from + ": " + field + " is an assumption, not a reading: " +
+                               source.substr(kAssumedSourcePrefix.size()));
+    }
+  }
   if (!profile.nvlink_domain_given) {
     hw.substituted.push_back(from + ": nvlink_domain is missing: used gpus_per_node (" +
                              std::to_string(hw.nvlink_domain) +

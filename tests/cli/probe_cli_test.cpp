@@ -206,7 +206,19 @@ TEST(ProbeCli, SaveWritesAClusterProfile) {
             std::string::npos)
       << hint.err;
   yaml = testing::read_whole_file(path);
-  EXPECT_NE(yaml.find("\"nvlink_domain\": \"NVLink unknown from "), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("\"nvlink_domain\": \"assumed: no NVLink, since nccl-topo:"),
+            std::string::npos)
+      << yaml;
+  // plan on that profile says which figures are assumed (on stderr, as other profile notes).
+  auto plan = run_cli("plan llama3_8b_128k --nodes 1 --top 1 --topology " + path);
+  EXPECT_NE(plan.exit_code, 2) << plan.err;
+  for (const char* field : {"nvlink_domain", "nvlink_gbps_per_gpu"}) {
+    EXPECT_NE(plan.err.find(std::string(": ") + field +
+                            " is an assumption, not a reading: no NVLink, since nccl-topo:"),
+              std::string::npos)
+        << field << "\n"
+        << plan.err;
+  }
   auto none = run_cli("probe --nccl-topo " + kTopo +
                       "nccl/aws_p5.48xlarge_8xH100_32xEFA_topohint.xml --save " + path);
   EXPECT_EQ(none.exit_code, 2);

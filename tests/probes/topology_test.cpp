@@ -425,7 +425,7 @@ TEST_P(NvlinkKnowledge, ASavedProfileSaysWhenNvlinkIsAnAssumption) {
   EXPECT_EQ(nvlink_unknown(*t), c.unknown);
   ClusterProfile p = cluster_profile_from_topology(*t, "node");
   for (const char* key : {"nvlink_domain", "nvlink_gbps_per_gpu"}) {
-    EXPECT_EQ(p.sources[key].rfind("NVLink unknown from ", 0) == 0, c.unknown)
+    EXPECT_EQ(p.sources[key].rfind("assumed: no NVLink, since ", 0) == 0, c.unknown)
         << key << ": " << p.sources[key];
   }
   if (c.unknown) {
