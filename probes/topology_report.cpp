@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "hcp/text_util.h"
 #include "topology_internal.h"
 
 namespace hcp {
@@ -250,10 +251,6 @@ std::string fmt(double v) {
   return buf;
 }
 
-std::string pad(const std::string& s, size_t width) {
-  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
-}
-
 std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
 }
@@ -268,15 +265,17 @@ void gpu_table(const Topology& t, std::ostringstream& out) {
   // The name column is as wide as the longest name ("NVIDIA H100 80GB HBM3" from NVML: 21).
   size_t name_width = 18;
   for (const Gpu& g : t.gpus)
-    name_width = std::max(name_width, or_dash(g.name).size() + 2);
+    name_width = std::max(name_width, text_columns(or_dash(g.name)) + 2);
   out << "GPUs: " << t.gpus.size() << "\n";
-  out << "  " << pad("GPU", 5) << pad("PCI bus id", 14) << pad("NUMA", 6) << pad("name", name_width)
-      << pad("PCIe GB/s", 11) << pad("NVLinks", 9) << "NVLink GB/s\n";
+  out << "  " << pad_column("GPU", 5) << pad_column("PCI bus id", 14) << pad_column("NUMA", 6)
+      << pad_column("name", name_width) << pad_column("PCIe GB/s", 11) << pad_column("NVLinks", 9)
+      << "NVLink GB/s\n";
   for (size_t i = 0; i < t.gpus.size(); ++i) {
     const Gpu& g = t.gpus[i];
-    out << "  " << pad(std::to_string(g.index), 5) << pad(or_dash(g.pci_bus_id), 14)
-        << pad(int_or_dash(g.numa_node), 6) << pad(or_dash(g.name), name_width)
-        << pad(num_or_dash(g.pcie_gbps), 11) << pad(int_or_dash(t.nvlink.links_per_gpu[i]), 9)
+    out << "  " << pad_column(std::to_string(g.index), 5) << pad_column(or_dash(g.pci_bus_id), 14)
+        << pad_column(int_or_dash(g.numa_node), 6) << pad_column(or_dash(g.name), name_width)
+        << pad_column(num_or_dash(g.pcie_gbps), 11)
+        << pad_column(int_or_dash(t.nvlink.links_per_gpu[i]), 9)
         << num_or_dash(t.nvlink.gbps_per_gpu[i]) << "\n";
   }
 }
@@ -296,16 +295,16 @@ void nvlink_matrix(const Topology& t, std::ostringstream& out) {
       << (t.nvlink.via_switch ? ", through NVSwitch" : "") << "; ? = unknown):\n  "
       << std::string(7, ' ');
   for (const auto& g : t.gpus)
-    out << pad("GPU" + std::to_string(g.index), 6);
+    out << pad_column("GPU" + std::to_string(g.index), 6);
   out << "\n";
   for (size_t i = 0; i < m.size(); ++i) {
-    out << "  " << pad("GPU" + std::to_string(t.gpus[i].index), 7);
+    out << "  " << pad_column("GPU" + std::to_string(t.gpus[i].index), 7);
     for (size_t j = 0; j < m.size(); ++j) {
       std::string cell = i == j         ? "X"
                          : m[i][j] < 0  ? "?"
                          : m[i][j] == 0 ? "-"
                                         : std::to_string(m[i][j]);
-      out << pad(cell, 6);
+      out << pad_column(cell, 6);
     }
     out << "\n";
   }
@@ -321,13 +320,15 @@ std::string gpu_list(const std::vector<int>& gpus) {
 void nic_table(const Topology& t, std::ostringstream& out) {
   out << "NICs: " << t.nics.size() << "\n";
   if (t.nics.empty()) return;
-  out << "  " << pad("NIC", 14) << pad("kind", 8) << pad("Gb/s", 7) << pad("state", 9)
-      << pad("NUMA", 6) << pad("PCI bus id", 14) << "nearest GPUs (affinity)\n";
+  out << "  " << pad_column("NIC", 14) << pad_column("kind", 8) << pad_column("Gb/s", 7)
+      << pad_column("state", 9) << pad_column("NUMA", 6) << pad_column("PCI bus id", 14)
+      << "nearest GPUs (affinity)\n";
   for (const auto& n : t.nics) {
     std::string name = n.name + (n.netdev.empty() ? "" : " (" + n.netdev + ")");
-    out << "  " << pad(name, 14) << pad(nic_kind_name(n.kind), 8) << pad(num_or_dash(n.gbps), 7)
-        << pad(n.state == PortState::kUnknown ? "-" : port_state_name(n.state), 9)
-        << pad(int_or_dash(n.numa_node), 6) << pad(or_dash(n.pci_bus_id), 14)
+    out << "  " << pad_column(name, 14) << pad_column(nic_kind_name(n.kind), 8)
+        << pad_column(num_or_dash(n.gbps), 7)
+        << pad_column(n.state == PortState::kUnknown ? "-" : port_state_name(n.state), 9)
+        << pad_column(int_or_dash(n.numa_node), 6) << pad_column(or_dash(n.pci_bus_id), 14)
         << gpu_list(n.nearest_gpus)
         << (n.nearest_level == Affinity::kUnknown
                 ? ""

@@ -16,6 +16,13 @@ namespace hcp {
 /// Deepest JSON nesting accepted by parse_json_input (no input of hcp-plan nests beyond ~6).
 inline constexpr int kMaxJsonDepth = 128;
 
+/// `value` where the figure is defined, null where it is not (no sample, no such group, not
+/// named by the input): a report never prints a default as if it were measured.
+template <typename T>
+nlohmann::json json_if(bool defined, const T& value) {
+  return defined ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
 /// Serialise `j` (indent < 0: one line). Invalid UTF-8 in strings is replaced by U+FFFD instead of
 /// throwing, so text echoed from a malformed input never makes a writer fail.
 std::string json_dump(const nlohmann::json& j, int indent = -1);

@@ -25,6 +25,14 @@ std::string format_limit_gib(double gib);
 /// under 0.05 GiB is "<0.1" (signed when negative: "-<0.1"), never "0.0" or "-0.0".
 std::string format_margin_gib(double gib);
 
+/// Terminal columns of UTF-8 text: one per code point (box-drawing bars and accented names take
+/// one column each; wide CJK glyphs are not told apart).
+size_t text_columns(std::string_view text);
+
+/// `text` left-aligned in a column `width` wide; a value as wide or wider keeps one space after
+/// it, so that two columns never run together.
+std::string pad_column(std::string text, size_t width);
+
 /// Return text with &, <, >, " and ' escaped for XML and HTML; the control characters XML
 /// 1.0 does not allow (C0 other than tab, LF, CR) become '?', invalid UTF-8 becomes U+FFFD.
 std::string xml_escape(const std::string& text);

@@ -5,6 +5,8 @@
 
 #include "hcp/accuracy.h"
 #include "hcp/breakdown_json.h"
+#include "hcp/json_io.h"
+#include "hcp/text_util.h"
 
 namespace hcp::accuracy {
 
@@ -22,42 +24,35 @@ std::string pct(double v) {
   return fmt("%.1f%%", 100 * v);
 }
 
-/// `s` left-aligned in a column of `width`; a longer value keeps one space after it, so that two
-/// columns never run together.
-std::string pad(std::string s, size_t width) {
-  s.append(s.size() < width ? width - s.size() : 1, ' ');
-  return s;
-}
-
 /// The slice-name column: 26 characters keep a table inside kTextWidth (100).
 constexpr size_t kSliceColumn = 26;
 
 /// A table of slices. A name too long for its column (a system name from a publication) stands on
 /// its own line, and its figures follow on the next, under their headers.
 std::string slice_table(const std::vector<Slice>& slices) {
-  std::string out = "  " + pad("slice", kSliceColumn) + pad("rows", 6) + pad("MAPE", 8) +
-                    pad("median", 8) + pad("<=15%", 8) + pad("tau", 7) + pad("groups", 7) +
-                    pad("OOM", 5) + pad("OOM?", 6) + pad("band", 7) + "unpriced\n";
+  std::string out = "  " + pad_column("slice", kSliceColumn) + pad_column("rows", 6) +
+                    pad_column("MAPE", 8) + pad_column("median", 8) + pad_column("<=15%", 8) +
+                    pad_column("tau", 7) + pad_column("groups", 7) + pad_column("OOM", 5) +
+                    pad_column("OOM?", 6) + pad_column("band", 7) + "unpriced\n";
   for (const Slice& s : slices) {
     const Metrics& m = s.metrics;
     // A slice none of whose rows the model priced has no error to print: "-", not 0 %.
     const bool priced = m.rows > m.unpriced;
-    const std::string name = s.name.size() < kSliceColumn
-                                 ? pad(s.name, kSliceColumn)
+    const std::string name = text_columns(s.name) < kSliceColumn
+                                 ? pad_column(s.name, kSliceColumn)
                                  : s.name + "\n  " + std::string(kSliceColumn, ' ');
-    out += "  " + name + pad(std::to_string(m.rows), 6) + pad(priced ? pct(m.mape) : "-", 8) +
-           pad(priced ? pct(m.median_ape) : "-", 8) + pad(priced ? pct(m.within_15) : "-", 8) +
-           pad(m.tau_groups > 0 ? fmt("%.2f", m.kendall_tau) : "-", 7) +
-           pad(std::to_string(m.tau_groups), 7) + pad(std::to_string(m.predicted_oom), 5) +
-           pad(std::to_string(m.predicted_oom_unknown), 6) +
-           pad(m.band_rows > 0 ? pct(m.coverage) : "-", 7) + std::to_string(m.unpriced) + "\n";
+    out += "  " + name + pad_column(std::to_string(m.rows), 6) +
+           pad_column(priced ? pct(m.mape) : "-", 8) +
+           pad_column(priced ? pct(m.median_ape) : "-", 8) +
+           pad_column(priced ? pct(m.within_15) : "-", 8) +
+           pad_column(m.tau_groups > 0 ? fmt("%.2f", m.kendall_tau) : "-", 7) +
+           pad_column(std::to_string(m.tau_groups), 7) +
+           pad_column(std::to_string(m.predicted_oom), 5) +
+           pad_column(std::to_string(m.predicted_oom_unknown), 6) +
+           pad_column(m.band_rows > 0 ? pct(m.coverage) : "-", 7) + std::to_string(m.unpriced) +
+           "\n";
   }
   return out;
-}
-
-/// `value`, or null where the figure is undefined (`defined` false).
-json figure(bool defined, double value) {
-  return defined ? json(value) : json(nullptr);
 }
 
 json metrics_json(const Metrics& m) {
@@ -66,13 +61,13 @@ json metrics_json(const Metrics& m) {
           {"unpriced", m.unpriced},
           {"predicted_oom", m.predicted_oom},
           {"predicted_oom_settings_unknown", m.predicted_oom_unknown},
-          {"mape", figure(priced, m.mape)},
-          {"median_ape", figure(priced, m.median_ape)},
-          {"within_15", figure(priced, m.within_15)},
-          {"kendall_tau", figure(m.tau_groups > 0, m.kendall_tau)},
+          {"mape", json_if(priced, m.mape)},
+          {"median_ape", json_if(priced, m.median_ape)},
+          {"within_15", json_if(priced, m.within_15)},
+          {"kendall_tau", json_if(m.tau_groups > 0, m.kendall_tau)},
           {"tau_groups", m.tau_groups},
           {"band_rows", m.band_rows},
-          {"band_coverage", figure(m.band_rows > 0, m.coverage)}};
+          {"band_coverage", json_if(m.band_rows > 0, m.coverage)}};
 }
 
 json slices_json(const std::vector<Slice>& slices) {
@@ -127,7 +122,7 @@ std::string bands_text(const AccuracyReport& r) {
   std::string out = "\nError bands per regime";
   out += r.bands_from.empty() ? ":\n" : " (" + r.bands_from + "):\n";
   for (const RegimeBand& b : r.bands) {
-    out += "  " + pad(b.regime, 14) + pad(std::to_string(b.rows) + " rows", 10) +
+    out += "  " + pad_column(b.regime, 14) + pad_column(std::to_string(b.rows) + " rows", 10) +
            fmt("%+.0f%%", 100 * (std::exp(b.low) - 1)) + " .. " +
            fmt("%+.0f%%", 100 * (std::exp(b.high) - 1)) + "; difference band +-" +
            pct(std::exp(b.relative) - 1) +
@@ -146,7 +141,7 @@ std::string rows_text(const std::vector<Prediction>& predictions) {
   std::string out;
   for (const Prediction& p : predictions) {
     out +=
-        "  " + pad(p.row->id, 58) + pad(p.row->layout.label(), 34) +
+        "  " + pad_column(p.row->id, 58) + pad_column(p.row->layout.label(), 34) +
         fmt("measured %8.0f", p.row->measured_tokens) +
         (p.predicted_tokens > 0 ? fmt("  predicted %8.0f", p.predicted_tokens) + "  " + pct(p.ape())
                                 : std::string("  predicted        -")) +
@@ -199,8 +194,8 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
       if (c.fitted_on.empty() && c.value == *ModelConstants::fit_start().get(c.qualified())) {
         continue;
       }
-      out += "  " + pad(c.name, 20) + pad(c.generation, 17) + fmt("%-12.4g", c.value) + "(" +
-             std::to_string(c.fitted_on.size()) + " rows)\n";
+      out += "  " + pad_column(c.name, 20) + pad_column(c.generation, 17) +
+             fmt("%-12.4g", c.value) + "(" + std::to_string(c.fitted_on.size()) + " rows)\n";
     }
   }
   out += bands_text(r);

@@ -15,6 +15,19 @@ std::string format_fixed(double value, int digits) {
   return buf;
 }
 
+size_t text_columns(std::string_view text) {
+  size_t n = 0;
+  for (unsigned char c : text)
+    n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::string pad_column(std::string text, size_t width) {
+  const size_t shown = text_columns(text);
+  text.append(shown < width ? width - shown : 1, ' ');
+  return text;
+}
+
 std::string format_percent(double fraction) {
   const double percent = fraction * 100;
   if (std::abs(percent) >= 100) return format_fixed(percent, 0) + "%";

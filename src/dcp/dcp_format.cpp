@@ -7,9 +7,12 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "hcp/dcp.h"
 #include "hcp/json_io.h"
+#include "hcp/text_util.h"
 
 namespace hcp::dcp {
 namespace {
@@ -61,21 +64,6 @@ std::string group_summary(const MicroBatch& mb) {
   return out;
 }
 
-/// Code points of UTF-8 text (the box-drawing bars are 3 bytes, 1 column).
-size_t shown_width(const std::string& s) {
-  size_t shown = 0;
-  for (unsigned char c : s)
-    shown += (c & 0xC0) != 0x80;
-  return shown;
-}
-
-/// `s` left-aligned in `width` columns; a value as wide or wider keeps one space after it.
-std::string pad(std::string s, size_t width) {
-  const size_t shown = shown_width(s);
-  s.append(shown < width ? width - shown : 1, ' ');
-  return s;
-}
-
 void text_histogram(std::ostringstream& out, const SimulationReport& r) {
   int64_t largest = 0;
   for (auto [cp, n] : r.cp_size_histogram)
@@ -92,8 +80,8 @@ void text_histogram(std::ostringstream& out, const SimulationReport& r) {
       bar += "\u2588";
     const double token_share =
         r.tokens > 0 ? static_cast<double>(r.cp_size_tokens.at(cp)) / r.tokens : 0.0;
-    out << "  CP " << pad(std::to_string(cp), cp_width) << pad(bar, 31) << pad(std::to_string(n), 9)
-        << percent(token_share) << "\n";
+    out << "  CP " << pad_column(std::to_string(cp), cp_width) << pad_column(bar, 31)
+        << pad_column(std::to_string(n), 9) << percent(token_share) << "\n";
   }
 }
 
@@ -102,12 +90,16 @@ void text_first_step(std::ostringstream& out, const SimulationReport& r) {
   out << "First step: " << r.first_step.size()
       << " micro-batch(es); per-rank load (tokens = sum L/c, work = sum L^2/c):\n";
   // The CP groups column is as wide as the longest summary shown (30 at least).
+  const size_t shown = std::min(r.first_step.size(), kShown);
+  std::vector<std::string> summaries;
   size_t groups_width = 30;
-  for (size_t i = 0; i < r.first_step.size() && i < kShown; ++i)
-    groups_width = std::max(groups_width, group_summary(r.first_step[i]).size() + 2);
-  out << "  " << pad("mb", 5) << pad("CP groups", groups_width) << pad("tokens max/mean", 18)
-      << pad("work balance", 14) << "time\n";
-  for (size_t i = 0; i < r.first_step.size() && i < kShown; ++i) {
+  for (size_t i = 0; i < shown; ++i) {
+    summaries.push_back(group_summary(r.first_step[i]));
+    groups_width = std::max(groups_width, summaries.back().size() + 2);
+  }
+  out << "  " << pad_column("mb", 5) << pad_column("CP groups", groups_width)
+      << pad_column("tokens max/mean", 18) << pad_column("work balance", 14) << "time\n";
+  for (size_t i = 0; i < shown; ++i) {
     const MicroBatchLoad& load = r.first_step_load[i];
     const double n = static_cast<double>(load.tokens.size());
     const double tok_max = *std::max_element(load.tokens.begin(), load.tokens.end());
@@ -115,9 +107,10 @@ void text_first_step(std::ostringstream& out, const SimulationReport& r) {
     const double work_max = *std::max_element(load.work.begin(), load.work.end());
     const double work_mean = std::accumulate(load.work.begin(), load.work.end(), 0.0) / n;
     const double time_max = *std::max_element(load.time_s.begin(), load.time_s.end());
-    out << "  " << pad(std::to_string(i), 5) << pad(group_summary(r.first_step[i]), groups_width)
-        << pad(fixed(tok_max, 0) + "/" + fixed(tok_mean, 0), 18)
-        << pad(percent(work_max > 0 ? work_mean / work_max : 0), 14) << seconds(time_max) << "\n";
+    out << "  " << pad_column(std::to_string(i), 5) << pad_column(summaries[i], groups_width)
+        << pad_column(fixed(tok_max, 0) + "/" + fixed(tok_mean, 0), 18)
+        << pad_column(percent(work_max > 0 ? work_mean / work_max : 0), 14) << seconds(time_max)
+        << "\n";
   }
   if (r.first_step.size() > kShown) {
     out << "  ... " << r.first_step.size() - kShown << " more (see --format json)\n";
@@ -252,7 +245,7 @@ std::string report_json(const SimulationReport& r) {
            {"max_seqlen_per_dp_cp_rank", k.max_seqlen_per_rank},
            {"min_cp", k.min_cp},
            {"global_batch", r.steps > 0 ? r.samples / r.steps : 0},
-           {"vpp_group", k.vpp_group > 0 ? Json(k.vpp_group) : Json(nullptr)},  // null: not set
+           {"vpp_group", json_if(k.vpp_group > 0, k.vpp_group)},  // null: not set
            {"cp_size_histogram", std::move(histogram)},
            {"cp_size_tokens", std::move(token_histogram)},
            {"microbatches_per_step",

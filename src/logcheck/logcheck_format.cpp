@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hcp/json_io.h"
 #include "hcp/logcheck.h"
 #include "hcp/report.h"
 #include "hcp/text_util.h"
@@ -157,12 +158,12 @@ std::string format_log_report_json(const LogCheckReport& report) {
   json memory = json::array();
   for (const LogMemory& m : log.memory) {
     // A line that names no rank or iteration gives null, not -1.
-    memory.push_back(json{
-        {"rank", m.rank >= 0 ? json(m.rank) : json(nullptr)},
-        {"after_iterations", m.after_iterations >= 0 ? json(m.after_iterations) : json(nullptr)},
-        {"max_allocated_mb", m.max_allocated_mb},
-        {"max_reserved_mb", m.max_reserved_mb},
-        {"location", location_json(m.at)}});
+    memory.push_back(
+        json{{"rank", json_if(m.rank >= 0, m.rank)},
+             {"after_iterations", json_if(m.after_iterations >= 0, m.after_iterations)},
+             {"max_allocated_mb", m.max_allocated_mb},
+             {"max_reserved_mb", m.max_reserved_mb},
+             {"location", location_json(m.at)}});
   }
   j["memory"] = memory;
   json failures = json::array();

@@ -17,12 +17,11 @@ using nlohmann::json;
 json placement_json(const LinkPlacement& p, const Layout& l) {
   const bool cp = l.cp > 1;
   const bool hcp = cp && !l.hcp_sizes().empty();
-  auto when = [](bool has, auto value) { return has ? json(value) : json(nullptr); };
   return json{{"tp_inside_nvlink_domain", p.tp_inside_domain},
-              {"cp_inside_nvlink_domain", when(cp, p.cp_inside_domain)},
-              {"cp_offdomain_fraction", when(cp, p.cp_offdomain_fraction)},
-              {"hcp_a2a_inside_nvlink_domain", when(hcp, p.hcp_a2a_inside_domain)},
-              {"hcp_ring_inside_nvlink_domain", when(hcp, p.hcp_ring_inside_domain)},
+              {"cp_inside_nvlink_domain", json_if(cp, p.cp_inside_domain)},
+              {"cp_offdomain_fraction", json_if(cp, p.cp_offdomain_fraction)},
+              {"hcp_a2a_inside_nvlink_domain", json_if(hcp, p.hcp_a2a_inside_domain)},
+              {"hcp_ring_inside_nvlink_domain", json_if(hcp, p.hcp_ring_inside_domain)},
               {"dp_cp_inside_nvlink_domain", p.dp_inside_domain}};
 }
 

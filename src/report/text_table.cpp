@@ -32,13 +32,6 @@ const char* sgr(TextStyle style) {
 }
 
 /// Display columns of UTF-8 text (one per code point).
-size_t columns(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s)
-    n += (c & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
 std::string trim_right(std::string s) {
   while (!s.empty() && s.back() == ' ')
     s.pop_back();
@@ -64,7 +57,7 @@ std::vector<size_t> TextTable::column_widths() const {
   auto widen = [&widths](const std::vector<std::string>& cells) {
     if (widths.size() < cells.size()) widths.resize(cells.size(), 0);
     for (size_t i = 0; i < cells.size(); ++i)
-      widths[i] = std::max(widths[i], columns(cells[i]));
+      widths[i] = std::max(widths[i], text_columns(cells[i]));
   };
   widen(header_);
   for (const Row& r : rows_)
@@ -85,13 +78,13 @@ std::string TextTable::line(const std::vector<std::string>& cells,
   std::string out;
   for (size_t i = 0; i < cells.size(); ++i) {
     out += cells[i];
-    if (i + 1 < cells.size()) out += std::string(widths[i] - columns(cells[i]) + 2, ' ');
+    if (i + 1 < cells.size()) out += std::string(widths[i] - text_columns(cells[i]) + 2, ' ');
   }
   return trim_right(out);
 }
 
 bool TextTable::note_fits(const Row& r, size_t width) const {
-  return width == 0 || r.note.empty() || cells_width() + 2 + columns(r.note) <= width;
+  return width == 0 || r.note.empty() || cells_width() + 2 + text_columns(r.note) <= width;
 }
 
 std::string TextTable::str(size_t width, bool color) const {

@@ -43,6 +43,16 @@ class TempDir {
   fs::path path_;
 };
 
+TEST(JsonIf, AnUndefinedFigureIsNullNotItsDefault) {
+  EXPECT_EQ(json_if(true, 0.25), nlohmann::json(0.25));
+  EXPECT_EQ(json_if(true, int64_t{0}), nlohmann::json(0));  // a defined zero stays zero
+  EXPECT_TRUE(json_if(false, 0.0).is_null());
+  EXPECT_TRUE(json_if(false, int64_t{-1}).is_null());
+  // It builds into ordered JSON too (the dcp report's kind).
+  nlohmann::ordered_json ordered{{"vpp_group", json_if(false, 0)}};
+  EXPECT_TRUE(ordered["vpp_group"].is_null());
+}
+
 TEST(Checked, AddSubMulDetectOverflow) {
   EXPECT_EQ(checked_add(2, 3), 5);
   EXPECT_FALSE(checked_add(kMax, 1));

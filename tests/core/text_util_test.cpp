@@ -110,5 +110,26 @@ TEST(Percent, ThreeSignificantDigitsWithoutTrailingZeros) {
     EXPECT_EQ(format_percent(fraction), text) << fraction;
 }
 
+TEST(Columns, PadLeavesOneSpaceAfterAWideValueAndCountsCodePoints) {
+  struct Case {
+    std::string text;
+    size_t width;
+    std::string padded;
+  };
+  const std::vector<Case> cases = {
+      {"ab", 5, "ab   "},
+      {"abcde", 5, "abcde "},                 // as wide as the column: one space still follows
+      {"abcdefgh", 5, "abcdefgh "},           // wider: one space, never glued to the next column
+      {"\u2588\u2588", 4, "\u2588\u2588  "},  // a bar of two 3-byte glyphs is 2 columns
+      {"caf\u00e9", 6, "caf\u00e9  "},
+      {"", 2, "  "},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(pad_column(c.text, c.width), c.padded) << c.text;
+  }
+  EXPECT_EQ(text_columns("\u2588\u2588\u2588"), 3u);
+  EXPECT_EQ(text_columns("GPU H100-80GB (MosaicML platform)"), 33u);
+}
+
 }  // namespace
 }  // namespace hcp
