@@ -3,7 +3,6 @@
 #include <cfloat>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 
 namespace hcp {
 
@@ -26,9 +25,11 @@ Error plain_error(std::string message) {
 }  // namespace
 
 std::string format_number_for_error(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);  // the shortest round trip
+  return ec == std::errc() ? std::string(buf, end) : "?";
 }
 
 std::optional<std::string> physical_range_error(double value, const PhysicalRange& range) {

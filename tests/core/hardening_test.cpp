@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +115,18 @@ TEST(Checked, ParsePhysicalTakesOnlyFiniteNormalNumbersInRange) {
   EXPECT_EQ(*parse_physical("0", or_zero(kBandwidthGBps)), 0.0);
   EXPECT_EQ(*parse_physical("0.25", kProbability), 0.25);
   EXPECT_FALSE(parse_physical("1.5", kProbability));
+}
+
+TEST(Checked, NumbersInMessagesReadBackExactly) {
+  // A range's edges are named as the shortest text that reads back: 2147483647, not 2.14748e+09.
+  const double values[] = {2147483647.0, 1e-3, 1e6, 0.1, 450, 6.048e8, 1e-9, -1.5};
+  for (double v : values) {
+    const std::string text = format_number_for_error(v);
+    EXPECT_EQ(std::stod(text), v) << text;
+  }
+  EXPECT_EQ(format_number_for_error(2147483647.0), "2147483647");
+  EXPECT_EQ(format_number_for_error(std::nan("")), "nan");
+  EXPECT_EQ(format_number_for_error(-HUGE_VAL), "-inf");
 }
 
 TEST(Checked, ParseCheckedCountTakesOnlyDecimalIntegersInRange) {
