@@ -41,6 +41,9 @@ inline constexpr PhysicalRange kMicroseconds{"us", 1e-6, 6.048e11, false};
 /// Probabilities (dropout rates): 0 (none) or 1e-12 to 1.
 inline constexpr PhysicalRange kProbability{"probability", 1e-12, 1, true};
 
+/// Relative tolerances and error fractions (0.05 is 5 %): 0 (none) or 1e-9 to 10 (1000 %).
+inline constexpr PhysicalRange kFraction{"fractions (0.05 = 5%)", 1e-9, 10, true};
+
 /// The same range with 0 allowed ("not given").
 constexpr PhysicalRange or_zero(PhysicalRange range) {
   range.zero_allowed = true;

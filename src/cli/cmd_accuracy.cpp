@@ -8,11 +8,15 @@
 
 #include "command.h"
 #include "hcp/accuracy.h"
+#include "hcp/checked.h"
 #include "hcp/file_output.h"
 #include "output.h"
 
 namespace hcp::cli {
 namespace {
+
+/// --prior-weight: 0 (no penalty) up to 100, where the priors all but fix the constants.
+constexpr PhysicalRange kPriorWeightRange{"(a penalty weight)", 1e-9, 100, true};
 
 struct AccuracyCliOptions {
   std::string corpus;                   ///< --corpus FILE (default: the shipped corpus)
@@ -230,14 +234,16 @@ std::function<int()> setup_accuracy(CLI::App& sub) {
   sub.add_option("--prior-weight", opts->prior_weight,
                  "Penalty weight on log(value / prior)^2 per fitted constant (default: the fit "
                  "file's, else 0)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(physical_number(kPriorWeightRange));
 
   sub.add_option("--max-lomo-mape", opts->max_lomo_mape,
-                 "Exit 1 when the leave-one-model-out MAPE exceeds this fraction");
+                 "Exit 1 when the leave-one-model-out MAPE exceeds this fraction")
+      ->check(physical_number(kFraction));
   sub.add_flag("--check", opts->check,
                "Exit 1 when the LOMO MAPE exceeds the fit file's lomo_mape_threshold");
   sub.add_option("--set-threshold", opts->set_threshold,
-                 "With --write: the LOMO MAPE threshold to store (fraction)");
+                 "With --write: the LOMO MAPE threshold to store (fraction)")
+      ->check(physical_number(kFraction));
   add_output_options(sub, opts->output);
   return [opts] { return run_accuracy(*opts); };
 }

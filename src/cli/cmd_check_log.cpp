@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/checked.h"
 #include "hcp/logcheck.h"
 #include "hcp/recipe.h"
 #include "hcp/report.h"
@@ -182,10 +183,10 @@ std::function<int()> setup_check_log(CLI::App& sub) {
   sub.add_option("--tolerance", opts->run.tolerance,
                  "Relative band of the step-time prediction (default: the fitted band of the "
                  "run's regime, else 0.25)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(physical_number(kFraction));
   sub.add_option("--memory-tolerance", opts->run.memory_tolerance,
                  "Relative band of the memory prediction (default 0.2)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(physical_number(kFraction));
   sub.add_option("--warmup", opts->run.warmup,
                  "Iterations left out of the median (default 3); the first logged line, which "
                  "averages over start-up, is left out too when later lines exist")

@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/checked.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
 #include "html_output.h"
@@ -97,7 +98,8 @@ std::function<int()> setup_compare(CLI::App& sub) {
   sub.add_option("--topology", in.topology, "Cluster-profile YAML, e.g. from `probe --save`");
   sub.add_option("--recompute", in.recompute, "none, selective or full (default: the recipe's)");
   sub.add_option("--global-batch", in.global_batch, "Sequences per step (default: the recipe's)");
-  sub.add_option("--memory-limit", in.memory_limit_gib, "GiB per GPU (default: the GPU's)");
+  sub.add_option("--memory-limit", in.memory_limit_gib, "GiB per GPU (default: the GPU's)")
+      ->check(physical_number(kMemoryGib));
   sub.add_option("--te-version", in.te_version, "Transformer Engine version the job runs with");
   sub.add_option("--calibration", in.calibration, "Calibration JSON written by `hcp-plan bench`");
   sub.add_option("--html", opts->html,

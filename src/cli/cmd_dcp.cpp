@@ -236,7 +236,8 @@ void add_time_model_options(CLI::App& sub, DcpOptions& o) {
                  "Time model: query groups x kv channels (default: the recipe's, else --hidden)");
   sub.add_option("--tp", o.tp, "Time model: tensor-parallel size (default: the recipe's, else 1)");
   sub.add_flag("--gated-linear-unit", o.gated, "Time model: SwiGLU MLP (three h x ffn matrices)");
-  sub.add_option("--tflops", o.tflops, "Time model: sustained TFLOP/s per GPU (default 400)");
+  sub.add_option("--tflops", o.tflops, "Time model: sustained TFLOP/s per GPU (default 400)")
+      ->check(physical_number(kTflops));
   sub.add_option("--gpus-per-node", o.gpus_per_node,
                  "Time model: GPUs per NVLink node (default 8)");
 }

@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/checked.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
 #include "hcp/sim.h"
@@ -133,7 +134,8 @@ std::function<int()> setup_plan(CLI::App& sub) {
   sub.add_option("--top", opts->top, "Options to list (0: all; default 8)");
   sub.add_option("--recompute", in.recompute, "none, selective or full (default: the recipe's)");
   sub.add_option("--global-batch", in.global_batch, "Sequences per step (default: the recipe's)");
-  sub.add_option("--memory-limit", in.memory_limit_gib, "GiB per GPU (default: the GPU's)");
+  sub.add_option("--memory-limit", in.memory_limit_gib, "GiB per GPU (default: the GPU's)")
+      ->check(physical_number(kMemoryGib));
   sub.add_option("--te-version", in.te_version, "Transformer Engine version the job runs with");
   sub.add_option("--max-pp", in.max_pp, "Largest pipeline-parallel size searched (default 1)");
   sub.add_flag("--show-rejected", in.show_rejected, "List rejected layouts with the rule ID");

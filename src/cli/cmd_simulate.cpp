@@ -9,6 +9,7 @@
 #include <string>
 
 #include "command.h"
+#include "hcp/checked.h"
 #include "hcp/json_io.h"
 #include "hcp/layout_option.h"
 #include "hcp/layout_report.h"
@@ -17,6 +18,10 @@
 
 namespace hcp::cli {
 namespace {
+
+/// --tolerance: 0 (exact) or a normal positive number up to 1e6 (an attention output is a convex
+/// combination of rows of V, whose entries the simulation draws from a standard normal).
+constexpr PhysicalRange kAbsoluteErrorRange{"(an absolute error)", 1e-30, 1e6, true};
 
 struct SimulateArgs {
   OutputOptions out;
@@ -153,6 +158,7 @@ const CommandRegistration kSimulate{
                      "Wire bytes per element for the byte counts (bf16 = 2)")
           ->capture_default_str();
       sub.add_option("--tolerance", args->tolerance, "Largest acceptable max abs error")
+          ->check(physical_number(kAbsoluteErrorRange))
           ->capture_default_str();
       add_output_options(sub, args->out);
       return [args] { return run_simulate(*args); };

@@ -36,6 +36,18 @@ CLI::Validator one_of(const std::vector<std::string>& values) {
       "{" + set + "}");
 }
 
+CLI::Validator physical_number(const PhysicalRange& range) {
+  std::string shown = "FLOAT in [" + format_number_for_error(range.min) + ", " +
+                      format_number_for_error(range.max) + "]" +
+                      (range.zero_allowed ? " or 0" : "");
+  return CLI::Validator(
+      [range](std::string& value) -> std::string {
+        auto parsed = parse_physical(value, range);
+        return parsed.ok() ? "" : parsed.error().message;
+      },
+      shown);
+}
+
 void add_output_options(CLI::App& sub, OutputOptions& out,
                         const std::vector<std::string>& formats) {
   out.format = formats.front();

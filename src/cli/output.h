@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "hcp/checked.h"
+
 namespace hcp::cli {
 
 struct OutputOptions {
@@ -20,6 +22,12 @@ struct OutputOptions {
 /// A CLI11 check that the value is one of `values`: "expects a, b or c, got 'jsn' (did you mean
 /// 'json'?)" otherwise. Every enumerated option (--format, --fail-on, ...) uses it.
 CLI::Validator one_of(const std::vector<std::string>& values);
+
+/// A CLI11 check that the value is a physical figure of `range` (parse_physical, checked.h: the
+/// whole text a decimal number, finite, not denormal, inside the range), as a file's number must
+/// be: "--memory-limit: 'nan' is not a finite number". Every floating-point option uses it, so a
+/// NaN, which passes CLI::Range, never reaches a comparison.
+CLI::Validator physical_number(const PhysicalRange& range);
 
 /// Add --format (restricted to `formats`, first is the default), -o/--output and, when "text" is
 /// one of the formats, --wide (text is wrapped to terminal_width() unless it is given) and

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/cli_runner.h"
 
@@ -57,6 +59,44 @@ TEST(UsageCli, ParseErrorOfASubcommandPointsToItsHelp) {
 /// The options `hcp-plan SUB --help` lists.
 std::string help_of(const std::string& sub) {
   return run_cli(sub + " --help").out;
+}
+
+/// The floating-point options (those whose help shows FLOAT) of every subcommand: "plan
+/// --memory-limit", ...
+std::vector<std::string> float_options() {
+  std::vector<std::string> out;
+  const std::regex option(R"(^ +(--[a-z][a-z0-9-]*) FLOAT)");
+  for (const std::string& sub : testing::registered_subcommands()) {
+    const std::string help = help_of(sub);
+    std::istringstream in(help);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, option)) out.push_back(sub + " " + m[1].str());
+    }
+  }
+  return out;
+}
+
+TEST(UsageCli, EveryFloatOptionRejectsWhatNoFileMayHold) {
+  // CLI::Range lets NaN through (every comparison with it is false), and a denormal or 1e308
+  // printed "needs 205.8 of 0 GiB" or a 64-digit headroom: each floating-point option takes a
+  // number as a file's number is taken (parse_physical), found from the help so that a new
+  // option is held to it too.
+  const std::vector<std::string> options = float_options();
+  EXPECT_GE(options.size(), 9u);  // plan/compare --memory-limit, dcp --tflops, check-log x2, ...
+  const char* hostile[] = {"nan", "inf", "-inf", "5e-324", "1e308", "-1", "0x10", "1,5"};
+  for (const std::string& option : options) {
+    for (const char* value : hostile) {
+      CliResult r = run_cli(option + "=" + value + " </dev/null");
+      const std::string what = option + "=" + value;
+      EXPECT_EQ(r.exit_code, 2) << what << "\n" << r.out << r.err;
+      const std::string name = option.substr(option.find(' ') + 1);
+      EXPECT_TRUE(contains(r.err, name + ": '" + value + "' is") ||
+                  contains(r.err, name + ": expected a number"))
+          << what << "\n"
+          << r.err;
+    }
+  }
 }
 
 TEST(UsageCli, PreflightHintsNameOptionsPreflightTakes) {
