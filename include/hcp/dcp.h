@@ -47,7 +47,8 @@ struct SyntheticSpec {
 /// step); 2^32 asked for 32 GiB.
 inline constexpr int64_t kMaxSyntheticCount = int64_t{1} << 24;
 /// Parse "lognormal:MEAN:SIGMA:COUNT[:MAX]". Errors: unknown distribution, missing or
-/// non-numeric fields, MEAN <= 0, SIGMA < 0, COUNT <= 0 or above kMaxSyntheticCount, MAX < 0.
+/// non-numeric fields, MEAN outside [1, 2^31 - 1] tokens, SIGMA outside [0, 3], NaN, infinities
+/// and denormals (parse_physical), COUNT <= 0 or above kMaxSyntheticCount, MAX < 0.
 Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec);
 /// Draw the lengths deterministically from `seed` (same seed, same lengths on every platform).
 std::vector<int64_t> synthetic_lengths(const SyntheticSpec& spec, uint64_t seed);

@@ -168,6 +168,38 @@ TEST(Synthetic, RejectsBadSpecs) {
   }
 }
 
+TEST(Synthetic, MeanAndSigmaAreNumbersInTheirPhysicalRange) {
+  struct Case {
+    const char* spec;
+    const char* message;  ///< Part of the error; nullptr: accepted.
+  };
+  const Case cases[] = {
+      {"lognormal:1:0:4", nullptr},     // edges: one token, no spread
+      {"lognormal:4000:3:4", nullptr},  // the widest spread taken
+      {"lognormal:nan:1:4", "MEAN 'nan' is not a finite number"},
+      {"lognormal:inf:1:4", "MEAN 'inf' is not a finite number"},
+      {"lognormal:5e-324:1:4", "MEAN '5e-324' is"},  // a denormal (or out of range)
+      {"lognormal:0.5:1:4", "MEAN '0.5' is below the physical range [1, 2147483647] tokens"},
+      {"lognormal:1e308:1:4", "MEAN '1e308' is above"},
+      {"lognormal:0x10:1:4", "MEAN expected a number in tokens, got '0x10'"},
+      {"lognormal:4000:nan:4", "SIGMA 'nan' is not a finite number"},
+      {"lognormal:4000:-1:4", "SIGMA '-1' is below"},
+      {"lognormal:4000:3.5:4", "SIGMA '3.5' is above"},  // the median would be 0.2 % of MEAN
+      {"lognormal:4000:1e308:4", "SIGMA '1e308' is above"},
+      {"lognormal:4000:1e-320:4", "SIGMA '1e-320' is"},
+  };
+  for (const Case& c : cases) {
+    auto s = parse_synthetic_spec(c.spec);
+    if (c.message == nullptr) {
+      EXPECT_TRUE(s.ok()) << c.spec << ": " << s.error().message;
+      continue;
+    }
+    ASSERT_FALSE(s.ok()) << c.spec;
+    EXPECT_NE(s.error().message.find(c.message), std::string::npos)
+        << c.spec << ": " << s.error().message;
+  }
+}
+
 TEST(Synthetic, CountIsCappedAt2To24) {
   EXPECT_TRUE(parse_synthetic_spec("lognormal:100:1:16777216").ok());
   auto over = parse_synthetic_spec("lognormal:100:1:16777217");
