@@ -18,8 +18,13 @@ std::string format_percent(double fraction);
 std::string format_gib(double bytes);
 
 /// Return a memory limit in GiB as given to a tenth: "80", "94.6" (never rounded to a whole GiB,
-/// so that "needs 94.7 of 94.6" does not read "of 95").
+/// so that "needs 94.7 of 94.6" does not read "of 95"); under 1 GiB with its first three
+/// significant digits ("0.25", "0.001"), never "0".
 std::string format_limit_gib(double gib);
+
+/// Return a rate (TFLOP/s, GB/s, tokens/s) as a whole number from 100 up, else with up to three
+/// significant digits: 400 -> "400", 12.5 -> "12.5", 0.4 -> "0.4"; never "0" for a rate above 0.
+std::string format_rate(double value);
 
 /// Return a memory margin in GiB (headroom, or an excess) with one decimal; a non-zero margin
 /// under 0.05 GiB is "<0.1" (signed when negative: "-<0.1"), never "0.0" or "-0.0".

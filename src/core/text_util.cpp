@@ -40,7 +40,23 @@ std::string format_gib(double bytes) {
   return format_fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1);
 }
 
+namespace {
+
+/// `value` with up to three significant digits and no exponent down to 1e-4 ("%.3g").
+std::string three_significant(double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", value);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_rate(double value) {
+  return std::abs(value) >= 100 ? format_fixed(value, 0) : three_significant(value);
+}
+
 std::string format_limit_gib(double gib) {
+  if (gib > 0 && gib < 1) return three_significant(gib);
   std::string text = format_fixed(gib, 1);
   if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
   return text;

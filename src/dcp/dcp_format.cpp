@@ -209,9 +209,9 @@ std::string report_text(const SimulationReport& r) {
   text_baselines(out, r);
   const TimeModel& t = r.input.time;
   out << "  time model: " << t.n_layers << " layers, hidden " << t.hidden << ", ffn "
-      << t.ffn_hidden << ", tp " << t.tp << ", " << fixed(t.tflops, 0)
-      << " TFLOP/s, ring CP comm at " << fixed(t.intra_node_gbps, 0) << "/"
-      << fixed(t.inter_node_gbps, 0) << " GB/s (intra/inter node), barrier per micro-batch\n";
+      << t.ffn_hidden << ", tp " << t.tp << ", " << format_rate(t.tflops)
+      << " TFLOP/s, ring CP comm at " << format_rate(t.intra_node_gbps) << "/"
+      << format_rate(t.inter_node_gbps) << " GB/s (intra/inter node), barrier per micro-batch\n";
   return out.str();
 }
 

@@ -343,8 +343,8 @@ void add_option_reasons(std::vector<PlanOption>& options, std::optional<size_t> 
       std::string versus =
           slower >= 0 ? percent(slower) + " slower than " : percent(-slower) + " faster than ";
       o.reasons.push_back(versus + best->layout.label() + " (" +
-                          format_fixed(o.estimate.tokens_per_s_per_gpu, 0) + " vs " +
-                          format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU)" +
+                          format_rate(o.estimate.tokens_per_s_per_gpu) + " vs " +
+                          format_rate(best->estimate.tokens_per_s_per_gpu) + " tokens/s/GPU)" +
                           (o.tie_with_best ? ", within model error" : ""));
     }
   }
@@ -358,11 +358,11 @@ std::string explain_tie(std::vector<PlanOption>& options, PlanOption* best,
   const PlanOption& r = options[*rival];
   std::string why = preference(*best, r);
   if (why.empty()) why = "the higher predicted throughput";
-  std::string tie_sentence =
-      "within model error of " + letter_at(letters, *rival) + " (" + r.layout.label() + ", " +
-      format_fixed(r.estimate.tokens_per_s_per_gpu, 0) + " vs " +
-      format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU" +
-      difference_text(r, *best) + "); preferred for " + why;
+  std::string tie_sentence = "within model error of " + letter_at(letters, *rival) + " (" +
+                             r.layout.label() + ", " +
+                             format_rate(r.estimate.tokens_per_s_per_gpu) + " vs " +
+                             format_rate(best->estimate.tokens_per_s_per_gpu) + " tokens/s/GPU" +
+                             difference_text(r, *best) + "); preferred for " + why;
   best->reasons.insert(best->reasons.begin(), tie_sentence);
   return tie_sentence;
 }
@@ -435,7 +435,7 @@ std::vector<std::string> summary_lines(const std::vector<PlanOption>& options,
   bool is_fastest = fastest && best_index == *fastest;
   std::string line = "recommended: " + letter_at(letters, best_index) + " " + best->layout.label() +
                      ", " + (is_fastest ? "the fastest layout that fits: " : "") +
-                     format_fixed(best->estimate.tokens_per_s_per_gpu, 0) + " tokens/s/GPU" +
+                     format_rate(best->estimate.tokens_per_s_per_gpu) + " tokens/s/GPU" +
                      absolute_band_text(*best) + ", " + duration(best->estimate.time.step_s) +
                      " per step";
   std::string why = is_fastest || !fastest

@@ -522,7 +522,7 @@ std::string joined(const std::vector<std::string>& parts) {
 
 std::string fit_figures(const Estimate& e) {
   return format_fixed(e.memory_gib(), 1) + " of " + format_limit_gib(e.memory_limit_gib) +
-         " GiB per GPU, " + format_fixed(e.tokens_per_s_per_gpu, 0) + " tokens/s/GPU";
+         " GiB per GPU, " + format_rate(e.tokens_per_s_per_gpu) + " tokens/s/GPU";
 }
 
 /// When the recipe's own layout does not fit: the least changes that make it fit (recompute;

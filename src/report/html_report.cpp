@@ -40,7 +40,7 @@ std::string pct(double fraction) {
 
 /// "12345 (+-8%)" when the option carries an error band.
 std::string tokens_text(const PlanOption& o) {
-  std::string text = format_fixed(o.estimate.tokens_per_s_per_gpu, 0);
+  std::string text = format_rate(o.estimate.tokens_per_s_per_gpu);
   if (o.band.relative > 0)
     text += " &#177;" + format_fixed(100 * std::expm1(o.band.relative), 0) + "%";
   return text;
@@ -621,7 +621,7 @@ void write_your_layout(std::ostream& out, const PlanResult& plan) {
     const PlanOption& o = plan.options[rank];
     out << "The recipe's own layout, " << xml_escape(o.layout.label()) << ", is option "
         << option_letter(rank) << " (rank " << rank + 1 << " of " << plan.options.size()
-        << "): " << format_fixed(o.estimate.tokens_per_s_per_gpu, 0) << " tokens/s/GPU, "
+        << "): " << format_rate(o.estimate.tokens_per_s_per_gpu) << " tokens/s/GPU, "
         << format_fixed(o.estimate.memory_gib(), 1) << " of "
         << format_fixed(o.estimate.memory_limit_gib, 1) << " GiB per GPU"
         << (o.estimate.fits_memory ? "" : " (does not fit)")

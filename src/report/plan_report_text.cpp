@@ -83,7 +83,7 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
 
 /// "12345 -21%..+14%" when the option carries an error band (the absolute band).
 std::string tokens_cell(const PlanOption& o) {
-  std::string cell = format_fixed(o.estimate.tokens_per_s_per_gpu, 0);
+  std::string cell = format_rate(o.estimate.tokens_per_s_per_gpu);
   std::string range = accuracy::band_range_text(o.band, o.estimate.tokens_per_s_per_gpu);
   if (!range.empty()) cell += " " + range;
   return cell;

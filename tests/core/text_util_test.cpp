@@ -88,8 +88,10 @@ struct GibCase {
 TEST(MemoryFigures, LimitsToATenthAndMarginsNeverShowAZeroThatIsNot) {
   const std::vector<GibCase> cases = {
       {80, "80", "80.0"},      {94.6, "94.6", "94.6"},
-      {79.96, "80", "80.0"},  // a tenth rounds up to a whole GiB: shown whole
-      {0.04, "0", "<0.1"},     {0.05, "0.1", "0.1"},
+      {79.96, "80", "80.0"},   // a tenth rounds up to a whole GiB: shown whole
+      {0.04, "0.04", "<0.1"},  // a limit under 1 GiB keeps its digits, never "0"
+      {0.05, "0.05", "0.1"},   {0.001, "0.001", "<0.1"},
+      {0.25, "0.25", "0.2"},   {0.97, "0.97", "1.0"},
       {0, "0", "0.0"},         {-0.04, nullptr, "-<0.1"},  // an excess under 0.05 GiB: not "-0.0"
       {-0.3, nullptr, "-0.3"}, {570.14, "570.1", "570.1"},
   };
@@ -99,6 +101,15 @@ TEST(MemoryFigures, LimitsToATenthAndMarginsNeverShowAZeroThatIsNot) {
     }
     EXPECT_EQ(format_margin_gib(c.gib), c.margin) << c.gib;
   }
+}
+
+TEST(Rates, WholeFrom100UpElseThreeSignificantDigitsNeverZero) {
+  const std::vector<std::pair<double, const char*>> cases = {
+      {400, "400"}, {2621.4, "2621"},     {100, "100"},     {99.96, "100"},   {12.5, "12.5"},
+      {0.4, "0.4"}, {0.00645, "0.00645"}, {0.001, "0.001"}, {1e6, "1000000"},
+  };
+  for (const auto& [value, text] : cases)
+    EXPECT_EQ(format_rate(value), text) << value;
 }
 
 TEST(Percent, ThreeSignificantDigitsWithoutTrailingZeros) {
