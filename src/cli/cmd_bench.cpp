@@ -176,12 +176,8 @@ const CommandRegistration kBench{
       sub.add_option("--dtype", args->dtype, "Attention dtype")
           ->check(one_of({"bf16", "fp16"}))
           ->capture_default_str();
-      sub.add_option("--warmup", args->warmup, "Untimed iterations")
-          ->check(CLI::NonNegativeNumber)
-          ->capture_default_str();
-      sub.add_option("--iterations", args->iterations, "Timed iterations")
-          ->check(CLI::PositiveNumber)
-          ->capture_default_str();
+      sub.add_option("--warmup", args->warmup, "Untimed iterations")->capture_default_str();
+      sub.add_option("--iterations", args->iterations, "Timed iterations")->capture_default_str();
       sub.add_flag("--no-check", args->no_check, "Skip the cuBLAS reference check");
       sub.add_flag("--dry-run", args->dry_run,
                    "Print what would be measured and exit (needs no GPU)");

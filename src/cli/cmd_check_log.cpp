@@ -189,8 +189,7 @@ std::function<int()> setup_check_log(CLI::App& sub) {
       ->check(physical_number(kFraction));
   sub.add_option("--warmup", opts->run.warmup,
                  "Iterations left out of the median (default 3); the first logged line, which "
-                 "averages over start-up, is left out too when later lines exist")
-      ->check(CLI::NonNegativeNumber);
+                 "averages over start-up, is left out too when later lines exist");
   sub.add_option("--save-calibration", opts->run.save_calibration,
                  "Write the measured step time as a calibration file for plan/compare");
   add_finding_filter_options(sub, opts->strict, opts->fail_on, opts->ignore, opts->quiet);

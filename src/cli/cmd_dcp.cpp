@@ -171,6 +171,8 @@ Result<dcp::SimulationInput> build_input(const DcpOptions& o,
     if (Status s = apply_recipe(o, *recipe, in); !s) return s.error();
   } else {
     if (!overrides.empty()) return usage("unexpected argument '" + overrides.front() + "'");
+    // Without a recipe there is no TP x PP x CP to divide N by: --world-size would be ignored.
+    if (o.world_size) return usage("--world-size needs a RECIPE (without one, give --dp D)");
     if (!o.dp || !o.cp) return usage("give --dp D and --cp C, or a RECIPE with --world-size N");
   }
   if (Status s = apply_flags(o, in); !s) return s.error();

@@ -246,10 +246,8 @@ void add_options(CLI::App& sub, PreflightOptions& o) {
       sub, o.sources,
       "Recipe path, shipped recipe name, or Megatron-LM model_config.yaml (MODEL_ARGS)");
   sub.footer("Arguments after RECIPE that are not options are overrides (k=v, -cp 4, ...).");
-  sub.add_option("--nodes", o.nodes, "Nodes of the launch (when no launcher variable says)")
-      ->check(CLI::PositiveNumber);
-  sub.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node of the launch")
-      ->check(CLI::PositiveNumber);
+  sub.add_option("--nodes", o.nodes, "Nodes of the launch (when no launcher variable says)");
+  sub.add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node of the launch");
   for (const char* name : {"te-version", "mcore-version", "framework", "gpu-sm"}) {
     sub.add_option_function<std::string>(
         std::string("--") + name,

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "hcp/checked.h"
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
 #include "hcp/hf_config.h"
@@ -61,6 +62,75 @@ CLI::Option* add_recipe_argument(CLI::App& sub, std::string& recipe, const std::
           },
           "", "RECIPE"))
       ->type_name("RECIPE");
+}
+
+namespace {
+
+/// An integer option and its physical range.
+struct CountOption {
+  const char* name;
+  CountRange range;
+};
+
+/// Bench iterations: at least one.
+constexpr CountRange kIterations{"an iteration count", 1, kMaxDimension};
+/// The fitter's coordinate-descent rounds.
+constexpr CountRange kFitRounds{"fitter rounds", 1, 100};
+/// How many rows or options to print (0: all).
+constexpr CountRange kListCount{"a count (0 for all)", 0, kMaxDimension};
+/// How many of the plan's options to benchmark: at least one (--confirm 0 would ask for a GPU
+/// to measure nothing).
+constexpr CountRange kConfirmCount{"an option count", 1, kMaxDimension};
+
+/// Every integer option of every subcommand but the seeds (any 64-bit value is a seed).
+constexpr CountOption kCountOptions[] = {
+    // GPUs and parallel sizes.
+    {"--nodes", kParallelCount},
+    {"--gpus-per-node", kParallelCount},
+    {"--world-size", kParallelCount},
+    {"--nvlink-domain", kParallelCount},
+    {"--tp", kParallelCount},
+    {"--cp", kParallelCount},
+    {"--pp", kParallelCount},
+    {"--ep", kParallelCount},
+    {"--etp", kParallelCount},
+    {"--vpp", kParallelCount},
+    {"--dp", kParallelCount},
+    {"--max-pp", kParallelCount},
+    {"--min-cp", kParallelCount},
+    {"--min-dynamic-cp", kParallelCount},
+    {"--distopt-instances", kParallelCount},
+    // Sizes: as a recipe's size fields (schema.h).
+    {"--global-batch", kDimensionCount},
+    {"--seq-length", kDimensionCount},
+    {"--max-seqlen-per-dp-cp-rank", kDimensionCount},
+    {"--vpp-group", kDimensionCount},
+    {"--layers", kDimensionCount},
+    {"--hidden", kDimensionCount},
+    {"--ffn-hidden", kDimensionCount},
+    {"--kv-hidden", kDimensionCount},
+    {"--heads", kDimensionCount},
+    {"--kv-heads", kDimensionCount},
+    {"--head-dim", kDimensionCount},
+    {"--tile", kDimensionCount},
+    {"--bytes-per-element", kDimensionCount},
+    // Counts.
+    {"--iterations", kIterations},
+    {"--warmup", kCountOrZero},
+    {"--rounds", kFitRounds},
+    {"--top", kListCount},
+    {"--show", kListCount},
+    {"--confirm", kConfirmCount},
+};
+
+}  // namespace
+
+void check_count_options(CLI::App& sub) {
+  for (const CountOption& option : kCountOptions) {
+    if (CLI::Option* opt = sub.get_option_no_throw(option.name)) {
+      opt->check(physical_count(option.range));
+    }
+  }
 }
 
 void one_value_per_option(CLI::App& sub) {

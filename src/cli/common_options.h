@@ -51,6 +51,11 @@ bool looks_like_override(const std::string& arg);
 /// ("--env A=1 --env B=2"); what follows its value is an override or the next option.
 void one_value_per_option(CLI::App& sub);
 
+/// Hold every integer option of `sub` that kCountOptions names (common_options.cpp: --nodes,
+/// --tp, --seq-length, --top, ...) to its physical range (physical_count), whichever subcommand
+/// takes it: a count is checked before CLI11 converts it, so that 2^63 is an error, not INT64_MAX.
+void check_count_options(CLI::App& sub);
+
 /// For the arguments CLI11 left over (overrides): the message for the first one that looks like
 /// an option but is neither an option of `sub` nor a run_recipe.py shorthand flag, with a
 /// did-you-mean; nullopt when there is none.
@@ -65,7 +70,7 @@ void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string
 /// (Bridge YAML, or a Megatron-LM functional-test config detected by its MODEL_ARGS
 /// key) or --mlm-args, fill model dims from --hf-config, then apply the overrides (shorthand
 /// flags included) in command-line order. Error (bad input) when nothing or both are given.
-Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& sources,
+Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& given,
                                                         const std::vector<std::string>& overrides);
 
 /// As load_recipe_subjects, for commands that look at one launch: a functional-test config with

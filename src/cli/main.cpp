@@ -68,6 +68,7 @@ int run(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     runners[sub] = command.setup(*sub);
     one_value_per_option(*sub);
+    check_count_options(*sub);
   }
 
   if (argc >= 2 && argv[1][0] != '-') {
@@ -113,6 +114,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (parse_failed_on_unphysical_number()) {  // bad input, not a usage slip: one line
+      print_error(std::string("<command line>: ") + e.what());
+      return kExitBadInput;
+    }
     print_error(e.what());
     if (invoked_known) {
       std::cerr << "Run 'hcp-plan " << first << " --help' for its options.\n";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -36,14 +37,51 @@ CLI::Validator one_of(const std::vector<std::string>& values) {
       "{" + set + "}");
 }
 
+namespace {
+
+/// Set when a physical validator rejected a number (not a non-number): the process reports it
+/// and exits, so one flag per process is enough.
+bool g_unphysical_number = false;
+
+/// True when `text` is whole a decimal number, however large, small or not finite.
+bool is_number_text(const std::string& text) {
+  double value = 0;
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), last, value);
+  return !text.empty() && ptr == last &&
+         (ec == std::errc() || ec == std::errc::result_out_of_range);
+}
+
+/// The validator's verdict on `value`: "" when `parsed` holds, else its message, noting whether
+/// the value was a number.
+template <typename T>
+std::string verdict(const std::string& value, const Result<T>& parsed) {
+  if (parsed.ok()) return "";
+  if (is_number_text(value)) g_unphysical_number = true;
+  return parsed.error().message;
+}
+
+}  // namespace
+
+bool parse_failed_on_unphysical_number() {
+  return g_unphysical_number;
+}
+
+CLI::Validator physical_count(const CountRange& range) {
+  return CLI::Validator(
+      [range](std::string& value) -> std::string {
+        return verdict(value, parse_checked_count(value, range));
+      },
+      "INT in [" + std::to_string(range.min) + ", " + std::to_string(range.max) + "]");
+}
+
 CLI::Validator physical_number(const PhysicalRange& range) {
   std::string shown = "FLOAT in [" + format_number_for_error(range.min) + ", " +
                       format_number_for_error(range.max) + "]" +
                       (range.zero_allowed ? " or 0" : "");
   return CLI::Validator(
       [range](std::string& value) -> std::string {
-        auto parsed = parse_physical(value, range);
-        return parsed.ok() ? "" : parsed.error().message;
+        return verdict(value, parse_physical(value, range));
       },
       shown);
 }

@@ -791,7 +791,10 @@ TEST(MalformedEnvFile, EnvironmentCountOfTwoToThe63OnTheCommandLine) {
 TEST(MalformedEnvFile, NodesOptionTimesGpusOptionTooLarge) {
   CliResult r =
       run_cli(preflight_env("/dev/null", "--nodes 1073741824 --gpus-per-node 1073741824"));
-  expect_bad_input(r, "<command line>", "at most 1048576");
+  expect_bad_input(r, "<command line>", "'1073741824' is above the physical range [1, 1048576]");
+  // Each in range, their product (2^21 GPUs) is not.
+  CliResult product = run_cli(preflight_env("/dev/null", "--nodes 4096 --gpus-per-node 512"));
+  expect_bad_input(product, "<command line>", "1048576");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -810,8 +813,11 @@ TEST(MalformedPlannerOption, CompareHcpProductOverflow) {
 }
 
 TEST(MalformedPlannerOption, PlanMaxPpOfTwoToThe63Returns) {
-  // Issue #17: the PP search ran from 1 to --max-pp and never returned.
-  CliResult r = run_cli("plan llama3_8b_128k --nodes 4 --top 1 --max-pp 9223372036854775807");
+  // Issue #17: the PP search ran from 1 to --max-pp and never returned. 2^63 - 1 is now out of
+  // the range of a parallel size; the largest one taken still returns at once.
+  expect_bad_input(run_cli("plan llama3_8b_128k --nodes 4 --max-pp 9223372036854775807"),
+                   "<command line>", "--max-pp: '9223372036854775807' is above");
+  CliResult r = run_cli("plan llama3_8b_128k --nodes 4 --top 1 --max-pp 1048576");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind("hcp-plan plan: llama3_8b_128k on 4 x 8 ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\nsearched "), std::string::npos) << r.out;
@@ -820,12 +826,15 @@ TEST(MalformedPlannerOption, PlanMaxPpOfTwoToThe63Returns) {
 TEST(MalformedPlannerOption, PlanWorldOfTwoToThe60) {
   // Issue #17: a 2^60-GPU world was planned for 49 s.
   CliResult r = run_cli("plan llama3_8b_128k --nodes 1073741824 --gpus-per-node 1073741824");
-  expect_bad_input(r, "<command line>", "--gpus-per-node must be at most 1048576");
+  expect_bad_input(r, "<command line>", "--nodes: '1073741824' is above the physical range");
 }
 
 TEST(MalformedPlannerOption, PlanNodesTimesProfileGpusTooLarge) {
   CliResult r = run_cli("plan llama3_8b_128k --nodes 4611686018427387904");
-  expect_bad_input(r, "<command line>", "larger than 1048576 GPUs");
+  expect_bad_input(r, "<command line>", "--nodes: '4611686018427387904' is above");
+  // 2^18 nodes are a parallel size; times the profile's 8 GPUs they are no world.
+  CliResult product = run_cli("plan llama3_8b_128k --nodes 262144");
+  expect_bad_input(product, "<command line>", "larger than 1048576 GPUs");
 }
 
 TEST(MalformedPlannerOption, TeVersionThatIsNotAVersion) {
@@ -841,14 +850,14 @@ TEST(MalformedDcpOption, MaxSeqlenOfTwoToThe63) {
   CliResult r = run_cli(
       "dcp --synthetic lognormal:4096:1:64 --dp 2 --cp 2 "
       "--max-seqlen-per-dp-cp-rank 9223372036854775807");
-  expect_bad_input(r, "--max-seqlen-per-dp-cp-rank", "larger than 2147483647");
+  expect_bad_input(r, "--max-seqlen-per-dp-cp-rank", "above the physical range [1, 2147483647]");
 }
 
 TEST(MalformedDcpOption, WorldSizeOfTwoToThe63) {
   CliResult r = run_cli(
       "dcp llama3_8b_128k --synthetic lognormal:4096:1:64 "
       "--world-size 9223372036854775807");
-  expect_bad_input(r, "--world-size", "larger than 1048576");
+  expect_bad_input(r, "--world-size", "above the physical range [1, 1048576]");
 }
 
 TEST(MalformedDcpOption, SeqLengthOfTwoToThe63) {

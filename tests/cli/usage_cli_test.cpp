@@ -61,11 +61,11 @@ std::string help_of(const std::string& sub) {
   return run_cli(sub + " --help").out;
 }
 
-/// The floating-point options (those whose help shows FLOAT) of every subcommand: "plan
+/// The options of every subcommand whose help shows `type` (FLOAT, INT, UINT): "plan
 /// --memory-limit", ...
-std::vector<std::string> float_options() {
+std::vector<std::string> options_of_type(const std::string& type) {
   std::vector<std::string> out;
-  const std::regex option(R"(^ +(--[a-z][a-z0-9-]*) FLOAT)");
+  const std::regex option("^ +(--[a-z][a-z0-9-]*) " + type + "[:= ]");
   for (const std::string& sub : testing::registered_subcommands()) {
     const std::string help = help_of(sub);
     std::istringstream in(help);
@@ -82,7 +82,7 @@ TEST(UsageCli, EveryFloatOptionRejectsWhatNoFileMayHold) {
   // printed "needs 205.8 of 0 GiB" or a 64-digit headroom: each floating-point option takes a
   // number as a file's number is taken (parse_physical), found from the help so that a new
   // option is held to it too.
-  const std::vector<std::string> options = float_options();
+  const std::vector<std::string> options = options_of_type("FLOAT");
   EXPECT_GE(options.size(), 9u);  // plan/compare --memory-limit, dcp --tflops, check-log x2, ...
   const char* hostile[] = {"nan", "inf", "-inf", "5e-324", "1e308", "-1", "0x10", "1,5"};
   for (const std::string& option : options) {
@@ -93,6 +93,31 @@ TEST(UsageCli, EveryFloatOptionRejectsWhatNoFileMayHold) {
       const std::string name = option.substr(option.find(' ') + 1);
       EXPECT_TRUE(contains(r.err, name + ": '" + value + "' is") ||
                   contains(r.err, name + ": expected a number"))
+          << what << "\n"
+          << r.err;
+    }
+  }
+}
+
+TEST(UsageCli, EveryIntegerOptionRejectsWhatNoCountMayBe) {
+  // CLI11 took --gpus-per-node 9223372036854775808 as INT64_MAX ("0 node(s) x
+  // 9223372036854775807 GPUs"), `groups --show -1` printed no group, and `dcp
+  // --max-seqlen-per-dp-cp-rank -1` fell back to the default: each integer option is checked
+  // against its physical range before conversion (check_count_options).
+  std::vector<std::string> options = options_of_type("INT");
+  for (const std::string& option : options_of_type("UINT")) {
+    if (option.find("--seed") == std::string::npos) options.push_back(option);  // any u64 seeds
+  }
+  EXPECT_GE(options.size(), 45u);  // 49 when this was written
+  const char* hostile[] = {"9223372036854775808", "2147483648", "-1", "1.5", "0x10", "nan"};
+  for (const std::string& option : options) {
+    for (const char* value : hostile) {
+      CliResult r = run_cli(option + "=" + value + " </dev/null");
+      const std::string what = option + "=" + value;
+      EXPECT_EQ(r.exit_code, 2) << what << "\n" << r.out << r.err;
+      const std::string name = option.substr(option.find(' ') + 1);
+      EXPECT_TRUE(contains(r.err, name + ": '" + value + "' ") ||
+                  contains(r.err, name + ": expected an integer, got '" + value + "'"))
           << what << "\n"
           << r.err;
     }

@@ -185,7 +185,7 @@ def test_a_rejected_recipe_layout_has_no_option():
 def test_plan_bad_input_raises():
     with pytest.raises(hcp_plan.HcpPlanError) as bad:
         hcp_plan.plan(RECIPE, nodes=0)
-    assert "--nodes must be positive" in str(bad.value)
+    assert "--nodes: '0' is below the physical range [1, 1048576]" in str(bad.value)
     assert bad.value.exit_code == 2
 
 
