@@ -60,7 +60,10 @@ std::optional<Error> missing_figure(const ClusterProfile& profile, const Hardwar
   } else if (hw.nvlink_gbs <= 0) {
     what = "nvlink_gbps_per_gpu or pcie_gbps_per_gpu (GB/s per GPU inside a node)";
   } else if (hw.nic_gbs <= 0 && world > hw.nvlink_domain) {
-    what = "nic_gbits and nics_per_node (the network between nodes; --nodes 1 needs none)";
+    what = std::string(profile.nic_gbits > 0       ? "nics_per_node"
+                       : profile.nics_per_node > 0 ? "nic_gbits"
+                                                   : "nic_gbits and nics_per_node") +
+           " (the network between nodes; --nodes 1 needs none)";
   }
   if (what.empty()) return std::nullopt;
   std::string label =

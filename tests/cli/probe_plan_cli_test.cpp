@@ -222,7 +222,21 @@ TEST(ProbeSavePlan, ProfileLackingTheNetworkNamesItOnlyAcrossNodes) {
   EXPECT_NE(one.exit_code, 2) << one.err;
   auto two = run_cli("plan llama32_1b_128k --nodes 2 --topology " + p);
   EXPECT_EQ(two.exit_code, 2);
-  EXPECT_NE(two.err.find("lacks nic_gbits"), std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("lacks nic_gbits and nics_per_node"), std::string::npos) << two.err;
+  // The one-node plan's JSON has no network figures: null, not a bandwidth of 0.
+  auto json = run_cli("plan llama32_1b_128k --nodes 1 --format json --topology " + p);
+  EXPECT_NE(json.out.find("\"nic_gbs\": null"), std::string::npos) << json.out.substr(0, 2000);
+  EXPECT_EQ(json.out.find("\"nic_gbs\": 0"), std::string::npos);
+  // A profile with one of the two figures is told the one it lacks.
+  for (const auto& [line, lacks] : {std::pair{"nics_per_node: 8\n", "lacks nic_gbits ("},
+                                    std::pair{"nic_gbits: 400\n", "lacks nics_per_node ("}}) {
+    std::string half =
+        s.file("half.yaml",
+               std::string(kProfileHead) + "bf16_dense_tflops: 989\ngpu_memory_gib: 80\n" + line);
+    auto r = run_cli("plan llama32_1b_128k --nodes 2 --topology " + half);
+    EXPECT_EQ(r.exit_code, 2) << line;
+    EXPECT_NE(r.err.find(lacks), std::string::npos) << line << r.err;
+  }
 }
 
 TEST(ProbeSavePlan, PlanFindingNothingExitsOneWithCountedReasons) {
