@@ -55,7 +55,8 @@ struct Layout {
   bool uses(CpCommType type) const;
   /// Return the world size tp·cp·pp·dp.
   int64_t world() const { return tp * cp * pp * dp; }
-  /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2" ("PP4 VP5", "EP8" when used).
+  /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2" ("PP4 VP5", "EP8" when used); a
+  /// CP1 layout has no comm type ("TP8 CP1 DP4").
   std::string label() const;
 
   bool operator==(const Layout&) const = default;

@@ -19,11 +19,15 @@ std::string Layout::label() const {
   if (pp > 1) s += " PP" + std::to_string(pp);
   if (pp > 1 && virtual_stages() > 1) s += " VP" + std::to_string(virtual_stages());
   if (ep > 1) s += " EP" + std::to_string(ep);
-  s += std::string(" ") + cp_comm_type_name(comm);
-  if (comm == CpCommType::kA2aP2p) {
-    s += " [" + std::to_string(hcp_a2a()) + "," + std::to_string(hcp_p2p()) + "]";
+  // Without CP no attention data moves: a comm type there is only Megatron's default value, and
+  // "TP1 CP1 p2p" read as a ring that does not exist (the tables print '-' in its column).
+  if (cp > 1) {
+    s += std::string(" ") + cp_comm_type_name(comm);
+    if (comm == CpCommType::kA2aP2p) {
+      s += " [" + std::to_string(hcp_a2a()) + "," + std::to_string(hcp_p2p()) + "]";
+    }
+    if (windowed_comm) s += std::string(" (windowed: ") + cp_comm_type_name(*windowed_comm) + ")";
   }
-  if (windowed_comm) s += std::string(" (windowed: ") + cp_comm_type_name(*windowed_comm) + ")";
   s += " DP" + std::to_string(dp);
   return s;
 }

@@ -62,8 +62,15 @@ TEST(Layout, Label) {
   p.pp = 4;
   p.vpp = 5;
   p.ep = 8;
+  p.cp = 2;
   p.windowed_comm = CpCommType::kA2a;
-  EXPECT_EQ(p.label(), "TP1 CP1 PP4 VP5 EP8 p2p (windowed: a2a) DP1");
+  EXPECT_EQ(p.label(), "TP1 CP2 PP4 VP5 EP8 p2p (windowed: a2a) DP1");
+  // Without CP no attention data moves: no comm type is named, whatever the field holds.
+  Layout no_cp;
+  no_cp.tp = 8;
+  no_cp.dp = 4;
+  no_cp.comm = CpCommType::kAllGather;
+  EXPECT_EQ(no_cp.label(), "TP8 CP1 DP4");
 }
 
 }  // namespace
