@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,10 @@ namespace hcp {
 
 /// Return `value` with exactly `digits` decimals ("%.*f").
 std::string format_fixed(double value, int digits);
+
+/// Return a count with its noun, singular for one: counted(1, "GPU") -> "1 GPU", counted(32,
+/// "GPU") -> "32 GPUs".
+std::string counted(int64_t n, const char* noun);
 
 /// Return a fraction as a percentage with up to three significant digits and no trailing zeros:
 /// 0.25 -> "25%", 0.125 -> "12.5%", 0.004 -> "0.4%"; 1 and more as whole percents ("150%").

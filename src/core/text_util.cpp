@@ -15,6 +15,10 @@ std::string format_fixed(double value, int digits) {
   return buf;
 }
 
+std::string counted(int64_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 size_t text_columns(std::string_view text) {
   size_t n = 0;
   for (unsigned char c : text)

@@ -49,7 +49,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 std::string header(const PlanResult& plan, const PlanReportContext& c) {
   std::ostringstream out;
   out << "hcp-plan plan: " << c.recipe << " on " << c.nodes << " x " << c.gpus_per_node << " "
-      << plan.hardware.gpu_name << " (" << c.cluster << "), " << plan.world_size << " GPUs\n";
+      << plan.hardware.gpu_name << " (" << c.cluster << "), " << counted(plan.world_size, "GPU")
+      << "\n";
   out << "model: " << plan.model.num_layers << " layers, hidden " << plan.model.hidden << ", "
       << plan.model.heads << " heads / " << plan.model.kv_heads << " KV heads, seq "
       << plan.model.seq_length;
@@ -61,9 +62,9 @@ std::string header(const PlanResult& plan, const PlanReportContext& c) {
   if (!plan.options.empty()) out << ", global batch " << plan.options.front().estimate.global_batch;
   out << "\n";
   if (!c.calibration.empty()) out << "calibration: " << c.calibration << "\n";
-  out << "searched " << plan.candidates << " layouts: " << plan.options.size()
-      << " pass the rules, " << plan.rejected_count << " rejected"
-      << (c.show_rejected ? "" : " (--show-rejected lists them)");
+  out << "searched " << counted(plan.candidates, "layout") << ": " << plan.options.size()
+      << (plan.options.size() == 1 ? " passes" : " pass") << " the rules, " << plan.rejected_count
+      << " rejected" << (c.show_rejected ? "" : " (--show-rejected lists them)");
   if (plan.pruned_count > 0) {
     out << ", " << plan.pruned_count << " slower EP/VPP variants of listed layouts not checked";
   }

@@ -4,13 +4,10 @@
 
 #include "hcp/report.h"
 #include "hcp/text_table.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
-
-std::string plural(int n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string text;
@@ -43,8 +40,8 @@ void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent
 
 std::string summary_line(const std::vector<Diagnostic>& diagnostics) {
   Summary s = summarize(diagnostics);
-  return plural(s.errors, "error") + ", " + plural(s.warnings, "warning") + ", " +
-         plural(s.infos, "info");
+  return counted(s.errors, "error") + ", " + counted(s.warnings, "warning") + ", " +
+         counted(s.infos, "info");
 }
 
 std::string view_list(const std::vector<std::string_view>& items) {

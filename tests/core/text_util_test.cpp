@@ -112,6 +112,12 @@ TEST(Rates, WholeFrom100UpElseThreeSignificantDigitsNeverZero) {
     EXPECT_EQ(format_rate(value), text) << value;
 }
 
+TEST(Counted, OneIsSingularEveryOtherCountPlural) {
+  EXPECT_EQ(counted(1, "GPU"), "1 GPU");
+  EXPECT_EQ(counted(0, "layout"), "0 layouts");
+  EXPECT_EQ(counted(32, "GPU"), "32 GPUs");
+}
+
 TEST(Percent, ThreeSignificantDigitsWithoutTrailingZeros) {
   const std::vector<std::pair<double, const char*>> cases = {
       {0.25, "25%"}, {0.125, "12.5%"}, {0.004, "0.4%"},    {0.0004, "0.04%"}, {0, "0%"},
