@@ -83,5 +83,54 @@ TEST(ManPage, HasTheStandardSections) {
   }
 }
 
+/// The Megatron-family row of one section of `accuracy`'s report (tests/golden/expected/200.out,
+/// which the golden test holds to the binary): the section starts with a line beginning `title`.
+std::string megatron_row(const std::string& report, const std::string& title) {
+  size_t section = report.find("\n" + title);
+  if (section == std::string::npos) return "";
+  size_t row = report.find("  Megatron-family ", section);
+  return row == std::string::npos ? "" : report.substr(row, report.find('\n', row) - row);
+}
+
+TEST(ManPage, AccuracyFiguresAreTheOnesTheToolPrints) {
+  // The man page quotes the shipped fit's figures per slice; a refit that changes them must
+  // change the page too (it once said 157 rows were predicted where the tool predicted 154).
+  const std::string man = man_text();
+  const std::string report = read_whole_file(HCP_SOURCE_DIR "/tests/golden/expected/200.out");
+  struct Slice {
+    const char* man_prefix;    ///< The man page's sentence for the slice.
+    const char* report_title;  ///< The report section's first line.
+  };
+  const Slice slices[] = {
+      {"in-sample (", "In-sample"},
+      {"leave-one-model-out: ", "Leave-one-model-out"},
+      {"leave-one-source-out: ", "Leave-one-source-out"},
+      {"validation set (", "Validation set"},
+      {"held out, ", "Held out"},
+  };
+  const std::regex figures(
+      R"(MAPE\s+([0-9.]+)%,\s+median\s+([0-9.]+)%,\s+tau\s+([0-9.]+)[\s\S]*?coverage\s+([0-9.]+)%)");
+  for (const Slice& s : slices) {
+    size_t at = man.find(std::string("\n") + s.man_prefix);
+    ASSERT_NE(at, std::string::npos) << s.man_prefix;
+    std::string sentence = man.substr(at, man.find(".br", at) - at);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(sentence, m, figures)) << sentence;
+    const std::string row = megatron_row(report, s.report_title);
+    ASSERT_FALSE(row.empty()) << s.report_title;
+    for (int i = 1; i <= 4; ++i) {
+      const std::string figure = m[i].str() + (i == 3 ? " " : "%");
+      EXPECT_NE((row + " ").find(" " + figure), std::string::npos)
+          << s.man_prefix << ": the man page says " << m[i] << ", accuracy prints\n"
+          << row;
+    }
+  }
+  std::smatch predicted;
+  ASSERT_TRUE(std::regex_search(man, predicted, std::regex(R"(; ([0-9]+) are predicted)")));
+  EXPECT_NE(megatron_row(report, "In-sample").find(" " + predicted[1].str() + " "),
+            std::string::npos)
+      << predicted[1];
+}
+
 }  // namespace
 }  // namespace hcp
