@@ -206,7 +206,8 @@ void add_input_options(CLI::App& sub, DcpOptions& o) {
                  "Sequence lengths: one integer a line, or a JSON list");
   sub.add_option("--idx", o.idx_file, "Megatron indexed dataset .idx (its sequence_lengths)");
   sub.add_option("--synthetic", o.synthetic,
-                 "lognormal:MEAN:SIGMA:COUNT[:MAX] synthetic lengths (mean in tokens)");
+                 "lognormal:MEAN:SIGMA:COUNT[:MAX[:MIN]] synthetic lengths (mean in tokens), "
+                 "drawn as Megatron's mock SFT dataset draws them");
   sub.add_option("--seed", o.seed, "Seed for --synthetic")->capture_default_str();
 }
 

@@ -309,11 +309,11 @@ Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec) {
     if (colon == std::string_view::npos) break;
     pos = colon + 1;
   }
-  const std::string usage = " (expected lognormal:MEAN:SIGMA:COUNT[:MAX])";
+  const std::string usage = " (expected lognormal:MEAN:SIGMA:COUNT[:MAX[:MIN]])";
   if (parts[0] != "lognormal") {
     return make_error("--synthetic: unknown distribution '" + std::string(parts[0]) + "'" + usage);
   }
-  if (parts.size() < 4 || parts.size() > 5) {
+  if (parts.size() < 4 || parts.size() > 6) {
     return make_error("--synthetic '" + std::string(spec) + "': wrong number of fields" + usage);
   }
   SyntheticSpec out;
@@ -328,8 +328,12 @@ Result<SyntheticSpec> parse_synthetic_spec(std::string_view spec) {
                       "' must be an integer in [1, 2^24 = " + std::to_string(kMaxSyntheticCount) +
                       "]");
   }
-  if (parts.size() == 5 && (!parse_count(parts[4], out.max) || out.max <= 0)) {
+  if (parts.size() >= 5 && (!parse_count(parts[4], out.max) || out.max <= 0)) {
     return make_error("--synthetic: MAX '" + std::string(parts[4]) + "' must be an integer > 0");
+  }
+  if (parts.size() == 6 && (!parse_count(parts[5], out.min) || out.min < 1 || out.min > out.max)) {
+    return make_error("--synthetic: MIN '" + std::string(parts[5]) +
+                      "' must be an integer in [1, MAX = " + std::to_string(out.max) + "]");
   }
   return out;
 }
@@ -349,7 +353,7 @@ std::vector<int64_t> synthetic_lengths(const SyntheticSpec& spec, uint64_t seed)
   for (int64_t& length : out) {
     const double z = std::sqrt(-2.0 * std::log(uniform())) * std::cos(kTwoPi * uniform());
     const double x = std::exp(mu + spec.sigma * z);
-    length = static_cast<int64_t>(std::min(upper, std::max(1.0, x)));
+    length = static_cast<int64_t>(std::min(upper, std::max(static_cast<double>(spec.min), x)));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Length inputs: text and JSON lists, Megatron .idx files, synthetic draws.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -157,6 +158,20 @@ TEST(Synthetic, ParsesSpec) {
   auto no_max = parse_synthetic_spec("lognormal:500:0.5:10");
   ASSERT_TRUE(no_max.ok());
   EXPECT_EQ(no_max->max, 0);
+  EXPECT_EQ(no_max->min, 1);
+  // Megatron's mock SFT dataset clips to [min_seq_len, max_seq_len]: MIN follows MAX.
+  auto mock = parse_synthetic_spec("lognormal:1024:1.5:1000:8192:128");
+  ASSERT_TRUE(mock.ok()) << mock.error().message;
+  EXPECT_EQ(mock->min, 128);
+  auto lengths = synthetic_lengths(*mock, 1);
+  EXPECT_EQ(*std::min_element(lengths.begin(), lengths.end()), 128);  // sigma 1.5: many clip
+  EXPECT_EQ(*std::max_element(lengths.begin(), lengths.end()), 8192);
+  for (const char* bad : {"lognormal:1024:1.5:10:8192:0", "lognormal:1024:1.5:10:8192:8193",
+                          "lognormal:1024:1.5:10:8192:-1", "lognormal:1024:1.5:10:8192:x"}) {
+    auto r = parse_synthetic_spec(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("MIN"), std::string::npos) << r.error().message;
+  }
 }
 
 TEST(Synthetic, RejectsBadSpecs) {
