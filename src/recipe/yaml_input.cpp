@@ -16,7 +16,7 @@ namespace hcp {
 
 namespace {
 
-/// Nodes visited by check_core_tags before it gives up (loaders bound their own trees further).
+/// Nodes visited by check_core_nodes before it gives up (loaders bound their own trees further).
 constexpr size_t kMaxTagNodes = 10'000'000;
 
 Location location_of(const std::string& file, const YAML::Mark& mark) {
@@ -129,7 +129,7 @@ Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::strin
 
 }  // namespace
 
-Status check_core_tags(const YAML::Node& root, const std::string& file) {
+Status check_core_nodes(const YAML::Node& root, const std::string& file) {
   std::vector<YAML::Node> pending{root};
   std::unordered_set<int> seen;  // collections by their position: an alias is the same node
   size_t visited = 0;
@@ -142,6 +142,12 @@ Status check_core_tags(const YAML::Node& root, const std::string& file) {
                        "' is not read (only the core schema: !!str, !!int, !!float, !!bool, "
                        "!!null, !!map, !!seq)",
                    location_of(file, node.Mark()), ""};
+    }
+    if (node.IsScalar() && first_invalid_utf8(node.Scalar()) != std::string::npos) {
+      return Error{
+          "a quoted scalar unescapes to text that is not UTF-8 (yaml-cpp decodes \\_ and "
+          "\\N to single bytes); write the character itself",
+          location_of(file, node.Mark()), ""};
     }
     if (!node.IsMap() && !node.IsSequence()) continue;
     if (!node.Mark().is_null() && !seen.insert(node.Mark().pos).second) continue;
@@ -171,7 +177,7 @@ Result<YAML::Node> parse_single_yaml(std::string_view text, const std::string& f
                  location_of(file, extra.Mark()), ""};
   }
   const YAML::Node& root = documents->front();
-  if (Status tags = check_core_tags(root, file); !tags) return tags.error();
+  if (Status nodes = check_core_nodes(root, file); !nodes) return nodes.error();
   return root;
 }
 

@@ -55,6 +55,15 @@ TEST(YamlInput, DocumentsAndTagsByClass) {
       {"a '%' directive line between nodes", "a: 1\n%\nb: 2\n", false,
        "f.yaml:3:1: a YAML stream of 2 documents"},
       {"a '%' directive before a document", "%YAML 1.2\na: 1\n", true, ""},
+      // yaml-cpp decodes \_ (U+00A0) and \N (U+0085) to one byte each: not UTF-8, which a
+      // written profile then carried to a loader that refused it (found by fuzzing).
+      {"a \\_ escape", "a: \"x\\_y\"\n", false,
+       "f.yaml:1:4: a quoted scalar unescapes to text that is not UTF-8"},
+      {"a \\N escape in a key", "\"k\\N\": 1\n", false,
+       "f.yaml:1:1: a quoted scalar unescapes to text that is not UTF-8"},
+      {"a \\N escape deep in a list", "a:\n  - [1, \"\\N\"]\n", false,
+       "f.yaml:2:9: a quoted scalar"},
+      {"escapes yaml-cpp encodes as UTF-8", "a: \"\\L \\x41 \\u00e9 \\U0001F600\"\n", true, ""},
       {"a non-specific tag '!'", "!\na: 1\n", true, ""},
       {"']' repeated 100,000 times", std::string(100000, ']'), false,
        "f.yaml:1:1: malformed YAML: illegal flow end"},
