@@ -43,7 +43,6 @@ std::string bad_combination(const AccuracyCliOptions& o) {
   if (!o.write.empty() && !o.fit) return "--write needs --fit (it writes the fitted constants)";
   if ((o.max_lomo_mape || o.check) && o.no_lomo)
     return "a LOMO threshold needs the leave-one-model-out run (drop --no-lomo)";
-  if (o.rounds && (*o.rounds < 1 || *o.rounds > 100)) return "--rounds must be between 1 and 100";
   if (o.no_validation && !o.validation.empty()) return "give --validation or --no-validation";
   return "";
 }

@@ -1,7 +1,6 @@
 // hcp-plan dcp: simulate Megatron-LM's Dynamic CP scheduler on a dataset's sequence lengths and
 // compare it with static CP (padded bshd and packed thd dp_balanced).
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,17 +111,10 @@ Status apply_flags(const DcpOptions& o, dcp::SimulationInput& in) {
   if (o.max_seqlen) in.knobs.max_seqlen_per_rank = *o.max_seqlen;
   if (o.min_cp) in.knobs.min_cp = *o.min_cp;
   if (o.vpp_group) in.knobs.vpp_group = *o.vpp_group;
-  if (o.global_batch) {
-    if (*o.global_batch <= 0) return usage("--global-batch must be >= 1");
-    in.global_batch = *o.global_batch;
-  }
-  if (o.seq_length) {
-    // Sequences are at most 2^31-1 tokens; a longer padded length only overflows the sums.
-    if (*o.seq_length < 1 || *o.seq_length > std::numeric_limits<int32_t>::max()) {
-      return usage("--seq-length must be between 1 and 2147483647");
-    }
-    in.seq_length = *o.seq_length;
-  }
+  // Their ranges (1 to 2^31 - 1: a longer padded length only overflows the sums) are checked
+  // while parsing (check_count_options).
+  if (o.global_batch) in.global_batch = *o.global_batch;
+  if (o.seq_length) in.seq_length = *o.seq_length;
   auto variant = dcp::parse_variant(o.variant);
   if (!variant)
     return usage("--variant '" + o.variant + "': expected dev_head, dev_pr2000 or main_hybrid");

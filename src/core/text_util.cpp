@@ -15,6 +15,17 @@ std::string format_fixed(double value, int digits) {
   return buf;
 }
 
+namespace {
+
+/// `value` with up to three significant digits and no exponent down to 1e-4 ("%.3g").
+std::string three_significant(double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", value);
+  return buf;
+}
+
+}  // namespace
+
 std::string counted(int64_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -35,25 +46,12 @@ std::string pad_column(std::string text, size_t width) {
 std::string format_percent(double fraction) {
   const double percent = fraction * 100;
   if (std::abs(percent) >= 100) return format_fixed(percent, 0) + "%";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g%%", percent);
-  return buf;
+  return three_significant(percent) + "%";
 }
 
 std::string format_gib(double bytes) {
   return format_fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1);
 }
-
-namespace {
-
-/// `value` with up to three significant digits and no exponent down to 1e-4 ("%.3g").
-std::string three_significant(double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g", value);
-  return buf;
-}
-
-}  // namespace
 
 std::string format_rate(double value) {
   return std::abs(value) >= 100 ? format_fixed(value, 0) : three_significant(value);
