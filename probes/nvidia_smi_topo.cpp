@@ -467,9 +467,10 @@ void classify_nvlink(NvlinkInfo& nv) {
 }  // namespace
 
 Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::string& source) {
-  auto ok = probe_detail::check_text(text, source, "nvidia-smi topo -m text");
+  const std::string plain = probe_detail::without_terminal_escapes(text);
+  auto ok = probe_detail::check_text(plain, source, "nvidia-smi topo -m text");
   if (!ok) return ok.error();
-  auto parsed = scan(text, source);
+  auto parsed = scan(plain, source);
   if (!parsed) return parsed.error();
   const Parsed& p = *parsed;
   if (auto labels = labels_checked(p, source); !labels) return labels.error();

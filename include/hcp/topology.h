@@ -130,6 +130,8 @@ Result<Topology> parse_nccl_topo(const std::string& text, const std::string& sou
 Result<Topology> load_nccl_topo(const std::string& path);
 /// Parse the text of `nvidia-smi topo -m` (or `-mp`): tab or space separated, with or without
 /// legend, NIC legend and affinity columns. Truncated text gives what it holds plus warnings.
+/// Terminal control sequences are skipped: nvidia-smi underlines the header (ESC[4m) even when
+/// its output goes to a file.
 Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::string& source);
 /// Read a `nvidia-smi topo -m` capture file.
 Result<Topology> load_nvidia_smi_topo(const std::string& path);

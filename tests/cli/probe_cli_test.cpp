@@ -105,7 +105,7 @@ TEST(ProbeCli, EveryCaptureLoads) {
       ++loaded;
     }
   }
-  EXPECT_EQ(loaded, 19);
+  EXPECT_EQ(loaded, 20);
 }
 
 TEST(ProbeCli, TextSummaryShowsTablesAndFindings) {

@@ -322,5 +322,17 @@ TEST(NvidiaSmiFixture, PcieA100NvlinkBridgePairs) {
   EXPECT_EQ(t.nics[0].nearest_level, Affinity::kHostBridge);
 }
 
+// Captured on an H200 VM by scripts/gpu_check.py: driver 580 writes ESC[4m ... ESC[0m around the
+// header even into a file. Before the escapes were skipped, this real capture was "binary data".
+TEST(NvidiaSmiFixture, H200SingleGpuVmWithUnderlinedHeader) {
+  auto t =
+      load(load_nvidia_smi_topo(fixture("nvidia-smi/h200-1gpu-vm_driver580_ansi-underline.txt")));
+  ASSERT_EQ(t.gpus_per_node, 1);
+  EXPECT_EQ(t.gpus[0].cpu_affinity, "0-15");
+  EXPECT_EQ(t.gpus[0].numa_node, 0);
+  EXPECT_EQ(t.nvlink.links_per_gpu[0], 0);
+  EXPECT_TRUE(t.nics.empty());
+}
+
 }  // namespace
 }  // namespace hcp

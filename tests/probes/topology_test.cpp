@@ -153,6 +153,46 @@ TEST(NcclParse, BinaryJunkIsRejected) {
   EXPECT_NE(r.error().message.find("binary data at byte 0"), std::string::npos);
 }
 
+// --- nvidia-smi topo -m: terminal escapes
+// ----------------------------------------------------------
+
+constexpr const char* kTwoGpuRows =
+    "GPU0\t X \tNV18\t0-15\t0\t\tN/A\n"
+    "GPU1\tNV18\t X \t0-15\t0\t\tN/A\n";
+
+struct EscapedHeader {
+  const char* name;
+  std::string header;
+  bool parses;
+};
+
+TEST(NvidiaSmiParse, TerminalEscapesAreSkippedAndBrokenOnesRejected) {
+  const std::string plain = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n";
+  const EscapedHeader cases[] = {
+      {"no escapes", plain, true},
+      {"underline, as driver 580 writes it",
+       "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n", true},
+      {"colour with parameters",
+       "\x1b[1;32m\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[m\n", true},
+      {"erase to end of line", "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[K\n",
+       true},
+      {"ESC without '['", "\t\x1bGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n", false},
+      {"unfinished sequence at the end", plain + kTwoGpuRows + "\x1b[4", false},
+      {"sequence broken by a control byte", "\t\x1b[4\x01mGPU0\tGPU1\tCPU Affinity\n", false},
+  };
+  for (const auto& c : cases) {
+    const bool at_end = c.header.find(kTwoGpuRows) != std::string::npos;
+    auto r = parse_nvidia_smi_topo(at_end ? c.header : c.header + kTwoGpuRows, "topo.txt");
+    EXPECT_EQ(r.ok(), c.parses) << c.name << (r.ok() ? "" : ": " + r.error().message);
+    if (r.ok()) {
+      EXPECT_EQ(r->gpus_per_node, 2) << c.name;
+      EXPECT_EQ(r->nvlink.matrix[0][1], 18) << c.name;
+    } else {
+      EXPECT_NE(r.error().message.find("binary data"), std::string::npos) << c.name;
+    }
+  }
+}
+
 // --- hwloc XML: bad input ------------------------------------------------------------------------
 
 TEST(HwlocParse, JunkAndWrongRootAndNewerVersionAreRejected) {
