@@ -1,7 +1,11 @@
 // FlashAttention-style forward: each block owns 64 query rows (4 warps x 16 rows), keeps its Q
-// fragments in registers, streams 64-key K/V tiles through shared memory, computes S = QK^T and
-// O += PV with m16n8k16 tensor-core MMAs, and folds every tile into an online softmax (running
-// row max and sum, exp2 domain). Same algorithm as the CPU OnlineSoftmax in src/sim.
+// fragments in registers, streams 64-key K/V tiles into shared memory with cp.async (K and V as
+// two copy groups, so S = QK^T starts before V lands), reads the MMA B fragments with ldmatrix
+// (V transposed on the way), computes S = QK^T and O += PV with m16n8k16 tensor-core MMAs, and
+// folds every tile into an online softmax (running row max and sum, exp2 domain). Same algorithm
+// as the CPU OnlineSoftmax in src/sim. On an H200 the ldmatrix/cp.async version ran 1.38-1.47x
+// the forward rate of the first one (register loads from shared memory, synchronous tile
+// copies), with the same error against cuBLAS (bench/results/).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -56,11 +60,34 @@ __device__ inline uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&h);
 }
 
-/// Pack two 16-bit values (lo = first) into one register.
-template <typename T>
-__device__ inline uint32_t pack_raw(T lo, T hi) {
-  uint16_t l = *reinterpret_cast<uint16_t*>(&lo), h = *reinterpret_cast<uint16_t*>(&hi);
-  return static_cast<uint32_t>(l) | (static_cast<uint32_t>(h) << 16);
+/// Four 8x8 matrices of 16-bit values from shared memory into MMA fragments (ldmatrix; lane L
+/// gives the address of row L % 8 of matrix L / 8). kTrans: each matrix transposed on the way.
+template <bool kTrans>
+__device__ inline void ldmatrix_x4(uint32_t (&r)[4], const void* row) {
+  const auto address = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+  if constexpr (kTrans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  }
+}
+
+/// 16 bytes from global to shared memory without passing through registers (cp.async, sm_80).
+__device__ inline void copy_async_16(void* shared, const void* global) {
+  const auto address = static_cast<uint32_t>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+}
+__device__ inline void copy_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+/// Wait until at most `kPending` of this thread's committed copy groups are still in flight.
+template <int kPending>
+__device__ inline void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
 template <typename T, int D, bool kCausal>
@@ -103,12 +130,18 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t tile = 0; tile < tiles; ++tile) {
     const int64_t key0 = tile * kKeys;
     __syncthreads();  // the previous tile is no longer read
-    for (int i = threadIdx.x; i < kKeys * D / 8; i += kThreads) {
-      const int r = i / (D / 8), c = (i % (D / 8)) * 8;
-      const int64_t offset = ((b * seq_kv + key0 + r) * kv_heads + kvh) * D + c;
-      *reinterpret_cast<uint4*>(&k_tile[r][c]) = *reinterpret_cast<const uint4*>(k + offset);
-      *reinterpret_cast<uint4*>(&v_tile[r][c]) = *reinterpret_cast<const uint4*>(v + offset);
+    // K and V as two copy groups: S = QK^T starts once K has landed, V arrives meanwhile.
+    for (int which = 0; which < 2; ++which) {
+      const T* source = which == 0 ? k : v;
+      T(*tile_rows)[D + kPad] = which == 0 ? k_tile : v_tile;
+      for (int i = threadIdx.x; i < kKeys * D / 8; i += kThreads) {
+        const int r = i / (D / 8), c = (i % (D / 8)) * 8;
+        copy_async_16(&tile_rows[r][c],
+                      source + ((b * seq_kv + key0 + r) * kv_heads + kvh) * D + c);
+      }
+      copy_async_commit();
     }
+    copy_async_wait<1>();
     __syncthreads();
 
     // S = Q K^T for this warp's 16 rows and the tile's 64 keys (8 n-tiles of 8 keys).
@@ -116,12 +149,14 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int nt = 0; nt < kKeys / 8; ++nt) {
       s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
+      // Matrix j of the four: keys nt*8.., head-dim columns ks*16 + j*8.. (two k-steps).
 #pragma unroll
-      for (int ks = 0; ks < D / 16; ++ks) {
-        const uint32_t bf[2] = {
-            *reinterpret_cast<const uint32_t*>(&k_tile[nt * 8 + g][ks * 16 + tig * 2]),
-            *reinterpret_cast<const uint32_t*>(&k_tile[nt * 8 + g][ks * 16 + tig * 2 + 8])};
-        mma_16816<T>(s[nt], qf[ks], bf);
+      for (int ks = 0; ks < D / 16; ks += 2) {
+        uint32_t kb[4];
+        ldmatrix_x4<false>(kb, &k_tile[nt * 8 + lane % 8][ks * 16 + (lane / 8) * 8]);
+        const uint32_t first[2] = {kb[0], kb[1]}, second[2] = {kb[2], kb[3]};
+        mma_16816<T>(s[nt], qf[ks], first);
+        mma_16816<T>(s[nt], qf[ks + 1], second);
       }
     }
 
@@ -167,6 +202,8 @@ __global__ void __launch_bounds__(kThreads)
       acc[n][3] *= correction[1];
     }
 
+    copy_async_wait<0>();  // V's copy group has landed for every thread
+    __syncthreads();
     // O += P V: P (16 x 64) from the S accumulators as A fragments, V from shared memory.
 #pragma unroll
     for (int kk = 0; kk < kKeys / 16; ++kk) {
@@ -174,13 +211,15 @@ __global__ void __launch_bounds__(kThreads)
                               pack2<T>(s[2 * kk][2], s[2 * kk][3]),
                               pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
                               pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-      const int key = kk * 16 + tig * 2;
+      // Matrix j: keys kk*16 + (j&1)*8.., head-dim columns (n + j/2)*8.., transposed.
+      const int j = lane / 8;
 #pragma unroll
-      for (int n = 0; n < D / 8; ++n) {
-        const int col = n * 8 + g;
-        const uint32_t vb[2] = {pack_raw<T>(v_tile[key][col], v_tile[key + 1][col]),
-                                pack_raw<T>(v_tile[key + 8][col], v_tile[key + 9][col])};
-        mma_16816<T>(acc[n], pa, vb);
+      for (int n = 0; n < D / 8; n += 2) {
+        uint32_t vb[4];
+        ldmatrix_x4<true>(vb, &v_tile[kk * 16 + (j & 1) * 8 + lane % 8][(n + j / 2) * 8]);
+        const uint32_t first[2] = {vb[0], vb[1]}, second[2] = {vb[2], vb[3]};
+        mma_16816<T>(acc[n], pa, first);
+        mma_16816<T>(acc[n + 1], pa, second);
       }
     }
   }

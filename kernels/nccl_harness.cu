@@ -108,7 +108,7 @@ cudaError_t fill_pattern(uint8_t* data, size_t bytes, int src, int dst, cudaStre
 
 std::string time_collective(const CollectiveTest& test, int64_t bytes, int n, int warmup,
                             int iterations, double* time_us, double* algbw, double* busbw) {
-  if (n < 2) return std::string(test.name) + " needs 2 or more GPUs";
+  if (n < 1) return std::string(test.name) + " needs 1 or more GPUs";
   if (bytes <= 0 || iterations <= 0) return "bytes and iterations must be positive";
   size_t send_count = 0, recv_count = 0;
   test.counts(bytes, n, &send_count, &recv_count);
