@@ -67,7 +67,9 @@ struct CollectiveMeasurement {
 
 /// The figures the cost model reads. Absent fields mean "use the model's default".
 struct CalibrationSummary {
-  std::optional<double> attention_tflops;     ///< Achieved attention forward TFLOP/s.
+  /// Forward TFLOP/s of the attention TE runs (cuDNN or flash kernels), as check-log fits it from
+  /// a training log. `bench` leaves it unset: its own kernel is not the one TE runs.
+  std::optional<double> attention_tflops;
   std::optional<double> intra_node_a2a_gbps;  ///< All-to-all busbw inside a node.
   std::optional<double> intra_node_p2p_gbps;  ///< Ring send/recv busbw inside a node.
   std::optional<double> inter_node_a2a_gbps;  ///< All-to-all busbw per GPU across nodes.

@@ -156,9 +156,16 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
 /// capability, else the spec table by device name, else Hopper).
 GpuGeneration gpu_generation(const ClusterProfile& profile);
 
-/// Replace the figures a calibration file (`hcp-plan bench`) measured: attention TFLOP/s,
-/// intra- and inter-node a2a and send/recv busbw. `name` (the file) is recorded in sources.
+/// Replace the figures a calibration file measured: TE's attention TFLOP/s (check-log), intra- and
+/// inter-node a2a and send/recv busbw (`hcp-plan bench`). `name` (the file) is recorded in
+/// sources. A calibration measured on another GPU model than the plan's adds a sentence saying
+/// so to hw.substituted (plan and compare print it).
 void apply_calibration(Hardware& hw, const Calibration& cal, const std::string& name);
+
+/// "calibration NAME was measured on DEVICE, not on the plan's GPU": when the calibration names
+/// a device whose GPU model differs from hw.gpu_name's (both in the spec table); nullopt else.
+std::optional<std::string> calibration_device_mismatch(const Hardware& hw, const Calibration& cal,
+                                                       const std::string& name);
 
 /// Training settings that are not part of the layout.
 struct TrainingSetup {

@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "common_options.h"
+#include "hcp/bench_report.h"
 #include "hcp/checked.h"
 #include "hcp/plan_report.h"
 #include "hcp/planner.h"
@@ -54,12 +55,13 @@ Result<std::string> confirm_top(const PlanResult& result, const PlanRequest& req
     auto measured = benchmark_layout(layout);
     if (!measured) return measured.error();
     Hardware hw = request.hardware;
-    apply_calibration(hw, *measured, "bench of " + o.layout.label());
+    const std::string name = "bench of " + o.layout.label();
+    const std::string mismatch = calibration_device_mismatch(hw, *measured, name).value_or("");
+    apply_calibration(hw, *measured, name);
     auto again = estimate(result.model, o.layout, hw, request.setup);
     if (!again) return again.error();
-    out += "\n  " + option_letter(i) + " " + o.layout.label() + ": estimated " +
-           std::to_string(o.estimate.time.step_s) + " s per step, with measured rates " +
-           std::to_string(again->time.step_s) + " s";
+    out += "\n  " + option_letter(i) + " " + o.layout.label() + ": " +
+           format_confirm_line(*measured, o.estimate.time.step_s, again->time.step_s, mismatch);
   }
   return out;
 }

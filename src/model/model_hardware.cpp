@@ -187,9 +187,22 @@ void replace_source(Hardware& hw, const std::string& key, const std::string& sou
 
 }  // namespace
 
+std::optional<std::string> calibration_device_mismatch(const Hardware& hw, const Calibration& cal,
+                                                       const std::string& name) {
+  const GpuSpec* measured = find_gpu_spec(cal.device);
+  const GpuSpec* planned = find_gpu_spec(hw.gpu_name);
+  if (measured == nullptr || planned == nullptr || measured == planned) return std::nullopt;
+  return "calibration " + name + " was measured on " + cal.device + ", not on the plan's " +
+         hw.gpu_name + ": its figures are used as measured";
+}
+
 void apply_calibration(Hardware& hw, const Calibration& cal, const std::string& name) {
   std::string from = "calibration " + name;
   const CalibrationSummary& m = cal.summary;
+  const bool any = m.attention_tflops || m.intra_node_p2p_gbps || m.intra_node_a2a_gbps ||
+                   m.inter_node_p2p_gbps || m.inter_node_a2a_gbps;
+  auto mismatch = calibration_device_mismatch(hw, cal, name);
+  if (any && mismatch) hw.substituted.push_back(*mismatch);
   if (m.attention_tflops && hw.peak_tflops > 0) {
     hw.attn_efficiency = *m.attention_tflops / hw.peak_tflops;
     replace_source(hw, "attn_efficiency", from + " (attention_tflops)");

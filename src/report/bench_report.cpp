@@ -20,6 +20,12 @@ std::string collective_line(const CollectiveMeasurement& m) {
          " GB/s, busbw " + format_fixed(m.busbw_gbps, 2) + " GB/s\n";
 }
 
+/// True when the summary holds a figure apply_calibration uses.
+bool has_plan_figures(const CalibrationSummary& s) {
+  return s.attention_tflops || s.intra_node_a2a_gbps || s.intra_node_p2p_gbps ||
+         s.inter_node_a2a_gbps || s.inter_node_p2p_gbps;
+}
+
 }  // namespace
 
 std::string format_bench_text(const Calibration& c, const std::string& saved) {
@@ -27,10 +33,36 @@ std::string format_bench_text(const Calibration& c, const std::string& saved) {
                   (c.nccl_version.empty() ? "" : ", NCCL " + c.nccl_version) + "\n";
   for (const AttentionMeasurement& a : c.attention)
     t += attention_line(a);
+  if (!c.attention.empty() && !c.summary.attention_tflops) {
+    t += "    (hcp-plan's own forward kernel: it checks this GPU and the numerics; plans keep "
+         "their\n    attention rate, since TE runs cuDNN or flash attention, which is faster)\n";
+  }
   for (const CollectiveMeasurement& m : c.collectives)
     t += collective_line(m);
-  t += "  calibration written to " + saved + "\n";
-  return t;
+  t += "  calibration written to " + saved;
+  if (!has_plan_figures(c.summary)) {
+    t += "; it holds no figure that plans use (links are measured between 2 or more local GPUs)";
+  }
+  return t + "\n";
+}
+
+std::string format_confirm_line(const Calibration& measured, double estimated_step_s,
+                                double step_with_measured_s, const std::string& mismatch) {
+  std::string t;
+  for (const AttentionMeasurement& a : measured.attention) {
+    t += "attention " + std::to_string(a.seq_q) + "x" + std::to_string(a.seq_kv) + " " +
+         format_fixed(a.tflops, 0) + " TFLOP/s (hcp-plan's kernel, not applied); ";
+  }
+  for (const CollectiveMeasurement& m : measured.collectives)
+    t += m.op + " busbw " + format_fixed(m.busbw_gbps, 1) + " GB/s; ";
+  if (!has_plan_figures(measured.summary)) {
+    t += "no link measured (" + counted(measured.gpus, "local GPU") + "): step " +
+         format_fixed(estimated_step_s, 2) + " s as estimated";
+  } else {
+    t += "step " + format_fixed(estimated_step_s, 2) + " s estimated, " +
+         format_fixed(step_with_measured_s, 2) + " s with the measured figures";
+  }
+  return mismatch.empty() || !has_plan_figures(measured.summary) ? t : t + "; " + mismatch;
 }
 
 }  // namespace hcp

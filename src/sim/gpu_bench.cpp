@@ -212,7 +212,10 @@ Result<Calibration> run_gpu_bench(const GpuBenchRequest& request,
   say("attention " + request.dtype + " hd" + std::to_string(request.head_dim) + " " +
       std::to_string(request.seq_q) + "x" + std::to_string(request.seq_kv) + ": " +
       std::to_string(attention->tflops) + " TFLOP/s");
-  c.summary.attention_tflops = attention->tflops;
+  // Not summary.attention_tflops: that is the rate of the attention TE runs (cuDNN or flash
+  // kernels), which check-log fits from a training log. This kernel ran at 0.35-0.42 of cuDNN's
+  // and 0.69-0.86 of flash's forward rate on an H200 (bench/results/); it checks the GPU and the
+  // numerics, and a plan priced with its rate would be about twice too slow.
   c.attention.push_back(*attention);
 
   const int gpus = info->device_count;

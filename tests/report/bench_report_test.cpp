@@ -28,6 +28,7 @@ Calibration measured() {
   m.algbw_gbps = 165.24;
   m.busbw_gbps = 144.585;
   c.collectives.push_back(m);
+  c.summary.intra_node_a2a_gbps = m.busbw_gbps;  // as run_gpu_bench records it
   return c;
 }
 
@@ -37,6 +38,8 @@ TEST(BenchReport, NamesTheNodeEachMeasurementAndTheFile) {
             "2.21.5\n"
             "  attention bf16 hd128 8192x16384: 1.235 ms, 412.3 TFLOP/s, max abs error vs cuBLAS "
             "0.000977\n"
+            "    (hcp-plan's own forward kernel: it checks this GPU and the numerics; plans keep "
+            "their\n    attention rate, since TE runs cuDNN or flash attention, which is faster)\n"
             "  alltoall 8 GPUs 134217728 B: 812.2 us, algbw 165.24 GB/s, busbw 144.59 GB/s\n"
             "  calibration written to calib.json\n");
 }
@@ -51,6 +54,43 @@ TEST(BenchReport, LeavesOutWhatWasNotMeasured) {
   EXPECT_EQ(text.find("cuBLAS"), std::string::npos) << text;
   EXPECT_EQ(text.find("alltoall"), std::string::npos) << text;
   EXPECT_NE(text.find("412.3 TFLOP/s\n"), std::string::npos) << text;
+}
+
+TEST(BenchReport, SaysWhenTheFileHoldsNothingPlansUse) {
+  Calibration c = measured();
+  c.gpus = 1;
+  c.collectives.clear();
+  c.summary = {};
+  const std::string text = format_bench_text(c, "x.json");
+  EXPECT_NE(text.find("calibration written to x.json; it holds no figure that plans use"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(format_bench_text(measured(), "x.json").find("no figure"), std::string::npos);
+}
+
+TEST(BenchReport, AttentionRateFromALogIsNotCalledTheKernels) {
+  Calibration c = measured();
+  c.summary.attention_tflops = 500.0;  // check-log's fit: TE's own rate
+  EXPECT_EQ(format_bench_text(c, "x.json").find("own forward kernel"), std::string::npos);
+}
+
+TEST(ConfirmLine, OneGpuMeasuresNoLinkAndKeepsTheEstimate) {
+  Calibration c = measured();
+  c.gpus = 1;
+  c.device = "NVIDIA H200";
+  c.collectives.clear();
+  c.summary = {};
+  EXPECT_EQ(format_confirm_line(c, 48.0052, 48.0052, "measured on NVIDIA H200"),
+            "attention 8192x16384 412 TFLOP/s (hcp-plan's kernel, not applied); no link measured "
+            "(1 local GPU): step 48.01 s as estimated");
+}
+
+TEST(ConfirmLine, MeasuredLinksRepriceTheStepAndAnotherGpuIsNamed) {
+  EXPECT_EQ(format_confirm_line(measured(), 48.0052, 47.25, "measured on NVIDIA H200"),
+            "attention 8192x16384 412 TFLOP/s (hcp-plan's kernel, not applied); alltoall busbw "
+            "144.6 GB/s; step 48.01 s estimated, 47.25 s with the measured figures; measured on "
+            "NVIDIA H200");
+  EXPECT_EQ(format_confirm_line(measured(), 48.0, 47.25, "").find("H200"), std::string::npos);
 }
 
 }  // namespace
