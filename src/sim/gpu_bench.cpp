@@ -213,7 +213,7 @@ Result<Calibration> run_gpu_bench(const GpuBenchRequest& request,
       std::to_string(request.seq_q) + "x" + std::to_string(request.seq_kv) + ": " +
       std::to_string(attention->tflops) + " TFLOP/s");
   // Not summary.attention_tflops: that is the rate of the attention TE runs (cuDNN or flash
-  // kernels), which check-log fits from a training log. This kernel ran at 0.35-0.42 of cuDNN's
+  // kernels), which check-log fits from a training log. This kernel ran at 0.35-0.43 of cuDNN's
   // and 0.69-0.86 of flash's forward rate on an H200 (bench/results/); it checks the GPU and the
   // numerics, and a plan priced with its rate would be about twice too slow.
   c.attention.push_back(*attention);
