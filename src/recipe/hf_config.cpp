@@ -76,6 +76,29 @@ Location locate_key(std::string_view text, std::string_view key, const std::stri
   return Location{path, 0, 0};
 }
 
+/// The value's text as the file writes it, from `loc` (locate_key) to the next delimiter; "" when
+/// the location is unknown. nlohmann::json re-prints numbers (4e3 as 4000.0, an integer beyond
+/// 2^64 as 4.096e+19), so messages quote this instead.
+std::string literal_at(std::string_view text, const Location& loc) {
+  if (loc.line <= 0 || loc.column <= 0) return "";
+  size_t start = 0;
+  for (int line = 1; line < loc.line && start != std::string_view::npos; ++line) {
+    start = text.find('\n', start);
+    if (start != std::string_view::npos) ++start;
+  }
+  if (start == std::string_view::npos) return "";
+  start += static_cast<size_t>(loc.column - 1);
+  if (start >= text.size()) return "";
+  const size_t end = text.find_first_of(",}] \t\r\n", start);
+  return std::string(text.substr(start, std::min<size_t>(end, start + 64) - start));
+}
+
+/// True when `literal` is an optional minus sign and decimal digits only.
+bool integer_literal(std::string_view literal) {
+  if (literal.starts_with('-')) literal.remove_prefix(1);
+  return !literal.empty() && literal.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 /// Reads fields of one HF config object and writes them into a recipe with locations.
 class HfReader {
  public:
@@ -88,9 +111,15 @@ class HfReader {
     auto it = config_.find(std::string(field));
     if (it == config_.end() || it->is_null()) return std::optional<int64_t>{};
     if (!it->is_number_integer()) {
-      return Error{
-          "HF config field '" + std::string(field) + "' must be an integer, got " + it->dump(),
-          at(field), std::string(field)};
+      const std::string literal = literal_at(text_, at(field));
+      if (it->is_number_float() && integer_literal(literal)) {  // beyond 64 bits: parsed as float
+        return Error{"HF config field '" + std::string(field) + "': '" + literal +
+                         "' overflows a 64-bit integer",
+                     at(field), std::string(field)};
+      }
+      return Error{"HF config field '" + std::string(field) + "' must be an integer, got " +
+                       (literal.empty() ? it->dump() : literal),
+                   at(field), std::string(field)};
     }
     // 2^63 and above parse as unsigned; get<int64_t> would wrap them to negative numbers.
     if (it->is_number_unsigned() &&

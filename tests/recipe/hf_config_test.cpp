@@ -252,4 +252,35 @@ TEST(HfConfig, NumbersAtTheEdgesOfTheirRangesAreKept) {
 }
 
 }  // namespace
+struct IntegerLiteral {
+  const char* written;
+  const char* message;  ///< What the error says after "HF config field 'hidden_size'".
+};
+
+TEST(HfConfig, IntegerFieldsQuoteTheValueAsWrittenAndNameOverflow) {
+  const IntegerLiteral cases[] = {
+      {"\"eight\"", " must be an integer, got \"eight\""},
+      {"4096.5", " must be an integer, got 4096.5"},
+      {"4e3", " must be an integer, got 4e3"},  // JSON re-prints it as 4000.0
+      {"true", " must be an integer, got true"},
+      {"40960000000000000000", ": '40960000000000000000' overflows a 64-bit integer"},
+      {"-40960000000000000000", ": '-40960000000000000000' overflows a 64-bit integer"},
+      {"18446744073709551615", ": '18446744073709551615' overflows a 64-bit integer"},
+      {"9223372036854775807", ": '9223372036854775807' is above the physical range"},
+  };
+  for (const auto& c : cases) {
+    Recipe r;
+    const std::string text = std::string(
+                                 "{\"num_hidden_layers\": 2, \"num_attention_heads\": 2,\n"
+                                 " \"hidden_size\": ") +
+                             c.written + "}";
+    Status st = apply_hf_config_text(r, text, "config.json");
+    ASSERT_FALSE(st.ok()) << c.written;
+    EXPECT_EQ(st.error().str().rfind(
+                  "config.json:2:17: HF config field 'hidden_size'" + std::string(c.message), 0),
+              0u)
+        << st.error().str();
+  }
+}
+
 }  // namespace hcp
