@@ -8,12 +8,15 @@ Checks, each with its figures and a verdict ("pass", "fail" or "skipped: <why>")
   attention    `hcp-plan bench` on causal hdim-128 shapes of 4K to 128K tokens, with PyTorch's
                scaled_dot_product_attention (cuDNN and flash backends) timed on the same shapes
                in the same run, and our forward's ratio to the faster of the two
+  sanitizer    compute-sanitizer memcheck and racecheck over one small bench
   nccl_smoke   libhcp_gpu_bench.so's collective path on one rank (all-to-all and send/recv),
                the data each rank received checked; no bandwidth figure comes from one GPU
   gemm         cuBLAS BF16 and FP8 GEMM rates through PyTorch (the component that the planner's
                FP8/BF16 GEMM-rate ratio stands for)
-  probe        `hcp-plan probe` live (NVML dlopened, `nvidia-smi topo -m` read)
-  preflight    `hcp-plan preflight` of a shipped recipe on this node
+  probe        `hcp-plan probe` live (NVML dlopened), from `nvidia-smi topo -m`, and --save, with
+               a `plan` on the profile it saved
+  preflight    `hcp-plan preflight` of a shipped recipe on this node: NO-GO (CP001) as shipped on
+               one GPU, and the node found with CP 1
   plan_confirm `hcp-plan plan --confirm 2` of the seed's decision, and `plan --calibration` with
                the file `bench` wrote
 
