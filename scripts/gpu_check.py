@@ -8,6 +8,8 @@ Checks, each with its figures and a verdict ("pass", "fail" or "skipped: <why>")
   attention    `hcp-plan bench` on causal hdim-128 shapes of 4K to 128K tokens, with PyTorch's
                scaled_dot_product_attention (cuDNN and flash backends) timed on the same shapes
                in the same run, and our forward's ratio to the faster of the two
+  kernel_matrix  every attention kernel instantiation (bf16/fp16, head dim 64/128, causal or a
+               ring step, grouped or plain multi-head) against the cuBLAS reference
   sanitizer    compute-sanitizer memcheck and racecheck over one small bench
   nccl_smoke   libhcp_gpu_bench.so's collective path on one rank (all-to-all and send/recv),
                the data each rank received checked; no bandwidth figure comes from one GPU
@@ -218,6 +220,43 @@ def bench_attention(hcp, out_dir, quick):
         rows.append(row)
     return {"verdict": verdict, "tolerance": ATTENTION_TOLERANCE, "option": ATTENTION_OPTION,
             "recipe": SEED_RECIPE, "rows": rows}
+
+
+def kernel_matrix(hcp):
+    """Every instantiation of the attention kernel (bf16/fp16 x head dim 64/128 x causal or not)
+    with grouped and plain multi-head attention, each checked against the cuBLAS reference."""
+    rows = []
+    verdict = "pass"
+    layouts = (("causal", "tp=1,cp=4,cp_comm_type=a2a"), ("ring step", "tp=1,cp=2,cp_comm_type=p2p"))
+    for dtype in ("bf16", "fp16"):
+        for head_dim, heads in ((128, 32), (64, 64)):
+            for groups in (8, heads):  # grouped-query, then one KV head per query head
+                for mask, option in layouts:
+                    cmd = [hcp, "bench", SEED_RECIPE, "model.seq_length=8192",
+                           "dataset.seq_length=8192", f"model.kv_channels={head_dim}",
+                           f"model.num_attention_heads={heads}", f"model.num_query_groups={groups}",
+                           "--option", option, "--dtype", dtype, "--warmup", "1",
+                           "--iterations", "2", "--format", "json", "--save", os.devnull]
+                    code, out, err, secs = run(cmd)
+                    row = {"dtype": dtype, "head_dim": head_dim, "heads": heads,
+                           "kv_heads": groups, "mask": mask, "exit": code}
+                    if code == 3:
+                        row["verdict"] = "skipped: " + tail(err, 1)
+                    elif code != 0:
+                        row.update({"verdict": "fail", "stderr": tail(err, 3)})
+                    else:
+                        a = json.loads(out)["attention"][0]
+                        error = a.get("max_abs_error")
+                        row.update({"tflops": a["tflops"], "max_abs_error_vs_cublas": error,
+                                    "seq_q": a["seq_q"], "seq_kv": a["seq_kv"]})
+                        row["verdict"] = ("pass" if error is not None
+                                          and error <= ATTENTION_TOLERANCE else "fail")
+                    rows.append(row)
+                    if row["verdict"] == "fail":
+                        verdict = "fail"
+                    elif row["verdict"].startswith("skipped") and verdict == "pass":
+                        verdict = row["verdict"]
+    return {"verdict": verdict, "tolerance": ATTENTION_TOLERANCE, "rows": rows}
 
 
 class CollectiveRequest(ctypes.Structure):
@@ -445,6 +484,7 @@ def main():
               "environment": check_environment(), "checks": {}}
     checks = result["checks"]
     checks["attention"] = bench_attention(hcp, args.out, args.quick)
+    checks["kernel_matrix"] = kernel_matrix(hcp) if have_gpu else {"verdict": "skipped: " + why}
     checks["sanitizer"] = check_sanitizer(hcp, have_gpu)
     checks["nccl_smoke"] = nccl_smoke(library) if have_gpu else {"verdict": "skipped: " + why}
     checks["gemm"] = gemm_rates(args.quick)
