@@ -79,29 +79,33 @@ json option_json(const PlanOption& option) {
 }
 
 json hardware_json(const Hardware& hw) {
+  json out{{"gpu_name", hw.gpu_name},
+           {"gpus_per_node", hw.gpus_per_node},
+           {"nvlink_domain", hw.nvlink_domain},
+           {"generation", generation_name(hw.generation)},
+           {"peak_tflops", hw.peak_tflops},
+           // A rate the GPU lacks, or a network a one-node profile does not name: null, not 0.
+           {"fp8_tflops", json_if(hw.fp8_tflops > 0, hw.fp8_tflops)},
+           {"fp4_tflops", json_if(hw.fp4_tflops > 0, hw.fp4_tflops)},
+           {"gemm_efficiency", hw.gemm_efficiency},
+           {"attn_efficiency", hw.attn_efficiency},
+           {"attn_half_tokens", hw.attn_half_tokens},
+           {"nvlink_gbs", hw.nvlink_gbs},
+           {"nvlink_a2a_gbs", hw.nvlink_a2a_gbs},
+           {"nic_gbs", json_if(hw.nic_gbs > 0, hw.nic_gbs)},
+           {"nic_a2a_gbs", json_if(hw.nic_a2a_gbs > 0, hw.nic_a2a_gbs)},
+           {"nvlink_latency_s", hw.nvlink_latency_s},
+           {"nic_latency_s", hw.nic_latency_s},
+           {"memory_gib", hw.memory_gib},
+           {"reserved_gib", hw.reserved_gib}};
+  // A figure printed as null has no source to name (a one-node profile's NIC rate, say).
   json sources = json::object();
-  for (const auto& [key, source] : hw.sources)
-    sources[key] = source;
-  return json{{"gpu_name", hw.gpu_name},
-              {"gpus_per_node", hw.gpus_per_node},
-              {"nvlink_domain", hw.nvlink_domain},
-              {"generation", generation_name(hw.generation)},
-              {"peak_tflops", hw.peak_tflops},
-              // A rate the GPU lacks, or a network a one-node profile does not name: null, not 0.
-              {"fp8_tflops", json_if(hw.fp8_tflops > 0, hw.fp8_tflops)},
-              {"fp4_tflops", json_if(hw.fp4_tflops > 0, hw.fp4_tflops)},
-              {"gemm_efficiency", hw.gemm_efficiency},
-              {"attn_efficiency", hw.attn_efficiency},
-              {"attn_half_tokens", hw.attn_half_tokens},
-              {"nvlink_gbs", hw.nvlink_gbs},
-              {"nvlink_a2a_gbs", hw.nvlink_a2a_gbs},
-              {"nic_gbs", json_if(hw.nic_gbs > 0, hw.nic_gbs)},
-              {"nic_a2a_gbs", json_if(hw.nic_a2a_gbs > 0, hw.nic_a2a_gbs)},
-              {"nvlink_latency_s", hw.nvlink_latency_s},
-              {"nic_latency_s", hw.nic_latency_s},
-              {"memory_gib", hw.memory_gib},
-              {"reserved_gib", hw.reserved_gib},
-              {"sources", sources}};
+  for (const auto& [key, source] : hw.sources) {
+    auto printed = out.find(key);
+    if (printed == out.end() || !printed->is_null()) sources[key] = source;
+  }
+  out["sources"] = std::move(sources);
+  return out;
 }
 
 json model_json(const ModelDims& m) {

@@ -2,6 +2,8 @@
 // `plan --topology`; the saved profile's figures from the GPU spec table; the NVLink domain of an
 // all-NVLink matrix; a plan that finds nothing; a profile lacking a figure.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -227,6 +229,15 @@ TEST(ProbeSavePlan, ProfileLackingTheNetworkNamesItOnlyAcrossNodes) {
   auto json = run_cli("plan llama32_1b_128k --nodes 1 --format json --topology " + p);
   EXPECT_NE(json.out.find("\"nic_gbs\": null"), std::string::npos) << json.out.substr(0, 2000);
   EXPECT_EQ(json.out.find("\"nic_gbs\": 0"), std::string::npos);
+  // ... and no source for a figure it does not print (it once named "NICs x ~48 of 50 GB/s").
+  auto plan = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(plan.is_discarded());
+  const auto& hardware = plan["hardware"];
+  for (const char* key : {"nic_gbs", "nic_a2a_gbs"}) {
+    EXPECT_TRUE(hardware[key].is_null()) << key;
+    EXPECT_FALSE(hardware["sources"].contains(key)) << key << ": " << hardware["sources"].dump();
+  }
+  EXPECT_TRUE(hardware["sources"].contains("nvlink_gbs")) << hardware["sources"].dump();
   // A profile with one of the two figures is told the one it lacks.
   for (const auto& [line, lacks] : {std::pair{"nics_per_node: 8\n", "lacks nic_gbits ("},
                                     std::pair{"nic_gbits: 400\n", "lacks nics_per_node ("}}) {
