@@ -3,8 +3,8 @@
 // all-NVLink matrix; a plan that finds nothing; a profile lacking a figure.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
