@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "hcp/text_util.h"
 #include "topology_internal.h"
 
 namespace hcp {
@@ -467,7 +468,9 @@ void classify_nvlink(NvlinkInfo& nv) {
 }  // namespace
 
 Result<Topology> parse_nvidia_smi_topo(const std::string& text, const std::string& source) {
-  const std::string plain = probe_detail::without_terminal_escapes(text);
+  // nvidia-smi underlines the header (ESC[4m ... ESC[0m) even when its output goes to a file; a
+  // lone or broken ESC stays and check_text rejects it.
+  const std::string plain = without_terminal_escapes(text);
   auto ok = probe_detail::check_text(plain, source, "nvidia-smi topo -m text");
   if (!ok) return ok.error();
   auto parsed = scan(plain, source);

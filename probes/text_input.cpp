@@ -24,31 +24,6 @@ Status check_text(const std::string& text, const std::string& source, const std:
   return Ok{};
 }
 
-std::string without_terminal_escapes(const std::string& text) {
-  auto in = [&text](size_t at, unsigned char low, unsigned char high) {
-    if (at >= text.size()) return false;
-    const auto c = static_cast<unsigned char>(text[at]);
-    return c >= low && c <= high;
-  };
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
-      size_t end = i + 2;
-      while (in(end, 0x30, 0x3f))
-        ++end;
-      while (in(end, 0x20, 0x2f))
-        ++end;
-      if (in(end, 0x40, 0x7e)) {
-        i = end;  // the whole sequence, final byte included
-        continue;
-      }
-    }
-    out += text[i];
-  }
-  return out;
-}
-
 namespace {
 
 /// 1-based line of byte `offset` in `text`.

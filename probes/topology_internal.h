@@ -23,12 +23,6 @@ void fill_switch_matrix(NvlinkInfo& nv);
 Result<std::string> read_text_file(const std::string& path);
 /// Return an error when `text` holds binary data (NUL or other control bytes), naming the offset.
 Status check_text(const std::string& text, const std::string& source, const std::string& what);
-
-/// `text` without its terminal control sequences (ECMA-48 CSI: ESC '[', parameter bytes 0x30-0x3F,
-/// intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E). nvidia-smi underlines the header of
-/// `topo -m` with ESC[4m ... ESC[0m even when its output goes to a file; an ESC that starts no
-/// complete sequence is kept (check_text then rejects it).
-std::string without_terminal_escapes(const std::string& text);
 /// Return an error when XML `text` has a DOCTYPE other than hwloc's own (`<!DOCTYPE topology
 /// SYSTEM "hwloc2.dtd">`, no internal subset), an ENTITY declaration, or an entity reference
 /// other than XML's five predefined ones and character references (hwloc's libxml import

@@ -65,6 +65,15 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 /// codes (ESC [ digits;digits m) pass unchanged: they change colours only, never the cursor.
 std::string neutralize_controls(std::string_view text, bool keep_colour = false);
 
+/// Length in bytes of the terminal control sequence starting at `text[at]` (ECMA-48 CSI: ESC '[',
+/// parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E), or 0 when
+/// no complete one starts there.
+size_t terminal_escape_length(std::string_view text, size_t at);
+
+/// `text` without its terminal control sequences (terminal_escape_length); an ESC that starts no
+/// complete sequence is kept.
+std::string without_terminal_escapes(std::string_view text);
+
 /// The width text reports fit by default (`--wide` turns wrapping off).
 inline constexpr size_t kTextWidth = 100;
 

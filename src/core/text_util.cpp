@@ -213,24 +213,42 @@ std::string neutralize_controls(std::string_view text, bool keep_colour) {
   return out;
 }
 
-namespace {
-
-/// The length of the ANSI escape sequence (ESC [ ... final letter) at s[i]; 0 when none starts
-/// there. Colour codes take no columns.
-size_t escape_length(const std::string& s, size_t i) {
-  if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return 0;
-  size_t j = i + 2;
-  while (j < s.size() && (s[j] < 0x40 || s[j] > 0x7e))
-    ++j;
-  return j < s.size() ? j - i + 1 : 0;
+size_t terminal_escape_length(std::string_view text, size_t at) {
+  auto in = [text](size_t i, unsigned char low, unsigned char high) {
+    if (i >= text.size()) return false;
+    const auto c = static_cast<unsigned char>(text[i]);
+    return c >= low && c <= high;
+  };
+  if (at + 1 >= text.size() || text[at] != '\x1b' || text[at + 1] != '[') return 0;
+  size_t end = at + 2;
+  while (in(end, 0x30, 0x3f))
+    ++end;
+  while (in(end, 0x20, 0x2f))
+    ++end;
+  return in(end, 0x40, 0x7e) ? end + 1 - at : 0;
 }
 
-/// Display columns of UTF-8 text (one per code point; continuation bytes and colour codes do not
-/// count).
+std::string without_terminal_escapes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (size_t skip = terminal_escape_length(text, i); skip > 0) {
+      i += skip - 1;  // the whole sequence, final byte included
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+namespace {
+
+/// Display columns of UTF-8 text (one per code point; continuation bytes and terminal control
+/// sequences such as colour codes do not count).
 size_t columns(const std::string& s) {
   size_t n = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (size_t skip = escape_length(s, i); skip > 0) {
+    if (size_t skip = terminal_escape_length(s, i); skip > 0) {
       i += skip - 1;
       continue;
     }
@@ -282,7 +300,7 @@ struct Rest {
   }
   /// Length of the colour code starting at index i (0 when none starts there).
   size_t escape_at(size_t i) const {
-    return i < indent ? 0 : escape_length(line, pos + i - indent);
+    return i < indent ? 0 : terminal_escape_length(line, pos + i - indent);
   }
   void append_prefix(std::string& out, size_t n) const {
     out.append(std::min(n, indent), ' ');
@@ -293,7 +311,7 @@ struct Rest {
     const size_t end = pos + n - indent;
     size_t dropped = indent;
     for (size_t i = pos; i < end; ++i) {
-      if (size_t skip = escape_length(line, i); skip > 0) {
+      if (size_t skip = terminal_escape_length(line, i); skip > 0) {
         i += skip - 1;
         continue;
       }

@@ -74,6 +74,33 @@ TEST(NeutralizeControls, EscapeSequencesAndC1ControlsAreShownNotSent) {
   EXPECT_EQ(neutralize_controls("\xFF"), "\xEF\xBF\xBD");
 }
 
+struct EscapeCase {
+  const char* name;
+  std::string text;
+  size_t length;  ///< terminal_escape_length at 0
+};
+
+TEST(TerminalEscapes, WholeSequencesOnlyAreMeasuredAndRemoved) {
+  const EscapeCase cases[] = {
+      {"underline", "\x1b[4mGPU0", 4},
+      {"reset without parameters", "\x1b[m", 3},
+      {"colour with parameters", "\x1b[1;32mok", 7},
+      {"private parameter and intermediate", "\x1b[?25 q", 7},
+      {"erase to end of line", "\x1b[K", 3},
+      {"ESC without '['", "\x1bM", 0},
+      {"unfinished", "\x1b[4", 0},
+      {"broken by a control byte", "\x1b[4\x01m", 0},
+      {"broken by a newline", "\x1b[4\nm", 0},
+      {"not at an ESC", "[4m", 0},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(terminal_escape_length(c.text, 0), c.length) << c.name;
+    const std::string kept = without_terminal_escapes(c.text);
+    EXPECT_EQ(kept, c.text.substr(c.length)) << c.name;  // only at 0 in these cases
+  }
+  EXPECT_EQ(without_terminal_escapes("\tGPU0\x1b[0m\t\x1b[4mCPU\x1b[0m\n"), "\tGPU0\tCPU\n");
+}
+
 TEST(XmlEscape, InvalidUtf8AndControlsNeverReachTheXml) {
   EXPECT_EQ(xml_escape("<a & 'b'>"), "&lt;a &amp; &apos;b&apos;&gt;");
   EXPECT_EQ(xml_escape("bad\xFF\x01"), "bad\xEF\xBF\xBD?");
