@@ -74,6 +74,12 @@ struct CalibrationSummary {
   std::optional<double> intra_node_p2p_gbps;  ///< Ring send/recv busbw inside a node.
   std::optional<double> inter_node_a2a_gbps;  ///< All-to-all busbw per GPU across nodes.
   std::optional<double> inter_node_p2p_gbps;  ///< Ring send/recv busbw per GPU across nodes.
+
+  /// True when any figure is present: one that apply_calibration puts in place of a default.
+  bool has_figures() const {
+    return attention_tflops || intra_node_a2a_gbps || intra_node_p2p_gbps || inter_node_a2a_gbps ||
+           inter_node_p2p_gbps;
+  }
 };
 
 /// A whole calibration file.

@@ -199,10 +199,8 @@ std::optional<std::string> calibration_device_mismatch(const Hardware& hw, const
 void apply_calibration(Hardware& hw, const Calibration& cal, const std::string& name) {
   std::string from = "calibration " + name;
   const CalibrationSummary& m = cal.summary;
-  const bool any = m.attention_tflops || m.intra_node_p2p_gbps || m.intra_node_a2a_gbps ||
-                   m.inter_node_p2p_gbps || m.inter_node_a2a_gbps;
   auto mismatch = calibration_device_mismatch(hw, cal, name);
-  if (any && mismatch) hw.substituted.push_back(*mismatch);
+  if (m.has_figures() && mismatch) hw.substituted.push_back(*mismatch);
   if (m.attention_tflops && hw.peak_tflops > 0) {
     hw.attn_efficiency = *m.attention_tflops / hw.peak_tflops;
     replace_source(hw, "attn_efficiency", from + " (attention_tflops)");

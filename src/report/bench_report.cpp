@@ -20,12 +20,6 @@ std::string collective_line(const CollectiveMeasurement& m) {
          " GB/s, busbw " + format_fixed(m.busbw_gbps, 2) + " GB/s\n";
 }
 
-/// True when the summary holds a figure apply_calibration uses.
-bool has_plan_figures(const CalibrationSummary& s) {
-  return s.attention_tflops || s.intra_node_a2a_gbps || s.intra_node_p2p_gbps ||
-         s.inter_node_a2a_gbps || s.inter_node_p2p_gbps;
-}
-
 }  // namespace
 
 std::string format_bench_text(const Calibration& c, const std::string& saved) {
@@ -40,7 +34,7 @@ std::string format_bench_text(const Calibration& c, const std::string& saved) {
   for (const CollectiveMeasurement& m : c.collectives)
     t += collective_line(m);
   t += "  calibration written to " + saved;
-  if (!has_plan_figures(c.summary)) {
+  if (!c.summary.has_figures()) {
     t += "; it holds no figure that plans use (links are measured between 2 or more local GPUs)";
   }
   return t + "\n";
@@ -55,14 +49,13 @@ std::string format_confirm_line(const Calibration& measured, double estimated_st
   }
   for (const CollectiveMeasurement& m : measured.collectives)
     t += m.op + " busbw " + format_fixed(m.busbw_gbps, 1) + " GB/s; ";
-  if (!has_plan_figures(measured.summary)) {
-    t += "no link measured (" + counted(measured.gpus, "local GPU") + "): step " +
-         format_fixed(estimated_step_s, 2) + " s as estimated";
-  } else {
-    t += "step " + format_fixed(estimated_step_s, 2) + " s estimated, " +
-         format_fixed(step_with_measured_s, 2) + " s with the measured figures";
+  if (!measured.summary.has_figures()) {  // nothing applied, so no GPU to tell apart either
+    return t + "no link measured (" + counted(measured.gpus, "local GPU") + "): step " +
+           format_fixed(estimated_step_s, 2) + " s as estimated";
   }
-  return mismatch.empty() || !has_plan_figures(measured.summary) ? t : t + "; " + mismatch;
+  t += "step " + format_fixed(estimated_step_s, 2) + " s estimated, " +
+       format_fixed(step_with_measured_s, 2) + " s with the measured figures";
+  return mismatch.empty() ? t : t + "; " + mismatch;
 }
 
 }  // namespace hcp
