@@ -2,6 +2,7 @@
 // the per-family *_bridge.py extras that change what context parallelism can do).
 #include "hcp/hf_config.h"
 
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -52,43 +53,42 @@ const std::vector<IntMapping>& int_mappings() {
   return kMap;
 }
 
-/// Return the 1-based line and column of the value of the first `"key":` in the text.
-Location locate_key(std::string_view text, std::string_view key, const std::string& path) {
+/// Byte offset of the value of the first `"key":` in the text; npos when there is none.
+size_t value_offset(std::string_view text, std::string_view key) {
   std::string quoted = "\"" + std::string(key) + "\"";
   size_t pos = 0;
   while ((pos = text.find(quoted, pos)) != std::string_view::npos) {
     size_t colon = text.find_first_not_of(" \t\r\n", pos + quoted.size());
     if (colon != std::string_view::npos && text[colon] == ':') {
       size_t value = text.find_first_not_of(" \t\r\n", colon + 1);
-      if (value == std::string_view::npos) value = colon;
-      int line = 1;
-      size_t line_start = 0;
-      for (size_t i = 0; i < value; ++i) {
-        if (text[i] == '\n') {
-          ++line;
-          line_start = i + 1;
-        }
-      }
-      return Location{path, line, static_cast<int>(value - line_start) + 1};
+      return value == std::string_view::npos ? colon : value;
     }
     pos += quoted.size();
   }
-  return Location{path, 0, 0};
+  return std::string_view::npos;
 }
 
-/// The value's text as the file writes it, from `loc` (locate_key) to the next delimiter; "" when
-/// the location is unknown. nlohmann::json re-prints numbers (4e3 as 4000.0, an integer beyond
-/// 2^64 as 4.096e+19), so messages quote this instead.
-std::string literal_at(std::string_view text, const Location& loc) {
-  if (loc.line <= 0 || loc.column <= 0) return "";
-  size_t start = 0;
-  for (int line = 1; line < loc.line && start != std::string_view::npos; ++line) {
-    start = text.find('\n', start);
-    if (start != std::string_view::npos) ++start;
+/// Return the 1-based line and column of the value of the first `"key":` in the text.
+Location locate_key(std::string_view text, std::string_view key, const std::string& path) {
+  const size_t value = value_offset(text, key);
+  if (value == std::string_view::npos) return Location{path, 0, 0};
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < value; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
   }
-  if (start == std::string_view::npos) return "";
-  start += static_cast<size_t>(loc.column - 1);
-  if (start >= text.size()) return "";
+  return Location{path, line, static_cast<int>(value - line_start) + 1};
+}
+
+/// The value of the first `"key":` as the file writes it, up to the next delimiter (at most 64
+/// bytes); "" when there is none. nlohmann::json re-prints numbers (4e3 as 4000.0, an integer
+/// beyond 2^64 as 4.096e+19), so messages quote this instead.
+std::string literal_of(std::string_view text, std::string_view key) {
+  const size_t start = value_offset(text, key);
+  if (start == std::string_view::npos || start >= text.size()) return "";
   const size_t end = text.find_first_of(",}] \t\r\n", start);
   return std::string(text.substr(start, std::min<size_t>(end, start + 64) - start));
 }
@@ -111,7 +111,7 @@ class HfReader {
     auto it = config_.find(std::string(field));
     if (it == config_.end() || it->is_null()) return std::optional<int64_t>{};
     if (!it->is_number_integer()) {
-      const std::string literal = literal_at(text_, at(field));
+      const std::string literal = literal_of(text_, field);
       if (it->is_number_float() && integer_literal(literal)) {  // beyond 64 bits: parsed as float
         return Error{"HF config field '" + std::string(field) + "': '" + literal +
                          "' overflows a 64-bit integer",

@@ -17,7 +17,7 @@ namespace hcp {
 namespace {
 
 /// Nodes visited by check_core_nodes before it gives up (loaders bound their own trees further).
-constexpr size_t kMaxTagNodes = 10'000'000;
+constexpr size_t kMaxCheckedNodes = 10'000'000;
 
 Location location_of(const std::string& file, const YAML::Mark& mark) {
   if (mark.is_null()) return Location{file, 0, 0};
@@ -133,7 +133,7 @@ Status check_core_nodes(const YAML::Node& root, const std::string& file) {
   std::vector<YAML::Node> pending{root};
   std::unordered_set<int> seen;  // collections by their position: an alias is the same node
   size_t visited = 0;
-  while (!pending.empty() && ++visited < kMaxTagNodes) {
+  while (!pending.empty() && ++visited < kMaxCheckedNodes) {
     YAML::Node node = pending.back();
     pending.pop_back();
     if (!node.IsDefined()) continue;
