@@ -97,6 +97,12 @@ struct Band {
   std::string regime;  ///< Regime::name() the band came from.
 };
 
+/// The difference band of two layouts of one job (log half-width): the wider of their bands'.
+double difference_band(const Band& a, const Band& b);
+/// True when predictions `tokens_a` and `tokens_b` (tokens/s/GPU) lie within `band` (log
+/// half-width) of each other: the model cannot tell which of the two runs faster (a tie).
+bool within_difference_band(double tokens_a, double tokens_b, double band);
+
 // ---------------------------------------------------------------------------------------------
 // The named fittable constants
 
@@ -280,6 +286,18 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions,
 /// True when the row's measured tokens/s/GPU lies inside the band the fit prints for it.
 bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands);
 
+/// The tie rule checked on rows no band was computed from: the pairs of rows of one job (model,
+/// system, precision, GPU count, sequence length, global batch, publication) whose inputs differ.
+struct DifferenceCheck {
+  int64_t pairs = 0;          ///< Such pairs with both rows priced.
+  int64_t inside = 0;         ///< Pairs whose |r_i - r_j| lies inside their difference band.
+  int64_t apart = 0;          ///< Pairs whose predictions lie outside it: `plan` calls one faster.
+  int64_t apart_ordered = 0;  ///< Of those, the pairs measured in the predicted order.
+};
+/// Check the difference bands of `bands` (as band_for picks them) on `predictions`.
+DifferenceCheck check_difference_band(const std::vector<Prediction>& predictions,
+                                      const std::vector<RegimeBand>& bands);
+
 struct FitOptions {
   int max_rounds = 8;                    ///< Coordinate-descent rounds.
   std::vector<std::string> only_models;  ///< Empty: fit on every model.
@@ -339,6 +357,8 @@ struct AccuracyReport {
   /// validation set's (no prediction comes from a fit that saw its publication); empty unless
   /// both were computed.
   std::vector<Slice> held_out;
+  /// The difference band checked on the validation set; nullopt without bands or validation.
+  std::optional<DifferenceCheck> validation_difference;
   std::string validation_path;
   std::vector<Prediction> predictions;  ///< In-sample, per row.
   std::vector<Prediction> lomo_predictions;

@@ -327,6 +327,15 @@ Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& esti
   return band;
 }
 
+double difference_band(const Band& a, const Band& b) {
+  return std::max(a.relative, b.relative);
+}
+
+bool within_difference_band(double tokens_a, double tokens_b, double band) {
+  if (tokens_a <= 0 || tokens_b <= 0) return false;
+  return std::abs(std::log(tokens_a / tokens_b)) <= band + 1e-12;
+}
+
 std::string band_range_text(const Band& band, double tokens) {
   if (tokens <= 0 || band.tokens_per_s_per_gpu_high <= band.tokens_per_s_per_gpu_low) return "";
   auto signed_pct = [](double v) {

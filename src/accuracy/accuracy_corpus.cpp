@@ -249,12 +249,17 @@ std::string release_of(std::string container) {
   return second == std::string::npos ? container : container.substr(0, second);
 }
 
-/// The publication a row comes from: its source's title, else its URL, else repo and path (with
-/// the container release for a table published once per release).
+/// The publication a row comes from: its source's title (with its release, where the source is
+/// re-published per release), else its URL, else repo and path (with the container release for a
+/// table published once per release).
 std::string publication_of(const json& r) {
   if (!r.contains("source") || !r["source"].is_object()) return "unknown";
   const json& s = r["source"];
-  if (auto title = string_or(s, "title"); !title.empty()) return title;
+  // A repository README re-published per release (dgxc-benchmarking) is one table per release.
+  if (auto title = string_or(s, "title"); !title.empty()) {
+    auto release = string_or(s, "release");
+    return release.empty() ? title : title + " " + release;
+  }
   if (auto url = string_or(s, "url"); !url.empty()) return url;
   std::string out = string_or(s, "repo") + " " + string_or(s, "path");
   if (auto c = string_or(s, "container"); !c.empty()) out += " " + release_of(c);

@@ -199,13 +199,22 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
   return m;
 }
 
-bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands) {
-  if (p.predicted_tokens <= 0) return false;
+namespace {
+
+/// The band `plan` prints for a priced prediction.
+Band band_of(const Prediction& p, const std::vector<RegimeBand>& bands) {
   FittedModel with_bands;
   with_bands.bands = bands;
   Estimate e;
   e.tokens_per_s_per_gpu = p.predicted_tokens;
-  Band b = band_for(with_bands, regime_of(p.row->dims, p.row->layout), e);
+  return band_for(with_bands, regime_of(p.row->dims, p.row->layout), e);
+}
+
+}  // namespace
+
+bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands) {
+  if (p.predicted_tokens <= 0) return false;
+  Band b = band_of(p, bands);
   double m = p.row->measured_tokens;
   return m >= b.tokens_per_s_per_gpu_low * (1 - 1e-9) &&
          m <= b.tokens_per_s_per_gpu_high * (1 + 1e-9);
@@ -673,7 +682,7 @@ void add_pair_differences(const std::vector<Prediction>& set,
   }
 }
 
-RegimeBand band_of(const std::string& key, const BandSample& s) {
+RegimeBand regime_band_of(const std::string& key, const BandSample& s) {
   RegimeBand b;
   b.regime = key;
   b.rows = static_cast<int64_t>(s.residuals.size());
@@ -704,9 +713,35 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
   }
   std::vector<RegimeBand> out;
   for (const auto& [key, sample] : samples) {
-    if (sample.residuals.size() >= 3) out.push_back(band_of(key, sample));
+    if (sample.residuals.size() >= 3) out.push_back(regime_band_of(key, sample));
   }
   return out;
+}
+
+DifferenceCheck check_difference_band(const std::vector<Prediction>& predictions,
+                                      const std::vector<RegimeBand>& bands) {
+  std::map<std::string, std::vector<const Prediction*>> jobs;
+  for (const Prediction& p : predictions) {
+    if (p.predicted_tokens > 0) jobs[job_key(*p.row)].push_back(&p);
+  }
+  DifferenceCheck check;
+  for (const auto& [key, job] : jobs) {
+    for (size_t i = 0; i < job.size(); ++i) {
+      for (size_t j = i + 1; j < job.size(); ++j) {
+        const Prediction& a = *job[i];
+        const Prediction& b = *job[j];
+        if (same_inputs(*a.row, *b.row)) continue;
+        double band = difference_band(band_of(a, bands), band_of(b, bands));
+        ++check.pairs;
+        check.inside += std::abs(a.residual() - b.residual()) <= band + 1e-12;
+        if (within_difference_band(a.predicted_tokens, b.predicted_tokens, band)) continue;
+        ++check.apart;
+        check.apart_ordered += sign(a.predicted_tokens - b.predicted_tokens) ==
+                               sign(a.row->measured_tokens - b.row->measured_tokens);
+      }
+    }
+  }
+  return check;
 }
 
 const char* const kOutOfSampleBandsMethod =

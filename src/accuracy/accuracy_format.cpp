@@ -55,6 +55,20 @@ std::string slice_table(const std::vector<Slice>& slices) {
   return out;
 }
 
+/// "  Difference band (tie rule) on these rows: 8 of 11 pairs ... inside ..." (a line or two).
+std::string difference_check_text(const DifferenceCheck& d) {
+  std::string out =
+      "  difference band (the tie rule of plan and compare) on pairs of rows of one "
+      "job whose inputs differ: ";
+  if (d.pairs == 0) return out + "no such pair\n";
+  out += std::to_string(d.inside) + " of " + std::to_string(d.pairs) + " inside (" +
+         pct(static_cast<double>(d.inside) / static_cast<double>(d.pairs)) +
+         ", the band is a 90th percentile); ";
+  if (d.apart == 0) return out + "no pair predicted apart by more than the band\n";
+  return out + std::to_string(d.apart_ordered) + " of the " + std::to_string(d.apart) +
+         " pairs predicted apart by more than the band ran in the predicted order\n";
+}
+
 json metrics_json(const Metrics& m) {
   const bool priced = m.rows > m.unpriced;
   return {{"rows", m.rows},
@@ -180,6 +194,7 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
   if (!r.validation.empty()) {
     out +=
         "\nValidation set " + r.validation_path + " (never fitted):\n" + slice_table(r.validation);
+    if (r.validation_difference) out += difference_check_text(*r.validation_difference);
   }
   if (!r.held_out.empty()) {
     out +=
@@ -226,6 +241,12 @@ std::string format_accuracy_json(const AccuracyReport& r) {
     j["validation_set"] = r.validation_path;
     j["validation"] = slices_json(r.validation);
     j["validation_rows"] = predictions_json(r.validation_predictions);
+    if (const auto& d = r.validation_difference) {
+      j["validation_difference_band"] = {{"pairs", d->pairs},
+                                         {"inside", d->inside},
+                                         {"apart", d->apart},
+                                         {"apart_ordered", d->apart_ordered}};
+    }
   }
   if (!r.bands_from.empty()) j["bands_method"] = r.bands_from;
   j["bands"] = json::array();

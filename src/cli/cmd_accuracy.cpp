@@ -102,8 +102,13 @@ void fill_slices(const accuracy::FittedModel* used, accuracy::AccuracyReport& re
     report.lomo = accuracy::slices_of(report.lomo_predictions, bands);
   if (!report.loso_predictions.empty())
     report.loso = accuracy::slices_of(report.loso_predictions, bands);
-  if (!report.validation_predictions.empty())
+  if (!report.validation_predictions.empty()) {
     report.validation = accuracy::slices_of(report.validation_predictions, bands);
+    if (bands != nullptr) {
+      report.validation_difference =
+          accuracy::check_difference_band(report.validation_predictions, *bands);
+    }
+  }
   if (!report.loso_predictions.empty() && !report.validation_predictions.empty()) {
     std::vector<accuracy::Prediction> held_out = report.loso_predictions;
     held_out.insert(held_out.end(), report.validation_predictions.begin(),

@@ -227,17 +227,14 @@ std::string preference(const PlanOption& a, const PlanOption& b) {
 /// The difference band of two layouts of one job (log half-width): the wider of the two
 /// options' regimes' (accuracy::RegimeBand::relative).
 double difference_band(const PlanOption& a, const PlanOption& b) {
-  return std::max(a.band.relative, b.band.relative);
+  return accuracy::difference_band(a.band, b.band);
 }
 
 /// True when the predicted throughputs of `a` and `b` differ by less than the difference band:
 /// the model cannot tell which of the two layouts runs faster.
 bool within_difference_band(const PlanOption& a, const PlanOption& b) {
-  double ta = a.estimate.tokens_per_s_per_gpu;
-  double tb = b.estimate.tokens_per_s_per_gpu;
-  if (ta <= 0 || tb <= 0) return false;
-  double gap = std::abs(std::log(ta / tb));
-  return gap <= difference_band(a, b) + 1e-12;
+  return accuracy::within_difference_band(a.estimate.tokens_per_s_per_gpu,
+                                          b.estimate.tokens_per_s_per_gpu, difference_band(a, b));
 }
 
 /// ", 2.1% apart: inside the +-9.5% difference band (two layouts of one job)"; "" without a

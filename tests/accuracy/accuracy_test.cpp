@@ -396,6 +396,31 @@ TEST(Corpus, PublicationAndFrameworkOfEachRow) {
   EXPECT_FALSE(corpus->rows[0].validation);
 }
 
+TEST(Corpus, ATitledSourceRepublishedPerReleaseIsOnePublicationPerRelease) {
+  // dgxc-benchmarking's READMEs: one title, a table per release.
+  TempFile f(corpus_of_m(R"(
+  {"id": "a", "kind": "dgxc_benchmarking", "model": "M", "system": "DGX-H100",
+   "cluster": "dgx-h100", "source": {"title": "Recipe", "repo": "R", "release": "v25.03"},
+   "precision": "BF16", "num_gpus": 8, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 1, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 12000}},
+  {"id": "b", "kind": "dgxc_benchmarking", "model": "M", "system": "DGX-H100",
+   "cluster": "dgx-h100", "source": {"title": "Recipe", "repo": "R", "release": "v25.04.01"},
+   "precision": "BF16", "num_gpus": 8, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 2, "pp": 1, "cp": 1, "measured": {"tokens_per_s_per_gpu": 11000}}
+ )"));
+  auto corpus = load_corpus(f.path());
+  ASSERT_TRUE(corpus) << corpus.error().str();
+  ASSERT_EQ(corpus->rows.size(), 2u);
+  EXPECT_EQ(corpus->rows[0].publication, "Recipe v25.03");
+  EXPECT_EQ(corpus->rows[1].publication, "Recipe v25.04.01");
+  // Two layouts of one GPU count under two releases are not two layouts of one job.
+  std::vector<Prediction> p = {made(&corpus->rows[0], 12000), made(&corpus->rows[1], 6000)};
+  std::vector<RegimeBand> bands = {{"dense_nocp", 4, -0.3, 0.3, 0.1, 3}};
+  EXPECT_EQ(check_difference_band(p, bands).pairs, 0);
+  corpus->rows[1].publication = corpus->rows[0].publication;
+  EXPECT_EQ(check_difference_band(p, bands).pairs, 1);
+}
+
 TEST(Corpus, MegatronFamilyFrameworks) {
   struct Case {
     const char* framework;
@@ -1131,6 +1156,78 @@ TEST(Bands, CoverageCountsRowsInsideTheirBand) {
   EXPECT_NEAR(slices[0].metrics.coverage, 0.75, 1e-12);
   // Without bands no coverage is claimed.
   EXPECT_EQ(slices_of(p)[0].metrics.band_rows, 0);
+}
+
+/// `n` rows of model M on system S, with ids 0 .. n-1.
+std::vector<CorpusRow> rows_of_m(int n) {
+  std::vector<CorpusRow> rows(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+  }
+  return rows;
+}
+
+TEST(DifferenceCheck, CountsPairsOfOneJobInsideTheBandAndTheOrderOfThoseApart) {
+  // One job of 8 GPUs at four layouts, a band of +-10 % between two layouts of one job.
+  std::vector<RegimeBand> bands = {{"dense_nocp", 4, -0.3, 0.3, std::log(1.10), 3}};
+  std::vector<CorpusRow> rows = rows_of_m(4);
+  const double measured[] = {100, 105, 100, 200};
+  const double predicted[] = {100, 100, 150, 160};
+  std::vector<Prediction> p;
+  for (int i = 0; i < 4; ++i) {
+    rows[i].publication = "T";
+    rows[i].layout.tp = int64_t{1} << i;
+    rows[i].layout.dp = 8 >> i;
+    rows[i].measured_tokens = measured[i];
+    p.push_back(made(&rows[i], predicted[i]));
+  }
+  DifferenceCheck d = check_difference_band(p, bands);
+  EXPECT_EQ(d.pairs, 6);
+  // Only (0, 1) errs by less than the band: 5 % against 10 %.
+  EXPECT_EQ(d.inside, 1);
+  // (0, 1) and (2, 3) are predicted within 10 % of each other (a tie); the other four apart,
+  // and of those (0, 3) and (1, 3) ran in the predicted order, (0, 2) and (1, 2) did not.
+  EXPECT_EQ(d.apart, 4);
+  EXPECT_EQ(d.apart_ordered, 2);
+}
+
+TEST(DifferenceCheck, LeavesOutPairsOfOtherJobsAndJobsMeasuredTwice) {
+  std::vector<RegimeBand> bands = {{"dense_nocp", 4, -0.3, 0.3, std::log(1.10), 3}};
+  std::vector<CorpusRow> rows = rows_of_m(4);
+  std::vector<Prediction> p;
+  for (int i = 0; i < 4; ++i) {
+    rows[i].measured_tokens = 100.0 + 50 * i;
+    p.push_back(made(&rows[i], 100));
+  }
+  // Rows 0 and 1: one layout in two tables (two jobs); rows 2 and 3: one layout twice in one
+  // table (the same inputs, measured twice).
+  rows[0].publication = "T1";
+  rows[1].publication = "T2";
+  rows[2].publication = rows[3].publication = "T3";
+  EXPECT_EQ(check_difference_band(p, bands).pairs, 0);
+  // Two layouts of one job in T3: a pair.
+  rows[3].layout.tp = 2;
+  rows[3].layout.dp = 1;
+  rows[2].layout.dp = 2;
+  DifferenceCheck d = check_difference_band(p, bands);
+  EXPECT_EQ(d.pairs, 1);
+  EXPECT_EQ(d.inside, 0);  // 250 against 200 measured for one prediction: 25 % apart
+  EXPECT_EQ(d.apart, 0);   // predicted the same: a tie, no order claimed
+}
+
+TEST(DifferenceCheck, TheTieRuleIsTheWiderBandOfTheTwo) {
+  Band a;
+  Band b;
+  a.relative = 0.05;
+  b.relative = 0.2;
+  EXPECT_DOUBLE_EQ(difference_band(a, b), 0.2);
+  EXPECT_DOUBLE_EQ(difference_band(b, a), 0.2);
+  EXPECT_TRUE(within_difference_band(100, 120, 0.2));                  // log 1.2 = 0.18
+  EXPECT_FALSE(within_difference_band(100, 125, 0.2));                 // log 1.25 = 0.22
+  EXPECT_TRUE(within_difference_band(100 * std::exp(0.2), 100, 0.2));  // the bound ties
+  EXPECT_FALSE(within_difference_band(0, 100, 0.2));  // an unpriced option ties with nothing
 }
 
 TEST(Regime, FromModelAndLayout) {

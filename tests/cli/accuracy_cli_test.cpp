@@ -55,6 +55,8 @@ TEST(AccuracyCli, LeaveOneSourceOutAndTheValidationSetWithCoverage) {
   EXPECT_NE(j["fit"]["bands_method"].get<std::string>().find("leave-one-source-out"),
             std::string::npos);
   EXPECT_EQ(j["validation"][0]["band_rows"], 2);
+  // Its two rows are two jobs (other GPU counts, other tables): no pair checks the tie rule.
+  EXPECT_EQ(j["validation_difference_band"]["pairs"], 0);
   double coverage = j["leave_one_model_out"][0]["band_coverage"];
   EXPECT_GE(coverage, 0.0);
   EXPECT_LE(coverage, 1.0);
@@ -78,6 +80,12 @@ TEST(AccuracyCli, JsonHasSlicesOfTheShippedCorpus) {
   ASSERT_FALSE(j["in_sample"].empty());
   const json& all = j["in_sample"][0];
   EXPECT_EQ(all["slice"], "all");
+  // The tie rule checked on the validation set: pairs of rows of one job in one table.
+  const json& d = j["validation_difference_band"];
+  EXPECT_GE(d["pairs"].get<int>(), 10);
+  EXPECT_LE(d["inside"].get<int>(), d["pairs"].get<int>());
+  EXPECT_LE(d["apart"].get<int>(), d["pairs"].get<int>());
+  EXPECT_LE(d["apart_ordered"].get<int>(), d["apart"].get<int>());
   for (const char* key : {"rows", "mape", "median_ape", "within_15", "kendall_tau", "tau_groups",
                           "predicted_oom", "unpriced"}) {
     EXPECT_TRUE(all.contains(key)) << key;
