@@ -59,8 +59,8 @@ struct RegimeBand {
   double low = 0;       ///< kBandLowQuantile of log(measured / predicted) (absolute band).
   double high = 0;      ///< kBandHighQuantile.
   double relative = 0;  ///< The difference band: kDifferenceQuantile of |r_i - r_j| over pairs
-                        ///< of rows of one job (model, system, precision, GPUs, sequence, global
-                        ///< batch, publication): the error of the predicted ratio of two layouts.
+                        ///< of rows of one model, system and precision in one publication whose
+                        ///< inputs differ: the error of the predicted ratio of two configurations.
   int64_t pairs = 0;    ///< Pairs the difference band was computed from.
   /// Publications the residuals come from; -1 when the fit file does not say (then the band is
   /// used as it stands). band_for uses a band only when it has kMinBandSources of them.
@@ -286,17 +286,23 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions,
 /// True when the row's measured tokens/s/GPU lies inside the band the fit prints for it.
 bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands);
 
-/// The tie rule checked on rows no band was computed from: the pairs of rows of one job (model,
-/// system, precision, GPU count, sequence length, global batch, publication) whose inputs differ.
+/// The tie rule checked on rows no band was computed from: the pairs of rows of one model, system
+/// and precision in one publication whose inputs differ (as the bands pair them).
 struct DifferenceCheck {
   int64_t pairs = 0;          ///< Such pairs with both rows priced.
   int64_t inside = 0;         ///< Pairs whose |r_i - r_j| lies inside their difference band.
   int64_t apart = 0;          ///< Pairs whose predictions lie outside it: `plan` calls one faster.
   int64_t apart_ordered = 0;  ///< Of those, the pairs measured in the predicted order.
+  /// The pairs whose layouts differ in more than DP (what `plan` compares; the others are one
+  /// layout at two scales), and how many of them lie inside the band.
+  int64_t layout_pairs = 0;
+  int64_t layout_inside = 0;
 };
 /// Check the difference bands of `bands` (as band_for picks them) on `predictions`.
 DifferenceCheck check_difference_band(const std::vector<Prediction>& predictions,
                                       const std::vector<RegimeBand>& bands);
+/// The predictions of Megatron-family rows (megatron_family): what `plan` predicts for.
+std::vector<Prediction> megatron_family_only(const std::vector<Prediction>& predictions);
 
 struct FitOptions {
   int max_rounds = 8;                    ///< Coordinate-descent rounds.
@@ -329,8 +335,7 @@ std::vector<Prediction> leave_one_source_out(const Corpus& corpus, const FittedM
 /// Compute the bands per regime from sets of predictions (out-of-sample sets, LOMO and LOSO, give
 /// honest bands): the absolute band spans kBandLowQuantile-kBandHighQuantile of every set's
 /// log(measured / predicted); the difference band is kDifferenceQuantile of |r_i - r_j| over
-/// pairs of one set inside one job (model, system, precision, GPU count, sequence length, global
-/// batch, publication).
+/// pairs of one set of one model, system and precision in one publication whose inputs differ.
 std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Prediction>*>& sets);
 
 /// The bands a fit ships (kOutOfSampleBandsMethod): bands_from the corpus's leave-one-model-out
@@ -357,7 +362,8 @@ struct AccuracyReport {
   /// validation set's (no prediction comes from a fit that saw its publication); empty unless
   /// both were computed.
   std::vector<Slice> held_out;
-  /// The difference band checked on the validation set; nullopt without bands or validation.
+  /// The difference band checked on the validation set's Megatron-family rows; nullopt without
+  /// bands or validation.
   std::optional<DifferenceCheck> validation_difference;
   std::string validation_path;
   std::vector<Prediction> predictions;  ///< In-sample, per row.

@@ -641,12 +641,28 @@ std::vector<Prediction> leave_one_source_out(const Corpus& corpus, const FittedM
 
 namespace {
 
-/// One job whose layouts `plan` compares: a model on one system at one precision, with one GPU
-/// count, sequence length and global batch, in one table (publication).
-std::string job_key(const CorpusRow& row) {
-  return group_key(row) + " | " + std::to_string(row.layout.world()) + " GPUs | " +
-         std::to_string(row.dims.seq_length) + " | " + std::to_string(row.setup.global_batch) +
-         " | " + row.publication;
+/// Rows whose ratio the difference band describes: one model on one system at one precision in
+/// one publication (any GPU count, batch and layout); a pair of them counts when its inputs differ
+/// (same_inputs), for a job measured twice says how the runs vary, not how the model errs.
+std::string pair_key(const CorpusRow& row) {
+  return group_key(row) + " | " + row.publication;
+}
+
+/// Call `visit(a, b)` for every pair of priced predictions of `set` under one pair_key whose
+/// inputs differ.
+template <typename Visit>
+void for_each_band_pair(const std::vector<Prediction>& set, Visit visit) {
+  std::map<std::string, std::vector<const Prediction*>> groups;
+  for (const Prediction& p : set) {
+    if (p.predicted_tokens > 0) groups[pair_key(*p.row)].push_back(&p);
+  }
+  for (const auto& [key, group] : groups) {
+    for (size_t i = 0; i < group.size(); ++i) {
+      for (size_t j = i + 1; j < group.size(); ++j) {
+        if (!same_inputs(*group[i]->row, *group[j]->row)) visit(*group[i], *group[j]);
+      }
+    }
+  }
 }
 
 /// The residuals, pair differences and publications behind one band.
@@ -662,24 +678,16 @@ std::vector<std::string> band_keys(const CorpusRow& row) {
           kAllRowsBandKey};
 }
 
-/// |r_i - r_j| over the pairs of one job (job_key), under each of the job's band keys: the error
-/// of the predicted ratio of two layouts. Both rows of a pair come from one held-out set, so one
-/// refit predicted both.
+/// |r_i - r_j| over the pairs of `set` (for_each_band_pair), under each band key of the pair's
+/// first row: the error of the predicted ratio of two configurations. Both rows of a pair come
+/// from one held-out set, so one refit predicted both.
 void add_pair_differences(const std::vector<Prediction>& set,
                           std::map<std::string, BandSample>& samples) {
-  std::map<std::string, std::vector<const Prediction*>> jobs;
-  for (const Prediction& p : set) {
-    if (p.predicted_tokens > 0) jobs[job_key(*p.row)].push_back(&p);
-  }
-  for (const auto& [key, job] : jobs) {
-    for (size_t i = 0; i < job.size(); ++i) {
-      for (size_t j = i + 1; j < job.size(); ++j) {
-        double difference = std::abs(job[i]->residual() - job[j]->residual());
-        for (const std::string& band : band_keys(*job[i]->row))
-          samples[band].differences.push_back(difference);
-      }
-    }
-  }
+  for_each_band_pair(set, [&](const Prediction& a, const Prediction& b) {
+    double difference = std::abs(a.residual() - b.residual());
+    for (const std::string& band : band_keys(*a.row))
+      samples[band].differences.push_back(difference);
+  });
 }
 
 RegimeBand regime_band_of(const std::string& key, const BandSample& s) {
@@ -720,28 +728,32 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
 
 DifferenceCheck check_difference_band(const std::vector<Prediction>& predictions,
                                       const std::vector<RegimeBand>& bands) {
-  std::map<std::string, std::vector<const Prediction*>> jobs;
-  for (const Prediction& p : predictions) {
-    if (p.predicted_tokens > 0) jobs[job_key(*p.row)].push_back(&p);
-  }
   DifferenceCheck check;
-  for (const auto& [key, job] : jobs) {
-    for (size_t i = 0; i < job.size(); ++i) {
-      for (size_t j = i + 1; j < job.size(); ++j) {
-        const Prediction& a = *job[i];
-        const Prediction& b = *job[j];
-        if (same_inputs(*a.row, *b.row)) continue;
-        double band = difference_band(band_of(a, bands), band_of(b, bands));
-        ++check.pairs;
-        check.inside += std::abs(a.residual() - b.residual()) <= band + 1e-12;
-        if (within_difference_band(a.predicted_tokens, b.predicted_tokens, band)) continue;
-        ++check.apart;
-        check.apart_ordered += sign(a.predicted_tokens - b.predicted_tokens) ==
-                               sign(a.row->measured_tokens - b.row->measured_tokens);
-      }
+  for_each_band_pair(predictions, [&](const Prediction& a, const Prediction& b) {
+    double band = difference_band(band_of(a, bands), band_of(b, bands));
+    bool inside = std::abs(a.residual() - b.residual()) <= band + 1e-12;
+    ++check.pairs;
+    check.inside += inside;
+    Layout a_at_b_dp = a.row->layout;
+    a_at_b_dp.dp = b.row->layout.dp;
+    if (a_at_b_dp.label() != b.row->layout.label()) {
+      ++check.layout_pairs;
+      check.layout_inside += inside;
     }
-  }
+    if (within_difference_band(a.predicted_tokens, b.predicted_tokens, band)) return;
+    ++check.apart;
+    check.apart_ordered += sign(a.predicted_tokens - b.predicted_tokens) ==
+                           sign(a.row->measured_tokens - b.row->measured_tokens);
+  });
   return check;
+}
+
+std::vector<Prediction> megatron_family_only(const std::vector<Prediction>& predictions) {
+  std::vector<Prediction> out;
+  for (const Prediction& p : predictions) {
+    if (p.row && megatron_family(*p.row)) out.push_back(p);
+  }
+  return out;
 }
 
 const char* const kOutOfSampleBandsMethod =
@@ -750,8 +762,9 @@ const char* const kOutOfSampleBandsMethod =
     "to hold the prediction itself; a regime whose rows come from fewer than 3 publications "
     "uses its family's band (dense, moe, hybrid), else the band of all rows; the validation set "
     "is never used, so its coverage checks the band; difference band (tie rule): "
-    "90th percentile of |r_i - r_j| over pairs of rows of one job (model, system, precision, GPU "
-    "count, sequence length and global batch, in one publication), predicted by the same fit";
+    "90th percentile of |r_i - r_j| over pairs of rows of one model, system and precision in one "
+    "publication whose inputs differ (layout, GPU count, batch or settings; a job measured twice "
+    "is left out), both predicted by the same fit";
 
 std::vector<RegimeBand> out_of_sample_bands(const std::vector<Prediction>& lomo,
                                             const std::vector<Prediction>& loso) {

@@ -58,12 +58,18 @@ std::string slice_table(const std::vector<Slice>& slices) {
 /// "  Difference band (tie rule) on these rows: 8 of 11 pairs ... inside ..." (a line or two).
 std::string difference_check_text(const DifferenceCheck& d) {
   std::string out =
-      "  difference band (the tie rule of plan and compare) on pairs of rows of one "
-      "job whose inputs differ: ";
+      "  difference band (the tie rule of plan and compare) on the Megatron-family pairs of rows "
+      "of one model, system and precision in one table whose inputs differ: ";
   if (d.pairs == 0) return out + "no such pair\n";
   out += std::to_string(d.inside) + " of " + std::to_string(d.pairs) + " inside (" +
          pct(static_cast<double>(d.inside) / static_cast<double>(d.pairs)) +
          ", the band is a 90th percentile); ";
+  if (d.layout_pairs > 0) {
+    out += "of the " + std::to_string(d.layout_pairs) +
+           " pairs whose layouts differ in more than DP, " + std::to_string(d.layout_inside) +
+           " inside (" +
+           pct(static_cast<double>(d.layout_inside) / static_cast<double>(d.layout_pairs)) + "); ";
+  }
   if (d.apart == 0) return out + "no pair predicted apart by more than the band\n";
   return out + std::to_string(d.apart_ordered) + " of the " + std::to_string(d.apart) +
          " pairs predicted apart by more than the band ran in the predicted order\n";
@@ -141,7 +147,7 @@ std::string bands_text(const AccuracyReport& r) {
            fmt("%+.0f%%", 100 * (std::exp(b.high) - 1)) + "; difference band +-" +
            pct(std::exp(b.relative) - 1) +
            (b.pairs > 0 ? " (" + std::to_string(b.pairs) + " pairs)"
-                        : " (no two rows of one job: half the absolute band)") +
+                        : " (no pair of rows whose inputs differ: half the absolute band)") +
            (b.sources >= 0 ? "; " + std::to_string(b.sources) +
                                  (b.sources == 1 ? " publication" : " publications")
                            : "") +
@@ -245,7 +251,9 @@ std::string format_accuracy_json(const AccuracyReport& r) {
       j["validation_difference_band"] = {{"pairs", d->pairs},
                                          {"inside", d->inside},
                                          {"apart", d->apart},
-                                         {"apart_ordered", d->apart_ordered}};
+                                         {"apart_ordered", d->apart_ordered},
+                                         {"layout_pairs", d->layout_pairs},
+                                         {"layout_inside", d->layout_inside}};
     }
   }
   if (!r.bands_from.empty()) j["bands_method"] = r.bands_from;

@@ -105,8 +105,8 @@ void fill_slices(const accuracy::FittedModel* used, accuracy::AccuracyReport& re
   if (!report.validation_predictions.empty()) {
     report.validation = accuracy::slices_of(report.validation_predictions, bands);
     if (bands != nullptr) {
-      report.validation_difference =
-          accuracy::check_difference_band(report.validation_predictions, *bands);
+      report.validation_difference = accuracy::check_difference_band(
+          accuracy::megatron_family_only(report.validation_predictions), *bands);
     }
   }
   if (!report.loso_predictions.empty() && !report.validation_predictions.empty()) {

@@ -152,7 +152,7 @@ TEST(BandsText, ADifferenceBandWithoutPairsSaysWhereItsWidthComesFrom) {
   std::string without = the_line(text, "dense_cp ");
   EXPECT_NE(with_pairs.find("-20% .. +25%; difference band +-6.2% (24 pairs)"), std::string::npos)
       << text;
-  EXPECT_NE(without.find("difference band +-25.0% (no two rows of one job: half the absolute"),
+  EXPECT_NE(without.find("difference band +-25.0% (no pair of rows whose inputs differ: half the"),
             std::string::npos)
       << text;
   EXPECT_EQ(without.find("0 pairs"), std::string::npos) << text;

@@ -1033,6 +1033,7 @@ TEST(Bands, FromResidualsPerRegime) {
     rows[i].system = "S";
     rows[i].measured_tokens = 100;
     rows[i].layout.cp = 2;
+    rows[i].layout.tp = i + 1;                 // five layouts: their inputs differ
     p.push_back(made(&rows[i], 80 + 10 * i));  // 80 .. 120
   }
   auto bands = bands_from({&p});
@@ -1046,7 +1047,7 @@ TEST(Bands, FromResidualsPerRegime) {
     EXPECT_LT(b->low, 0);
     EXPECT_GT(b->high, 0);
     EXPECT_GT(b->relative, 0);
-    EXPECT_EQ(b->pairs, 10);  // 5 rows of one job
+    EXPECT_EQ(b->pairs, 10);  // 5 rows of one model, system and precision in one table
   }
 }
 
@@ -1117,6 +1118,7 @@ TEST(Bands, DifferenceBandIsNarrowWhenOneJobIsOffByOneFactor) {
     rows[i].model = i < 3 ? "A" : "B";
     rows[i].system = "S";
     rows[i].measured_tokens = 100.0 * (i + 1);
+    rows[i].layout.tp = i + 1;
     p.push_back(made(&rows[i], rows[i].measured_tokens * (i < 3 ? 1.3 : 0.7)));
   }
   auto bands = bands_from({&p});
@@ -1228,6 +1230,26 @@ TEST(DifferenceCheck, TheTieRuleIsTheWiderBandOfTheTwo) {
   EXPECT_FALSE(within_difference_band(100, 125, 0.2));                 // log 1.25 = 0.22
   EXPECT_TRUE(within_difference_band(100 * std::exp(0.2), 100, 0.2));  // the bound ties
   EXPECT_FALSE(within_difference_band(0, 100, 0.2));  // an unpriced option ties with nothing
+}
+
+TEST(Bands, AJobMeasuredTwiceAddsNoPairToTheDifferenceBand) {
+  // Rows 0 and 1 are one job measured twice (a table and its re-run): their ratio says how runs
+  // vary, not how the model errs between two configurations, so only (0, 2) and (1, 2) count.
+  std::vector<CorpusRow> rows = rows_of_m(3);
+  std::vector<Prediction> p;
+  const double measured[] = {100, 140, 100};
+  for (int i = 0; i < 3; ++i) {
+    rows[i].measured_tokens = measured[i];
+    p.push_back(made(&rows[i], 100));
+  }
+  rows[2].layout.tp = 2;
+  auto bands = bands_from({&p});
+  const RegimeBand* b = band_named(bands, "dense_nocp");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->pairs, 2);
+  // |log(100 / 100) - log(140 / 100)| and 0: the 90th percentile lies between them.
+  EXPECT_LT(b->relative, std::log(1.4));
+  EXPECT_GT(b->relative, 0);
 }
 
 TEST(Regime, FromModelAndLayout) {

@@ -138,21 +138,25 @@ TEST(ManPage, AccuracyFiguresAreTheOnesTheToolPrints) {
           << row;
     }
   }
-  // The tie rule checked on the validation set: pairs, pairs inside, pairs apart, ordered.
+  // The tie rule checked on the validation set: pairs, pairs inside, layout pairs and those
+  // inside, pairs apart and those ordered.
   std::smatch said;
   ASSERT_TRUE(std::regex_search(
       man, said,
-      std::regex(R"(tie rule on the validation set \(([0-9]+) pairs[\s\S]*?band holds ([0-9]+) )"
-                 R"([\s\S]*?of the ([0-9]+) pairs[\s\S]*?, ([0-9]+) ran)")));
+      std::regex(R"(tie rule on the validation set \(([0-9]+) Megatron-family pairs[\s\S]*?band )"
+                 R"(holds ([0-9]+);[\s\S]*?of the ([0-9]+) pairs whose[\s\S]*?holds ([0-9]+);)"
+                 R"([\s\S]*?of the ([0-9]+) pairs predicted[\s\S]*?band,\s+([0-9]+) ran)")));
   std::smatch printed;
   ASSERT_TRUE(std::regex_search(
       report, printed,
-      std::regex(
-          R"(([0-9]+) of ([0-9]+) inside[\s\S]*?([0-9]+) of the ([0-9]+) pairs predicted)")));
-  EXPECT_EQ(said[1].str(), printed[2].str());
-  EXPECT_EQ(said[2].str(), printed[1].str());
-  EXPECT_EQ(said[3].str(), printed[4].str());
-  EXPECT_EQ(said[4].str(), printed[3].str());
+      std::regex(R"(([0-9]+) of ([0-9]+) inside[\s\S]*?of the ([0-9]+) pairs whose[\s\S]*?)"
+                 R"(DP, ([0-9]+)\s+inside[\s\S]*?([0-9]+) of the ([0-9]+) pairs\s+predicted)")));
+  EXPECT_EQ(said[1].str(), printed[2].str());  // pairs
+  EXPECT_EQ(said[2].str(), printed[1].str());  // inside
+  EXPECT_EQ(said[3].str(), printed[3].str());  // layout pairs
+  EXPECT_EQ(said[4].str(), printed[4].str());  // layout pairs inside
+  EXPECT_EQ(said[5].str(), printed[6].str());  // apart
+  EXPECT_EQ(said[6].str(), printed[5].str());  // apart and ordered
   std::smatch predicted;
   ASSERT_TRUE(std::regex_search(man, predicted, std::regex(R"(; ([0-9]+) are predicted)")));
   EXPECT_NE(megatron_row(report, "In-sample").find(" " + predicted[1].str() + " "),
