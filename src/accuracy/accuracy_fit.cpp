@@ -201,23 +201,41 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
 
 namespace {
 
-/// The band `plan` prints for a priced prediction.
-Band band_of(const Prediction& p, const std::vector<RegimeBand>& bands) {
-  FittedModel with_bands;
-  with_bands.bands = bands;
+/// A fit that holds only `bands`: what band_for reads.
+FittedModel fit_with(const std::vector<RegimeBand>& bands) {
+  FittedModel fit;
+  fit.bands = bands;
+  return fit;
+}
+
+/// The band `plan` prints for a priced prediction under `fit`'s bands.
+Band band_of(const Prediction& p, const FittedModel& fit) {
   Estimate e;
   e.tokens_per_s_per_gpu = p.predicted_tokens;
-  return band_for(with_bands, regime_of(p.row->dims, p.row->layout), e);
+  return band_for(fit, regime_of(p.row->dims, p.row->layout), e);
+}
+
+/// True when two layouts differ in more than their data-parallel size (one layout at two GPU
+/// counts differs in DP alone).
+bool layouts_differ_beyond_dp(const Layout& a, const Layout& b) {
+  Layout a_at_b_dp = a;
+  a_at_b_dp.dp = b.dp;
+  return a_at_b_dp.label() != b.label();
+}
+
+/// True when a priced prediction's measured value lies inside the band `fit` prints for it.
+bool inside_band_of(const Prediction& p, const FittedModel& fit) {
+  if (p.predicted_tokens <= 0) return false;
+  Band b = band_of(p, fit);
+  double m = p.row->measured_tokens;
+  return m >= b.tokens_per_s_per_gpu_low * (1 - 1e-9) &&
+         m <= b.tokens_per_s_per_gpu_high * (1 + 1e-9);
 }
 
 }  // namespace
 
 bool inside_band(const Prediction& p, const std::vector<RegimeBand>& bands) {
-  if (p.predicted_tokens <= 0) return false;
-  Band b = band_of(p, bands);
-  double m = p.row->measured_tokens;
-  return m >= b.tokens_per_s_per_gpu_low * (1 - 1e-9) &&
-         m <= b.tokens_per_s_per_gpu_high * (1 + 1e-9);
+  return inside_band_of(p, fit_with(bands));
 }
 
 namespace {
@@ -225,11 +243,12 @@ namespace {
 /// The share of priced predictions inside their band.
 void add_coverage(Metrics& m, const std::vector<Prediction>& predictions,
                   const std::vector<RegimeBand>& bands) {
+  const FittedModel fit = fit_with(bands);
   int64_t inside = 0;
   for (const Prediction& p : predictions) {
     if (p.predicted_tokens <= 0) continue;
     ++m.band_rows;
-    inside += inside_band(p, bands);
+    inside += inside_band_of(p, fit);
   }
   if (m.band_rows > 0) m.coverage = static_cast<double>(inside) / static_cast<double>(m.band_rows);
 }
@@ -729,14 +748,13 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
 DifferenceCheck check_difference_band(const std::vector<Prediction>& predictions,
                                       const std::vector<RegimeBand>& bands) {
   DifferenceCheck check;
+  const FittedModel fit = fit_with(bands);
   for_each_band_pair(predictions, [&](const Prediction& a, const Prediction& b) {
-    double band = difference_band(band_of(a, bands), band_of(b, bands));
+    double band = difference_band(band_of(a, fit), band_of(b, fit));
     bool inside = std::abs(a.residual() - b.residual()) <= band + 1e-12;
     ++check.pairs;
     check.inside += inside;
-    Layout a_at_b_dp = a.row->layout;
-    a_at_b_dp.dp = b.row->layout.dp;
-    if (a_at_b_dp.label() != b.row->layout.label()) {
+    if (layouts_differ_beyond_dp(a.row->layout, b.row->layout)) {
       ++check.layout_pairs;
       check.layout_inside += inside;
     }

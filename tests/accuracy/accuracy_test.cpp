@@ -1193,6 +1193,16 @@ TEST(DifferenceCheck, CountsPairsOfOneJobInsideTheBandAndTheOrderOfThoseApart) {
   // and of those (0, 3) and (1, 3) ran in the predicted order, (0, 2) and (1, 2) did not.
   EXPECT_EQ(d.apart, 4);
   EXPECT_EQ(d.apart_ordered, 2);
+  // Every pair differs in TP as well as DP: all six are layout pairs, and (0, 1) lies inside.
+  EXPECT_EQ(d.layout_pairs, 6);
+  EXPECT_EQ(d.layout_inside, 1);
+  // One layout at two GPU counts differs in DP alone: a pair, but not a layout pair.
+  rows[1].layout = rows[0].layout;
+  rows[1].layout.dp = 16;
+  d = check_difference_band(p, bands);
+  EXPECT_EQ(d.pairs, 6);
+  EXPECT_EQ(d.layout_pairs, 5);
+  EXPECT_EQ(d.layout_inside, 0);
 }
 
 TEST(DifferenceCheck, LeavesOutPairsOfOtherJobsAndJobsMeasuredTwice) {
