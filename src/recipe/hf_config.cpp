@@ -72,15 +72,7 @@ size_t value_offset(std::string_view text, std::string_view key) {
 Location locate_key(std::string_view text, std::string_view key, const std::string& path) {
   const size_t value = value_offset(text, key);
   if (value == std::string_view::npos) return Location{path, 0, 0};
-  int line = 1;
-  size_t line_start = 0;
-  for (size_t i = 0; i < value; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  }
-  return Location{path, line, static_cast<int>(value - line_start) + 1};
+  return location_at_offset(text, path, value);
 }
 
 /// The value of the first `"key":` as the file writes it, up to the next delimiter (at most 64
