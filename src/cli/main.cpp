@@ -3,11 +3,13 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "command.h"
 #include "common_options.h"
 #include "hcp/edit_distance.h"
+#include "hcp/file_output.h"
 #include "html_output.h"
 #include "output.h"
 
@@ -38,12 +40,26 @@ std::string version_text() {
   return text;
 }
 
+/// Print `text` (help, version) to stdout: a full disk or closed pipe is an error, not exit 0.
+int print_to_stdout(const std::string& text, int exit_code) {
+  Status written = write_standard_output(text);
+  if (written) return exit_code;
+  print_error(written.error().str());
+  return kExitBadInput;
+}
+
+/// CLI11's help (CallForHelp, CallForAllHelp) through print_to_stdout.
+int print_help(const CLI::App& app, const CLI::Error& e) {
+  std::ostringstream text;
+  int code = app.exit(e, text, std::cerr);
+  return print_to_stdout(text.str(), code);
+}
+
 int run(int argc, char** argv) {
   remember_command_line(argc, argv);
   // --version alone is allowed without a subcommand, and needs none of them set up.
   if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
-    std::cout << version_text();
-    return kExitOk;
+    return print_to_stdout(version_text(), kExitOk);
   }
   CLI::App app{
       "hcp-plan: validate and plan context parallelism (CP, hierarchical CP) for "
@@ -110,9 +126,9 @@ int run(int argc, char** argv) {
   try {
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const CLI::ParseError& e) {
     if (parse_failed_on_unphysical_number()) {  // bad input, not a usage slip: one line
       print_error(std::string("<command line>: ") + e.what());

@@ -2,6 +2,7 @@
 // a cell under themselves, wrapped --help, colour on a terminal only (--color, NO_COLOR).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -195,6 +196,39 @@ TEST(Progress, NothingOnAPipedStderr) {
       "--max-seqlen-per-dp-cp-rank 2048 --global-batch 256 --seed 1");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err.find("hcp-plan: reading"), std::string::npos) << r.err;
+}
+
+/// Every way of printing to stdout, onto a full disk (/dev/full): help and version too, which
+/// CLI11 writes itself. Each is exit 2 with one line naming stdout, never exit 0 with the text
+/// lost.
+TEST(FullDisk, EveryStdoutWriterFailsWithOneLine) {
+  if (!std::ifstream("/dev/full").good()) GTEST_SKIP() << "no /dev/full on this machine";
+  const std::vector<WidthCase> cases = {
+      {"--version", "--version"},
+      {"-V", "-V"},
+      {"--help", "--help"},
+      {"--help-all", "--help-all"},
+      {"plan --help", "plan --help"},
+      {"rules", "rules"},
+      {"validate", kCp012},
+      {"plan", kPlan},
+      {"groups --format json", "groups --tp 2 --cp 4 --world-size 16 --format json"},
+  };
+  for (const auto& c : cases) {
+    CliResult r = run_cli(c.args + " > /dev/full");
+    EXPECT_EQ(r.exit_code, 2) << c.what << "\n" << r.err;
+    EXPECT_EQ(r.err, "hcp-plan: error: <stdout>: cannot write: No space left on device\n")
+        << c.what;
+  }
+}
+
+// The same commands into a pipe are exit 0: the failure above is the disk's, not the command's.
+TEST(FullDisk, TheSameCommandsSucceedOnAPipe) {
+  for (const char* args : {"--version", "--help", "plan --help", "rules"}) {
+    CliResult r = run_cli(std::string(args) + " | cat");
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    EXPECT_FALSE(r.out.empty()) << args;
+  }
 }
 
 }  // namespace
