@@ -150,6 +150,7 @@ bool pretrain_dataset(std::string_view target) {
 }
 
 const Flag* find_override_flag(std::string_view name) {
+  if (name.empty()) return nullptr;  // a flag without a short name has "" there, which is no flag
   for (const Flag& f : kFlags) {
     if (name == f.short_name || name == f.long_name) return &f;
   }

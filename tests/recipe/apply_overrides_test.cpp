@@ -274,6 +274,16 @@ TEST(ApplyOverrides, FlagErrors) {
   EXPECT_EQ(apply_error({"-xyz", "1"}).message, "Unknown option: -xyz");
 }
 
+TEST(ApplyOverrides, AnEmptyArgumentIsNoFlag) {
+  // Flags without a short name keep "" there; an empty word must not find them (it glued itself
+  // to the next option: `plan --nodes "" --gpus-per-node 8` read as --nodes "=--gpus-per-node").
+  EXPECT_FALSE(override_flag_takes_value(""));
+  EXPECT_FALSE(has_run_recipe_arguments({""}));
+  EXPECT_TRUE(override_flag_takes_value("-cp"));
+  EXPECT_TRUE(has_run_recipe_arguments({"", "-cp", "2"}));
+  EXPECT_EQ(apply_error({""}).message, "bad override '': empty override");
+}
+
 TEST(ApplyOverrides, SeqLengthFlagSyncsModel) {
   Recipe r = apply_ok({"-sl", "16384"});
   EXPECT_EQ(r.get_int("dataset.seq_length"), 16384);
