@@ -134,8 +134,13 @@ void check_count_options(CLI::App& sub) {
 }
 
 void one_value_per_option(CLI::App& sub) {
+  static const CLI::Validator kNonEmpty(
+      [](const std::string& value) { return value.empty() ? std::string("an empty value") : ""; },
+      "");
   for (CLI::Option* opt : sub.get_options()) {
-    if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+    if (!opt->nonpositional() || opt->get_items_expected_max() < 1) continue;
+    if (opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+    opt->check(kNonEmpty);
   }
 }
 

@@ -48,7 +48,8 @@ CLI::Option* add_recipe_argument(CLI::App& sub, std::string& recipe, const std::
 bool looks_like_override(const std::string& arg);
 
 /// Make every option of `sub` take one value per occurrence: a repeatable option is repeated
-/// ("--env A=1 --env B=2"); what follows its value is an override or the next option.
+/// ("--env A=1 --env B=2"); what follows its value is an override or the next option. An empty
+/// value ("--cluster ''", "--te-version ''") is bad input, not the option left out.
 void one_value_per_option(CLI::App& sub);
 
 /// Hold every integer option of `sub` that kCountOptions names (common_options.cpp: --nodes,

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "cli/cli_runner.h"
@@ -890,6 +892,46 @@ TEST(MalformedLengths, EmptyFile) {
   auto f = s.file("lens.txt", "");
   CliResult r = run_cli("dcp --lengths " + f + " --dp 2 --cp 2 --max-seqlen-per-dp-cp-rank 4096");
   expect_bad_input(r, f);
+}
+
+/// The options of `hcp-plan SUB --help` that take a value (a type word after the names).
+std::vector<std::string> value_options_of(const std::string& sub) {
+  std::vector<std::string> names;
+  std::istringstream help(run_cli(sub + " --help").out);
+  const std::regex option(R"(^  (?:-\w,)?(--[a-z][a-z0-9_-]*)(?:,[^ ]+)? [A-Z][A-Z]+)");
+  for (std::string line; std::getline(help, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, option)) names.push_back(m[1]);
+  }
+  return names;
+}
+
+// An empty value ("--cluster ''") is bad input for every option of every command, never taken
+// for the option left out (plan used to run on the default cluster).
+TEST(MalformedCli, AnEmptyValueOfEveryOptionIsBadInput) {
+  size_t checked = 0;
+  for (const std::string& sub : testing::registered_subcommands()) {
+    for (const std::string& opt : value_options_of(sub)) {
+      CliResult r = run_cli(sub + " " + opt + " ''");
+      const std::string what = sub + " " + opt + " ''";
+      EXPECT_EQ(r.exit_code, 2) << what << "\n" << r.err;
+      EXPECT_EQ(r.err.rfind("hcp-plan: error: ", 0), 0U) << what << "\n" << r.err;
+      EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(opt), std::string::npos)
+          << what << ": the option is not named\n"
+          << r.err;
+      EXPECT_EQ(r.err.find("internal error"), std::string::npos) << what;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100U);  // the help listing was read: every command has several
+}
+
+TEST(MalformedCli, TheEmptyValueMessageNamesTheOption) {
+  CliResult r = run_cli("plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster ''");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "hcp-plan: error: --cluster: an empty value");
+  EXPECT_EQ(run_cli("plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster dgx-h100").exit_code,
+            0);
 }
 
 }  // namespace
