@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliResult;
 using testing::run_cli;
+using testing::run_shell;
 
 const std::string kTopo = "tests/fixtures/topologies/";
 const std::string kSmi = " --nvidia-smi-topo tests/fixtures/preflight/dgx_h100_healthy.txt";
@@ -932,6 +933,34 @@ TEST(MalformedCli, TheEmptyValueMessageNamesTheOption) {
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "hcp-plan: error: --cluster: an empty value");
   EXPECT_EQ(run_cli("plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster dgx-h100").exit_code,
             0);
+}
+
+// Line breaks, tabs, carriage returns, escape sequences and invalid UTF-8 in a command-line value
+// are echoed escaped: the message stays one line and nothing reaches the terminal raw.
+TEST(MalformedCli, ControlCharactersInAValueKeepTheMessageOnOneLine) {
+  // Single-quoted for the shell (/bin/sh, which has no $'...'): any byte but ' stands as it is.
+  const std::vector<std::string> values = {"'a\nb'", "'a\tb'", "'a\rb'", "'\x1b[2Jx'",
+                                           "'\xff\xfe'"};
+  const std::vector<std::string> commands = {
+      "validate {}",
+      "validate llama3_8b_128k model.context_parallel_size={}",
+      "plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster {}",
+      "plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --te-version {}",
+      "compare llama3_8b_128k --nodes 4 --gpus-per-node 8 --option {}",
+      "explain {}",
+  };
+  for (const std::string& command : commands) {
+    for (const std::string& value : values) {
+      std::string line = command;
+      line.replace(line.find("{}"), 2, value);
+      CliResult r = run_shell("cd '" HCP_SOURCE_DIR "' && '" HCP_BINARY "' " + line);
+      EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.err;
+      ASSERT_FALSE(r.err.empty()) << line;
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << line << ": more than one line:\n" << r.err;
+      for (char raw : {'\r', '\t', '\x1b'})
+        EXPECT_EQ(r.err.find(raw), std::string::npos) << line << ": a raw control\n" << r.err;
+    }
+  }
 }
 
 }  // namespace
