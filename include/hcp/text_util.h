@@ -65,6 +65,11 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 /// codes (ESC [ digits;digits m) pass unchanged: they change colours only, never the cursor.
 std::string neutralize_controls(std::string_view text, bool keep_colour = false);
 
+/// `text` on one line: each line break (LF, CR) and tab written as \n, \r or \t. A finding or an
+/// error is one line whatever it quotes (a YAML key, a command-line value), so quoted text cannot
+/// add lines that read as the tool's own ("result: PASS").
+std::string one_line(std::string_view text);
+
 /// Length in bytes of the terminal control sequence starting at `text[at]` (ECMA-48 CSI: ESC '[',
 /// parameter bytes 0x30-0x3F, intermediate bytes 0x20-0x2F, a final byte 0x40-0x7E), or 0 when
 /// no complete one starts there.

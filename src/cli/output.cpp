@@ -197,32 +197,12 @@ bool emit(const OutputOptions& out, const std::string& text) {
   return written.ok();
 }
 
-namespace {
-
-/// `message` on one line: controls escaped, line breaks too (a value given on the command line or
-/// read from a file may hold them; one message is one line).
-std::string one_line(const std::string& message) {
-  std::string out;
-  for (char c : neutralize_controls(message)) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 void print_error(const std::string& message) {
-  std::cerr << "hcp-plan: error: " << one_line(message) << "\n";
+  std::cerr << "hcp-plan: error: " << neutralize_controls(one_line(message)) << "\n";
 }
 
 void print_warning(const std::string& message) {
-  std::cerr << "hcp-plan: warning: " << one_line(message) << "\n";
+  std::cerr << "hcp-plan: warning: " << neutralize_controls(one_line(message)) << "\n";
 }
 
 bool stdout_is_tty() {

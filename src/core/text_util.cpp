@@ -184,6 +184,23 @@ size_t colour_code_length(const std::string& text, size_t i) {
 
 }  // namespace
 
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string neutralize_controls(std::string_view text, bool keep_colour) {
   const std::string valid = replace_invalid_utf8(text);
   std::string out;

@@ -12,6 +12,7 @@
 #include "hcp/layout_report.h"
 #include "hcp/rules.h"
 #include "hcp/text_table.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
@@ -246,13 +247,13 @@ std::string format_groups_text(const RankGroups& g, const NodeShape& shape,
   if (!warnings.empty()) out << "\n";
   for (const auto& [id, message] : warnings) {
     if (id.empty()) {
-      out << "warning: " << message << "\n";
+      out << "warning: " << one_line(message) << "\n";
       continue;
     }
     // A rule's finding (CP020) in its catalog entry's words: severity and fix from the registry.
     Diagnostic d = finding(id, "", message);
-    out << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
-    if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
+    out << severity_name(d.severity()) << ": [" << d.id() << "] " << one_line(d.message) << "\n";
+    if (!d.fix().empty()) out << "    fix: " << one_line(d.fix()) << "\n";
   }
   return out.str();
 }

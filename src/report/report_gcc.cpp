@@ -2,20 +2,9 @@
 #include <sstream>
 
 #include "hcp/report.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
-namespace {
-
-/// Keep every finding on one line: newlines in a message become spaces.
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
-}  // namespace
-
 std::string format_diagnostics_gcc(const std::vector<DiagnosticsReport>& reports) {
   std::ostringstream out;
   for (const DiagnosticsReport& report : reports) {
@@ -23,7 +12,7 @@ std::string format_diagnostics_gcc(const std::vector<DiagnosticsReport>& reports
       // A finding about the command line names its recipe, so several recipes stay apart.
       const bool unplaced = !d.location.known() || d.location.file == "<command line>";
       std::string where = unplaced ? report.recipe : d.location.str();
-      out << where << ": " << severity_name(d.severity()) << ": " << one_line(d.message);
+      out << one_line(where) << ": " << severity_name(d.severity()) << ": " << one_line(d.message);
       if (!d.id().empty()) out << " [" << d.id() << "]";
       out << "\n";
     }

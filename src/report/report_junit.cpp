@@ -32,8 +32,9 @@ std::vector<std::string> all_families() {
 std::string finding_line(const Diagnostic& d, const std::string& recipe) {
   std::string where = d.location.known() ? d.location.str() : recipe;
   std::string id = d.id().empty() ? "" : "[" + d.id() + "] ";
-  std::string line = where + ": " + severity_name(d.severity()) + ": " + id + d.message;
-  if (!d.fix().empty()) line += "\n    fix: " + d.fix();
+  std::string line =
+      one_line(where) + ": " + severity_name(d.severity()) + ": " + id + one_line(d.message);
+  if (!d.fix().empty()) line += "\n    fix: " + one_line(d.fix());
   return line + "\n";
 }
 

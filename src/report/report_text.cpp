@@ -28,11 +28,11 @@ void write_diagnostic(std::ostream& out, const Diagnostic& d, const char* indent
                       const std::string& recipe = "", bool color = false) {
   const bool unplaced = !d.location.known() || d.location.file == "<command line>";
   const std::string where = unplaced && !recipe.empty() ? recipe : d.location.str();
-  out << indent << where << ": "
+  out << indent << one_line(where) << ": "
       << styled(severity_name(d.severity()), severity_style(d.severity()), color) << ": ";
   if (!d.id().empty()) out << "[" << d.id() << "] ";
-  out << d.message << "\n";
-  if (!d.fix().empty()) out << indent << "    fix: " << d.fix() << "\n";
+  out << one_line(d.message) << "\n";
+  if (!d.fix().empty()) out << indent << "    fix: " << one_line(d.fix()) << "\n";
   if (!d.enforced_by().empty()) {
     out << indent << "    note: enforced by " << join(d.enforced_by(), ", ") << "\n";
   }

@@ -74,6 +74,13 @@ TEST(NeutralizeControls, EscapeSequencesAndC1ControlsAreShownNotSent) {
   EXPECT_EQ(neutralize_controls("\xFF"), "\xEF\xBF\xBD");
 }
 
+TEST(OneLine, LineBreaksAndTabsAreWrittenOut) {
+  EXPECT_EQ(one_line("key\nresult: PASS"), "key\\nresult: PASS");
+  EXPECT_EQ(one_line("a\r\nb\tc"), "a\\r\\nb\\tc");
+  EXPECT_EQ(one_line("plain text, 50%"), "plain text, 50%");
+  EXPECT_EQ(one_line(""), "");
+}
+
 struct EscapeCase {
   const char* name;
   std::string text;

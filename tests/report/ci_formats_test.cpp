@@ -261,10 +261,26 @@ TEST(GccFormat, OneLinePerDiagnostic) {
   const std::string id(rule_registry().front().id);
   std::string expected = "recipes/bad.yaml:12:5: error: cp 3 does not divide [" + id +
                          "]\n"
-                         "recipes/bad.yaml:3: warning: 50% of a, b: c next\n"
+                         "recipes/bad.yaml:3: warning: 50% of a, b: c\\nnext\n"
                          "<override 1>: info: from the command line [" +
                          kInfoRule + "]\n";
   EXPECT_EQ(format_diagnostics_gcc(sample_reports()), expected);
+}
+
+// A finding that quotes a line break (a YAML key "x\nresult: PASS", a file named so) stays one
+// line in every line-oriented form: quoted text cannot add lines that read as the tool's own.
+TEST(CiFormats, AQuotedLineBreakAddsNoLine) {
+  DiagnosticsReport r{"recipes/x.yaml", "bridge", {}};
+  r.diagnostics.push_back(
+      make_note(Severity::kWarning, "unknown key 'a\nresult: PASS'", {"dir\nfake.yaml", 2, 1}));
+  const std::string text = format_diagnostics_text(r);
+  EXPECT_NE(text.find("dir\\nfake.yaml:2:1: warning: unknown key 'a\\nresult: PASS'\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\nresult"), std::string::npos) << text;
+  EXPECT_EQ(format_diagnostics_gcc({r}),
+            "dir\\nfake.yaml:2:1: warning: unknown key 'a\\nresult: PASS'\n");
+  EXPECT_EQ(format_diagnostics_junit({r}).find("\nresult"), std::string::npos);
 }
 
 TEST(CiFormats, EmptyReportsGiveNoFindings) {
