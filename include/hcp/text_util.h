@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -64,6 +65,15 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 /// C1 controls, DEL) are written as \xNN, invalid UTF-8 as U+FFFD. With `keep_colour`, colour
 /// codes (ESC [ digits;digits m) pass unchanged: they change colours only, never the cursor.
 std::string neutralize_controls(std::string_view text, bool keep_colour = false);
+
+/// A character and what it is written as.
+struct CharEscape {
+  char c;
+  std::string_view as;
+};
+
+/// `text` with each character that `escapes` names written as it says; the others as they are.
+std::string escape_chars(std::string_view text, std::initializer_list<CharEscape> escapes);
 
 /// `text` on one line: each line break (LF, CR) and tab written as \n, \r or \t. A finding or an
 /// error is one line whatever it quotes (a YAML key, a command-line value), so quoted text cannot

@@ -184,21 +184,23 @@ size_t colour_code_length(const std::string& text, size_t i) {
 
 }  // namespace
 
-std::string one_line(std::string_view text) {
+std::string escape_chars(std::string_view text, std::initializer_list<CharEscape> escapes) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
+    const auto* e = std::find_if(escapes.begin(), escapes.end(),
+                                 [c](const CharEscape& escape) { return escape.c == c; });
+    if (e != escapes.end()) {
+      out += e->as;
     } else {
       out += c;
     }
   }
   return out;
+}
+
+std::string one_line(std::string_view text) {
+  return escape_chars(text, {{'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"}});
 }
 
 std::string neutralize_controls(std::string_view text, bool keep_colour) {

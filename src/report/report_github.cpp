@@ -2,40 +2,19 @@
 #include <sstream>
 
 #include "hcp/report.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 namespace {
 
 /// Escape the message (data) of a workflow command: % CR LF.
 std::string escape_data(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '%') {
-      out += "%25";
-    } else if (c == '\r') {
-      out += "%0D";
-    } else if (c == '\n') {
-      out += "%0A";
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return escape_chars(text, {{'%', "%25"}, {'\r', "%0D"}, {'\n', "%0A"}});
 }
 
 /// Escape a property value of a workflow command: the data escapes plus ':' and ','.
 std::string escape_property(const std::string& text) {
-  std::string out;
-  for (char c : escape_data(text)) {
-    if (c == ':') {
-      out += "%3A";
-    } else if (c == ',') {
-      out += "%2C";
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return escape_chars(escape_data(text), {{':', "%3A"}, {',', "%2C"}});
 }
 
 /// Annotation levels: error, warning, notice.

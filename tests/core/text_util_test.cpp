@@ -74,6 +74,13 @@ TEST(NeutralizeControls, EscapeSequencesAndC1ControlsAreShownNotSent) {
   EXPECT_EQ(neutralize_controls("\xFF"), "\xEF\xBF\xBD");
 }
 
+TEST(EscapeChars, OnlyTheNamedCharactersChange) {
+  EXPECT_EQ(escape_chars("a:b,c%", {{':', "%3A"}, {',', "%2C"}}), "a%3Ab%2Cc%");
+  EXPECT_EQ(escape_chars("xyz", {}), "xyz");
+  EXPECT_EQ(escape_chars("", {{'a', "b"}}), "");
+  EXPECT_EQ(escape_chars("aa", {{'a', ""}}), "");  // an escape may drop its character
+}
+
 TEST(OneLine, LineBreaksAndTabsAreWrittenOut) {
   EXPECT_EQ(one_line("key\nresult: PASS"), "key\\nresult: PASS");
   EXPECT_EQ(one_line("a\r\nb\tc"), "a\\r\\nb\\tc");
