@@ -354,9 +354,9 @@ void cpu_summary(const Topology& t, std::ostringstream& out) {
 
 std::string topology_text(const Topology& t, const std::vector<Diagnostic>& findings) {
   std::ostringstream out;
-  out << "Topology of " << (t.host.empty() ? "this node" : t.host) << " (sources:";
+  out << "Topology of " << (t.host.empty() ? "this node" : one_line(t.host)) << " (sources:";
   for (const auto& s : t.sources)
-    out << " " << s;
+    out << " " << one_line(s);
   out << ")\n";
   cpu_summary(t, out);
   if (t.gpus.empty()) {
@@ -369,14 +369,14 @@ std::string topology_text(const Topology& t, const std::vector<Diagnostic>& find
   if (!findings.empty()) {
     out << "Findings:\n";
     for (const auto& d : findings) {
-      out << "  " << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
-      if (!d.fix().empty()) out << "    fix: " << d.fix() << "\n";
+      out << "  " << diagnostic_headline(d) << "\n";
+      if (!d.fix().empty()) out << "    " << diagnostic_fix_line(d) << "\n";
     }
   }
   for (const auto& w : t.warnings)
-    out << "warning: " << w << "\n";
+    out << "warning: " << one_line(w) << "\n";
   for (const auto& n : t.notes)
-    out << "note: " << n << "\n";
+    out << "note: " << one_line(n) << "\n";
   return out.str();
 }
 

@@ -41,7 +41,8 @@ std::string format_margin_gib(double gib);
 size_t text_columns(std::string_view text);
 
 /// `text` left-aligned in a column `width` wide; a value as wide or wider keeps one space after
-/// it, so that two columns never run together.
+/// it, so that two columns never run together. A cell is one line: line breaks and tabs in it
+/// (a device name from a capture) are written out (one_line).
 std::string pad_column(std::string text, size_t width);
 
 /// Return text with &, <, >, " and ' escaped for XML and HTML; the control characters XML

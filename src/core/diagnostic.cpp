@@ -1,5 +1,7 @@
 #include "hcp/diagnostic.h"
 
+#include "hcp/text_util.h"
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -15,6 +17,15 @@ std::string Location::str() const {
     if (column > 0) out += ":" + std::to_string(column);
   }
   return out;
+}
+
+std::string diagnostic_headline(const Diagnostic& d) {
+  std::string id = d.id().empty() ? "" : "[" + d.id() + "] ";
+  return std::string(severity_name(d.severity())) + ": " + id + one_line(d.message);
+}
+
+std::string diagnostic_fix_line(const Diagnostic& d) {
+  return d.fix().empty() ? "" : "fix: " + one_line(d.fix());
 }
 
 const char* severity_name(Severity s) {

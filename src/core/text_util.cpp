@@ -38,6 +38,7 @@ size_t text_columns(std::string_view text) {
 }
 
 std::string pad_column(std::string text, size_t width) {
+  if (text.find_first_of("\n\r\t") != std::string::npos) text = one_line(text);
   const size_t shown = text_columns(text);
   text.append(shown < width ? width - shown : 1, ' ');
   return text;

@@ -4,6 +4,8 @@
 
 #include "preflight_format.h"
 
+#include "hcp/text_util.h"
+
 namespace hcp::preflight_format {
 namespace {
 
@@ -59,12 +61,11 @@ std::string shape_text(const LaunchShape& l) {
 }
 
 void append_finding(std::ostringstream& ss, const Diagnostic& d) {
-  ss << "  " << severity_name(d.severity()) << ": ";
-  if (!d.id().empty()) ss << "[" << d.id() << "] ";
-  ss << d.message;
-  if (!d.key.empty() && d.key != "node" && d.key != "environment") ss << " (" << d.key << ")";
+  ss << "  " << diagnostic_headline(d);
+  if (!d.key.empty() && d.key != "node" && d.key != "environment")
+    ss << " (" << one_line(d.key) << ")";
   ss << "\n";
-  if (!d.fix().empty()) ss << "      fix: " << d.fix() << "\n";
+  if (!d.fix().empty()) ss << "      " << diagnostic_fix_line(d) << "\n";
 }
 
 nlohmann::json launch_json(const LaunchShape& l) {

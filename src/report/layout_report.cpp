@@ -252,8 +252,8 @@ std::string format_groups_text(const RankGroups& g, const NodeShape& shape,
     }
     // A rule's finding (CP020) in its catalog entry's words: severity and fix from the registry.
     Diagnostic d = finding(id, "", message);
-    out << severity_name(d.severity()) << ": [" << d.id() << "] " << one_line(d.message) << "\n";
-    if (!d.fix().empty()) out << "    fix: " << one_line(d.fix()) << "\n";
+    out << diagnostic_headline(d) << "\n";
+    if (!d.fix().empty()) out << "    " << diagnostic_fix_line(d) << "\n";
   }
   return out.str();
 }

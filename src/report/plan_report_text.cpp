@@ -363,7 +363,7 @@ std::string format_compare_text(const std::vector<CompareEntry>& entries, const 
       out << "  - " << r << "\n";
     for (const Diagnostic& d : e.option.diagnostics) {
       if (d.severity() == Severity::kInfo) continue;
-      out << "  " << severity_name(d.severity()) << ": [" << d.id() << "] " << d.message << "\n";
+      out << "  " << diagnostic_headline(d) << "\n";
     }
   }
   return out.str();

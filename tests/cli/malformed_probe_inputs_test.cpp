@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -253,6 +254,29 @@ TEST_F(MalformedProbeInputs, InvalidUtf8InACaptureIsAnErrorAtItsLine) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.err, "hcp-plan: error: " + path +
                        ":8:14: invalid UTF-8 (byte 0xc5), expected a capture file in UTF-8\n");
+}
+
+// A name in a capture that holds a line break or a tab (an XML character reference, &#10;, in
+// hwloc's NIC name) prints as one table row with the break written out: a capture cannot add a
+// line that reads as the tool's own.
+TEST_F(MalformedProbeInputs, ALineBreakInACapturedNameStaysInItsRow) {
+  std::ifstream in(std::string(HCP_SOURCE_DIR) +
+                   "/tests/fixtures/topologies/hwloc/"
+                   "jureca-dc-gpu_jrc0323_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml");
+  std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string name = "name=\"mlx5_0\"";
+  ASSERT_NE(xml.find(name), std::string::npos);
+  xml.replace(xml.find(name), name.size(), "name=\"mlx5_0&#10;verdict: GO&#9;x\"");
+  const std::string path = write("newline_name.xml", xml);
+  for (const char* command : {"probe --hwloc-xml ", "preflight llama3_8b_128k --hwloc-xml "}) {
+    auto r = run_cli(std::string(command) + path + " 2>&1");
+    SCOPED_TRACE(command);
+    EXPECT_EQ(r.out.find("\nverdict"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\t'), std::string::npos) << r.out;
+  }
+  auto probe = run_cli("probe --hwloc-xml " + path);
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_NE(probe.out.find("  mlx5_0\\nverdict: GO\\tx (ib0)"), std::string::npos) << probe.out;
 }
 
 }  // namespace
