@@ -51,6 +51,21 @@ Error unknown_key(const std::string& key, const std::vector<std::string>& known,
   return Error{message, at, key};
 }
 
+/// A setting's value checked where it is written, as the option it stands for checks it on the
+/// command line (set_environment_option): a bad te_version is reported at its line in the file,
+/// not as "<command line>: --te-version ...". `framework` and `cluster` mean different things to
+/// different commands; each command checks them.
+Status check_option_value(const std::string& key, const std::string& option,
+                          const std::string& value, const Location& at) {
+  if (value.empty()) return Error{key + ": an empty value", at, key};
+  if (option == "framework" || option == "cluster") return Ok{};
+  Environment scratch;
+  if (Status s = set_environment_option(scratch, option, value); !s) {
+    return Error{key + ": " + s.error().message, at, key};
+  }
+  return Ok{};
+}
+
 /// `env:` the job's launch environment, a map NAME: VALUE or a list of NAME=VALUE.
 Status parse_env(const YAML::Node& value, const Location& at, std::vector<std::string>& out) {
   if (value.IsMap()) {
@@ -120,7 +135,10 @@ Status parse_settings(const YAML::Node& map, const std::string& path, bool top,
     } else {
       if (!value.IsScalar()) return Error{key + ": expected a single value", at, key};
       for (const auto& [yaml_key, option] : option_keys()) {
-        if (yaml_key == key) out.options[option] = value.as<std::string>();
+        if (yaml_key != key) continue;
+        const std::string text = value.as<std::string>();
+        if (Status s = check_option_value(key, option, text, at); !s) return s;
+        out.options[option] = text;
       }
     }
   }

@@ -159,7 +159,8 @@ TEST(ConfigCli, GroupsAndPreflightReadTheConfig) {
   dir.write(".hcp-plan.yaml", "nodes: many\n");
   CliResult bad = dir.run("groups --tp 2");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_TRUE(contains(bad.err, ".hcp-plan.yaml: nodes:")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, ".hcp-plan.yaml:1:8: nodes: --nodes expects a positive integer"))
+      << bad.err;
 }
 
 TEST(ConfigCli, PlanTakesMcoreVersionAndOnlyMegatronFrameworks) {

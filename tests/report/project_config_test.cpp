@@ -69,6 +69,40 @@ TEST(ProjectConfig, UnknownKeyIsAnErrorWithItsLineAndADidYouMean) {
   EXPECT_FALSE(parse_project_config("ignore: {a: 1}\n", "x"));
 }
 
+// A setting's bad value is reported at its line in the file, in the option's own words; before,
+// the command found it later and said "<command line>: --te-version ...".
+TEST(ProjectConfig, ABadSettingValueIsAnErrorAtItsLine) {
+  struct Case {
+    std::string text;
+    int line;
+    int column;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"nodes: 2\nte_version: abc\n", 2, 13,
+       "te_version: --te-version expects a version X.Y.Z, got 'abc'"},
+      {"te_version: \"\"\n", 1, 13, "te_version: an empty value"},
+      {"nvlink_domain: 0\n", 1, 16,
+       "nvlink_domain: --nvlink-domain expects a positive integer below 2^31, got '0'"},
+      {"files:\n  '*':\n    world_size: -8\n", 3, 17,
+       "world_size: --world-size expects a positive integer below 2^31, got '-8'"},
+      {"cluster: ''\n", 1, 10, "cluster: an empty value"},
+  };
+  for (const Case& c : cases) {
+    auto parsed = parse_project_config(c.text, "cfg/.hcp-plan.yaml");
+    ASSERT_FALSE(parsed) << c.text;
+    EXPECT_EQ(parsed.error().location.file, "cfg/.hcp-plan.yaml") << c.text;
+    EXPECT_EQ(parsed.error().location.line, c.line) << c.text;
+    EXPECT_EQ(parsed.error().location.column, c.column) << c.text;
+    EXPECT_EQ(parsed.error().message, c.message) << c.text;
+  }
+  // Good values and the command-specific ones (framework, cluster) pass to the command.
+  auto good = parse_project_config(
+      "te_version: 2.18.0\ngpu_sm: 90\nframework: megatron\ncluster: dgx-h100\n", "x");
+  ASSERT_TRUE(good) << good.error().str();
+  EXPECT_EQ(good->defaults.options.at("framework"), "megatron");
+}
+
 TEST(ProjectConfig, EmptyFileIsAnEmptyConfig) {
   auto c = parse_project_config("", "x/.hcp-plan.yaml");
   ASSERT_TRUE(c);
