@@ -134,13 +134,17 @@ void check_count_options(CLI::App& sub) {
 }
 
 void one_value_per_option(CLI::App& sub) {
+  for (CLI::Option* opt : sub.get_options()) {
+    if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  }
+}
+
+void reject_empty_values(CLI::App& sub) {
   static const CLI::Validator kNonEmpty(
       [](const std::string& value) { return value.empty() ? std::string("an empty value") : ""; },
       "");
   for (CLI::Option* opt : sub.get_options()) {
-    if (!opt->nonpositional() || opt->get_items_expected_max() < 1) continue;
-    if (opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
-    opt->check(kNonEmpty);
+    if (opt->nonpositional() && opt->get_items_expected_max() >= 1) opt->check(kNonEmpty);
   }
 }
 

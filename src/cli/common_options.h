@@ -48,9 +48,12 @@ CLI::Option* add_recipe_argument(CLI::App& sub, std::string& recipe, const std::
 bool looks_like_override(const std::string& arg);
 
 /// Make every option of `sub` take one value per occurrence: a repeatable option is repeated
-/// ("--env A=1 --env B=2"); what follows its value is an override or the next option. An empty
-/// value ("--cluster ''", "--te-version ''") is bad input, not the option left out.
+/// ("--env A=1 --env B=2"); what follows its value is an override or the next option.
 void one_value_per_option(CLI::App& sub);
+
+/// Make an empty value of any option of `sub` ("--cluster ''", "--te-version ''") bad input, not
+/// the option left out.
+void reject_empty_values(CLI::App& sub);
 
 /// Hold every integer option of `sub` that kCountOptions names (common_options.cpp: --nodes,
 /// --tp, --seq-length, --top, ...) to its physical range (physical_count), whichever subcommand

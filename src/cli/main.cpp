@@ -84,6 +84,7 @@ int run(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     runners[sub] = command.setup(*sub);
     one_value_per_option(*sub);
+    reject_empty_values(*sub);
     check_count_options(*sub);
   }
 
