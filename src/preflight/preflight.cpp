@@ -8,6 +8,7 @@
 
 #include "hcp/mlm_args.h"
 #include "hcp/preflight.h"
+#include "hcp/text_util.h"
 #include "preflight_format.h"
 
 namespace hcp {
@@ -168,7 +169,7 @@ PreflightReport run_preflight(const PreflightInput& in) {
 std::string preflight_text(const PreflightReport& r) {
   std::ostringstream ss;
   ss << (r.go ? "GO" : "NO-GO") << ": " << counts_text(r.summary) << "\n";
-  ss << "recipe " << r.recipe << " on " << shape_text(r.launch) << "\n";
+  ss << "recipe " << one_line(r.recipe) << " on " << shape_text(r.launch) << "\n";
   ss << environment_line(r.environment) << "\n";
   ss << "node "
      << (r.node["host"].get<std::string>().empty() ? "?" : r.node["host"].get<std::string>())

@@ -8,6 +8,7 @@
 
 #include "hcp/preflight.h"
 #include "hcp/rules.h"
+#include "hcp/text_util.h"
 #include "preflight_format.h"
 
 namespace hcp {
@@ -253,7 +254,7 @@ std::string cluster_preflight_text(const ClusterPreflightReport& c) {
     ss << ")";
   }
   ss << "; " << counts_text(c.summary) << "\n";
-  ss << "recipe " << c.recipe << " on " << shape_text(c.launch) << "\n";
+  ss << "recipe " << one_line(c.recipe) << " on " << shape_text(c.launch) << "\n";
   ss << "\nnodes:\n";
   for (const NodePreflight& n : c.nodes) {
     ss << "  rank " << n.rank << "  " << label_of(n) << "  ";

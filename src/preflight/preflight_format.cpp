@@ -55,8 +55,8 @@ std::string shape_text(const LaunchShape& l) {
   };
   std::string text = num(l.nodes) + plural(l.nodes.value_or(0), " node x ", " nodes x ") +
                      num(l.gpus_per_node) + " GPUs (world size " + num(l.world_size) + "), from " +
-                     l.source;
-  if (!l.nodelist.empty()) text += " [" + l.nodelist + "]";
+                     one_line(l.source);
+  if (!l.nodelist.empty()) text += " [" + one_line(l.nodelist) + "]";
   return text;
 }
 

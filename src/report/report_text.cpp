@@ -70,7 +70,7 @@ std::string format_diagnostics_text(const DiagnosticsReport& report) {
   std::ostringstream out;
   for (const Diagnostic& d : fold_repeats(report.diagnostics))
     write_diagnostic(out, d, "", report.recipe, report.color);
-  out << report.recipe << ": " << summary_line(report.diagnostics) << "\n";
+  out << one_line(report.recipe) << ": " << summary_line(report.diagnostics) << "\n";
   return out.str();
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -960,6 +961,29 @@ TEST(MalformedCli, ControlCharactersInAValueKeepTheMessageOnOneLine) {
       for (char raw : {'\r', '\t', '\x1b'})
         EXPECT_EQ(r.err.find(raw), std::string::npos) << line << ": a raw control\n" << r.err;
     }
+  }
+}
+
+// A recipe whose path holds a line break: every report names it on one line (the summary line of
+// validate, preflight's "recipe ... on" line), so the path cannot add a line of its own.
+TEST(MalformedCli, ALineBreakInARecipePathAddsNoLine) {
+  Scratch dir;
+  std::ifstream in(std::string(HCP_SOURCE_DIR) + "/recipes/llama3_8b_128k.yaml");
+  std::string recipe((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string path = dir.file("a\nverdict: GO/r.yaml", recipe);
+  const std::vector<std::string> commands = {
+      "validate {} --nodes 4 --gpus-per-node 8",
+      "validate {} --nodes 4 --gpus-per-node 8 --format gcc",
+      "preflight {} --nvidia-smi-topo tests/fixtures/preflight/dgx_h100_healthy.txt",
+      "plan {} --nodes 4 --gpus-per-node 8 --cluster dgx-h100",
+      "groups {} --world-size 32",
+  };
+  for (const std::string& command : commands) {
+    std::string line = command;
+    line.replace(line.find("{}"), 2, "'" + path + "'");
+    CliResult r = run_cli(line + " 2>&1");
+    EXPECT_NE(r.exit_code, 2) << line << "\n" << r.out;  // the recipe itself is fine
+    EXPECT_EQ(r.out.find("\nverdict: GO"), std::string::npos) << line << "\n" << r.out;
   }
 }
 
