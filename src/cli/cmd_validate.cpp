@@ -395,7 +395,7 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
   std::vector<DiagnosticsReport> reports;
   for (const std::string& recipe : recipes) {
     if (auto kind = skipped_kind(recipe)) {
-      std::cerr << "hcp-plan: note: " << recipe << ": skipped, not a recipe (" << *kind << ")\n";
+      print_note(recipe + ": skipped, not a recipe (" + *kind + ")");
       DiagnosticsReport skipped;
       skipped.recipe = recipe;
       skipped.skipped = *kind;

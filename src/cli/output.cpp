@@ -205,6 +205,10 @@ void print_warning(const std::string& message) {
   std::cerr << "hcp-plan: warning: " << neutralize_controls(one_line(message)) << "\n";
 }
 
+void print_note(const std::string& message) {
+  std::cerr << "hcp-plan: note: " << neutralize_controls(one_line(message)) << "\n";
+}
+
 bool stdout_is_tty() {
   return isatty(STDOUT_FILENO) == 1;
 }

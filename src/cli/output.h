@@ -82,6 +82,9 @@ void print_error(const std::string& message);
 /// Print "hcp-plan: warning: MESSAGE" on standard error.
 void print_warning(const std::string& message);
 
+/// Print "hcp-plan: note: MESSAGE" to stderr, on one line as print_error does.
+void print_note(const std::string& message);
+
 /// Return true when stdout is a terminal (for colour and live progress).
 bool stdout_is_tty();
 

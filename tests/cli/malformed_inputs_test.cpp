@@ -971,6 +971,13 @@ TEST(MalformedCli, ALineBreakInARecipePathAddsNoLine) {
   std::ifstream in(std::string(HCP_SOURCE_DIR) + "/recipes/llama3_8b_128k.yaml");
   std::string recipe((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string path = dir.file("a\nverdict: GO/r.yaml", recipe);
+  // A workflow beside it, skipped with a note that names it.
+  dir.file("a\nverdict: GO/w\nverdict: GO.yaml", "name: CI\non: push\njobs: {}\n");
+  const std::string folder = path.substr(0, path.rfind('/'));
+  CliResult skipped = run_cli("validate '" + folder + "' --nodes 4 --gpus-per-node 8");
+  EXPECT_NE(skipped.err.find("skipped, not a recipe"), std::string::npos) << skipped.err;
+  for (const std::string& text : {skipped.out, skipped.err})
+    EXPECT_EQ(text.find("\nverdict: GO"), std::string::npos) << text;
   const std::vector<std::string> commands = {
       "validate {} --nodes 4 --gpus-per-node 8",
       "validate {} --nodes 4 --gpus-per-node 8 --format gcc",
@@ -981,9 +988,10 @@ TEST(MalformedCli, ALineBreakInARecipePathAddsNoLine) {
   for (const std::string& command : commands) {
     std::string line = command;
     line.replace(line.find("{}"), 2, "'" + path + "'");
-    CliResult r = run_cli(line + " 2>&1");
-    EXPECT_NE(r.exit_code, 2) << line << "\n" << r.out;  // the recipe itself is fine
-    EXPECT_EQ(r.out.find("\nverdict: GO"), std::string::npos) << line << "\n" << r.out;
+    CliResult r = run_cli(line);
+    EXPECT_NE(r.exit_code, 2) << line << "\n" << r.err;  // the recipe itself is fine
+    for (const std::string& text : {r.out, r.err})
+      EXPECT_EQ(text.find("\nverdict: GO"), std::string::npos) << line << "\n" << text;
   }
 }
 

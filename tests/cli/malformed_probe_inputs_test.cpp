@@ -269,10 +269,12 @@ TEST_F(MalformedProbeInputs, ALineBreakInACapturedNameStaysInItsRow) {
   xml.replace(xml.find(name), name.size(), "name=\"mlx5_0&#10;verdict: GO&#9;x\"");
   const std::string path = write("newline_name.xml", xml);
   for (const char* command : {"probe --hwloc-xml ", "preflight llama3_8b_128k --hwloc-xml "}) {
-    auto r = run_cli(std::string(command) + path + " 2>&1");
+    auto r = run_cli(std::string(command) + path);
     SCOPED_TRACE(command);
-    EXPECT_EQ(r.out.find("\nverdict"), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.find('\t'), std::string::npos) << r.out;
+    for (const std::string& text : {r.out, r.err}) {
+      EXPECT_EQ(text.find("\nverdict"), std::string::npos) << text;
+      EXPECT_EQ(text.find('\t'), std::string::npos) << text;
+    }
   }
   auto probe = run_cli("probe --hwloc-xml " + path);
   EXPECT_EQ(probe.exit_code, 0) << probe.err;
