@@ -45,7 +45,7 @@ std::string format_log_report_text(const LogCheckReport& report) {
   out << "Read:      " << log.lines << " lines from " << log.files.size() << " file"
       << (log.files.size() == 1 ? "" : "s") << "\n";
   out << "Config:    "
-      << (log.config                         ? log.config->format + " at " + log.config->begin.str()
+      << (log.config ? log.config->format + " at " + one_line(log.config->begin.str())
           : report.config_source == "recipe" ? std::string("none printed; the recipe's")
                                              : std::string("none"))
       << "\n";

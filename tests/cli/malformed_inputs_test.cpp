@@ -964,8 +964,9 @@ TEST(MalformedCli, ControlCharactersInAValueKeepTheMessageOnOneLine) {
   }
 }
 
-// A recipe whose path holds a line break: every report names it on one line (the summary line of
-// validate, preflight's "recipe ... on" line), so the path cannot add a line of its own.
+// A recipe, a skipped file or a training log whose path holds a line break: every report names it
+// on one line (validate's summary line and skip note, preflight's "recipe ... on" line,
+// check-log's "Config:" line), so the path cannot add a line of its own.
 TEST(MalformedCli, ALineBreakInARecipePathAddsNoLine) {
   Scratch dir;
   std::ifstream in(std::string(HCP_SOURCE_DIR) + "/recipes/llama3_8b_128k.yaml");
@@ -977,6 +978,14 @@ TEST(MalformedCli, ALineBreakInARecipePathAddsNoLine) {
   CliResult skipped = run_cli("validate '" + folder + "' --nodes 4 --gpus-per-node 8");
   EXPECT_NE(skipped.err.find("skipped, not a recipe"), std::string::npos) << skipped.err;
   for (const std::string& text : {skipped.out, skipped.err})
+    EXPECT_EQ(text.find("\nverdict: GO"), std::string::npos) << text;
+  std::ifstream log_in(std::string(HCP_SOURCE_DIR) + "/tests/fixtures/logs/bridge_hcp_ok.log");
+  std::string log((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  const std::string log_path = dir.file("a\nverdict: GO/train.log", log);
+  CliResult checked = run_cli("check-log '" + log_path + "'");
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_NE(checked.out.find("Config:    "), std::string::npos) << checked.out;
+  for (const std::string& text : {checked.out, checked.err})
     EXPECT_EQ(text.find("\nverdict: GO"), std::string::npos) << text;
   const std::vector<std::string> commands = {
       "validate {} --nodes 4 --gpus-per-node 8",
