@@ -25,15 +25,6 @@ enum class Severity { kInfo, kWarning, kError };
 /// Return "info", "warning" or "error".
 const char* severity_name(Severity s);
 
-class Diagnostic;
-
-/// "severity: [ID] message" (no brackets without an ID) on one line: line breaks and tabs that
-/// the message quotes (a YAML key, a device name from a capture) are written out (one_line).
-std::string diagnostic_headline(const Diagnostic& d);
-
-/// "fix: ..." on one line, or "" when `d` has no fix.
-std::string diagnostic_fix_line(const Diagnostic& d);
-
 /// One finding of a rule, or a note without a rule, in the JSON contract's shape.
 ///
 /// A rule's finding is made only from its catalog entry (hcp::finding and the rules' Reporter,
@@ -69,6 +60,13 @@ class Diagnostic {
   std::string fix_;
   std::vector<std::string> enforced_by_;
 };
+
+/// "severity: [ID] message" (no brackets without an ID) on one line: line breaks and tabs that
+/// the message quotes (a YAML key, a device name from a capture) are written out (one_line).
+std::string diagnostic_headline(const Diagnostic& d);
+
+/// "fix: ..." on one line, or "" when `d` has no fix.
+std::string diagnostic_fix_line(const Diagnostic& d);
 
 /// Findings of one kind past this many are folded into one "... and N more" note.
 inline constexpr size_t kFoldAfter = 10;

@@ -197,16 +197,25 @@ bool emit(const OutputOptions& out, const std::string& text) {
   return written.ok();
 }
 
+namespace {
+
+/// "hcp-plan: KIND: MESSAGE" on stderr, one line whatever the message quotes.
+void print_line(const char* kind, const std::string& message) {
+  std::cerr << "hcp-plan: " << kind << ": " << neutralize_controls(one_line(message)) << "\n";
+}
+
+}  // namespace
+
 void print_error(const std::string& message) {
-  std::cerr << "hcp-plan: error: " << neutralize_controls(one_line(message)) << "\n";
+  print_line("error", message);
 }
 
 void print_warning(const std::string& message) {
-  std::cerr << "hcp-plan: warning: " << neutralize_controls(one_line(message)) << "\n";
+  print_line("warning", message);
 }
 
 void print_note(const std::string& message) {
-  std::cerr << "hcp-plan: note: " << neutralize_controls(one_line(message)) << "\n";
+  print_line("note", message);
 }
 
 bool stdout_is_tty() {

@@ -31,10 +31,8 @@ std::vector<std::string> all_families() {
 /// "recipes/x.yaml:12:5: error: [CP013] message" (the recipe stands in for an unknown file).
 std::string finding_line(const Diagnostic& d, const std::string& recipe) {
   std::string where = d.location.known() ? d.location.str() : recipe;
-  std::string id = d.id().empty() ? "" : "[" + d.id() + "] ";
-  std::string line =
-      one_line(where) + ": " + severity_name(d.severity()) + ": " + id + one_line(d.message);
-  if (!d.fix().empty()) line += "\n    fix: " + one_line(d.fix());
+  std::string line = one_line(where) + ": " + diagnostic_headline(d);
+  if (!d.fix().empty()) line += "\n    " + diagnostic_fix_line(d);
   return line + "\n";
 }
 
