@@ -18,7 +18,9 @@
 
 namespace hcp {
 
-/// The type a field accepts. Null is accepted by every field (Optional upstream, or "use default").
+/// The type a field accepts. Null (Python None once Bridge applies it) is accepted by every field
+/// except the few sizes Megatron declares without Optional and computes with at start-up
+/// (schema_fields.cpp kNullRefusedFields).
 enum class FieldType {
   kInt,         ///< An integer (2.0 is rejected).
   kBool,        ///< true/false.

@@ -301,6 +301,13 @@ Status apply_hf_config_text(Recipe& recipe, std::string_view json_text, const st
           std::string("HF config has no ") + required + " (is this a transformers config.json?)",
           Location{path, 0, 0}, required};
     }
+    // transformers hands the null to the model's config class as None, which sizes nothing
+    // (LlamaConfig computes hidden_size // num_attention_heads): not a model to check.
+    if ((*config)[required].is_null()) {
+      return Error{std::string("HF config field '") + required +
+                       "' is null: the model's size needs an integer there",
+                   locate_key(json_text, required, path), required};
+    }
   }
   HfReader hf(*config, json_text, path, recipe);
   std::string model_type =

@@ -506,10 +506,12 @@ Status sync_sequence_length(Recipe& recipe, const std::vector<Override>& overrid
   if (model_overridden && !data_overridden) {
     const Value* model = recipe.find("model.seq_length");
     if (model != nullptr && !(*model == *data)) {
+      // A null length is no length to suggest (dataset.seq_length may not be null).
+      const std::string length = model->is_null() ? "LENGTH" : model->str();
       return Error{"model.seq_length=" + model->str() +
                        " has no effect: run_recipe.py copies dataset.seq_length (" + data->str() +
-                       ") into model.seq_length; use -sl " + model->str() +
-                       " or dataset.seq_length=" + model->str(),
+                       ") into model.seq_length; use -sl " + length +
+                       " or dataset.seq_length=" + length,
                    model->location(), "model.seq_length"};
     }
   }

@@ -109,8 +109,28 @@ Status check_size(std::string_view dotted, const Value& v) {
   return check_one(v);
 }
 
+/// A null where Megatron needs a number (schema_detail::refuses_null): the error, else Ok.
+Status check_not_null(std::string_view dotted, const FieldSpec& spec, const Value& value) {
+  if (!value.is_null() || spec.default_value == "None" ||
+      !schema_detail::refuses_null(canonical_key(dotted))) {
+    return Ok{};
+  }
+  // TransformerConfig's 0 is a placeholder each model provider replaces, not a usable default.
+  const bool usable_default = spec.default_value != "required" && spec.default_value != "0";
+  std::string keep = usable_default
+                         ? "remove it to keep the default " + std::string(spec.default_value)
+                         : "set it to a positive integer";
+  return value_error(
+      dotted, value,
+      "null for '" + std::string(dotted) +
+          "': Megatron-Bridge would set it to None, and its dataclass declares it int, "
+          "not Optional, so the job fails at start-up; " +
+          keep);
+}
+
 Status check_spec_value(std::string_view dotted, const FieldSpec* spec, const Value& value) {
   if (spec == nullptr) return Ok{};
+  if (Status s = check_not_null(dotted, *spec, value); !s) return s;
   if (!matches_type(value, spec->type, spec->size)) {
     return value_error(dotted, value,
                        "wrong type for '" + std::string(dotted) + "': expected " +

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <span>
@@ -164,6 +165,29 @@ constexpr std::string_view kSizeFields[] = {
     "dataset.seq_length",
     "dataset.sequence_length",
     "dist.eval_context_parallel_size",
+};
+
+/// Fields a recipe may not set to null. Bridge applies a YAML or override null as Python None
+/// (omegaconf_utils.py:105-160 process_config_with_overrides: OmegaConf.create of the dataclass
+/// dict, merge, then _apply_overrides:469-515 setattr), and these are declared without Optional:
+/// megatron/core/model_parallel_config.py:55,83,100,127 (`tensor_model_parallel_size: int = 1`,
+/// pipeline, context, expert alike), transformer_config.py:65,145,148 (`num_layers`,
+/// `hidden_size`, `num_attention_heads: int = 0`), Bridge training/config.py:231
+/// (dataset `seq_length: int`, required; run_recipe.py copies it into model.seq_length, whose own
+/// null is reported as having no effect). Megatron
+/// computes with each of them at start-up (transformer_config.py:1446 `num_attention_heads %
+/// tensor_model_parallel_size`, parallel_state.py:815 the model-parallel product), so None is a
+/// TypeError after the job has its nodes. A field whose class in effect defaults to None (a
+/// provider that makes num_layers Optional) still takes null.
+constexpr std::string_view kNullRefusedFields[] = {
+    "model.context_parallel_size",
+    "model.expert_model_parallel_size",
+    "model.hidden_size",
+    "model.num_attention_heads",
+    "model.num_layers",
+    "model.pipeline_model_parallel_size",
+    "model.tensor_model_parallel_size",
+    "dataset.seq_length",
 };
 
 /// Model fields of Megatron-LM's dev branch (d48bd6be, megatron/core/transformer/
@@ -332,6 +356,11 @@ const std::vector<std::string>& dataclass_sections() {
     return out;
   }();
   return names;
+}
+
+bool refuses_null(std::string_view dotted) {
+  return std::find(std::begin(kNullRefusedFields), std::end(kNullRefusedFields), dotted) !=
+         std::end(kNullRefusedFields);
 }
 
 std::string_view schema_bridge_commit() {

@@ -32,6 +32,10 @@ const FieldSet* section_fields(std::string_view section);
 /// Return the ConfigContainer sections that are dataclasses (every one but env_vars).
 const std::vector<std::string>& dataclass_sections();
 
+/// Return true when `dotted` (canonical, "model.context_parallel_size") may not be null: Bridge
+/// would set it to None and Megatron, which declares it without Optional, fails at start-up.
+bool refuses_null(std::string_view dotted);
+
 /// Return the Megatron-Bridge commit the schema was generated from.
 std::string_view schema_bridge_commit();
 

@@ -359,6 +359,51 @@ TEST(HostileInputs, NumbersOutsideTheirPhysicalRangeNameFileAndField) {
   }
 }
 
+// The null class: YAML's null, ~ and an empty value, a Hydra override's null and JSON's null,
+// where the field sizes the job. Bridge sets a YAML or override null as None and Megatron fails
+// at start-up; before, each passed validate with 0 errors and the rules that need the field
+// silently skipped.
+TEST(HostileInputs, NullWhereTheJobNeedsANumberNamesFileLineAndField) {
+  const std::string recipe =
+      testing::read_whole_file(HCP_SOURCE_DIR "/recipes/llama3_8b_128k.yaml");
+  const std::string hf =
+      testing::read_whole_file(HCP_SOURCE_DIR "/tests/fixtures/hf/llama3_1_8b.json");
+  std::vector<NumberCase> cases;
+  for (const char* value : {" null", " ~", " Null", ""}) {
+    cases.push_back({value, "validate {} --world-size 32",
+                     replaced(recipe, "context_parallel_size: 16",
+                              std::string("context_parallel_size:") + value),
+                     "model.context_parallel_size"});
+    cases.push_back(
+        {value, "validate {} --world-size 32",
+         replaced(recipe, "num_attention_heads: 32", std::string("num_attention_heads:") + value),
+         "model.num_attention_heads"});
+  }
+  cases.push_back({"override", "validate {} --world-size 32 model.tensor_model_parallel_size=null",
+                   recipe, "model.tensor_model_parallel_size"});
+  cases.push_back({"JSON", "validate --hf-config {} --world-size 8",
+                   replaced(hf, "\"num_attention_heads\": 32", "\"num_attention_heads\": null"),
+                   "num_attention_heads"});
+  for (const NumberCase& c : cases) {
+    Hostile h;
+    const bool json = c.name == std::string("JSON");
+    std::string path = h.write(json ? "config.json" : "recipe.yaml", c.bytes);
+    const bool override = c.name == std::string("override");
+    if (!override) {
+      ASSERT_NE(c.bytes, json ? hf : recipe) << c.field << ": the fixture changed";
+    }
+    CliResult r = run_bounded(with_path(c.command, path));
+    const std::string what = c.field + " =" + c.name;
+    if (override) {
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_NE(r.err.find("<override 1>:1:"), std::string::npos) << r.err;
+    } else {
+      expect_one_line_naming(r, path + ":", what);
+    }
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << what << ": " << r.err;
+  }
+}
+
 /// A hostile number class as written in a Megatron-LM argument and in JSON (which has no NaN or
 /// inf literal: there the class is a string, which the integer fields reject as such).
 struct HostileNumber {

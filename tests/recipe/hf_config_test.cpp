@@ -123,6 +123,37 @@ TEST(HfConfig, BadInputs) {
                    .ok());
 }
 
+// transformers passes a null to the model's config class as None; the three fields that size
+// the model cannot be None (LlamaConfig divides hidden_size by num_attention_heads). A null where
+// the class has a default of its own (num_key_value_heads: the heads) is kept.
+TEST(HfConfig, NullSizeFieldsAreErrorsAtTheirLine) {
+  for (const char* field : {"num_hidden_layers", "hidden_size", "num_attention_heads"}) {
+    std::string text = R"({
+ "num_hidden_layers": 2,
+ "hidden_size": 64,
+ "num_attention_heads": 4,
+ "num_key_value_heads": null
+})";
+    const std::string quoted = std::string("\"") + field + "\": ";
+    const size_t at = text.find(quoted) + quoted.size();
+    text.replace(at, text.find_first_of(",\n", at) - at, "null");
+    Recipe r;
+    Status st = apply_hf_config_text(r, text, "null.json");
+    ASSERT_FALSE(st.ok()) << field;
+    EXPECT_EQ(st.error().key, field);
+    EXPECT_GT(st.error().location.line, 1) << field;
+    EXPECT_NE(st.error().message.find("is null"), std::string::npos) << st.error().message;
+  }
+  Recipe kept;
+  Status st =
+      apply_hf_config_text(kept,
+                           R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+          "num_key_value_heads": null})",
+                           "kv_null.json");
+  ASSERT_TRUE(st.ok()) << st.error().str();
+  EXPECT_EQ(kept.get_int("model.num_query_groups"), 4);
+}
+
 }  // namespace
 }  // namespace hcp
 

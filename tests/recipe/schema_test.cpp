@@ -100,7 +100,6 @@ TEST(Schema, KeyChecks) {
 TEST(Schema, ValueChecks) {
   Location at{"<override 1>", 1, 5};
   EXPECT_TRUE(check_field_value("model.context_parallel_size", Value::integer(4, at)).ok());
-  EXPECT_TRUE(check_field_value("model.context_parallel_size", Value::null(at)).ok());
   EXPECT_FALSE(check_field_value("model.context_parallel_size", Value::real(4.0, at)).ok());
   EXPECT_FALSE(check_field_value("model.context_parallel_size", Value::integer(0, at)).ok());
   EXPECT_FALSE(check_field_value("model.sequence_parallel", Value::string("yes", at)).ok());
@@ -115,6 +114,38 @@ TEST(Schema, ValueChecks) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().location.column, 5);
   EXPECT_EQ(s.error().key, "model.num_layers");
+}
+
+// Bridge applies a null as Python None (omegaconf_utils.py _apply_overrides), so a null is what
+// the field's annotation says: fine where upstream declares Optional (None is its default), a
+// start-up TypeError where it declares a plain int that Megatron computes with.
+TEST(Schema, NullOnlyWhereUpstreamDeclaresOptional) {
+  Location at{"r.yaml", 7, 3};
+  for (const char* key :
+       {"model.tensor_model_parallel_size", "model.pipeline_model_parallel_size",
+        "model.context_parallel_size", "model.expert_model_parallel_size", "model.num_layers",
+        "model.hidden_size", "model.num_attention_heads", "dataset.seq_length"}) {
+    Status s = check_field_value(key, Value::null(at));
+    ASSERT_FALSE(s.ok()) << key;
+    EXPECT_EQ(s.error().key, key);
+    EXPECT_EQ(s.error().location.line, 7) << key;
+    EXPECT_NE(s.error().message.find("not Optional"), std::string::npos) << s.error().message;
+  }
+  for (const char* key : {"model.cp_comm_type", "model.hierarchical_context_parallel_sizes",
+                          "model.virtual_pipeline_model_parallel_size",
+                          "model.expert_tensor_parallel_size", "model.num_query_groups",
+                          "model.kv_channels", "model.ffn_hidden_size", "model.num_moe_experts"}) {
+    EXPECT_TRUE(check_field_value(key, Value::null(at)).ok()) << key;
+  }
+  // The fix names the default where there is a usable one.
+  EXPECT_NE(check_field_value("model.context_parallel_size", Value::null(at))
+                .error()
+                .message.find("keep the default 1"),
+            std::string::npos);
+  EXPECT_NE(check_field_value("model.num_attention_heads", Value::null(at))
+                .error()
+                .message.find("set it to a positive integer"),
+            std::string::npos);
 }
 
 TEST(Schema, WholeRecipeCheckForOtherLoaders) {
