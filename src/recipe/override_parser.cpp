@@ -294,7 +294,7 @@ Result<Value> Parser::parse_primitive() {
     if (c == ',' || c == ']' || c == '}' || c == '[' || c == '{' || c == ')') break;
     if (c == '(') break;
     if (!(is_id_char(c) || is_unquoted_char(c) || c == ':' || is_ws(c))) {
-      return fail(std::string("unexpected character '") + c + "' in value", pos_);
+      return fail("unexpected character '" + character_at(pos_) + "' in value", pos_);
     }
     text += c;
     ++pos_;
@@ -363,7 +363,7 @@ Result<Value> Parser::parse_dict() {
     while (!at_end() && t_[pos_] != ':' && t_[pos_] != ',' && t_[pos_] != '}') {
       char c = t_[pos_];
       if (!(is_id_char(c) || is_unquoted_char(c) || is_ws(c))) {
-        return fail(std::string("unexpected character '") + c + "' in dict key", pos_);
+        return fail("unexpected character '" + character_at(pos_) + "' in dict key", pos_);
       }
       key += c;
       ++pos_;

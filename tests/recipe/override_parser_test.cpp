@@ -184,6 +184,24 @@ TEST(OverrideParser, ValueErrors) {
   EXPECT_NE(parse_error("model.x={a:1,a:2}").find("duplicate"), std::string::npos);
 }
 
+// The character a message quotes is the whole UTF-8 sequence (a full-width digit, not its first
+// byte), and a byte that starts no sequence is written as \xNN, in keys, values and dict keys.
+TEST(OverrideParser, UnexpectedCharactersAreQuotedWhole) {
+  const std::string digit = "\xEF\xBC\x94";  // U+FF14 FULLWIDTH DIGIT FOUR
+  for (const std::string& text :
+       {"mo" + digit + "del=4", "model.x=" + digit, "model.x={" + digit + ":1}"}) {
+    std::string message = parse_error(text);
+    EXPECT_NE(message.find("unexpected character '" + digit + "'"), std::string::npos) << message;
+  }
+  EXPECT_NE(parse_error("model.x=a\xFF"
+                        "b")
+                .find("unexpected character '\\xff'"),
+            std::string::npos)
+      << parse_error(
+             "model.x=a\xFF"
+             "b");
+}
+
 TEST(OverrideParser, ListIndexKey) {
   Override o = parse_ok("model.recompute_modules.0=mlp");
   EXPECT_EQ(o.key, "model.recompute_modules.0");
