@@ -265,6 +265,10 @@ struct Metrics {
   double within_15 = 0;    ///< Share of rows with APE <= 15 %.
   double kendall_tau = 0;  ///< Mean tau-b over (model, system, precision) groups of >= 3 rows.
   int64_t tau_groups = 0;
+  /// The same over groups of one publication too (one table or release: the rows ran under one
+  /// software stack, as the layouts `plan` compares do).
+  double kendall_tau_one_publication = 0;
+  int64_t tau_one_publication_groups = 0;
   int64_t band_rows = 0;  ///< Priced rows checked against a band (0: no coverage computed).
   double coverage = 0;    ///< Share of band_rows whose measured value lies inside the band.
 };
@@ -277,6 +281,8 @@ struct Slice {
   std::string name;
   Metrics metrics;
 };
+/// The name of the slice of Megatron-family rows (megatron_family).
+inline constexpr std::string_view kMegatronFamilySlice = "Megatron-family";
 /// Metrics for: all, Megatron-family / other frameworks, dense/moe/hybrid, each regime, each
 /// precision, each system, CP=1 / CP>1, and the NeMo long-sequence CP rows of 32K to 1M tokens.
 /// With `bands`, each slice's coverage: the share of its rows inside the band band_for prints.

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -126,6 +127,28 @@ std::string group_key(const CorpusRow& row) {
   return row.model + " | " + row.system + " | " + row.precision;
 }
 
+/// Rows whose ratio the difference band describes: one model on one system at one precision in
+/// one publication (any GPU count, batch and layout); a pair of them counts when its inputs differ
+/// (same_inputs), for a job measured twice says how the runs vary, not how the model errs.
+std::string pair_key(const CorpusRow& row) {
+  return group_key(row) + " | " + row.publication;
+}
+
+/// The mean tau-b over the groups of >= 3 rows that have one, and how many groups that is.
+std::pair<double, int64_t> mean_tau(
+    const std::map<std::string, std::vector<const Prediction*>>& groups) {
+  double sum = 0;
+  int64_t count = 0;
+  for (const auto& [key, group] : groups) {
+    if (group.size() < 3) continue;
+    auto tau = kendall_tau_b(group);
+    if (!tau) continue;
+    sum += *tau;
+    ++count;
+  }
+  return {count > 0 ? sum / static_cast<double>(count) : 0.0, count};
+}
+
 constexpr double kUnpricedPenalty = 4.0;  // (log e^2)^2: an unpriced row counts as 7x off.
 
 }  // namespace
@@ -166,6 +189,7 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
   Metrics m;
   std::vector<double> apes;
   std::map<std::string, std::vector<const Prediction*>> groups;
+  std::map<std::string, std::vector<const Prediction*>> publication_groups;
   for (const Prediction& p : predictions) {
     ++m.rows;
     if (p.predicted_tokens <= 0) {
@@ -175,6 +199,7 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
     if (!p.fits_memory) ++(p.row->settings_found ? m.predicted_oom : m.predicted_oom_unknown);
     apes.push_back(p.ape());
     groups[group_key(*p.row)].push_back(&p);
+    publication_groups[pair_key(*p.row)].push_back(&p);
   }
   if (!apes.empty()) {
     double sum = 0;
@@ -187,15 +212,9 @@ Metrics metrics_of(const std::vector<Prediction>& predictions) {
     m.median_ape = percentile(apes, 0.5);
     m.within_15 = static_cast<double>(within) / static_cast<double>(apes.size());
   }
-  double tau_sum = 0;
-  for (const auto& [key, group] : groups) {
-    if (group.size() < 3) continue;
-    auto tau = kendall_tau_b(group);
-    if (!tau) continue;
-    tau_sum += *tau;
-    ++m.tau_groups;
-  }
-  if (m.tau_groups > 0) m.kendall_tau = tau_sum / static_cast<double>(m.tau_groups);
+  std::tie(m.kendall_tau, m.tau_groups) = mean_tau(groups);
+  std::tie(m.kendall_tau_one_publication, m.tau_one_publication_groups) =
+      mean_tau(publication_groups);
   return m;
 }
 
@@ -270,7 +289,7 @@ std::vector<Slice> slices_of(const std::vector<Prediction>& predictions,
   for (const Prediction& p : predictions)
     add("all", p);
   for (const Prediction& p : predictions)
-    add(megatron_family(*p.row) ? "Megatron-family" : "other frameworks", p);
+    add(megatron_family(*p.row) ? std::string(kMegatronFamilySlice) : "other frameworks", p);
   for (const char* f : {"dense", "moe", "hybrid"}) {
     for (const Prediction& p : predictions) {
       if (family_name(p.row->family) == std::string(f)) add(std::string("family ") + f, p);
@@ -659,13 +678,6 @@ std::vector<Prediction> leave_one_source_out(const Corpus& corpus, const FittedM
 }
 
 namespace {
-
-/// Rows whose ratio the difference band describes: one model on one system at one precision in
-/// one publication (any GPU count, batch and layout); a pair of them counts when its inputs differ
-/// (same_inputs), for a job measured twice says how the runs vary, not how the model errs.
-std::string pair_key(const CorpusRow& row) {
-  return group_key(row) + " | " + row.publication;
-}
 
 /// Call `visit(a, b)` for every pair of priced predictions of `set` under one pair_key whose
 /// inputs differ.

@@ -75,6 +75,20 @@ std::string difference_check_text(const DifferenceCheck& d) {
          " pairs predicted apart by more than the band ran in the predicted order\n";
 }
 
+/// "  tau inside one publication ...: 0.88 (28 groups)" for the Megatron-family slice of
+/// `slices`; "" when it has no such group.
+std::string one_publication_tau_text(const std::vector<Slice>& slices) {
+  for (const Slice& s : slices) {
+    if (s.name != kMegatronFamilySlice || s.metrics.tau_one_publication_groups == 0) continue;
+    return "  tau inside one publication (Megatron-family groups of >= 3 rows of one model, "
+           "system and precision from one table or release: one software stack, as when plan "
+           "compares layouts): " +
+           fmt("%.2f", s.metrics.kendall_tau_one_publication) + " (" +
+           std::to_string(s.metrics.tau_one_publication_groups) + " groups)\n";
+  }
+  return "";
+}
+
 json metrics_json(const Metrics& m) {
   const bool priced = m.rows > m.unpriced;
   return {{"rows", m.rows},
@@ -86,6 +100,9 @@ json metrics_json(const Metrics& m) {
           {"within_15", json_if(priced, m.within_15)},
           {"kendall_tau", json_if(m.tau_groups > 0, m.kendall_tau)},
           {"tau_groups", m.tau_groups},
+          {"kendall_tau_one_publication",
+           json_if(m.tau_one_publication_groups > 0, m.kendall_tau_one_publication)},
+          {"tau_one_publication_groups", m.tau_one_publication_groups},
           {"band_rows", m.band_rows},
           {"band_coverage", json_if(m.band_rows > 0, m.coverage)}};
 }
@@ -200,13 +217,14 @@ std::string format_accuracy_text(const AccuracyReport& r, bool per_row) {
   if (!r.validation.empty()) {
     out +=
         "\nValidation set " + r.validation_path + " (never fitted):\n" + slice_table(r.validation);
+    out += one_publication_tau_text(r.validation);
     if (r.validation_difference) out += difference_check_text(*r.validation_difference);
   }
   if (!r.held_out.empty()) {
     out +=
         "\nHeld out, corpus and validation set together (leave-one-source-out rows of the corpus "
         "and the validation set's rows; no row is predicted by a fit that saw its publication):\n" +
-        slice_table(r.held_out);
+        slice_table(r.held_out) + one_publication_tau_text(r.held_out);
   }
   if (r.fitted) {
     out += "\nFitted constants (" + r.fitted->objective + "):\n";

@@ -200,6 +200,30 @@ nlohmann::json figures(nlohmann::json mape, nlohmann::json median, nlohmann::jso
           {"band_coverage", std::move(band)}};
 }
 
+// The one-publication tau stands under the validation and held-out tables, for the
+// Megatron-family slice, and only where that slice has such a group; JSON carries it per slice.
+TEST(AccuracyText, OnePublicationTauFollowsTheValidationAndHeldOutTables) {
+  AccuracyReport r = report_with("Megatron-family");
+  r.validation[0].metrics.kendall_tau_one_publication = 0.875;
+  r.validation[0].metrics.tau_one_publication_groups = 28;
+  r.held_out = r.validation;
+  r.held_out[0].metrics.tau_one_publication_groups = 0;
+  const std::string text = format_accuracy_text(r, false);
+  const std::string line = "tau inside one publication";
+  ASSERT_NE(text.find(line), std::string::npos) << text;
+  EXPECT_EQ(text.find(line, text.find(line) + 1), std::string::npos) << "twice:\n" << text;
+  EXPECT_GT(text.find(line), text.find("Validation set")) << text;
+  EXPECT_NE(text.find("0.88 (28 groups)"), std::string::npos) << text;
+  auto j = nlohmann::json::parse(format_accuracy_json(r));
+  EXPECT_EQ(j["validation"][0]["kendall_tau_one_publication"], 0.875);
+  EXPECT_EQ(j["validation"][0]["tau_one_publication_groups"], 28);
+  EXPECT_TRUE(j["held_out"][0]["kendall_tau_one_publication"].is_null());
+  // Another slice's groups are not the Megatron-family figure.
+  AccuracyReport other = report_with("GPU DGX-H100");
+  other.validation[0].metrics.tau_one_publication_groups = 3;
+  EXPECT_EQ(format_accuracy_text(other, false).find(line), std::string::npos);
+}
+
 class UndefinedFigure : public ::testing::TestWithParam<FigureCase> {};
 
 TEST_P(UndefinedFigure, PrintsADashInTextAndNullInJson) {

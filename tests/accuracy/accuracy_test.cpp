@@ -595,6 +595,35 @@ TEST(Metrics, TauLeavesOutPairsOfRowsWithTheSameInputs) {
   EXPECT_LT(metrics_of(p).kendall_tau, 0.9);
 }
 
+TEST(Metrics, TauInsideOnePublicationRanksEachPublicationOnItsOwn) {
+  // Two releases measured the same three layouts; the second ran 10 % slower across the board,
+  // which the model (no release among its inputs) cannot see. Inside each release the order is
+  // the predicted one; across them, pairs such as (A, release 2) vs (B, release 1) are not.
+  std::vector<CorpusRow> rows(6);
+  const double measured[] = {300, 200, 100, 270, 180, 90};
+  for (int i = 0; i < 6; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].model = "M";
+    rows[i].system = "S";
+    rows[i].publication = i < 3 ? "release 1" : "release 2";
+    rows[i].measured_tokens = measured[i];
+    rows[i].setup.global_batch = int64_t{64} * (i + 1);  // six different inputs
+  }
+  std::vector<Prediction> p;
+  const double predicted[] = {310, 205, 95, 300, 200, 100};
+  for (int i = 0; i < 6; ++i)
+    p.push_back(made(&rows[i], predicted[i]));
+  Metrics m = metrics_of(p);
+  EXPECT_EQ(m.tau_groups, 1);
+  EXPECT_LT(m.kendall_tau, 0.9);
+  EXPECT_EQ(m.tau_one_publication_groups, 2);
+  EXPECT_NEAR(m.kendall_tau_one_publication, 1.0, 1e-9);
+  // A publication with fewer than three rows is no group of its own.
+  rows[5].publication = "release 3";
+  p[5] = made(&rows[5], predicted[5]);
+  EXPECT_EQ(metrics_of(p).tau_one_publication_groups, 1);
+}
+
 TEST(Fit, ReducesTheLogErrorAndNamesItsRows) {
   auto corpus = tiny_corpus();
   ASSERT_TRUE(corpus);
