@@ -356,6 +356,31 @@ Status check_field_value(std::string_view dotted, const Value& value) {
 
 namespace {
 
+// OmegaConf keeps a YAML key with dots in it whole: it splits only the paths of overrides and
+// select() (omry/omegaconf#1188, #1189: `{"a.b.c": 1}` is one key). Bridge's config has no field
+// of that name, so _apply_overrides skips it like any unknown key.
+Diagnostic dotted_key_note(const std::string& path, const std::string& key, const Location& at) {
+  const std::string dotted = path.empty() ? key : path + "." + key;
+  // A section, or a field of one: what the key would have set had it been nested.
+  const std::string canonical = canonical_key(dotted);
+  auto [section, field] = split_first(canonical);
+  const bool real =
+      check_key_known(canonical, at).ok() && field.find('.') == std::string::npos &&
+      (field.empty() || !is_modelled_section(section) || find_field(section, field) != nullptr);
+  const std::string where = path.empty() ? "at the top level" : "under '" + path + "'";
+  std::string message =
+      "'" + key + "' " + where +
+      " is one YAML key with dots in it: OmegaConf keeps such a key whole (it splits override "
+      "paths, not YAML keys), Megatron-Bridge's config has no field of that name and skips it "
+      "(omegaconf_utils.py _apply_overrides: \"not found in config object ... Skipping\"), so "
+      "this line sets nothing" +
+      (real ? " and the job runs without '" + dotted + "'" : "");
+  const size_t last = dotted.rfind('.');
+  std::string fix = "nest it: " + dotted.substr(last + 1) + ": under " + dotted.substr(0, last) +
+                    ", or pass the override " + dotted + "=VALUE";
+  return Diagnostic::note(real ? Severity::kError : Severity::kWarning, message, dotted, at, fix);
+}
+
 std::string short_class(std::string_view qualified) {
   size_t dot = qualified.rfind('.');
   return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
@@ -405,6 +430,10 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
     const std::string& field = map.entries()[i].first;
     Value& value = map.value_at(i);
     std::string key = path + "." + field;
+    if (field.find('.') != std::string::npos) {
+      recipe.load_notes.push_back(dotted_key_note(path, field, value.location()));
+      continue;
+    }
     const FieldSpec* spec = fields.find(field);
     if (spec == nullptr) {
       if (!target_known && !target.empty()) {
@@ -525,6 +554,10 @@ Status check_recipe_schema(Recipe& recipe) {
     const std::string& section = recipe.root.entries()[i].first;
     Value& body = recipe.root.value_at(i);
     Location at = body.location().known() ? body.location() : recipe.where(section);
+    if (section.find('.') != std::string::npos) {
+      recipe.load_notes.push_back(dotted_key_note("", section, at));
+      continue;
+    }
     if (Status known = check_key_known(section, at); !known && skipped) {
       recipe.load_notes.push_back(skipped_key_note(section, suggest_key(section), at));
       continue;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "hcp/recipe.h"
 #include "support/unprivileged.h"
@@ -213,6 +214,42 @@ TEST(Loader, UnknownSectionIsSkippedWithASuggestion) {
   ASSERT_NE(d, nullptr);
   EXPECT_NE(d->message.find("did you mean 'model'"), std::string::npos) << d->message;
   EXPECT_EQ(d->location.line, 2);
+}
+
+// A YAML key with dots in it is one key to OmegaConf (omry/omegaconf#1189), which Bridge's config
+// lacks and skips: the line sets nothing, in an override file and in a dump alike. Naming a real
+// field that way is an error (the job runs without it); any other dotted key a warning. Before,
+// validate took `model.context_parallel_size: 4` at the top level silently and reported CP 1.
+TEST(Loader, DottedYamlKeysSetNothing) {
+  struct Case {
+    std::string text;
+    std::string key;
+    Severity severity;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"model.context_parallel_size: 4\n", "model.context_parallel_size", Severity::kError, 1},
+      {"model:\n  num_layers: 2\n\"model.context_parallel_size\": 4\n",
+       "model.context_parallel_size", Severity::kError, 3},
+      {"train:\n  global_batch_size: 8\n  \"a.b\": 1\n", "train.a.b", Severity::kWarning, 3},
+      {"model:\n  context_parallel_size.x: 4\n", "model.context_parallel_size.x",
+       Severity::kWarning, 2},
+      {dump("megatron.bridge.models.llama.llama_provider.Llama3ModelProvider8B",
+            "  num_layers: 2\n  pipeline_model_parallel_size.value: 2\n"),
+       "model.pipeline_model_parallel_size.value", Severity::kWarning, 5},
+      {"dataset.seq_length: 4096\n", "dataset.seq_length", Severity::kError, 1},
+  };
+  for (const Case& c : cases) {
+    Recipe r = load_ok(c.text);
+    const Diagnostic* d = note_for(r, c.key);
+    ASSERT_NE(d, nullptr) << c.text;
+    EXPECT_EQ(d->severity(), c.severity) << c.text;
+    EXPECT_EQ(d->location.line, c.line) << c.text;
+    EXPECT_NE(d->message.find("one YAML key with dots"), std::string::npos) << d->message;
+    EXPECT_NE(d->fix().find("nest it"), std::string::npos) << d->fix();
+  }
+  // The key sets nothing: the recipe keeps CP unset.
+  EXPECT_FALSE(load_ok("model.context_parallel_size: 4\n").has("model.context_parallel_size"));
 }
 
 TEST(Loader, EveryDataclassSectionIsChecked) {
