@@ -128,9 +128,32 @@ Status check_not_null(std::string_view dotted, const FieldSpec& spec, const Valu
           keep);
 }
 
+/// A resolver interpolation (${oc.env:X}, ${oc.decode:...}) left as text where the field wants
+/// no text: say that the value is unknown here, not that it is of the wrong type. OmegaConf 2.1's
+/// oc.env returns the variable (and its default) as a string, parsed only through oc.decode
+/// (omry/omegaconf#535, #574).
+Status unresolved_resolver(std::string_view dotted, const FieldSpec& spec, const Value& value) {
+  if (!value.is_string() || spec.type == FieldType::kString || spec.type == FieldType::kAny ||
+      spec.type == FieldType::kStringList || !value.as_string().starts_with("${")) {
+    return Ok{};
+  }
+  const std::string& text = value.as_string();
+  const bool env_text = text.starts_with("${oc.env:");
+  return value_error(dotted, value,
+                     "'" + std::string(dotted) + "' is " + text +
+                         ", an OmegaConf resolver hcp-plan does not evaluate (it resolves ${key} "
+                         "references only), so it cannot check the value" +
+                         (env_text ? "; oc.env gives text, which Bridge would set as a string "
+                                     "(wrap it in ${oc.decode:...})"
+                                   : "") +
+                         "; write the number, or pass the override " + std::string(dotted) +
+                         "=VALUE");
+}
+
 Status check_spec_value(std::string_view dotted, const FieldSpec* spec, const Value& value) {
   if (spec == nullptr) return Ok{};
   if (Status s = check_not_null(dotted, *spec, value); !s) return s;
+  if (Status s = unresolved_resolver(dotted, *spec, value); !s) return s;
   if (!matches_type(value, spec->type, spec->size)) {
     return value_error(dotted, value,
                        "wrong type for '" + std::string(dotted) + "': expected " +

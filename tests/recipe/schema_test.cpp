@@ -148,6 +148,27 @@ TEST(Schema, NullOnlyWhereUpstreamDeclaresOptional) {
             std::string::npos);
 }
 
+// hcp-plan resolves ${key} references; a resolver is left as the text it was written as. In a
+// number field that text is no wrong type but a value hcp-plan cannot know: the message says so.
+TEST(Schema, AResolverInANumberFieldIsNamedAsUnevaluated) {
+  Location at{"r.yaml", 4, 26};
+  for (const char* text : {"${oc.decode:${oc.env:CP,4}}", "${oc.env:CP}", "${now:%H}"}) {
+    Status s = check_field_value("model.context_parallel_size", Value::string(text, at));
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.error().message.find("resolver hcp-plan does not evaluate"), std::string::npos)
+        << s.error().message;
+    EXPECT_EQ(s.error().message.find("wrong type"), std::string::npos) << s.error().message;
+    const bool env = std::string(text).starts_with("${oc.env:");
+    EXPECT_EQ(s.error().message.find("oc.env gives text") != std::string::npos, env) << text;
+  }
+  // A string field takes the text as it is; a plain string in a number field is a wrong type.
+  EXPECT_TRUE(check_field_value("checkpoint.save", Value::string("${oc.env:DIR}", at)).ok());
+  EXPECT_NE(check_field_value("model.context_parallel_size", Value::string("four", at))
+                .error()
+                .message.find("wrong type"),
+            std::string::npos);
+}
+
 TEST(Schema, WholeRecipeCheckForOtherLoaders) {
   Recipe r;
   r.set("model.context_parallel_size", Value::integer(2, {"<command line>", 0, 0}));
