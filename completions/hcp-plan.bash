@@ -33,12 +33,7 @@ _hcp_plan() {
   case "$prev" in
     --ignore) COMPREPLY=($(compgen -W "$(hcp-plan rules --format ids 2>/dev/null)" -- "$cur")); return ;;
     --cluster) COMPREPLY=($(compgen -W "$(_hcp_plan_names clusters)" -- "$cur") $(compgen -f -X '!*.@(yaml|yml)' -- "$cur")); return ;;
-    --framework)
-      case "$sub" in
-        plan|compare) COMPREPLY=($(compgen -W "megatron bridge mlm" -- "$cur")) ;;
-        *) COMPREPLY=($(compgen -W "bridge mlm" -- "$cur")) ;;
-      esac
-      return ;;
+    --framework) COMPREPLY=($(compgen -W "megatron bridge mlm" -- "$cur")); return ;;
     --recompute) COMPREPLY=($(compgen -W "none selective full" -- "$cur")); return ;;
     -o|--output|--hwloc-xml|--nccl-topo|--nvidia-smi-topo|--topology|--calibration|--lengths|--idx|--hf-config|--save|--html|--corpus|--constants|--write|--save-calibration|--config|--env-file)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -91,7 +91,8 @@ void add_environment_options(CLI::App& sub, ValidateOptions& opts) {
       {"nvlink-domain", "GPUs per NVLink domain (e.g. 72 on GB200 NVL72)"},
       {"te-version", "Transformer Engine version X.Y.Z the job runs with"},
       {"mcore-version", "Megatron-Core version X.Y.Z the job runs with"},
-      {"framework", "Whose semantics apply: bridge or mlm (default: the recipe's)"},
+      {"framework",
+       "Whose semantics apply: megatron (the recipe's own, the default), bridge or mlm"},
       {"gpu-sm", "GPU compute capability, e.g. 90 for H100 (some backend rules need it)"},
   };
   for (const Spec& spec : specs) {
@@ -104,6 +105,14 @@ void add_environment_options(CLI::App& sub, ValidateOptions& opts) {
         },
         spec.help);
   }
+}
+
+/// The framework --framework (or the project config) names: bridge or mlm; nullopt for none and
+/// for megatron, the recipe's own semantics.
+std::optional<std::string> chosen_framework(const ValidateOptions& opts) {
+  auto it = opts.env_options.find("framework");
+  if (it == opts.env_options.end() || it->second == "megatron") return std::nullopt;
+  return it->second;
 }
 
 /// Build the Environment from the options; a bad value is a usage error.
@@ -204,10 +213,7 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
     bool mlm = !opts.sources.mlm_args.empty() ||
                (!opts.sources.recipe.empty() && opts.sources.recipe != "-" &&
                 is_mlm_test_config(opts.sources.recipe));
-    auto framework = opts.env_options.find("framework");
-    failed.framework = framework != opts.env_options.end() ? framework->second
-                       : mlm                               ? "mlm"
-                                                           : "bridge";
+    failed.framework = chosen_framework(opts).value_or(mlm ? "mlm" : "bridge");
     failed.loaded = false;
     failed.diagnostics = load_error_diagnostics(e);
     return {kExitBadInput, std::move(failed)};
@@ -215,9 +221,7 @@ RecipeOutcome validate_one(const ValidateOptions& opts, const std::vector<std::s
   const Recipe& first = subjects->front().recipe;
   DiagnosticsReport report;
   report.recipe = first.path.empty() ? first.name : first.path;
-  auto framework = opts.env_options.find("framework");
-  report.framework =
-      framework != opts.env_options.end() ? framework->second : framework_name(first.framework);
+  report.framework = chosen_framework(opts).value_or(framework_name(first.framework));
   if (py) report.diagnostics = python_env_diagnostics(*py);
   for (const RecipeSubject& subject : *subjects) {
     auto ds = check_subject(opts, subject, py);

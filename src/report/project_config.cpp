@@ -58,7 +58,7 @@ Error unknown_key(const std::string& key, const std::vector<std::string>& known,
 Status check_option_value(const std::string& key, const std::string& option,
                           const std::string& value, const Location& at) {
   if (value.empty()) return Error{key + ": an empty value", at, key};
-  if (option == "framework" || option == "cluster") return Ok{};
+  if (option == "cluster") return Ok{};  // A profile name or file: each command finds it.
   Environment scratch;
   if (Status s = set_environment_option(scratch, option, value); !s) {
     return Error{key + ": " + s.error().message, at, key};

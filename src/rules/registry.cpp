@@ -336,15 +336,19 @@ const std::vector<std::string>& environment_option_names() {
 
 Status set_environment_option(Environment& env, std::string_view name, std::string_view value) {
   if (name == "framework") {
+    // megatron: the recipe's own semantics (what plan and compare take it to mean), so one
+    // project config's framework serves every command.
     if (value == "bridge") {
       env.framework = Framework::kBridge;
     } else if (value == "mlm") {
       env.framework = Framework::kMlm;
-    } else {
-      std::string near = closest_match(value, {"bridge", "mlm"});
-      return Error{"--framework expects bridge or mlm, got '" + std::string(value) + "'" +
-                       (near.empty() ? "" : " (did you mean '" + near + "'?)"),
-                   Location{"<command line>", 0, 0}, "framework"};
+    } else if (value != "megatron") {
+      std::string near = closest_match(value, {"megatron", "bridge", "mlm"});
+      return Error{
+          "--framework expects megatron (the recipe's own semantics), bridge or mlm, "
+          "got '" +
+              std::string(value) + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+          Location{"<command line>", 0, 0}, "framework"};
     }
     return Ok{};
   }

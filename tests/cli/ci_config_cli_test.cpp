@@ -114,6 +114,28 @@ TEST(CiConfigCli, BadConfigIsBadInputWithItsLine) {
   EXPECT_NE(r.err.find("did you mean 'world_size'"), std::string::npos) << r.err;
 }
 
+// One config serves validate and plan: `framework: megatron` (plan's word for the recipe's own
+// semantics) means the same to validate, whose JSON then names the recipe's framework; a value no
+// command takes is an error at its line. Before, validate said "<command line>: --framework
+// expects bridge or mlm, got 'megatron'" for a config plan accepted.
+TEST(CiConfigCli, FrameworkMegatronServesValidateAndPlan) {
+  Repo repo;
+  repo.copy_shipped_recipes();
+  repo.write(".hcp-plan.yaml", "world_size: 32\nframework: megatron\n");
+  CliResult v = repo.run("validate recipes/llama3_8b_128k.yaml --format json");
+  EXPECT_NE(v.exit_code, 2) << v.err;
+  EXPECT_EQ(json::parse(v.out)["framework"], "bridge") << v.out;
+  CliResult p = repo.run("plan llama3_8b_128k --nodes 4 --gpus-per-node 8");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  repo.write(".hcp-plan.yaml", "world_size: 32\nframework: nemo\n");
+  for (const char* command : {"validate recipes/llama3_8b_128k.yaml",
+                              "plan llama3_8b_128k --nodes 4 --gpus-per-node 8"}) {
+    CliResult bad = repo.run(command);
+    EXPECT_EQ(bad.exit_code, 2) << command;
+    EXPECT_NE(bad.err.find(".hcp-plan.yaml:2:12: framework:"), std::string::npos) << bad.err;
+  }
+}
+
 TEST(CiConfigCli, InlineSuppressionAtTheTopSilencesTheFile) {
   Repo repo;
   const std::string gemma = read_whole_file(HCP_RECIPES_DIR "/gemma3_1b_32k.yaml");

@@ -87,6 +87,9 @@ TEST(ProjectConfig, ABadSettingValueIsAnErrorAtItsLine) {
       {"files:\n  '*':\n    world_size: -8\n", 3, 17,
        "world_size: --world-size expects a positive integer below 2^31, got '-8'"},
       {"cluster: ''\n", 1, 10, "cluster: an empty value"},
+      {"framework: bridg\n", 1, 12,
+       "framework: --framework expects megatron (the recipe's own semantics), bridge or mlm, got "
+       "'bridg' (did you mean 'bridge'?)"},
   };
   for (const Case& c : cases) {
     auto parsed = parse_project_config(c.text, "cfg/.hcp-plan.yaml");
@@ -96,7 +99,8 @@ TEST(ProjectConfig, ABadSettingValueIsAnErrorAtItsLine) {
     EXPECT_EQ(parsed.error().location.column, c.column) << c.text;
     EXPECT_EQ(parsed.error().message, c.message) << c.text;
   }
-  // Good values and the command-specific ones (framework, cluster) pass to the command.
+  // Good values pass to the command; megatron (the recipe's own semantics) serves every command,
+  // and a cluster is each command's to find.
   auto good = parse_project_config(
       "te_version: 2.18.0\ngpu_sm: 90\nframework: megatron\ncluster: dgx-h100\n", "x");
   ASSERT_TRUE(good) << good.error().str();
