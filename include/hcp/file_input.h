@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,11 @@ Result<InputHead> read_input_head(const std::string& path, InputKind kind, uint6
 /// Standard input as a file of `kind` ("<stdin>" in messages): a pipe, a file or a terminal,
 /// read up to the kind's limit, with the text checks of read_input_file.
 Result<std::string> read_standard_input(InputKind kind);
+
+/// The name this process read the regular file `path` by as an input (any of the functions above,
+/// standard input as "<stdin>"), if it did: the same file under another name or link counts.
+/// nullopt when it read no such file, and for what is no regular file.
+std::optional<std::string> input_read_as(const std::string& path);
 
 /// The text checks and normalisation read_input_file applies to a text kind: invalid UTF-8 is
 /// an error at its line and column naming `what` (an input kind's name), a leading BOM is

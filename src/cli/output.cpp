@@ -11,9 +11,11 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "hcp/edit_distance.h"
+#include "hcp/file_input.h"
 #include "hcp/file_output.h"
 #include "hcp/text_util.h"
 
@@ -192,6 +194,13 @@ bool emit(const OutputOptions& out, const std::string& text) {
   std::string shown = plain ? neutralize_controls(text, color_enabled(out)) : text;
   if (out.format == "text" && out.width > 0) shown = wrap_text(shown, out.width);
   const bool to_stdout = out.path.empty() || out.path == "-";
+  // A report written over the recipe (or any input) it was made from would destroy that input.
+  if (auto input = to_stdout ? std::nullopt : input_read_as(out.path)) {
+    print_error(out.path + ": is an input of this command" +
+                (*input == out.path ? std::string() : " (read as " + *input + ")") +
+                "; not overwritten with the report: name another output file");
+    return false;
+  }
   Status written = to_stdout ? write_standard_output(shown) : write_output_file(out.path, shown);
   if (!written) print_error(written.error().str());
   return written.ok();

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "hcp/text_util.h"
 
@@ -116,6 +118,31 @@ Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_b
   return text;
 }
 
+/// A regular file this process has read: its identity on disk and the name it was read by.
+struct InputIdentity {
+  dev_t device;
+  ino_t inode;
+  std::string path;
+};
+
+std::mutex& inputs_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<InputIdentity>& inputs_read() {
+  static std::vector<InputIdentity> all;
+  return all;
+}
+
+/// Remember the regular file `fd` reads as an input named `path` (stdin: "<stdin>").
+void remember_input(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::lock_guard<std::mutex> lock(inputs_mutex());
+  inputs_read().push_back({st.st_dev, st.st_ino, path});
+}
+
 /// Open `path` for reading as a file of `kind` after the checks of read_input_file; `st` is its
 /// status. The descriptor is closed by the caller's Fd.
 Result<int> open_checked(const std::string& path, InputKind kind, struct stat& st) {
@@ -142,6 +169,7 @@ Result<int> open_checked(const std::string& path, InputKind kind, struct stat& s
     return file_error(path, std::string("is a /proc or /sys file, not a regular file, expected ") +
                                 with_article(input_kind_name(kind)));
   }
+  remember_input(fd, path);
   return fd;
 }
 
@@ -270,11 +298,22 @@ Result<std::string> read_standard_input(InputKind kind) {
   const uint64_t max_bytes = max_input_bytes(kind);
   std::string too_large =
       "larger than the " + format_byte_limit(max_bytes) + " limit for " + with_article(what);
+  remember_input(STDIN_FILENO, "<stdin>");
   Result<std::string> text = read_bounded(STDIN_FILENO, "<stdin>", max_bytes, too_large, 0,
                                           input_kind_is_text(kind) ? what : std::string());
   if (!text) return text;
   if (!input_kind_is_text(kind)) return text;
   return normalize_input_text(std::move(*text), "<stdin>", what);
+}
+
+std::optional<std::string> input_read_as(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::lock_guard<std::mutex> lock(inputs_mutex());
+  for (const InputIdentity& input : inputs_read()) {
+    if (input.device == st.st_dev && input.inode == st.st_ino) return input.path;
+  }
+  return std::nullopt;
 }
 
 Result<std::string> normalize_input_text(std::string text, const std::string& file,

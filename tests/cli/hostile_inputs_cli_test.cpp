@@ -359,6 +359,57 @@ TEST(HostileInputs, NumbersOutsideTheirPhysicalRangeNameFileAndField) {
   }
 }
 
+// An output path that names an input: `validate r.yaml -o r.yaml` replaced the recipe with its own
+// report (exit 0), as did --html over an HF config and -o over a calibration file. Each case,
+// whatever name or link reaches the file, is exit 2 with one line, and the input is unchanged.
+TEST(HostileInputs, AReportNeverOverwritesAnInput) {
+  struct Case {
+    const char* what;
+    std::string command;  ///< {} is the input, {out} the output path
+    std::string fixture;
+    bool through_link;
+  };
+  const std::vector<Case> cases = {
+      {"recipe -o", "validate {} --world-size 32 -o {out}", "recipes/llama3_8b_128k.yaml", false},
+      {"recipe -o by a link", "validate {} --world-size 32 -o {out}", "recipes/llama3_8b_128k.yaml",
+       true},
+      {"stdin -o", "validate - --world-size 32 -o {out} < {}", "recipes/llama3_8b_128k.yaml",
+       false},
+      {"HF config --html", "plan --hf-config {} --nodes 1 --gpus-per-node 8 --html {out}",
+       "tests/fixtures/hf/llama3_1_8b.json", false},
+      {"calibration -o",
+       "plan llama3_8b_128k --nodes 1 --gpus-per-node 8 --calibration {} -o {out}",
+       "tests/fixtures/calibration/h100_node.json", false},
+  };
+  for (const Case& c : cases) {
+    Hostile h;
+    const std::string original = testing::read_whole_file(HCP_SOURCE_DIR "/" + c.fixture);
+    const std::string input = h.write("input", original);
+    std::string out = input;
+    if (c.through_link) {
+      out = h.path("link");
+      fs::create_symlink(input, out);
+    }
+    std::string command = c.command;
+    command.replace(command.find("{out}"), 5, "'" + out + "'");
+    command.replace(command.find("{}"), 2, "'" + input + "'");
+    CliResult r =
+        testing::run_shell("cd '" HCP_SOURCE_DIR "' && timeout 10 '" HCP_BINARY "' " + command);
+    EXPECT_EQ(r.exit_code, 2) << c.what << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.what << ": " << r.err;
+    EXPECT_NE(r.err.find("is an input of this command"), std::string::npos) << r.err;
+    EXPECT_EQ(testing::read_whole_file(input), original) << c.what << ": the input was changed";
+  }
+  // Another file is written as before.
+  Hostile h;
+  const std::string report = h.path("report.txt");
+  CliResult ok = testing::run_shell("cd '" HCP_SOURCE_DIR "' && '" HCP_BINARY
+                                    "' validate recipes/llama3_8b_128k.yaml --world-size 32 -o '" +
+                                    report + "'");
+  EXPECT_NE(ok.exit_code, 2) << ok.err;
+  EXPECT_NE(testing::read_whole_file(report).find("llama3_8b_128k.yaml"), std::string::npos);
+}
+
 // The null class: YAML's null, ~ and an empty value, a Hydra override's null and JSON's null,
 // where the field sizes the job. Bridge sets a YAML or override null as None and Megatron fails
 // at start-up; before, each passed validate with 0 errors and the rules that need the field

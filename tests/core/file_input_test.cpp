@@ -73,6 +73,29 @@ TEST(InputLayer, HostilePathsAreRefusedInOneLineNamingThePath) {
   }
 }
 
+// The files a process has read are known by their identity on disk, whatever name reaches them:
+// the report writer asks before it replaces a file.
+TEST(InputLayer, InputsReadAreKnownUnderAnyNameThatReachesThem) {
+  InputDir d;
+  const std::string read = d.write("read.yaml", "model: {}\n");
+  const std::string unread = d.write("unread.yaml", "model: {}\n");
+  fs::create_symlink(read, d.path("link.yaml"));
+  fs::create_hard_link(read, d.path("hard.yaml"));
+  EXPECT_FALSE(input_read_as(read).has_value());
+  ASSERT_TRUE(read_input_file(read, InputKind::kRecipe).ok());
+  EXPECT_EQ(input_read_as(read), read);
+  EXPECT_EQ(input_read_as(d.path("link.yaml")), read);
+  EXPECT_EQ(input_read_as(d.path("hard.yaml")), read);
+  EXPECT_FALSE(input_read_as(unread).has_value());
+  EXPECT_FALSE(input_read_as(d.path("missing.yaml")).has_value());
+  EXPECT_FALSE(input_read_as(d.path("")).has_value());  // the directory
+  EXPECT_FALSE(input_read_as("/dev/null").has_value());
+  // A file refused as an input was not read.
+  const std::string big = d.write("big.yaml", std::string(64, 'x'));
+  EXPECT_FALSE(read_input_file(big, InputKind::kRecipe, 8).ok());
+  EXPECT_EQ(input_read_as(big), big);  // opened, then refused by its size: still an input
+}
+
 TEST(InputLayer, DevNullIsTheEmptyFile) {
   if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
   for (InputKind kind : kAllKinds) {
