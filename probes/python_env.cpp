@@ -198,6 +198,15 @@ Result<PythonEnvironment> probe_python_env(const std::string& interpreter, int t
                      " while reading package metadata",
                  Location{"<command line>", 0, 0}, ""};
   }
+  // The script prints a line for every package, installed or not: output without them is some
+  // other program's (a shell script, a wrapper that prints a banner and exits 0), and reading it
+  // as "nothing is installed" would state what no one measured.
+  for (const std::string& name : python_env_package_names()) {
+    if (out.starts_with(name + "=") || out.find("\n" + name + "=") != std::string::npos) continue;
+    return Error{resolved + " did not answer the package probe: its output has no '" + name +
+                     "=' line (is it a Python 3.8 or newer interpreter?)",
+                 Location{"<command line>", 0, 0}, ""};
+  }
   return parse_python_env_output(out, resolved);
 }
 

@@ -141,7 +141,8 @@ TEST(ValidateMlmCli, HfConfigAloneWithShorthandLayout) {
 TEST(ValidateMlmCli, PythonEnvironmentFeedsVersionRules) {
   std::string python = temp_file("cli_fake_python",
                                  "#!/bin/sh\necho transformer_engine=1.11.0\n"
-                                 "echo megatron-core=0.12.0\necho torch=2.5.0\n",
+                                 "echo megatron-core=0.12.0\necho megatron-bridge=\n"
+                                 "echo torch=2.5.0\necho nccl=\n",
                                  true);
   auto r = run_cli("validate llama3_8b_128k --world-size 32 --python " + python + " --format json");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -93,6 +93,32 @@ TEST(PythonEnv, ErrorsAreValues) {
   EXPECT_NE(slow.error().message.find("timed out"), std::string::npos);
 }
 
+// A program that exits 0 without the probe's reply (a shell script, a wrapper printing a banner,
+// JSON, a flood of bytes) is not a Python environment: before, each read as "none of the CP
+// packages is installed", which nobody had checked. A reply with every line, installed or not,
+// is one, CRLF line ends included.
+TEST(PythonEnv, AnInterpreterThatDoesNotAnswerTheProbeIsAnError) {
+  const std::pair<const char*, const char*> silent[] = {
+      {"prints_nothing", "exit 0\n"},
+      {"prints_json", "echo '{\"transformer_engine\": \"2.10.0\"}'\n"},
+      {"prints_zeros", "head -c 3000000 /dev/zero\n"},
+      {"answers_in_part", "echo transformer_engine=2.10.0\necho torch=2.7.1\n"},
+      {"names_in_the_middle", "echo xtransformer_engine=1\n"},
+  };
+  for (const auto& [name, body] : silent) {
+    auto env = probe_python_env(fake_interpreter(name, body));
+    ASSERT_FALSE(env.ok()) << name;
+    EXPECT_NE(env.error().message.find("did not answer the package probe"), std::string::npos)
+        << env.error().message;
+  }
+  auto none = probe_python_env(fake_interpreter(
+      "nothing_installed",
+      "printf 'transformer_engine=\\r\\nmegatron-core=\\r\\nmegatron-bridge=\\r\\ntorch=\\r\\n"
+      "nccl=\\r\\n'\n"));
+  ASSERT_TRUE(none.ok()) << none.error().str();
+  EXPECT_EQ(none->missing().size(), python_env_package_names().size());
+}
+
 // Deadlines cover the whole run, not only the output: an interpreter that closes stdout (EOF on
 // the pipe) and keeps running, or prints forever, is killed at the deadline.
 TEST(PythonEnv, DeadlineCoversChildrenThatCloseStdoutOrNeverStop) {
