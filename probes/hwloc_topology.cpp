@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -17,6 +16,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "hcp/file_input.h"
 #include "hwloc_internal.h"
 #include "topology_internal.h"
 
@@ -124,10 +124,7 @@ Affinity hwloc_affinity(hwloc_topology_t t, hwloc_obj_t gpu, hwloc_obj_t nic) {
 }
 
 std::string read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
+  return read_system_file_line(path).value_or("");
 }
 
 /// Live only: kind and rate of an RDMA device or netdev from sysfs (hwloc does not read them).

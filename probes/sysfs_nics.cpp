@@ -5,9 +5,9 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
+#include "hcp/file_input.h"
 #include "topology_internal.h"
 
 namespace hcp {
@@ -48,14 +48,11 @@ std::string without_number(const std::string& line) {
   return digits ? trim(t.substr(colon + 1)) : t;
 }
 
-/// First line of a small file; nullopt when it cannot be read.
+/// First line of a small file (at most 256 characters); nullopt when it cannot be read.
 std::optional<std::string> first_line(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::string line;
-  std::getline(in, line);
-  if (in.bad()) return std::nullopt;
-  return line.substr(0, 256);
+  auto line = read_system_file_line(path.string());
+  if (!line) return std::nullopt;
+  return line->substr(0, 256);
 }
 
 std::string phys_state_from(const std::string& line) {

@@ -65,6 +65,11 @@ Result<InputHead> read_input_head(const std::string& path, InputKind kind, uint6
 /// read up to the kind's limit, with the text checks of read_input_file.
 Result<std::string> read_standard_input(InputKind kind);
 
+/// The first line (without its end) of a small system file: a sysfs attribute, /proc/driver/...
+/// Regular files only (a FIFO planted under --sysfs-root would block, a link to /dev/zero never
+/// end), at most 4 KiB read. nullopt when it cannot be read or is no regular file.
+std::optional<std::string> read_system_file_line(const std::string& path);
+
 /// The name this process read the regular file `path` by as an input (any of the functions above,
 /// standard input as "<stdin>"), if it did: the same file under another name or link counts.
 /// nullopt when it read no such file, and for what is no regular file.

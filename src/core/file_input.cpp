@@ -306,6 +306,27 @@ Result<std::string> read_standard_input(InputKind kind) {
   return normalize_input_text(std::move(*text), "<stdin>", what);
 }
 
+std::optional<std::string> read_system_file_line(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO planted where a sysfs attribute should be returns at once.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  constexpr size_t kMaxLine = 4096;
+  std::string text(kMaxLine, '\0');
+  size_t got = 0;
+  while (got < kMaxLine) {
+    ssize_t n = ::read(fd.get(), text.data() + got, kMaxLine - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+    if (text.find('\n') < got) break;
+  }
+  text.resize(got);
+  return text.substr(0, text.find('\n'));
+}
+
 std::optional<std::string> input_read_as(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;

@@ -1,11 +1,11 @@
 // The preflight verdict: every check run together, findings grouped by source, text and JSON.
 #include <algorithm>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <tuple>
 
+#include "hcp/file_input.h"
 #include "hcp/mlm_args.h"
 #include "hcp/preflight.h"
 #include "hcp/text_util.h"
@@ -202,10 +202,7 @@ nlohmann::json preflight_json(const PreflightReport& r) {
 }
 
 std::string read_driver_version(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::string line;
-  std::getline(in, line);
+  std::string line = read_system_file_line(path).value_or("");
   static const std::regex version(R"((\d+\.\d+(\.\d+)?))");
   std::smatch m;
   auto at = line.find("Kernel Module");

@@ -359,6 +359,30 @@ TEST(HostileInputs, NumbersOutsideTheirPhysicalRangeNameFileAndField) {
   }
 }
 
+// --sysfs-root names a directory whose attribute files the probe reads by name. A FIFO or a link
+// to a device in place of ports/1/state hung the probe (open blocks) or read /dev/zero until
+// memory ran out; both now read as an unknown state, within the time and memory limits.
+TEST(HostileInputs, SpecialFilesUnderTheSysfsRootAreNotRead) {
+  const std::string capture = HCP_SOURCE_DIR
+      "/tests/fixtures/topologies/hwloc/jureca-dc-gpu_jrc0323_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml";
+  for (const char* kind : {"FIFO", "/dev/zero", "/dev/urandom"}) {
+    Hostile h;
+    const std::string ports = h.path("sys/class/infiniband/mlx5_0/ports/1");
+    fs::create_directories(ports);
+    h.write("sys/class/infiniband/mlx5_0/ports/1/rate", "200 Gb/sec (4X HDR)\n");
+    const std::string state = ports + "/state";
+    if (std::string(kind) == "FIFO") {
+      ASSERT_EQ(mkfifo(state.c_str(), 0600), 0);
+    } else {
+      fs::create_symlink(kind, state);
+    }
+    CliResult r = run_bounded("probe --no-nvml --hwloc-xml '" + capture + "' --sysfs-root '" +
+                              h.path("") + "'");
+    EXPECT_EQ(r.exit_code, 0) << kind << ": " << r.err;
+    EXPECT_NE(r.out.find("mlx5_0"), std::string::npos) << kind << ": " << r.out;
+  }
+}
+
 // An output path that names an input: `validate r.yaml -o r.yaml` replaced the recipe with its own
 // report (exit 0), as did --html over an HF config and -o over a calibration file. Each case,
 // whatever name or link reaches the file, is exit 2 with one line, and the input is unchanged.

@@ -96,6 +96,22 @@ TEST(InputLayer, InputsReadAreKnownUnderAnyNameThatReachesThem) {
   EXPECT_EQ(input_read_as(big), big);  // opened, then refused by its size: still an input
 }
 
+// sysfs and /proc attributes are read by name under --sysfs-root, a directory the user names:
+// a FIFO there blocked open(), a link to /dev/zero made getline read until memory ran out.
+TEST(InputLayer, SystemFileLinesAreBoundedAndRegularFilesOnly) {
+  InputDir d;
+  EXPECT_EQ(read_system_file_line(d.write("state", "4: ACTIVE\nmore\n")), "4: ACTIVE");
+  EXPECT_EQ(read_system_file_line(d.write("no_end", "5: LinkUp")), "5: LinkUp");
+  EXPECT_EQ(read_system_file_line(d.write("empty", "")), "");
+  EXPECT_EQ(read_system_file_line(d.write("long", std::string(10000, 'x')))->size(), 4096u);
+  ASSERT_EQ(mkfifo(d.path("fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(read_system_file_line(d.path("fifo")).has_value());
+  fs::create_symlink("/dev/zero", d.path("zero"));
+  EXPECT_FALSE(read_system_file_line(d.path("zero")).has_value());
+  EXPECT_FALSE(read_system_file_line(d.path("")).has_value());
+  EXPECT_FALSE(read_system_file_line(d.path("missing")).has_value());
+}
+
 TEST(InputLayer, DevNullIsTheEmptyFile) {
   if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
   for (InputKind kind : kAllKinds) {
