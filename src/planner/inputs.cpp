@@ -21,15 +21,14 @@ Error input_error(std::string message, std::string key) {
 }
 
 /// --framework: megatron keeps the recipe's semantics; bridge and mlm pick the rules' semantics.
+/// Another framework's name is refused with the reason: the cost model prices Megatron-Core.
 Status set_framework(Environment& env, const std::string& framework) {
-  if (framework.empty() || framework == "megatron") return Ok{};
-  if (framework == "bridge" || framework == "mlm")
-    return set_environment_option(env, "framework", framework);
-  std::string message = "--framework expects megatron, bridge or mlm, got '" + framework +
-                        "': the cost model prices Megatron-Core with Transformer Engine only";
-  std::string near = closest_match(framework, {"megatron", "bridge", "mlm"});
-  if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  return input_error(message, "framework");
+  if (framework.empty()) return Ok{};
+  Status s = set_environment_option(env, "framework", framework);
+  if (s) return s;
+  return input_error(
+      s.error().message + "; the cost model prices Megatron-Core with Transformer Engine only",
+      "framework");
 }
 
 Result<ClusterProfile> cluster_of(const PlanInputs& in) {

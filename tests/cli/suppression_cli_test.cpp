@@ -169,7 +169,9 @@ TEST(ConfigCli, PlanTakesMcoreVersionAndOnlyMegatronFrameworks) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   CliResult other = run_cli("plan llama3_8b_128k --nodes 2 --framework deepspeed");
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_TRUE(contains(other.err, "--framework expects megatron, bridge or mlm, got 'deepspeed'"))
+  EXPECT_TRUE(contains(other.err,
+                       "--framework expects megatron (the recipe's own semantics), bridge or mlm, "
+                       "got 'deepspeed'"))
       << other.err;
   EXPECT_TRUE(contains(other.err, "Megatron-Core with Transformer Engine")) << other.err;
   CliResult typo = run_cli("compare llama3_8b_128k --option tp=1,cp=8 --framework megatorn");
