@@ -609,10 +609,10 @@ TEST(Metrics, TauInsideOnePublicationRanksEachPublicationOnItsOwn) {
     rows[i].measured_tokens = measured[i];
     rows[i].setup.global_batch = int64_t{64} * (i + 1);  // six different inputs
   }
-  std::vector<Prediction> p;
   const double predicted[] = {310, 205, 95, 300, 200, 100};
+  std::vector<Prediction> p(6);
   for (int i = 0; i < 6; ++i)
-    p.push_back(made(&rows[i], predicted[i]));
+    p[i] = made(&rows[i], predicted[i]);
   Metrics m = metrics_of(p);
   EXPECT_EQ(m.tau_groups, 1);
   EXPECT_LT(m.kendall_tau, 0.9);
