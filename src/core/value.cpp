@@ -221,7 +221,10 @@ std::string Value::str() const {
     case Kind::kFloat: {
       std::ostringstream os;
       os << d_;
-      return os.str();
+      // 2.0 reads "2.0", as YAML and Python write it: "2" would pass for an int in a message.
+      std::string text = os.str();
+      if (text.find_first_of(".eEni") == std::string::npos) text += ".0";
+      return text;
     }
     case Kind::kString:
       return s_;

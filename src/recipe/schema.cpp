@@ -39,7 +39,6 @@ std::string describe(const Value& v) {
   std::string text = v.str();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   if (v.is_string()) text = "\"" + text + "\"";
-  if (v.is_float() && text.find_first_of(".eEn") == std::string::npos) text += ".0";
   return std::string(Value::kind_name(v.kind())) + " " + text;
 }
 

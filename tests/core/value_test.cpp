@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,26 @@ TEST(ValueMap, ValueAtChangesTheChildInPlace) {
   map.value_at(1) = Value::string("two");
   EXPECT_EQ(map.get("b")->as_string(), "two");
   EXPECT_EQ(map.entries()[1].first, "b");
+}
+
+}  // namespace
+}  // namespace hcp
+
+namespace hcp {
+namespace {
+
+// A float reads as a float in every message: "expected list of ints, got list [8, 2]" hid the
+// 2.0 that made the list wrong.
+TEST(ValueText, FloatsKeepTheirPointInsideListsAndMaps) {
+  EXPECT_EQ(Value::real(2.0).str(), "2.0");
+  EXPECT_EQ(Value::real(-3.0).str(), "-3.0");
+  EXPECT_EQ(Value::real(0.5).str(), "0.5");
+  EXPECT_EQ(Value::real(1e-05).str(), "1e-05");
+  EXPECT_EQ(Value::real(1e300).str(), "1e+300");
+  EXPECT_EQ(Value::real(std::numeric_limits<double>::infinity()).str(), "inf");
+  EXPECT_EQ(Value::real(std::nan("")).str(), "nan");
+  EXPECT_EQ(Value::list({Value::integer(8), Value::real(2.0)}).str(), "[8, 2.0]");
+  EXPECT_EQ(Value::integer(2).str(), "2");
 }
 
 }  // namespace
