@@ -110,6 +110,40 @@ Status check_documents_advance(const std::string& text, const std::string& file)
   return Ok{};
 }
 
+/// The 0-based line, the error's own or the one above it, whose indentation holds a tab; -1 when
+/// neither does. YAML indents with spaces only, and yaml-cpp reports a tab there as "illegal map
+/// value" or "end of map not found", which does not say what to change.
+int tab_indented_line(std::string_view text, int error_line) {
+  int line = 0;
+  size_t start = 0;
+  while (start <= text.size() && line <= error_line) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view body = text.substr(start, end - start);
+    size_t indent = body.find_first_not_of(" \t");
+    std::string_view lead = body.substr(0, indent == std::string_view::npos ? body.size() : indent);
+    if (line >= error_line - 1 && lead.find('\t') != std::string_view::npos &&
+        indent != std::string_view::npos) {
+      return line;
+    }
+    start = end + 1;
+    ++line;
+  }
+  return -1;
+}
+
+/// yaml-cpp's message for `e`, with the tab it most likely means named.
+Error malformed_yaml(std::string_view text, const std::string& file, const YAML::Exception& e) {
+  const int tab = tab_indented_line(text, e.mark.line);
+  if (tab >= 0) {
+    return Error{"malformed YAML: line " + std::to_string(tab + 1) +
+                     " is indented with a tab; YAML indents with spaces only (yaml-cpp: " +
+                     (e.msg.empty() ? std::string("malformed") : e.msg) + ")",
+                 Location{file, tab + 1, 1}, ""};
+  }
+  return Error{e.msg.empty() ? std::string("malformed YAML") : "malformed YAML: " + e.msg,
+               location_of(file, e.mark), ""};
+}
+
 Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::string& file) {
   try {
     std::string whole(text);
@@ -120,8 +154,7 @@ Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::strin
         "YAML nesting too deep (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
         location_of(file, e.mark), ""};
   } catch (const YAML::Exception& e) {
-    return Error{e.msg.empty() ? std::string("malformed YAML") : "malformed YAML: " + e.msg,
-                 location_of(file, e.mark), ""};
+    return malformed_yaml(text, file, e);
   } catch (const std::exception& e) {
     return Error{std::string("cannot parse YAML: ") + e.what(), Location{file, 0, 0}, ""};
   }

@@ -116,5 +116,33 @@ TEST(YamlInput, TagMessagesShowNoControlCharacters) {
   EXPECT_EQ(r.error().message.find('\x1b'), std::string::npos);
 }
 
+// A tab in the indentation is the likeliest cause of yaml-cpp's "illegal map value": the message
+// names the line and the fix, located at its first column. A tab inside a block scalar or a
+// quoted string is text, and an error with no tab near it keeps yaml-cpp's own words.
+TEST(YamlInput, ATabIndentIsNamedAsSuch) {
+  struct Case {
+    std::string text;
+    int line;  ///< of the tab; 0: no tab message
+  };
+  const std::vector<Case> cases = {
+      {"model:\n\tnum_layers: 2\n", 2},
+      {"model:\n  num_layers: 2\n\thidden_size: 4\n", 3},
+      {"model:\n\n\tnum_layers: 2\n", 3},
+      {"model:\n  \tnum_layers: 2\n", 2},
+      {"model:\n  name: \"a\tb\"\n  x: [1,\n", 0},
+  };
+  for (const Case& c : cases) {
+    Result<YAML::Node> r = parse_single_yaml(c.text, "f.yaml", "a recipe");
+    ASSERT_FALSE(r) << c.text;
+    const bool tab = r.error().message.find("indented with a tab") != std::string::npos;
+    EXPECT_EQ(tab, c.line > 0) << r.error().str();
+    if (c.line > 0) {
+      EXPECT_EQ(r.error().location.line, c.line) << r.error().str();
+      EXPECT_EQ(r.error().location.column, 1) << r.error().str();
+    }
+  }
+  EXPECT_TRUE(parse_single_yaml("a: |\n  \ttext\nb: 2\n", "f.yaml", "a recipe"));
+}
+
 }  // namespace
 }  // namespace hcp
