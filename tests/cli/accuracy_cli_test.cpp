@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -11,6 +12,7 @@ namespace hcp {
 namespace {
 
 using nlohmann::json;
+using testing::read_whole_file;
 using testing::run_cli;
 
 // A three-row corpus (one Llama-3-8B-sized model on DGX H100, made up for the tests; the same rows
@@ -115,6 +117,24 @@ TEST(AccuracyCli, JsonHasSlicesOfTheShippedCorpus) {
     // Overlaps (hidden ring, EP and DP traffic) only ever take away from the sum of terms.
     EXPECT_LE(total, terms * 1.0001) << row["id"];
   }
+}
+
+// The man page sends readers to recipes/corpus/accuracy_after.txt for the whole report of the
+// shipped fit; it must be what `hcp-plan accuracy` prints today. The golden test runs that
+// command and holds its output (tests/golden/expected/, "$ hcp-plan accuracy"), so the file is
+// compared with the golden one here instead of refitting a second time.
+TEST(AccuracyCli, TheShippedReportIsTodaysOutput) {
+  namespace fs = std::filesystem;
+  std::string golden;
+  for (const auto& entry : fs::directory_iterator(HCP_SOURCE_DIR "/tests/golden/expected")) {
+    std::string text = read_whole_file(entry.path().string());
+    if (text.starts_with("$ hcp-plan accuracy\n")) golden = text;
+  }
+  ASSERT_FALSE(golden.empty()) << "no golden output of 'hcp-plan accuracy'";
+  const size_t body = golden.find('\n') + 1;
+  const std::string stdout_part = golden.substr(body, golden.find("--- stderr\n") - body);
+  EXPECT_EQ(stdout_part, read_whole_file(HCP_SOURCE_DIR "/recipes/corpus/accuracy_after.txt"))
+      << "recipes/corpus/accuracy_after.txt is stale: write it from the golden output";
 }
 
 TEST(AccuracyCli, ThresholdDecidesTheExitCode) {
