@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "cli/cli_runner.h"
@@ -135,6 +137,53 @@ TEST(AccuracyCli, TheShippedReportIsTodaysOutput) {
   const std::string stdout_part = golden.substr(body, golden.find("--- stderr\n") - body);
   EXPECT_EQ(stdout_part, read_whole_file(HCP_SOURCE_DIR "/recipes/corpus/accuracy_after.txt"))
       << "recipes/corpus/accuracy_after.txt is stale: write it from the golden output";
+}
+
+// The man page quotes the shipped fit's Megatron-family figures per slice; each must be the one
+// the shipped report prints (accuracy_after.txt, itself held to today's output above).
+TEST(AccuracyCli, TheManPageQuotesTheShippedReport) {
+  const std::string report = read_whole_file(HCP_SOURCE_DIR "/recipes/corpus/accuracy_after.txt");
+  std::string man = read_whole_file(HCP_SOURCE_DIR "/man/hcp-plan.1");
+  std::replace(man.begin(), man.end(), '\n', ' ');
+  struct Slice {
+    const char* report_header;  ///< the table's heading in the report
+    const char* man_label;      ///< the man paragraph's start
+    bool groups;                ///< the man gives "over N groups"
+  };
+  for (const Slice& slice : {Slice{"In-sample", ".br in-sample (", false},
+                             Slice{"Leave-one-model-out", ".br leave-one-model-out:", false},
+                             Slice{"Leave-one-source-out", ".br leave-one-source-out:", false},
+                             Slice{"Validation set", ".br validation set (", true},
+                             Slice{"Held out", ".br held out,", true}}) {
+    const size_t table = report.find(std::string("\n") + slice.report_header);
+    ASSERT_NE(table, std::string::npos) << slice.report_header;
+    const size_t row = report.find("  Megatron-family ", table);
+    ASSERT_NE(row, std::string::npos) << slice.report_header;
+    std::istringstream cells(report.substr(row, report.find('\n', row) - row));
+    std::string name, rows, mape, median, within, tau, groups, oom, oom_unknown, band;
+    cells >> name >> rows >> mape >> median >> within >> tau >> groups >> oom >> oom_unknown >>
+        band;
+    const size_t at = man.find(slice.man_label);
+    ASSERT_NE(at, std::string::npos) << slice.man_label;
+    const std::string paragraph = man.substr(at, man.find(".br", at + 3) - at);
+    for (const std::string& figure :
+         {"MAPE " + mape, "median " + median, "tau " + tau, "coverage " + band}) {
+      EXPECT_NE(paragraph.find(figure), std::string::npos)
+          << slice.man_label << " lacks '" << figure << "': " << paragraph;
+    }
+    if (slice.groups) {
+      EXPECT_NE(paragraph.find("over " + groups + " groups"), std::string::npos) << paragraph;
+      const size_t line = report.find("  tau inside one publication", row);
+      ASSERT_NE(line, std::string::npos) << slice.report_header;
+      std::string text = report.substr(line, report.find(" groups)", line) - line);
+      std::replace(text.begin(), text.end(), '\n', ' ');
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(: ([0-9.]+) \(([0-9]+)\s*$)"))) << text;
+      EXPECT_NE(paragraph.find(m.str(1) + " over " + m.str(2) + " inside one publication"),
+                std::string::npos)
+          << paragraph;
+    }
+  }
 }
 
 TEST(AccuracyCli, ThresholdDecidesTheExitCode) {
