@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "cli/cli_runner.h"
 
@@ -183,6 +184,22 @@ TEST(AccuracyCli, TheManPageQuotesTheShippedReport) {
                 std::string::npos)
           << paragraph;
     }
+  }
+}
+
+// The README counts the rows of both corpora in prose; the counts are the files'.
+TEST(AccuracyCli, TheReadmeCountsTheCorporaRows) {
+  std::string readme = read_whole_file(HCP_SOURCE_DIR "/README.md");
+  std::replace(readme.begin(), readme.end(), '\n', ' ');
+  for (const auto& [file, pattern] :
+       {std::pair<std::string, std::string>{"measured_runs.json",
+                                            R"(measured_runs\.json`: ([0-9]+) published)"},
+        std::pair<std::string, std::string>{"validation_runs.json",
+                                            R"(validation_runs\.json`: ([0-9]+) runs)"}}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(readme, m, std::regex(pattern))) << file;
+    const json corpus = json::parse(read_whole_file(HCP_SOURCE_DIR "/recipes/corpus/" + file));
+    EXPECT_EQ(std::stoul(m.str(1)), corpus.at("rows").size()) << file;
   }
 }
 
