@@ -57,7 +57,8 @@ struct LayoutError {
   /// The rule's own text (hcp::size_rules, the same as validate prints); empty without a rule.
   std::string rule_message = {};
 
-  /// Return "[CP001] rule message" (the upstream message when there is no rule text).
+  /// Return "[CP001] rule message"; without a rule, `Megatron raises RuntimeError: "..."` (the
+  /// upstream message quoted) or the message itself.
   std::string str() const;
 };
 

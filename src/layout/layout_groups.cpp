@@ -13,6 +13,10 @@ using layout::RankGrid;
 using layout::ResolvedLayout;
 
 std::string LayoutError::str() const {
+  // Upstream's own words, quoted as such (its typos included: "haven'tspecified").
+  if (rule_id.empty() && !exception.empty()) {
+    return "Megatron raises " + exception + ": \"" + message + "\"";
+  }
   if (rule_id.empty()) return message;
   return "[" + rule_id + "] " + (rule_message.empty() ? message : rule_message);
 }

@@ -133,6 +133,11 @@ TEST(Groups, RejectedLayoutsCarryTheirRuleId) {
     ASSERT_FALSE(built.ok());
     EXPECT_EQ(built.error().message, problem->str());
     EXPECT_EQ(built.error().key, problem->key);
+    // Without a rule of ours, upstream's message is quoted as upstream's, its exception named.
+    if (std::string(r.rule).empty() && !problem->exception.empty()) {
+      EXPECT_EQ(problem->str(),
+                "Megatron raises " + problem->exception + ": \"" + problem->message + "\"");
+    }
   }
 }
 
