@@ -165,7 +165,7 @@ PythonEnvironment parse_python_env_output(std::string_view output, const std::st
   PythonEnvironment env;
   env.interpreter = interpreter;
   for (const std::string& name : python_env_package_names())
-    env.packages.push_back({name, "", {}});
+    env.packages.push_back({name, "", {}, false});
   std::istringstream lines{std::string(output)};
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -176,6 +176,7 @@ PythonEnvironment parse_python_env_output(std::string_view output, const std::st
       if (p.name != name) continue;
       p.raw_version = line.substr(eq + 1);
       p.version = Version::parse(p.raw_version);
+      p.answered = true;
     }
   }
   return env;
@@ -201,13 +202,14 @@ Result<PythonEnvironment> probe_python_env(const std::string& interpreter, int t
   // The script prints a line for every package, installed or not: output without them is some
   // other program's (a shell script, a wrapper that prints a banner and exits 0), and reading it
   // as "nothing is installed" would state what no one measured.
-  for (const std::string& name : python_env_package_names()) {
-    if (out.starts_with(name + "=") || out.find("\n" + name + "=") != std::string::npos) continue;
-    return Error{resolved + " did not answer the package probe: its output has no '" + name +
+  PythonEnvironment env = parse_python_env_output(out, resolved);
+  for (const PythonPackage& p : env.packages) {
+    if (p.answered) continue;
+    return Error{resolved + " did not answer the package probe: its output has no '" + p.name +
                      "=' line (is it a Python 3.8 or newer interpreter?)",
                  Location{"<command line>", 0, 0}, ""};
   }
-  return parse_python_env_output(out, resolved);
+  return env;
 }
 
 void apply_python_env(const PythonEnvironment& py, Environment& env) {

@@ -19,6 +19,7 @@ struct PythonPackage {
   std::string name;                ///< Our name: "transformer_engine", "megatron-core", ...
   std::string raw_version;         ///< As installed ("2.18.0+e7c550c5"); empty when missing.
   std::optional<Version> version;  ///< Parsed; nullopt when missing or unparsable.
+  bool answered = false;           ///< The output had its "name=" line (installed or not).
 };
 
 /// What an interpreter has installed.

@@ -383,12 +383,11 @@ namespace {
 // of that name, so _apply_overrides skips it like any unknown key.
 Diagnostic dotted_key_note(const std::string& path, const std::string& key, const Location& at) {
   const std::string dotted = path.empty() ? key : path + "." + key;
-  // A section, or a field of one: what the key would have set had it been nested.
+  // A section, or a field of one (check_key_known accepts any key below a field, so those are
+  // left out): what the key would have set had it been nested.
   const std::string canonical = canonical_key(dotted);
-  auto [section, field] = split_first(canonical);
-  const bool real =
-      check_key_known(canonical, at).ok() && field.find('.') == std::string::npos &&
-      (field.empty() || !is_modelled_section(section) || find_field(section, field) != nullptr);
+  const bool real = split_first(canonical).second.find('.') == std::string_view::npos &&
+                    check_key_known(canonical, at).ok();
   const std::string where = path.empty() ? "at the top level" : "under '" + path + "'";
   std::string message =
       "'" + key + "' " + where +

@@ -168,16 +168,18 @@ constexpr std::string_view kSizeFields[] = {
 };
 
 /// Fields a recipe may not set to null. Bridge applies a YAML or override null as Python None
-/// (omegaconf_utils.py:105-160 process_config_with_overrides: OmegaConf.create of the dataclass
-/// dict, merge, then _apply_overrides:469-515 setattr), and these are declared without Optional:
-/// megatron/core/model_parallel_config.py:55,83,100,127 (`tensor_model_parallel_size: int = 1`,
-/// pipeline, context, expert alike), transformer_config.py:65,145,148 (`num_layers`,
-/// `hidden_size`, `num_attention_heads: int = 0`) and Bridge training/config.py:231 (the
-/// dataset's `seq_length: int`, required; run_recipe.py copies it into model.seq_length, whose
-/// own null is reported as having no effect). Megatron computes with each of them at start-up
-/// (transformer_config.py:1446 `num_attention_heads % tensor_model_parallel_size`,
-/// parallel_state.py:815 the model-parallel product), so None is a TypeError after the job has
-/// its nodes. A field whose class in effect defaults to None (a provider that makes num_layers
+/// (Megatron-Bridge 067f987d src/megatron/bridge/training/utils/omegaconf_utils.py:105-160
+/// process_config_with_overrides: OmegaConf.create of the dataclass dict, merge, then
+/// _apply_overrides:454-515 setattr), and these are declared without Optional (Megatron-LM
+/// 2a75ac12, the MCore Bridge pins): megatron/core/model_parallel_config.py:55,83,100,127
+/// (`tensor_model_parallel_size: int = 1`, pipeline, context, expert alike),
+/// megatron/core/transformer/transformer_config.py:65,138,141 (`num_layers`, `hidden_size`,
+/// `num_attention_heads: int = 0`), and Bridge training/config.py:231 (the dataset's
+/// `seq_length: int`, required; run_recipe.py copies it into model.seq_length, whose own null is
+/// reported as having no effect). Megatron computes with each of them at start-up
+/// (transformer_config.py:1351 `num_attention_heads % tensor_model_parallel_size`,
+/// parallel_state.py:815-822 the model-parallel product), so None is a TypeError after the job
+/// has its nodes. A field whose class in effect defaults to None (a provider that makes num_layers
 /// Optional) still takes null.
 constexpr std::string_view kNullRefusedFields[] = {
     "model.context_parallel_size",
