@@ -4,6 +4,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common.cuh"
 #include "flash_attention.cuh"
@@ -83,6 +84,10 @@ std::string time_attention(const hcp_attention_request& r, hcp_attention_result*
   if (r.check) HCP_TRY(check_small(r, &out->max_abs_error));
   AttentionBuffers big;
   HCP_TRY(big.create(r, r.seq_q, r.seq_kv, r.batch));
+  const char* choice = std::getenv("HCP_ATTENTION_KERNEL");
+  const char* kernel = kMmaKernel;
+  HCP_TRY(choose_attention_kernel(big.args, choice == nullptr ? "" : choice, &kernel));
+  std::snprintf(out->kernel, sizeof out->kernel, "%s", kernel);
   cudaEvent_t start = nullptr, stop = nullptr;
   HCP_CUDA_TRY(cudaEventCreate(&start));
   HCP_CUDA_TRY(cudaEventCreate(&stop));

@@ -10,9 +10,12 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 #include "common.cuh"
 #include "flash_attention.cuh"
+#include "flash_attention_hopper.cuh"
 
 namespace hcp::gpu {
 namespace {
@@ -263,6 +266,7 @@ void launch_dtype(const AttentionArgs& a, cudaStream_t stream) {
 }  // namespace
 
 std::string launch_flash_attention(const AttentionArgs& a, cudaStream_t stream) {
+  const char* used = kMmaKernel;
   if (a.head_dim != 64 && a.head_dim != 128) return "head dim must be 64 or 128";
   if (a.seq_q <= 0 || a.seq_kv <= 0 || a.seq_q % kRows != 0 || a.seq_kv % kKeys != 0) {
     return "sequence lengths must be positive multiples of 64";
@@ -274,8 +278,23 @@ std::string launch_flash_attention(const AttentionArgs& a, cudaStream_t stream) 
   if (a.seq_q / kRows > 0x7fffffff || a.heads > 65535 || a.batch > 65535) {
     return "problem too large for one launch";
   }
+  const char* choice = std::getenv("HCP_ATTENTION_KERNEL");
+  HCP_TRY(choose_attention_kernel(a, choice == nullptr ? "" : choice, &used));
+  if (std::strcmp(used, kWgmmaKernel) == 0) return launch_flash_attention_hopper(a, stream);
   a.bf16 ? launch_dtype<__nv_bfloat16>(a, stream) : launch_dtype<__half>(a, stream);
   return cuda_error(cudaGetLastError(), "flash attention launch");
+}
+
+std::string choose_attention_kernel(const AttentionArgs& a, const std::string& choice,
+                                    const char** kernel) {
+  if (!choice.empty() && choice != kMmaKernel && choice != kWgmmaKernel) {
+    return "HCP_ATTENTION_KERNEL must be " + std::string(kMmaKernel) + " or " + kWgmmaKernel +
+           ", not '" + choice + "'";
+  }
+  const std::string unsupported = hopper_attention_unsupported(a);
+  if (choice == kWgmmaKernel && !unsupported.empty()) return unsupported;
+  *kernel = choice != kMmaKernel && unsupported.empty() ? kWgmmaKernel : kMmaKernel;
+  return "";
 }
 
 }  // namespace hcp::gpu

@@ -20,7 +20,19 @@ struct AttentionArgs {
   bool bf16 = true;  ///< false: fp16
 };
 
-/// Launch the forward kernel on `stream`. Return "" or why it cannot run (unsupported head dim,
+/// The two forward kernels: mma.sync (sm_80 and later, every supported shape) and wgmma (sm_90a:
+/// an H100/H200, head dim 128, lengths multiples of 128).
+inline constexpr const char* kMmaKernel = "mma-sm80";
+inline constexpr const char* kWgmmaKernel = "wgmma-sm90a";
+
+/// Which kernel runs `args` on the current device: `choice` "" takes wgmma where it can run and
+/// mma.sync elsewhere; kMmaKernel or kWgmmaKernel forces one (wgmma where it cannot run is an
+/// error). Sets `*kernel` to one of the two names; returns "" or the error.
+std::string choose_attention_kernel(const AttentionArgs& args, const std::string& choice,
+                                    const char** kernel);
+
+/// Launch the forward kernel that choose_attention_kernel picks with the environment's
+/// HCP_ATTENTION_KERNEL on `stream`. Return "" or why it cannot run (unsupported head dim,
 /// sequence not a multiple of 64, causal with seq_q != seq_kv, launch error).
 std::string launch_flash_attention(const AttentionArgs& args, cudaStream_t stream);
 

@@ -49,6 +49,19 @@ ATTENTION_LENGTHS = (4096, 16384, 65536, 131072)
 ATTENTION_TOLERANCE = 2e-2
 
 
+# hcp-plan's two forward kernels (kernels/flash_attention.cuh); HCP_ATTENTION_KERNEL picks one.
+KERNELS = ("wgmma-sm90a", "mma-sm80")
+
+
+def kernel_env(kernel):
+    """The environment that makes `bench` run `kernel` (None: the library's own choice)."""
+    if kernel is None:
+        return None
+    env = dict(os.environ)
+    env["HCP_ATTENTION_KERNEL"] = kernel
+    return env
+
+
 def run(cmd, timeout=300, env=None):
     """Run a command; return (exit code, stdout, stderr, seconds). Never raises on failure."""
     start = time.monotonic()
@@ -186,8 +199,8 @@ def bench_attention(hcp, out_dir, quick):
         save = os.path.join(out_dir, "calibration_16384.json") if length == 16384 else os.devnull
         cmd = [hcp, "bench", SEED_RECIPE, f"model.seq_length={length}",
                f"dataset.seq_length={length}", "--option", ATTENTION_OPTION, "--format", "json",
-               "--warmup", "2", "--iterations", str(iterations), "--save", save]
-        code, out, err, secs = run(cmd)
+               "--warmup", "2", "--iterations", str(iterations)]
+        code, out, err, secs = run(cmd + ["--save", save])
         row = {"seq_length": length, "hcp_plan": command_record(cmd, code, out, err, secs)}
         if code == 3:
             row["verdict"] = "skipped: " + tail(err, 1)
@@ -203,11 +216,25 @@ def bench_attention(hcp, out_dir, quick):
         ours = calibration["attention"][0]
         row["shape"] = {k: ours[k] for k in ("batch", "heads", "kv_heads", "head_dim", "seq_q",
                                              "seq_kv", "causal")}
-        row["ours"] = {"forward_ms": ours["time_ms"], "forward_tflops": ours["tflops"],
+        row["ours"] = {"kernel": ours.get("kernel"), "forward_ms": ours["time_ms"],
+                       "forward_tflops": ours["tflops"],
                        "max_abs_error_vs_cublas": ours.get("max_abs_error"),
-                       "backward": "not implemented (the kernel is forward-only)"}
+                       "backward": "not implemented (the kernels are forward-only)"}
         error = ours.get("max_abs_error")
         row["verdict"] = "pass" if error is not None and error <= ATTENTION_TOLERANCE else "fail"
+        # Every kernel that can run this shape, timed in the same run (the default is one of them).
+        row["kernels"] = {}
+        for kernel in KERNELS:
+            code, out, err, secs = run(cmd + ["--save", os.devnull], env=kernel_env(kernel))
+            record = {"exit": code, "stderr": tail(err, 2)}
+            if code == 0:
+                a = json.loads(out)["attention"][0]
+                record.update({"forward_ms": a["time_ms"], "forward_tflops": a["tflops"],
+                               "max_abs_error_vs_cublas": a.get("max_abs_error")})
+                bad = a.get("max_abs_error") is None or a["max_abs_error"] > ATTENTION_TOLERANCE
+                if bad:
+                    row["verdict"] = "fail"
+            row["kernels"][kernel] = record
         if torch is None:
             row["sdpa"] = torch_reason
         else:
@@ -223,13 +250,15 @@ def bench_attention(hcp, out_dir, quick):
 
 
 def kernel_matrix(hcp):
-    """Every instantiation of the attention kernel (bf16/fp16 x head dim 64/128 x causal or not)
-    with grouped and plain multi-head attention, each checked against the cuBLAS reference."""
+    """Every instantiation of the attention kernels (bf16/fp16 x head dim 64/128 x causal or not)
+    with grouped and plain multi-head attention, each checked against the cuBLAS reference. Head
+    dim 128 runs each kernel; the wgmma kernel has no head dim 64."""
     rows = []
     verdict = "pass"
     layouts = (("causal", "tp=1,cp=4,cp_comm_type=a2a"), ("ring step", "tp=1,cp=2,cp_comm_type=p2p"))
     for dtype in ("bf16", "fp16"):
-        for head_dim, heads in ((128, 32), (64, 64)):
+        for head_dim, heads, kernel in ((128, 32, KERNELS[0]), (128, 32, KERNELS[1]),
+                                        (64, 64, KERNELS[1])):
             for groups in (8, heads):  # grouped-query, then one KV head per query head
                 for mask, option in layouts:
                     cmd = [hcp, "bench", SEED_RECIPE, "model.seq_length=8192",
@@ -237,9 +266,9 @@ def kernel_matrix(hcp):
                            f"model.num_attention_heads={heads}", f"model.num_query_groups={groups}",
                            "--option", option, "--dtype", dtype, "--warmup", "1",
                            "--iterations", "2", "--format", "json", "--save", os.devnull]
-                    code, out, err, secs = run(cmd)
+                    code, out, err, secs = run(cmd, env=kernel_env(kernel))
                     row = {"dtype": dtype, "head_dim": head_dim, "heads": heads,
-                           "kv_heads": groups, "mask": mask, "exit": code}
+                           "kv_heads": groups, "mask": mask, "kernel": kernel, "exit": code}
                     if code == 3:
                         row["verdict"] = "skipped: " + tail(err, 1)
                     elif code != 0:
@@ -460,8 +489,11 @@ def summary_lines(result):
             rates = ", ".join(f"{k} {v.get('forward_tflops', 0):.0f}/{v.get('backward_tflops', 0):.0f}"
                               for k, v in sdpa.items())
         ratio = row.get("ours_over_faster_sdpa_forward")
+        each = ", ".join(f"{k} {v.get('forward_tflops', 0):.0f}"
+                         for k, v in row.get("kernels", {}).items())
         lines.append(f"  {row['seq_length']:>6} tokens: ours fwd {row['ours']['forward_tflops']:.0f} "
-                     f"TFLOP/s (err {row['ours']['max_abs_error_vs_cublas']:.2g})"
+                     f"TFLOP/s [{row['ours'].get('kernel')}; {each}] "
+                     f"(err {row['ours']['max_abs_error_vs_cublas']:.2g})"
                      + (f"; SDPA fwd/bwd {rates}" if rates else "")
                      + (f"; ours/faster {ratio:.2f}" if ratio else ""))
     return lines

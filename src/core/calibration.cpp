@@ -131,7 +131,7 @@ void read_summary(Reader& r, const json& obj, CalibrationSummary& s) {
 
 void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
   r.reject_unknown(obj, {"dtype", "head_dim", "causal", "batch", "heads", "kv_heads", "seq_q",
-                         "seq_kv", "time_ms", "tflops", "max_abs_error"});
+                         "seq_kv", "time_ms", "tflops", "max_abs_error", "kernel"});
   r.read_string(obj, "dtype", m.dtype);
   if (m.dtype != "bf16" && m.dtype != "fp16") r.fail(r.path("dtype"), "expected bf16 or fp16");
   r.read_int(obj, "head_dim", m.head_dim, true);
@@ -144,6 +144,10 @@ void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
   r.read_number(obj, "time_ms", m.time_ms, or_zero(kMilliseconds));
   r.read_number(obj, "tflops", m.tflops, kTflops);
   r.read_optional(obj, "max_abs_error", m.max_abs_error, kAbsoluteError);
+  r.read_string(obj, "kernel", m.kernel);
+  if (!m.kernel.empty() && m.kernel != "mma-sm80" && m.kernel != "wgmma-sm90a") {
+    r.fail(r.path("kernel"), "expected mma-sm80 or wgmma-sm90a");
+  }
 }
 
 void read_collective(Reader& r, const json& obj, CollectiveMeasurement& m) {
@@ -281,6 +285,7 @@ std::string calibration_to_json(const Calibration& c) {
     put_non_negative(a, "time_ms", m.time_ms);
     put_positive(a, "tflops", m.tflops);
     put_optional(a, "max_abs_error", m.max_abs_error);
+    if (!m.kernel.empty()) a["kernel"] = m.kernel;
     root["attention"].push_back(a);
   }
   root["collectives"] = json::array();

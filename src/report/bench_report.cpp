@@ -11,6 +11,7 @@ std::string attention_line(const AttentionMeasurement& a) {
                   std::to_string(a.seq_q) + "x" + std::to_string(a.seq_kv) + ": " +
                   format_fixed(a.time_ms, 3) + " ms, " + format_fixed(a.tflops, 1) + " TFLOP/s";
   if (a.max_abs_error) t += ", max abs error vs cuBLAS " + format_fixed(*a.max_abs_error, 6);
+  if (!a.kernel.empty()) t += " [" + a.kernel + "]";
   return t + "\n";
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -156,6 +157,7 @@ Result<AttentionMeasurement> measure_attention(const GpuBenchLibrary& lib,
   m.time_ms = result.time_ms;
   m.tflops = result.tflops;
   if (result.max_abs_error >= 0) m.max_abs_error = result.max_abs_error;
+  m.kernel.assign(result.kernel, strnlen(result.kernel, sizeof result.kernel));
   return m;
 }
 

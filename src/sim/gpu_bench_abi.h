@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a struct or signature below changes. */
-#define HCP_GPU_BENCH_ABI_VERSION 1
+#define HCP_GPU_BENCH_ABI_VERSION 2
 
 typedef struct {
   int device_count;      /* CUDA devices visible */
@@ -35,6 +35,7 @@ typedef struct {
   double time_ms;       /* mean per call, CUDA events, after warm-up */
   double tflops;        /* 4*b*h*sq*skv*d (x 1/2 for causal) / time */
   double max_abs_error; /* against the cuBLAS reference; -1 when not checked */
+  char kernel[32];      /* the kernel that ran: "mma-sm80" or "wgmma-sm90a" (NUL-terminated) */
 } hcp_attention_result;
 
 /* hcp_collective_request.op */
