@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "gpu_bench_abi.h"
+
 namespace hcp::gpu {
 
 /// Pointers and sizes of one attention call. Layout "bshd": Q/O [batch][seq_q][heads][D],
@@ -22,8 +24,8 @@ struct AttentionArgs {
 
 /// The two forward kernels: mma.sync (sm_80 and later, every supported shape) and wgmma (sm_90a:
 /// an H100/H200, head dim 128, lengths multiples of 128).
-inline constexpr const char* kMmaKernel = "mma-sm80";
-inline constexpr const char* kWgmmaKernel = "wgmma-sm90a";
+inline constexpr const char* kMmaKernel = HCP_ATTENTION_KERNEL_MMA;
+inline constexpr const char* kWgmmaKernel = HCP_ATTENTION_KERNEL_WGMMA;
 
 /// Which kernel runs `args` on the current device: `choice` "" takes wgmma where it can run and
 /// mma.sync elsewhere; kMmaKernel or kWgmmaKernel forces one (wgmma where it cannot run is an

@@ -19,14 +19,14 @@
 namespace hcp::gpu {
 namespace {
 
-constexpr int kD = 128;            // head dim
-constexpr int kGroupRows = 64;     // query rows per warpgroup (wgmma's M)
-constexpr int kGroups = 2;         // warpgroups per block
+constexpr int kD = 128;                      // head dim
+constexpr int kGroupRows = 64;               // query rows per warpgroup (wgmma's M)
+constexpr int kGroups = 2;                   // warpgroups per block
 constexpr int kRows = kGroupRows * kGroups;  // query rows per block
-constexpr int kKeys = 128;         // keys per tile (wgmma's N for S = Q K^T)
+constexpr int kKeys = 128;                   // keys per tile (wgmma's N for S = Q K^T)
 constexpr int kThreads = kGroups * 128;
-constexpr int kBlockBytes = 128 * 128;      // 128 rows of one 128-byte swizzle column block
-constexpr int kTileBytes = 2 * kBlockBytes; // 128 x 128 16-bit values: two column blocks
+constexpr int kBlockBytes = 128 * 128;       // 128 rows of one 128-byte swizzle column block
+constexpr int kTileBytes = 2 * kBlockBytes;  // 128 x 128 16-bit values: two column blocks
 constexpr int kSharedBytes = 5 * kTileBytes + 1024;  // Q, 2 x (K, V^T), 1024-byte alignment slack
 
 static_assert(kRows == kKeys, "the causal diagonal is one tile");
@@ -82,14 +82,18 @@ __device__ inline void fence_operands(float (&d)[16][4]) {
 #pragma unroll
   for (int i = 0; i < 16; ++i) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(d[i][e])::"memory");
+    for (int e = 0; e < 4; ++e)
+      asm volatile("" : "+f"(d[i][e])::"memory");
   }
 }
 
 #define HCP_ACC4(d, i) "+f"(d[i][0]), "+f"(d[i][1]), "+f"(d[i][2]), "+f"(d[i][3])
-#define HCP_ACC64(d) HCP_ACC4(d, 0), HCP_ACC4(d, 1), HCP_ACC4(d, 2), HCP_ACC4(d, 3), HCP_ACC4(d, 4), HCP_ACC4(d, 5), HCP_ACC4(d, 6), HCP_ACC4(d, 7), HCP_ACC4(d, 8), HCP_ACC4(d, 9), HCP_ACC4(d, 10), HCP_ACC4(d, 11), HCP_ACC4(d, 12), HCP_ACC4(d, 13), HCP_ACC4(d, 14), HCP_ACC4(d, 15)
-#define HCP_ACC_LIST \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+#define HCP_ACC64(d)                                                                              \
+  HCP_ACC4(d, 0), HCP_ACC4(d, 1), HCP_ACC4(d, 2), HCP_ACC4(d, 3), HCP_ACC4(d, 4), HCP_ACC4(d, 5), \
+      HCP_ACC4(d, 6), HCP_ACC4(d, 7), HCP_ACC4(d, 8), HCP_ACC4(d, 9), HCP_ACC4(d, 10),            \
+      HCP_ACC4(d, 11), HCP_ACC4(d, 12), HCP_ACC4(d, 13), HCP_ACC4(d, 14), HCP_ACC4(d, 15)
+#define HCP_ACC_LIST                                                                 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "          \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
@@ -166,9 +170,9 @@ __global__ void transpose_v(const T* __restrict__ v, T* __restrict__ vt, int64_t
 
 template <typename T, bool kCausal>
 __global__ void __launch_bounds__(kThreads, 1)
-    flash_forward_hopper(const T* __restrict__ q, const T* __restrict__ k,
-                         const T* __restrict__ vt, T* __restrict__ o, int64_t heads,
-                         int64_t kv_heads, int64_t seq_q, int64_t seq_kv, float scale_log2) {
+    flash_forward_hopper(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ vt,
+                         T* __restrict__ o, int64_t heads, int64_t kv_heads, int64_t seq_q,
+                         int64_t seq_kv, float scale_log2) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ uint8_t shared_raw[];
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(shared_raw));
@@ -184,8 +188,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int64_t q0 = q_block * kRows;
   const int64_t row0 = q0 + group * kGroupRows + warp * 16 + g, row1 = row0 + 8;
 
-  auto k_source = [&](int64_t tile) { return k + ((b * seq_kv + tile * kKeys) * kv_heads + kvh) * kD; };
-  auto vt_source = [&](int64_t tile) { return vt + (b * kv_heads + kvh) * kD * seq_kv + tile * kKeys; };
+  auto k_source = [&](int64_t tile) {
+    return k + ((b * seq_kv + tile * kKeys) * kv_heads + kvh) * kD;
+  };
+  auto vt_source = [&](int64_t tile) {
+    return vt + (b * kv_heads + kvh) * kD * seq_kv + tile * kKeys;
+  };
 
   const int64_t all_tiles = seq_kv / kKeys;
   const int64_t tiles = kCausal && q_block + 1 < all_tiles ? q_block + 1 : all_tiles;
@@ -197,7 +205,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   float acc[16][4];
 #pragma unroll
-  for (int n = 0; n < 16; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+  for (int n = 0; n < 16; ++n)
+    acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
   float m[2] = {-INFINITY, -INFINITY};
   float l[2] = {0.f, 0.f};
   const uint32_t q_group = q_tile + uint32_t(group * kGroupRows * 128);
@@ -219,7 +228,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // S = Q K^T: 64 rows x 128 keys, eight k-steps of 16 over the head dim.
     float s[16][4];
 #pragma unroll
-    for (int n = 0; n < 16; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+    for (int n = 0; n < 16; ++n)
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kD / 16; ++ks) {
@@ -338,8 +348,8 @@ std::string launch_typed(const AttentionArgs& a, cudaStream_t stream) {
                    dim3(32, 8), 0, stream>>>(static_cast<const T*>(a.v), vt, a.seq_kv, a.kv_heads);
   HCP_CUDA_TRY(cudaGetLastError());
   auto kernel = flash_forward_hopper<T, kCausal>;
-  HCP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSharedBytes));
+  HCP_CUDA_TRY(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const dim3 grid(unsigned(a.seq_q / kRows), unsigned(a.heads), unsigned(a.batch));
   const float scale_log2 = 1.4426950408889634f / sqrtf(float(kD));
   kernel<<<grid, kThreads, kSharedBytes, stream>>>(

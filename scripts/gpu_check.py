@@ -5,11 +5,13 @@ Usage: scripts/gpu_check.py --hcp-plan BUILD/hcp-plan --out DIR [--quick]
 
 Checks, each with its figures and a verdict ("pass", "fail" or "skipped: <why>"):
   environment  nvidia-smi, nvcc, PyTorch, cuDNN and NCCL versions
-  attention    `hcp-plan bench` on causal hdim-128 shapes of 4K to 128K tokens, with PyTorch's
+  attention    `hcp-plan bench` on causal hdim-128 shapes of 4K to 128K tokens, each of our
+               kernels (wgmma-sm90a, mma-sm80) forced in turn, with PyTorch's
                scaled_dot_product_attention (cuDNN and flash backends) timed on the same shapes
-               in the same run, and our forward's ratio to the faster of the two
+               in the same run, and the default kernel's ratio to the faster of the two
   kernel_matrix  every attention kernel instantiation (bf16/fp16, head dim 64/128, causal or a
-               ring step, grouped or plain multi-head) against the cuBLAS reference
+               ring step, grouped or plain multi-head; at head dim 128 each kernel) against the
+               cuBLAS reference
   sanitizer    compute-sanitizer memcheck and racecheck over one small bench
   nccl_smoke   libhcp_gpu_bench.so's collective path on one rank (all-to-all and send/recv),
                the data each rank received checked; no bandwidth figure comes from one GPU

@@ -52,7 +52,7 @@ struct AttentionMeasurement {
   double time_ms = 0;                   ///< Mean time per call after warm-up.
   double tflops = 0;                    ///< 4*b*h*sq*skv*d (halved when causal) / time.
   std::optional<double> max_abs_error;  ///< Against the cuBLAS unfused reference, if checked.
-  std::string kernel;  ///< hcp-plan's kernel that ran ("mma-sm80", "wgmma-sm90a"); "" if unrecorded.
+  std::string kernel;  ///< hcp-plan's kernel that ran (gpu_bench_abi.h); "" if unrecorded.
 };
 
 /// One timed NCCL collective, bandwidths as nccl-tests defines them.

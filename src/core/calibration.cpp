@@ -145,9 +145,6 @@ void read_attention(Reader& r, const json& obj, AttentionMeasurement& m) {
   r.read_number(obj, "tflops", m.tflops, kTflops);
   r.read_optional(obj, "max_abs_error", m.max_abs_error, kAbsoluteError);
   r.read_string(obj, "kernel", m.kernel);
-  if (!m.kernel.empty() && m.kernel != "mma-sm80" && m.kernel != "wgmma-sm90a") {
-    r.fail(r.path("kernel"), "expected mma-sm80 or wgmma-sm90a");
-  }
 }
 
 void read_collective(Reader& r, const json& obj, CollectiveMeasurement& m) {

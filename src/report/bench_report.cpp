@@ -30,7 +30,7 @@ std::string format_bench_text(const Calibration& c, const std::string& saved) {
     t += attention_line(a);
   if (!c.attention.empty() && !c.summary.attention_tflops) {
     t += "    (hcp-plan's own forward kernel: it checks this GPU and the numerics; plans keep "
-         "their\n    attention rate, since TE runs cuDNN or flash attention, which is faster)\n";
+         "their\n    attention rate, since TE runs cuDNN or flash attention, not this kernel)\n";
   }
   for (const CollectiveMeasurement& m : c.collectives)
     t += collective_line(m);

@@ -35,8 +35,14 @@ typedef struct {
   double time_ms;       /* mean per call, CUDA events, after warm-up */
   double tflops;        /* 4*b*h*sq*skv*d (x 1/2 for causal) / time */
   double max_abs_error; /* against the cuBLAS reference; -1 when not checked */
-  char kernel[32];      /* the kernel that ran: "mma-sm80" or "wgmma-sm90a" (NUL-terminated) */
+  char kernel[32]; /* HCP_ATTENTION_KERNEL_MMA or _WGMMA: the kernel that ran (NUL-terminated) */
 } hcp_attention_result;
+
+/* The forward attention kernels (kernels/flash_attention.cuh): mma.sync for sm_80 and later, and
+ * wgmma for sm_90 GPUs (head dim 128, lengths multiples of 128). The environment variable
+ * HCP_ATTENTION_KERNEL names one to force it. */
+#define HCP_ATTENTION_KERNEL_MMA "mma-sm80"
+#define HCP_ATTENTION_KERNEL_WGMMA "wgmma-sm90a"
 
 /* hcp_collective_request.op */
 #define HCP_COLLECTIVE_ALLTOALL 0 /* all-to-all */

@@ -51,6 +51,7 @@ TEST(Calibration, RoundTripsThroughAFile) {
   a.time_ms = 0.5;
   a.tflops = 110.0;
   a.max_abs_error = 0.002;
+  a.kernel = "wgmma-sm90a";
   c.attention.push_back(a);
   c.collectives.push_back({"alltoall", "intra_node", 4, 1 << 20, 12.5, 83.9, 62.9});
   std::string path = (std::filesystem::temp_directory_path() / "hcp_calibration_rt.json").string();
@@ -61,6 +62,7 @@ TEST(Calibration, RoundTripsThroughAFile) {
   EXPECT_EQ(calibration_to_json(*back), calibration_to_json(c));
   EXPECT_EQ(back->attention[0].dtype, "fp16");
   EXPECT_DOUBLE_EQ(*back->attention[0].max_abs_error, 0.002);
+  EXPECT_EQ(back->attention[0].kernel, "wgmma-sm90a");
   EXPECT_FALSE(back->summary.inter_node_a2a_gbps.has_value());
   EXPECT_EQ(back->collectives[0].bytes, 1 << 20);
 }
@@ -95,6 +97,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCalibration{"{\"schema_version\": 1, \"attention\": {}}", "expected a list"},
         BadCalibration{"{\"schema_version\": 1, \"attention\": [{\"dtype\": \"fp64\"}]}",
                        "'attention[0].dtype': expected bf16 or fp16"},
+        BadCalibration{"{\"schema_version\": 1, \"attention\": [{\"kernel\": 3}]}",
+                       "'attention[0].kernel': expected a string"},
         BadCalibration{"{\"schema_version\": 1, \"collectives\": [{\"op\": \"allreduce\", "
                        "\"scope\": \"intra_node\"}]}",
                        "expected alltoall or sendrecv"}));

@@ -39,9 +39,18 @@ TEST(BenchReport, NamesTheNodeEachMeasurementAndTheFile) {
             "  attention bf16 hd128 8192x16384: 1.235 ms, 412.3 TFLOP/s, max abs error vs cuBLAS "
             "0.000977\n"
             "    (hcp-plan's own forward kernel: it checks this GPU and the numerics; plans keep "
-            "their\n    attention rate, since TE runs cuDNN or flash attention, which is faster)\n"
+            "their\n    attention rate, since TE runs cuDNN or flash attention, not this kernel)\n"
             "  alltoall 8 GPUs 134217728 B: 812.2 us, algbw 165.24 GB/s, busbw 144.59 GB/s\n"
             "  calibration written to calib.json\n");
+}
+
+TEST(BenchReport, NamesTheKernelThatRanWhenTheLibrarySaysWhich) {
+  Calibration c = measured();
+  c.attention.front().kernel = "wgmma-sm90a";
+  EXPECT_NE(format_bench_text(c, "x.json").find("cuBLAS 0.000977 [wgmma-sm90a]\n"),
+            std::string::npos)
+      << format_bench_text(c, "x.json");
+  EXPECT_EQ(format_bench_text(measured(), "x.json").find('['), std::string::npos);
 }
 
 TEST(BenchReport, LeavesOutWhatWasNotMeasured) {
