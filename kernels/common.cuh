@@ -61,6 +61,24 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
 };
 
+/// The shared-window address of a pointer into shared memory (what cp.async and ldmatrix take).
+__device__ inline uint32_t shared_address(const void* pointer) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(pointer));
+}
+
+/// 16 bytes from global to shared memory without passing through registers (cp.async, sm_80).
+__device__ inline void copy_async_16(uint32_t shared, const void* global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global));
+}
+__device__ inline void copy_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+/// Wait until at most `kPending` of this thread's committed copy groups are still in flight.
+template <int kPending>
+__device__ inline void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
 /// Fill `n` elements with deterministic pseudo-random values in [-1, 1) (converted to T).
 template <typename T>
 __global__ void fill_uniform(T* data, int64_t n, uint32_t seed) {

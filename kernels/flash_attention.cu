@@ -16,6 +16,7 @@
 #include "common.cuh"
 #include "flash_attention.cuh"
 #include "flash_attention_hopper.cuh"
+#include "online_softmax.cuh"
 
 namespace hcp::gpu {
 namespace {
@@ -49,20 +50,6 @@ __device__ inline void mma_16816<__nv_bfloat16>(float (&d)[4], const uint32_t (&
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/// Pack two floats into one register of two 16-bit values (lo = first).
-template <typename T>
-__device__ inline uint32_t pack2(float lo, float hi);
-template <>
-__device__ inline uint32_t pack2<__half>(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&h);
-}
-template <>
-__device__ inline uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
-  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&h);
-}
-
 /// Four 8x8 matrices of 16-bit values from shared memory into MMA fragments (ldmatrix; lane L
 /// gives the address of row L % 8 of matrix L / 8). kTrans: each matrix transposed on the way.
 template <bool kTrans>
@@ -77,20 +64,6 @@ __device__ inline void ldmatrix_x4(uint32_t (&r)[4], const void* row) {
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(address));
   }
-}
-
-/// 16 bytes from global to shared memory without passing through registers (cp.async, sm_80).
-__device__ inline void copy_async_16(void* shared, const void* global) {
-  const auto address = static_cast<uint32_t>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
-}
-__device__ inline void copy_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-/// Wait until at most `kPending` of this thread's committed copy groups are still in flight.
-template <int kPending>
-__device__ inline void copy_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
 template <typename T, int D, bool kCausal>
@@ -139,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
       T(*tile_rows)[D + kPad] = which == 0 ? k_tile : v_tile;
       for (int i = threadIdx.x; i < kKeys * D / 8; i += kThreads) {
         const int r = i / (D / 8), c = (i % (D / 8)) * 8;
-        copy_async_16(&tile_rows[r][c],
+        copy_async_16(shared_address(&tile_rows[r][c]),
                       source + ((b * seq_kv + key0 + r) * kv_heads + kvh) * D + c);
       }
       copy_async_commit();
@@ -163,57 +136,18 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
 
-    // Scale into the exp2 domain, mask, and take the tile's row maxima.
-    float tile_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int nt = 0; nt < kKeys / 8; ++nt) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int64_t row = e < 2 ? row0 : row1;
-        const int64_t key = key0 + nt * 8 + tig * 2 + (e & 1);
-        float x = s[nt][e] * scale_log2;
-        if (kCausal && key > row) x = -INFINITY;
-        s[nt][e] = x;
-        tile_max[e / 2] = fmaxf(tile_max[e / 2], x);
-      }
-    }
+    // Scale into the exp2 domain, mask, and fold the tile into the online softmax.
     float correction[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
-      const float m_new = fmaxf(m[r], tile_max[r]);
-      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // fully masked so far: no NaN
-      correction[r] = exp2f(m[r] - m_use);
-      m[r] = m_new;
-      l[r] *= correction[r];
-      tile_max[r] = m_use;
-    }
-#pragma unroll
-    for (int nt = 0; nt < kKeys / 8; ++nt) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        s[nt][e] = exp2f(s[nt][e] - tile_max[e / 2]);
-        l[e / 2] += s[nt][e];
-      }
-    }
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-      acc[n][0] *= correction[0];
-      acc[n][1] *= correction[0];
-      acc[n][2] *= correction[1];
-      acc[n][3] *= correction[1];
-    }
+    online_softmax_tile<kKeys / 8>(s, m, l, correction, kCausal, key0, row0, row1, tig, scale_log2);
+    rescale_output<D / 8>(acc, correction);
 
     copy_async_wait<0>();  // V's copy group has landed for every thread
     __syncthreads();
     // O += P V: P (16 x 64) from the S accumulators as A fragments, V from shared memory.
 #pragma unroll
     for (int kk = 0; kk < kKeys / 16; ++kk) {
-      const uint32_t pa[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]),
-                              pack2<T>(s[2 * kk][2], s[2 * kk][3]),
-                              pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      uint32_t pa[4];
+      probability_fragment<T, kKeys / 8>(pa, s, kk);
       // Matrix j: keys kk*16 + (j&1)*8.., head-dim columns (n + j/2)*8.., transposed.
       const int j = lane / 8;
 #pragma unroll
@@ -228,20 +162,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   // Finish: full row sums over the quad, normalise, store.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
-    l[r] = l[r] > 0.f ? 1.f / l[r] : 0.f;
-  }
-#pragma unroll
-  for (int n = 0; n < D / 8; ++n) {
-    const int col = n * 8 + tig * 2;
-    *reinterpret_cast<uint32_t*>(o + ((b * seq_q + row0) * heads + h) * D + col) =
-        pack2<T>(acc[n][0] * l[0], acc[n][1] * l[0]);
-    *reinterpret_cast<uint32_t*>(o + ((b * seq_q + row1) * heads + h) * D + col) =
-        pack2<T>(acc[n][2] * l[1], acc[n][3] * l[1]);
-  }
+  store_normalised<T, D / 8>(o + ((b * seq_q + row0) * heads + h) * D,
+                             o + ((b * seq_q + row1) * heads + h) * D, acc, l, tig);
 }
 
 template <typename T, int D, bool kCausal>

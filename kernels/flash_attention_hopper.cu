@@ -15,6 +15,7 @@
 
 #include "common.cuh"
 #include "flash_attention_hopper.cuh"
+#include "online_softmax.cuh"
 
 namespace hcp::gpu {
 namespace {
@@ -39,17 +40,6 @@ static_assert(kRows == kKeys, "the causal diagonal is one tile");
 __device__ inline uint32_t swizzled(int row, int col) {
   const int block = col / 64, chunk = (col % 64) / 8;
   return uint32_t(block * kBlockBytes + row * 128 + ((chunk ^ (row & 7)) << 4));
-}
-
-__device__ inline void copy_async_16(uint32_t shared, const void* global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global));
-}
-__device__ inline void copy_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int kPending>
-__device__ inline void copy_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
 /// A 128 x 128 tile whose row r starts at `source + r * row_stride` into shared memory at `tile`.
@@ -135,17 +125,6 @@ __device__ inline void wgmma_rs(float (&d)[16][4], const uint32_t (&a)[4], uint6
         ", {%64, %65, %66, %67}, %68, p, 1, 1, 0;\n}\n"
         : HCP_ACC64(d)
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(1));
-  }
-}
-
-template <typename T>
-__device__ inline uint32_t pack2(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
-  } else {
-    __half2 h = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<uint32_t*>(&h);
   }
 }
 
@@ -240,56 +219,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_wait();
     fence_operands(s);
 
-    const int64_t key0 = tile * kKeys;
-    float tile_max[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int nt = 0; nt < 16; ++nt) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float x = s[nt][e] * scale_log2;
-        if (kCausal && tile == q_block) {
-          const int64_t key = key0 + nt * 8 + tig * 2 + (e & 1);
-          if (key > (e < 2 ? row0 : row1)) x = -INFINITY;
-        }
-        s[nt][e] = x;
-        tile_max[e / 2] = fmaxf(tile_max[e / 2], x);
-      }
-    }
     float correction[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
-      const float m_new = fmaxf(m[r], tile_max[r]);
-      const float m_use = m_new == -INFINITY ? 0.f : m_new;
-      correction[r] = exp2f(m[r] - m_use);
-      m[r] = m_new;
-      l[r] *= correction[r];
-      tile_max[r] = m_use;
-    }
+    online_softmax_tile<16>(s, m, l, correction, kCausal && tile == q_block, tile * kKeys, row0,
+                            row1, tig, scale_log2);
     uint32_t p[8][4];  // P as wgmma A fragments, one per 16 keys
 #pragma unroll
-    for (int nt = 0; nt < 16; ++nt) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        s[nt][e] = exp2f(s[nt][e] - tile_max[e / 2]);
-        l[e / 2] += s[nt][e];
-      }
-    }
-#pragma unroll
-    for (int kk = 0; kk < 8; ++kk) {
-      p[kk][0] = pack2<T>(s[2 * kk][0], s[2 * kk][1]);
-      p[kk][1] = pack2<T>(s[2 * kk][2], s[2 * kk][3]);
-      p[kk][2] = pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      p[kk][3] = pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-    }
-#pragma unroll
-    for (int n = 0; n < 16; ++n) {
-      acc[n][0] *= correction[0];
-      acc[n][1] *= correction[0];
-      acc[n][2] *= correction[1];
-      acc[n][3] *= correction[1];
-    }
+    for (int kk = 0; kk < 8; ++kk)
+      probability_fragment<T, 16>(p[kk], s, kk);
+    rescale_output<16>(acc, correction);
 
     // O += P V: eight k-steps of 16 keys; B is V^T (head dim x keys), K-major.
     wgmma_fence();
@@ -304,20 +241,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();  // both warpgroups are done with this stage before it is refilled
   }
 
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
-    l[r] = l[r] > 0.f ? 1.f / l[r] : 0.f;
-  }
-#pragma unroll
-  for (int n = 0; n < 16; ++n) {
-    const int col = n * 8 + tig * 2;
-    *reinterpret_cast<uint32_t*>(o + ((b * seq_q + row0) * heads + h) * kD + col) =
-        pack2<T>(acc[n][0] * l[0], acc[n][1] * l[0]);
-    *reinterpret_cast<uint32_t*>(o + ((b * seq_q + row1) * heads + h) * kD + col) =
-        pack2<T>(acc[n][2] * l[1], acc[n][3] * l[1]);
-  }
+  store_normalised<T, 16>(o + ((b * seq_q + row0) * heads + h) * kD,
+                          o + ((b * seq_q + row1) * heads + h) * kD, acc, l, tig);
 #else
   __trap();  // built without sm_90a: hopper_attention_supported() said no
 #endif
