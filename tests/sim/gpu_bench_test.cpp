@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "../src/sim/gpu_bench_abi.h"
@@ -18,7 +19,7 @@ TEST(GpuBench, LibraryLoadsWithoutTheDriver) {
   ASSERT_NE(handle, nullptr) << dlerror();
   auto version = reinterpret_cast<int (*)()>(dlsym(handle, "hcp_gpu_bench_abi_version"));
   ASSERT_NE(version, nullptr);
-  EXPECT_EQ(version(), 1);
+  EXPECT_EQ(version(), HCP_GPU_BENCH_ABI_VERSION);
 }
 
 TEST(GpuBench, UnavailableReasonNamesWhatIsMissing) {
@@ -54,9 +55,55 @@ TEST(GpuBench, TinyAttentionMatchesCublas) {
         ASSERT_TRUE(c->attention[0].max_abs_error.has_value());
         EXPECT_LT(*c->attention[0].max_abs_error, 2e-2) << dtype << " d" << head_dim;
         EXPECT_GT(c->attention[0].tflops, 0.0);
+        const std::string& kernel = c->attention[0].kernel;
+        EXPECT_TRUE(kernel == HCP_ATTENTION_KERNEL_MMA || kernel == HCP_ATTENTION_KERNEL_WGMMA)
+            << kernel;
       }
     }
   }
+}
+
+// HCP_ATTENTION_KERNEL forces each kernel: the mma.sync one runs everywhere, the wgmma one on an
+// sm_90 GPU (head dim 128) and is refused with the reason elsewhere.
+TEST(GpuBench, EachKernelMatchesCublasWhereItRuns) {
+  const std::string reason = gpu_bench_unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "no GPU benchmark here: " << reason;
+  for (const char* kernel : {HCP_ATTENTION_KERNEL_MMA, HCP_ATTENTION_KERNEL_WGMMA}) {
+    ASSERT_EQ(setenv("HCP_ATTENTION_KERNEL", kernel, 1), 0);
+    GpuBenchRequest r;
+    r.heads = 4;
+    r.kv_heads = 2;
+    r.head_dim = 128;
+    r.seq_q = r.seq_kv = 512;
+    r.warmup = 1;
+    r.iterations = 2;
+    auto c = run_gpu_bench(r);
+    unsetenv("HCP_ATTENTION_KERNEL");
+    if (!c) {
+      EXPECT_STREQ(kernel, HCP_ATTENTION_KERNEL_WGMMA) << c.error().message;
+      EXPECT_NE(c.error().message.find("sm_90"), std::string::npos) << c.error().message;
+      continue;
+    }
+    ASSERT_EQ(c->attention.size(), 1u);
+    EXPECT_EQ(c->attention[0].kernel, kernel);
+    ASSERT_TRUE(c->attention[0].max_abs_error.has_value());
+    EXPECT_LT(*c->attention[0].max_abs_error, 2e-2) << kernel;
+  }
+}
+
+TEST(GpuBench, AnUnknownKernelNameIsRefused) {
+  const std::string reason = gpu_bench_unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "no GPU benchmark here: " << reason;
+  ASSERT_EQ(setenv("HCP_ATTENTION_KERNEL", "fastest", 1), 0);
+  GpuBenchRequest r;
+  r.heads = r.kv_heads = 2;
+  r.seq_q = r.seq_kv = 256;
+  auto c = run_gpu_bench(r);
+  unsetenv("HCP_ATTENTION_KERNEL");
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("HCP_ATTENTION_KERNEL must be mma-sm80 or wgmma-sm90a"),
+            std::string::npos)
+      << c.error().message;
 }
 
 TEST(GpuBenchRequest, FollowsTheLayout) {
