@@ -67,12 +67,13 @@ struct AttentionBuffers {
   }
 };
 
-/// Run the kernel once on a small problem of the same kind and compare with cuBLAS.
+/// Run the kernel once on a small problem of the same kind (up to 512 tokens; two sequences when
+/// the request has several, so the batch offsets are checked too) and compare with cuBLAS.
 std::string check_small(const hcp_attention_request& r, double* max_abs_error) {
   const int64_t sq = std::min<int64_t>(r.seq_q, 512);
   const int64_t sk = r.causal ? sq : std::min<int64_t>(r.seq_kv, 512);
   AttentionBuffers small;
-  HCP_TRY(small.create(r, sq, sk, 1));
+  HCP_TRY(small.create(r, sq, sk, std::min<int64_t>(r.batch, 2)));
   HCP_TRY(launch_flash_attention(small.args, nullptr));
   HCP_CUDA_TRY(cudaDeviceSynchronize());
   return check_against_cublas(small.args, max_abs_error);

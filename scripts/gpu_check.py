@@ -263,8 +263,11 @@ def kernel_matrix(hcp):
                                         (64, 64, KERNELS[1])):
             for groups in (8, heads):  # grouped-query, then one KV head per query head
                 for mask, option in layouts:
+                    # Two sequences a micro-batch: bench's cuBLAS check then covers the
+                    # batch offsets too.
                     cmd = [hcp, "bench", SEED_RECIPE, "model.seq_length=8192",
-                           "dataset.seq_length=8192", f"model.kv_channels={head_dim}",
+                           "dataset.seq_length=8192", "train.micro_batch_size=2",
+                           f"model.kv_channels={head_dim}",
                            f"model.num_attention_heads={heads}", f"model.num_query_groups={groups}",
                            "--option", option, "--dtype", dtype, "--warmup", "1",
                            "--iterations", "2", "--format", "json", "--save", os.devnull]

@@ -71,6 +71,7 @@ TEST(GpuBench, EachKernelMatchesCublasWhereItRuns) {
   for (const char* kernel : {HCP_ATTENTION_KERNEL_MMA, HCP_ATTENTION_KERNEL_WGMMA}) {
     ASSERT_EQ(setenv("HCP_ATTENTION_KERNEL", kernel, 1), 0);
     GpuBenchRequest r;
+    r.batch = 2;  // the check then runs two sequences: their offsets are checked too
     r.heads = 4;
     r.kv_heads = 2;
     r.head_dim = 128;
