@@ -12,6 +12,8 @@ Checks, each with its figures and a verdict ("pass", "fail" or "skipped: <why>")
   kernel_matrix  every attention kernel instantiation (bf16/fp16, head dim 64/128, causal or a
                ring step, grouped or plain multi-head; at head dim 128 each kernel) against the
                cuBLAS reference
+  sass         cuobjdump of libhcp_gpu_bench.so: the wgmma kernel's warpgroup MMAs (HGMMA) are
+               there, so it is not on the slower mma.sync path (HMMA counted beside them)
   sanitizer    compute-sanitizer memcheck and racecheck over one small bench
   nccl_smoke   libhcp_gpu_bench.so's collective path on one rank (all-to-all and send/recv),
                the data each rank received checked; no bandwidth figure comes from one GPU
@@ -428,6 +430,21 @@ def check_preflight(hcp, have_gpu):
     return {"verdict": verdict, "runs": runs}
 
 
+def check_sass(library):
+    """Count the tensor-core instructions in the library's machine code (cuobjdump --dump-sass)."""
+    tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+    if not os.path.exists(tool):
+        return {"verdict": "skipped: cuobjdump not found"}
+    if not os.path.exists(library):
+        return {"verdict": f"skipped: {library} not built"}
+    code, out, err, _ = run([tool, "--dump-sass", library], timeout=120)
+    if code != 0:
+        return {"verdict": "fail", "stderr": tail(err, 3)}
+    counts = {op: sum(1 for line in out.splitlines() if op + "." in line or op + " " in line)
+              for op in ("HGMMA", "HMMA")}
+    return {"verdict": "pass" if counts["HGMMA"] > 0 else "fail", "instructions": counts}
+
+
 def find_sanitizer():
     for candidate in (shutil.which("compute-sanitizer"), "/usr/local/cuda/bin/compute-sanitizer"):
         if candidate and os.path.exists(candidate):
@@ -522,6 +539,7 @@ def main():
     checks = result["checks"]
     checks["attention"] = bench_attention(hcp, args.out, args.quick)
     checks["kernel_matrix"] = kernel_matrix(hcp) if have_gpu else {"verdict": "skipped: " + why}
+    checks["sass"] = check_sass(library) if have_gpu else {"verdict": "skipped: " + why}
     checks["sanitizer"] = check_sanitizer(hcp, have_gpu)
     checks["nccl_smoke"] = nccl_smoke(library) if have_gpu else {"verdict": "skipped: " + why}
     checks["gemm"] = gemm_rates(args.quick)
