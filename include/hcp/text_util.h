@@ -46,7 +46,8 @@ size_t text_columns(std::string_view text);
 std::string pad_column(std::string text, size_t width);
 
 /// Return text with &, <, >, " and ' escaped for XML and HTML; the control characters XML
-/// 1.0 does not allow (C0 other than tab, LF, CR) become '?', invalid UTF-8 becomes U+FFFD.
+/// 1.0 does not allow (C0 other than tab, LF, CR) become '?', invalid UTF-8 becomes U+FFFD, and
+/// invisible characters (invisible_character) are written out as \uXXXX.
 std::string xml_escape(const std::string& text);
 
 /// Byte offset of the first byte of `text` that does not begin a valid UTF-8 sequence
@@ -63,9 +64,21 @@ std::string replace_invalid_utf8(std::string_view text);
 std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
 
 /// `text` safe to print on a terminal: control characters other than LF and tab (ESC, BEL, CR,
-/// C1 controls, DEL) are written as \xNN, invalid UTF-8 as U+FFFD. With `keep_colour`, colour
-/// codes (ESC [ digits;digits m) pass unchanged: they change colours only, never the cursor.
+/// C1 controls, DEL) are written as \xNN, invalid UTF-8 as U+FFFD, and the characters that show
+/// nothing or reorder what follows (invisible_character) as \uXXXX or \UXXXXXXXX. With
+/// `keep_colour`, colour codes (ESC [ digits;digits m) pass unchanged: they change colours only,
+/// never the cursor.
 std::string neutralize_controls(std::string_view text, bool keep_colour = false);
+
+/// True for a code point that prints nothing visible or changes how the text around it is shown:
+/// bidirectional embeddings, overrides, isolates and marks (the "Trojan Source" characters,
+/// CVE-2021-42574), zero-width spaces and joiners, the byte-order mark, the soft hyphen, the line
+/// and paragraph separators, invisible operators, interlinear annotation marks and the tag
+/// characters (U+E0000..U+E007F). A key spelled with one looks like the real key in a message.
+bool invisible_character(uint32_t code_point);
+
+/// The code point of the valid UTF-8 sequence of `length` bytes at text[at] (utf8_sequence_length).
+uint32_t utf8_code_point(std::string_view text, size_t at, size_t length);
 
 /// A character and what it is written as.
 struct CharEscape {

@@ -70,11 +70,54 @@ std::string format_margin_gib(double gib) {
   return format_fixed(gib, 1);
 }
 
+namespace {
+
+/// `\uXXXX` (or `\UXXXXXXXX` above U+FFFF): a code point written out in visible characters.
+std::string written_out(uint32_t code_point) {
+  char buffer[16];
+  if (code_point > 0xFFFF) {
+    std::snprintf(buffer, sizeof buffer, "\\U%08x", static_cast<unsigned>(code_point));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(code_point));
+  }
+  return buffer;
+}
+
+/// When text[at] starts an invisible character (invisible_character), its length; else 0.
+size_t invisible_length(std::string_view text, size_t at) {
+  if (static_cast<unsigned char>(text[at]) < 0xC2) return 0;
+  const size_t length = utf8_sequence_length(text, at);
+  return length > 0 && invisible_character(utf8_code_point(text, at, length)) ? length : 0;
+}
+
+}  // namespace
+
+bool invisible_character(uint32_t cp) {
+  return cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x180E ||
+         (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+         (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206F) || cp == 0xFEFF ||
+         (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F);
+}
+
+uint32_t utf8_code_point(std::string_view text, size_t at, size_t length) {
+  static constexpr unsigned char kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  uint32_t cp = static_cast<unsigned char>(text[at]) & kLeadMask[length];
+  for (size_t i = 1; i < length; ++i)
+    cp = (cp << 6) | (static_cast<unsigned char>(text[at + i]) & 0x3F);
+  return cp;
+}
+
 std::string xml_escape(const std::string& text) {
   const std::string valid = replace_invalid_utf8(text);
   std::string out;
   out.reserve(valid.size());
-  for (char c : valid) {
+  for (size_t i = 0; i < valid.size(); ++i) {
+    if (const size_t n = invisible_length(valid, i); n > 0) {
+      out += written_out(utf8_code_point(valid, i, n));
+      i += n - 1;
+      continue;
+    }
+    const char c = valid[i];
     switch (c) {
       case '&':
         out += "&amp;";
@@ -224,6 +267,9 @@ std::string neutralize_controls(std::string_view text, bool keep_colour) {
     // C1 controls U+0080..U+009F are C2 80..C2 9F in UTF-8.
     if (c == 0xC2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) <= 0x9F) {
       escape(static_cast<unsigned char>(valid[++i]));
+    } else if (const size_t n = invisible_length(valid, i); n > 0) {
+      out += written_out(utf8_code_point(valid, i, n));
+      i += n - 1;
     } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
       escape(c);
     } else {

@@ -593,6 +593,38 @@ TEST(HostileInputs, EscapeSequencesFromYamlKeysNeverReachTheTerminal) {
   }
 }
 
+TEST(HostileInputs, InvisibleCharactersInKeysAreShownInTextAndHtmlReports) {
+  // A key with a zero-width space looks exactly like the real key, and a right-to-left override
+  // reorders the rest of the line (Trojan Source). Text reports and HTML write them out; JSON and
+  // SARIF keep the exact key for the programs that read them.
+  Hostile h;
+  std::string path = h.write("hidden.yaml",
+                             "model:\n  \"context_parallel_size\\u200b\": 4\n"
+                             "  \"cp\\u202e=8\": 1\n  \"tag\\U000E0041\": 1\n");
+  for (const char* format : {"text", "github", "gcc", "junit"}) {
+    CliResult r = run_bounded("validate '" + path + "' --world-size 8 --format " + format);
+    EXPECT_EQ(r.exit_code, 1) << format << ": " << r.err;
+    for (const char* shown : {"context_parallel_size\\u200b", "cp\\u202e=8", "tag\\U000e0041"}) {
+      EXPECT_NE(r.out.find(shown), std::string::npos) << format << ": " << shown << "\n" << r.out;
+    }
+    for (const char* raw : {"\u200b", "\u202e", "\U000E0041"}) {
+      EXPECT_EQ(r.out.find(raw), std::string::npos) << format << ": raw " << raw;
+    }
+  }
+  // The HTML plan report shows the recipe's name, here a file name with the override in it.
+  const std::string recipe = h.write(
+      "llama\u202e8b.yaml", testing::read_whole_file(HCP_RECIPES_DIR "/llama3_8b_128k.yaml"));
+  const std::string html = h.path("report.html");
+  CliResult r =
+      run_bounded("plan '" + recipe + "' --nodes 4 --gpus-per-node 8 --html '" + html + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = testing::read_whole_file(html);
+  EXPECT_NE(page.find("llama\\u202e8b"), std::string::npos);
+  EXPECT_EQ(page.find("\u202e"), std::string::npos);
+  CliResult json = run_bounded("validate '" + path + "' --world-size 8 --format json");
+  EXPECT_NE(json.out.find("context_parallel_size\u200b"), std::string::npos) << json.out;
+}
+
 TEST(HostileInputs, WorldSizeCapAndLauncherVariablesThatDisagree) {
   CliResult big = run_bounded("validate recipes/llama3_8b_128k.yaml --world-size 1099511627776");
   EXPECT_EQ(big.exit_code, 2) << big.err;

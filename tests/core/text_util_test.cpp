@@ -74,6 +74,66 @@ TEST(NeutralizeControls, EscapeSequencesAndC1ControlsAreShownNotSent) {
   EXPECT_EQ(neutralize_controls("\xFF"), "\xEF\xBF\xBD");
 }
 
+struct InvisibleCase {
+  const char* name;
+  std::string text;
+  std::string shown;  ///< neutralize_controls(text)
+};
+
+TEST(NeutralizeControls, InvisibleAndReorderingCharactersAreWrittenOut) {
+  const std::vector<InvisibleCase> cases = {
+      {"right-to-left override (Trojan Source)", "cp\u202e=4", "cp\\u202e=4"},
+      {"left-to-right isolate and pop", "\u2066a\u2069", "\\u2066a\\u2069"},
+      {"right-to-left mark", "a\u200fb", "a\\u200fb"},
+      {"Arabic letter mark", "a\u061cb", "a\\u061cb"},
+      {"zero-width space", "context_parallel_size\u200b", "context_parallel_size\\u200b"},
+      {"zero-width joiner", "a\u200db", "a\\u200db"},
+      {"word joiner", "a\u2060b", "a\\u2060b"},
+      {"byte-order mark inside a key", "model\ufeff.cp", "model\\ufeff.cp"},
+      {"soft hyphen", "tensor\u00admodel", "tensor\\u00admodel"},
+      {"line separator", "a\u2028b", "a\\u2028b"},
+      {"paragraph separator", "a\u2029b", "a\\u2029b"},
+      {"invisible times", "a\u2062b", "a\\u2062b"},
+      {"interlinear annotation anchor", "a\ufff9b", "a\\ufff9b"},
+      {"tag letter (smuggled text)", "cp\U000E0041", "cp\\U000e0041"},
+      {"Mongolian vowel separator", "a\u180eb", "a\\u180eb"},
+  };
+  for (const InvisibleCase& c : cases)
+    EXPECT_EQ(neutralize_controls(c.text), c.shown) << c.name;
+}
+
+TEST(NeutralizeControls, VisibleTextOfEveryScriptStaysAsItIs) {
+  for (const char* text :
+       {"\u00b1 4% \u03c4 0.78 \u2264 0.8 \u00d7 \u2192", "\u65e5\u672c\u8a9e GPU",
+        "e\u0301t\u00e9", "no\u00a0break", "\U0001F680 rocket", "\u05e9\u05dc\u05d5\u05dd"}) {
+    EXPECT_EQ(neutralize_controls(text), text) << text;
+    EXPECT_EQ(xml_escape(text), text) << text;
+  }
+}
+
+TEST(XmlEscape, InvisibleCharactersAreWrittenOutInReports) {
+  EXPECT_EQ(xml_escape("cp\u202e<b>"), "cp\\u202e&lt;b&gt;");
+  EXPECT_EQ(xml_escape("size\u200b"), "size\\u200b");
+}
+
+TEST(Utf8, CodePointOfEachLength) {
+  for (uint32_t cp : {0x41u, 0xE9u, 0x20ACu, 0x1F680u, 0xE0041u, 0x10FFFFu}) {
+    std::string text;
+    if (cp < 0x80) {
+      text = std::string(1, char(cp));
+    } else if (cp < 0x800) {
+      text = {char(0xC0 | (cp >> 6)), char(0x80 | (cp & 0x3F))};
+    } else if (cp < 0x10000) {
+      text = {char(0xE0 | (cp >> 12)), char(0x80 | ((cp >> 6) & 0x3F)), char(0x80 | (cp & 0x3F))};
+    } else {
+      text = {char(0xF0 | (cp >> 18)), char(0x80 | ((cp >> 12) & 0x3F)),
+              char(0x80 | ((cp >> 6) & 0x3F)), char(0x80 | (cp & 0x3F))};
+    }
+    ASSERT_EQ(utf8_sequence_length(text, 0), text.size()) << cp;
+    EXPECT_EQ(utf8_code_point(text, 0, text.size()), cp);
+  }
+}
+
 TEST(EscapeChars, OnlyTheNamedCharactersChange) {
   EXPECT_EQ(escape_chars("a:b,c%", {{':', "%3A"}, {',', "%2C"}}), "a%3Ab%2Cc%");
   EXPECT_EQ(escape_chars("xyz", {}), "xyz");
