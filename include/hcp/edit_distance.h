@@ -12,7 +12,14 @@ namespace hcp {
 int edit_distance(std::string_view a, std::string_view b, int max_distance = 0);
 
 /// Return the candidate closest to word within a distance that scales with its length, or
-/// an empty string when nothing is close enough.
+/// an empty string when nothing is close enough. The distance counts characters of `word`, not
+/// bytes: a look-alike letter from another script is one substitution.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+/// " (did you mean 'S'?)" for the suggestion S of `word`, "" when S is empty. When `word` has a
+/// character outside ASCII and S has none (a Cyrillic 'а' for 'a', a zero-width space, a
+/// full-width digit), the note names the first one, which the eye cannot tell apart:
+/// " (did you mean 'S'? character 15 of it is U+0430, not ASCII)".
+std::string did_you_mean(std::string_view word, const std::string& suggestion);
 
 }  // namespace hcp

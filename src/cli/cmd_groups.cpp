@@ -153,9 +153,8 @@ std::variant<Subject, Failure> make_subject(const CLI::App& sub, const GroupsOpt
     // Overrides are k=v or single-dash shorthand flags; "--x" is a mistyped option.
     if (arg.rfind("--", 0) == 0) {
       std::string message = "unknown option '" + arg + "'";
-      std::string near = closest_match(arg, option_names(sub));
-      if (!near.empty()) message += " (did you mean '" + near + "'?)";
-      return Failure{kExitBadInput, message};
+      return Failure{kExitBadInput,
+                     message + did_you_mean(arg, closest_match(arg, option_names(sub)))};
     }
   }
   const RecipeSources& in = o.sources;

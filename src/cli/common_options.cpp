@@ -165,8 +165,7 @@ std::optional<std::string> unknown_option_message(const CLI::App& sub,
     if (auto removed = removed_launcher_option(name)) return *removed;
     std::string message = "unknown option '" + name + "'";
     std::string near = closest_match(name, candidates);
-    if (!near.empty()) message += " (did you mean '" + near + "'?)";
-    return message;
+    return message + did_you_mean(name, near);
   }
   return std::nullopt;
 }
@@ -294,7 +293,7 @@ Result<std::vector<RecipeSubject>> load_recipe_subjects(const RecipeSources& giv
       if (e.message.find("did you mean") == std::string::npos) {
         for (const std::string& name : shipped_recipe_names()) {
           if (name.rfind(sources.recipe, 0) != 0) continue;
-          e.message += " (did you mean '" + name + "'?)";
+          e.message += did_you_mean(sources.recipe, name);
           break;
         }
       }

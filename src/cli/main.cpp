@@ -94,8 +94,7 @@ int run(int argc, char** argv) {
       names.push_back(command.name);
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       std::string message = std::string("unknown command '") + argv[1] + "'";
-      std::string near = closest_match(argv[1], names);
-      if (!near.empty()) message += " (did you mean '" + near + "'?)";
+      message += did_you_mean(argv[1], closest_match(argv[1], names));
       print_error(message);
       std::cerr << "Run 'hcp-plan --help' for the commands.\n";
       return kExitBadInput;

@@ -32,9 +32,7 @@ CLI::Validator one_of(const std::vector<std::string>& values) {
       [values, names](std::string& value) -> std::string {
         if (std::find(values.begin(), values.end(), value) != values.end()) return "";
         std::string message = "expects " + names + ", got '" + value + "'";
-        std::string near = closest_match(value, values);
-        if (!near.empty()) message += " (did you mean '" + near + "'?)";
-        return message;
+        return message + did_you_mean(value, closest_match(value, values));
       },
       "{" + set + "}");
 }

@@ -61,10 +61,7 @@ class Reader {
                       const std::string& within = "") {
     for (const auto& [key, value] : obj.items()) {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string message = "unknown key";
-      std::string near = closest_match(key, known);
-      if (!near.empty()) message += " (did you mean '" + near + "'?)";
-      return fail(path(within + key), message);
+      return fail(path(within + key), "unknown key" + did_you_mean(key, closest_match(key, known)));
     }
   }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
+
+#include "hcp/text_util.h"
 
 namespace hcp {
 
@@ -39,7 +42,27 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance) {
   return row[b.size()];
 }
 
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+namespace {
+
+/// `word` with each character outside ASCII as one byte 0x80: distances count characters, so a
+/// Cyrillic 'О' for 'O' is one substitution, not two (its two UTF-8 bytes), and a name typed
+/// with look-alikes still finds the real one.
+std::string one_byte_per_character(std::string_view word) {
+  std::string out;
+  out.reserve(word.size());
+  for (size_t at = 0; at < word.size();) {
+    const size_t length = std::max<size_t>(1, utf8_sequence_length(word, at));
+    out += length == 1 ? word[at] : '\x80';
+    at += length;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string closest_match(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string folded = one_byte_per_character(typed);
+  const std::string_view word = folded;
   int limit = std::max(2, static_cast<int>(word.size()) / 3);
   // The word's letters, for a linear lower bound of each distance (the bag distance: letters of
   // one that the other lacks, the larger side), which rejects most candidates without the
@@ -73,6 +96,27 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
     }
   }
   return best ? *best : std::string();
+}
+
+std::string did_you_mean(std::string_view word, const std::string& suggestion) {
+  if (suggestion.empty()) return "";
+  std::string note = " (did you mean '" + suggestion + "'?";
+  const bool ascii_suggestion = std::all_of(suggestion.begin(), suggestion.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x80;
+  });
+  size_t character = 1;
+  for (size_t at = 0; ascii_suggestion && at < word.size(); ++character) {
+    const size_t length = std::max<size_t>(1, utf8_sequence_length(word, at));
+    if (static_cast<unsigned char>(word[at]) >= 0x80) {
+      char code[16];
+      const uint32_t cp = length > 1 ? utf8_code_point(word, at, length) : 0xFFFD;
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
+      note += " character " + std::to_string(character) + " of it is " + code + ", not ASCII";
+      break;
+    }
+    at += length;
+  }
+  return note + ")";
 }
 
 }  // namespace hcp

@@ -182,10 +182,9 @@ Result<PartialLayout> parse_layout_option(std::string_view text) {
     for (const auto& k : known_keys())
       known = known || k == key;
     if (!known) {
-      std::string hint = closest_match(key, known_keys());
-      return option_error("unknown option key '" + key + "'" +
-                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"),
-                          key);
+      return option_error(
+          "unknown option key '" + key + "'" + did_you_mean(key, closest_match(key, known_keys())),
+          key);
     }
     for (const auto& k : seen) {
       if (k == key) return option_error("option key '" + key + "' given twice", key);

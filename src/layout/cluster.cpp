@@ -90,9 +90,7 @@ Error error_at(const std::string& path, const YAML::Node& node, std::string mess
 
 std::string unknown_key_message(const std::string& key) {
   std::string message = "unknown cluster profile key '" + key + "'";
-  std::string near = closest_match(key, known_keys());
-  if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  return message;
+  return message + did_you_mean(key, closest_match(key, known_keys()));
 }
 
 /// Parse one scalar into its field; return an error message or empty on success.
@@ -228,8 +226,7 @@ Result<ClusterProfile> find_cluster_profile(const std::string& name_or_path) {
   if (!found.empty()) return load_cluster_profile(found);
   std::vector<std::string> names = cluster_profile_names();
   std::string message = "unknown cluster profile '" + name_or_path + "'";
-  std::string near = closest_match(name_or_path, names);
-  if (!near.empty()) message += " (did you mean '" + near + "'?)";
+  message += did_you_mean(name_or_path, closest_match(name_or_path, names));
   if (!names.empty()) {
     message += "; shipped profiles:";
     for (const auto& n : names)

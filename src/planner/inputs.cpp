@@ -86,10 +86,11 @@ Status apply_setup_options(const PlanInputs& in, TrainingSetup& setup) {
   if (!in.recompute.empty()) {
     auto r = parse_recompute(in.recompute);
     if (!r) {
-      std::string near = closest_match(in.recompute, {"none", "selective", "full"});
-      return input_error("--recompute expects none, selective or full, got '" + in.recompute + "'" +
-                             (near.empty() ? "" : " (did you mean '" + near + "'?)"),
-                         "recompute");
+      return input_error(
+          "--recompute expects none, selective or full, got '" + in.recompute + "'" +
+              did_you_mean(in.recompute,
+                           closest_match(in.recompute, {"none", "selective", "full"})),
+          "recompute");
     }
     setup.recompute = *r;
   }

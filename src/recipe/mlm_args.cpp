@@ -655,7 +655,7 @@ Status check_known_flags(const std::vector<MlmArgument>& args) {
     if (std::binary_search(known.begin(), known.end(), arg.flag)) continue;
     std::string message = "unknown Megatron-LM argument '" + arg.flag + "'";
     std::string near = closest_match(arg.flag, known);
-    if (!near.empty()) message += " (did you mean '" + near + "'?)";
+    message += did_you_mean(arg.flag, near);
     message += "; Megatron-LM's parser rejects it (no abbreviations)";
     Error e;
     e.message = std::move(message);

@@ -2,6 +2,7 @@
 // as a small recursive-descent parser over one command-line token.
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -169,13 +170,21 @@ class Parser {
         t_.size() > 120 ? std::string(utf8_prefix(t_, 100)) + "..." : std::string(t_);
     return Error{"bad override '" + shown + "': " + message, here(at), ""};
   }
-  /// The whole UTF-8 character at `at` (never a part of one), or "\\xNN" for an invalid byte.
-  std::string character_at(size_t at) const {
-    size_t length = utf8_sequence_length(t_, at);
-    if (length > 0) return neutralize_controls(t_.substr(at, length));
+  /// The whole UTF-8 character at `at` (never a part of one) in quotes, followed by its code
+  /// point when it is not ASCII ("'і' (U+0456)": it looks like 'i'); "'\\xNN'" for an invalid
+  /// byte.
+  std::string quoted_character(size_t at) const {
+    const size_t length = utf8_sequence_length(t_, at);
+    if (length == 1) return "'" + neutralize_controls(t_.substr(at, 1)) + "'";
+    if (length > 1) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X",
+                    static_cast<unsigned>(utf8_code_point(t_, at, length)));
+      return "'" + neutralize_controls(t_.substr(at, length)) + "' (" + code + ")";
+    }
     const char* hex = "0123456789abcdef";
     auto byte = static_cast<unsigned char>(t_[at]);
-    return std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
+    return std::string("'\\x") + hex[byte >> 4] + hex[byte & 15] + "'";
   }
   bool at_end() const { return pos_ >= t_.size(); }
   char peek() const { return at_end() ? '\0' : t_[pos_]; }
@@ -216,7 +225,7 @@ Result<std::string> Parser::parse_key() {
     } else if (is_ws(c)) {
       return fail("whitespace is not allowed in a key or before '='", pos_);
     } else {
-      return fail("unexpected character '" + character_at(pos_) + "' in key", pos_);
+      return fail("unexpected character " + quoted_character(pos_) + " in key", pos_);
     }
     ++pos_;
   }
@@ -294,7 +303,7 @@ Result<Value> Parser::parse_primitive() {
     if (c == ',' || c == ']' || c == '}' || c == '[' || c == '{' || c == ')') break;
     if (c == '(') break;
     if (!(is_id_char(c) || is_unquoted_char(c) || c == ':' || is_ws(c))) {
-      return fail("unexpected character '" + character_at(pos_) + "' in value", pos_);
+      return fail("unexpected character " + quoted_character(pos_) + " in value", pos_);
     }
     text += c;
     ++pos_;
@@ -363,7 +372,7 @@ Result<Value> Parser::parse_dict() {
     while (!at_end() && t_[pos_] != ':' && t_[pos_] != ',' && t_[pos_] != '}') {
       char c = t_[pos_];
       if (!(is_id_char(c) || is_unquoted_char(c) || is_ws(c))) {
-        return fail("unexpected character '" + character_at(pos_) + "' in dict key", pos_);
+        return fail("unexpected character " + quoted_character(pos_) + " in dict key", pos_);
       }
       key += c;
       ++pos_;

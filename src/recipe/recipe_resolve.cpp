@@ -46,7 +46,7 @@ Result<std::string> resolve_recipe_path(const std::string& name_or_path) {
     std::string stem = fs::path(file).stem().string();
     std::string message = "no recipe file or shipped recipe named '" + name_or_path + "'";
     std::string close = closest_match(stem, shipped_names());
-    if (!close.empty()) message += " (did you mean '" + close + "'?)";
+    message += did_you_mean(stem, close);
     return Error{message, {}, ""};
   }
   // Anything there (a directory, a device, a symlink loop): the loader says what is wrong.

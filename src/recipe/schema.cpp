@@ -29,9 +29,9 @@ std::pair<std::string_view, std::string_view> split_first(std::string_view dotte
   return {dotted.substr(0, dot), dotted.substr(dot + 1)};
 }
 
-std::string with_suggestion(std::string message, const std::string& suggestion) {
-  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
-  return message;
+std::string with_suggestion(std::string message, std::string_view word,
+                            const std::string& suggestion) {
+  return message + did_you_mean(word, suggestion);
 }
 
 /// Return a short description of a value for messages: `string "abc"`, `float 2.0`.
@@ -302,7 +302,7 @@ std::string suggest_key(std::string_view dotted) {
 Diagnostic skipped_key_note(const std::string& key, const std::string& suggestion,
                             const Location& at) {
   std::string message =
-      with_suggestion("unknown key '" + key + "'", suggestion) +
+      with_suggestion("unknown key '" + key + "'", key, suggestion) +
       ": Megatron-Bridge skips a key its config lacks when it applies a YAML "
       "file or a +key override (omegaconf_utils.py _apply_overrides: \"not found in config "
       "object ... Skipping\", Bridge " +
@@ -321,7 +321,7 @@ Status check_key_known(std::string_view dotted, const Location& at) {
   if (std::find(sections.begin(), sections.end(), section) == sections.end()) {
     return Error{with_suggestion("unknown section '" + std::string(section) + "'" +
                                      (rest.empty() ? "" : " in key '" + std::string(dotted) + "'"),
-                                 suggest_key(dotted)),
+                                 dotted, suggest_key(dotted)),
                  at, std::string(dotted)};
   }
   if (rest.empty() || !is_modelled_section(section)) return Ok{};
@@ -329,7 +329,7 @@ Status check_key_known(std::string_view dotted, const Location& at) {
   if (find_field(section, field) == nullptr) {
     return Error{
         with_suggestion("unknown key '" + std::string(section) + "." + std::string(field) + "'",
-                        suggest_key(std::string(section) + "." + std::string(field))),
+                        dotted, suggest_key(std::string(section) + "." + std::string(field))),
         at, std::string(dotted)};
   }
   return Ok{};
@@ -478,8 +478,8 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
         continue;
       }
       std::string what = target.empty() ? "" : " (" + short_class(target) + ")";
-      note(Error{with_suggestion("unknown key '" + key + "'" + what, suggestion), value.location(),
-                 key});
+      note(Error{with_suggestion("unknown key '" + key + "'" + what, key, suggestion),
+                 value.location(), key});
       continue;
     }
     FieldSpec located = *spec;

@@ -46,9 +46,7 @@ Location location_of(const YAML::Node& node, const std::string& path) {
 Error unknown_key(const std::string& key, const std::vector<std::string>& known,
                   const Location& at) {
   std::string message = "unknown key '" + key + "' in " + std::string(kProjectConfigName);
-  std::string near = closest_match(key, known);
-  if (!near.empty()) message += " (did you mean '" + near + "'?)";
-  return Error{message, at, key};
+  return Error{message + did_you_mean(key, closest_match(key, known)), at, key};
 }
 
 /// A setting's value checked where it is written, as the option it stands for checks it on the

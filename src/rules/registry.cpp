@@ -343,11 +343,11 @@ Status set_environment_option(Environment& env, std::string_view name, std::stri
     } else if (value == "mlm") {
       env.framework = Framework::kMlm;
     } else if (value != "megatron") {
-      std::string near = closest_match(value, {"megatron", "bridge", "mlm"});
+      const std::string near = closest_match(value, {"megatron", "bridge", "mlm"});
       return Error{
           "--framework expects megatron (the recipe's own semantics), bridge or mlm, "
           "got '" +
-              std::string(value) + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"),
+              std::string(value) + "'" + did_you_mean(value, near),
           Location{"<command line>", 0, 0}, "framework"};
     }
     return Ok{};

@@ -625,6 +625,26 @@ TEST(HostileInputs, InvisibleCharactersInKeysAreShownInTextAndHtmlReports) {
   EXPECT_NE(json.out.find("context_parallel_size\u200b"), std::string::npos) << json.out;
 }
 
+TEST(HostileInputs, LookAlikeCharactersInNamesAreNamedByCodePoint) {
+  // A Cyrillic 'а' (U+0430) or 'і' (U+0456) in a key, an option, a command or a profile name
+  // looks exactly like the Latin letter: the did-you-mean says which character it is.
+  Hostile h;
+  std::string path = h.write("homoglyph.yaml", "model:\n  context_p\u0430rallel_size: 4\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"validate '" + path + "' --world-size 8", "character 16 of it is U+0430, not ASCII"},
+      {"valid\u0456te x", "character 6 of it is U+0456, not ASCII"},
+      {"plan llama3_8b_128k --nodes 1 --cluster dgx-h1\u041e\u041e",
+       "character 7 of it is U+041E, not ASCII"},
+      {"validate llama3_8b_128k --world-size 8 'model.context_parallel_s\u0456ze=2'",
+       "unexpected character '\u0456' (U+0456) in key"},
+  };
+  for (const auto& [args, said] : cases) {
+    CliResult r = run_bounded(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE((r.out + r.err).find(said), std::string::npos) << args << "\n" << r.out << r.err;
+  }
+}
+
 TEST(HostileInputs, WorldSizeCapAndLauncherVariablesThatDisagree) {
   CliResult big = run_bounded("validate recipes/llama3_8b_128k.yaml --world-size 1099511627776");
   EXPECT_EQ(big.exit_code, 2) << big.err;

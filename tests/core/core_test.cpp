@@ -38,6 +38,40 @@ TEST(EditDistance, ClosestMatchSuggestsNearKeysOnly) {
   std::vector<std::string> keys = {"context_parallel_size", "tensor_model_parallel_size"};
   EXPECT_EQ(closest_match("context_paralel_size", keys), "context_parallel_size");
   EXPECT_EQ(closest_match("vocab", keys), "");
+  // Distances count characters: two Cyrillic 'О' (two bytes each) for "00" are two substitutions.
+  EXPECT_EQ(closest_match("dgx-h1\xD0\x9E\xD0\x9E", {"dgx-a100", "dgx-h100"}), "dgx-h100");
+  EXPECT_EQ(closest_match("\xD0\x9E\xD0\x9E\xD0\x9E", {"abc"}), "");
+}
+
+struct DidYouMeanCase {
+  const char* name;
+  std::string word;
+  std::string suggestion;
+  std::string note;
+};
+
+TEST(EditDistance, DidYouMeanNamesTheCharacterTheEyeCannotTellApart) {
+  const std::vector<DidYouMeanCase> cases = {
+      {"no suggestion", "vocab", "", ""},
+      {"a typo in ASCII", "context_paralel_size", "context_parallel_size",
+       " (did you mean 'context_parallel_size'?)"},
+      {"Cyrillic a", "context_p\xD0\xB0rallel_size", "context_parallel_size",
+       " (did you mean 'context_parallel_size'? character 10 of it is U+0430, not ASCII)"},
+      {"zero-width space at the end", "cp\xE2\x80\x8B", "cp",
+       " (did you mean 'cp'? character 3 of it is U+200B, not ASCII)"},
+      {"full-width digit", "dgx-h\xEF\xBC\x91\xEF\xBC\x90\xEF\xBC\x90", "dgx-h100",
+       " (did you mean 'dgx-h100'? character 6 of it is U+FF11, not ASCII)"},
+      {"tag character", "mlm\xF3\xA0\x81\x81", "mlm",
+       " (did you mean 'mlm'? character 4 of it is U+E0041, not ASCII)"},
+      {"an invalid byte", "cp\xFF", "cp",
+       " (did you mean 'cp'? character 3 of it is U+FFFD, not ASCII)"},
+      {"the suggestion is not ASCII either",
+       "gr\xC3\xBC\xC3\x9F"
+       "e",
+       "gr\xC3\xBC\xC3\x9F", " (did you mean 'gr\xC3\xBC\xC3\x9F'?)"},
+  };
+  for (const DidYouMeanCase& c : cases)
+    EXPECT_EQ(did_you_mean(c.word, c.suggestion), c.note) << c.name;
 }
 
 TEST(EditDistance, BoundedSearchKeepsTheExactAnswer) {

@@ -191,8 +191,13 @@ TEST(OverrideParser, UnexpectedCharactersAreQuotedWhole) {
   for (const std::string& text :
        {"mo" + digit + "del=4", "model.x=" + digit, "model.x={" + digit + ":1}"}) {
     std::string message = parse_error(text);
-    EXPECT_NE(message.find("unexpected character '" + digit + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find("unexpected character '" + digit + "' (U+FF14)"), std::string::npos)
+        << message;
   }
+  // A Cyrillic letter that looks like the Latin one is named by its code point.
+  EXPECT_NE(parse_error("model.context_parallel_s\xD1\x96ze=2")
+                .find("unexpected character '\xD1\x96' (U+0456) in key"),
+            std::string::npos);
   EXPECT_NE(parse_error("model.x=a\xFF"
                         "b")
                 .find("unexpected character '\\xff'"),
