@@ -11,10 +11,10 @@ namespace hcp {
 /// once it exceeds max_distance; max_distance 0 means no limit.
 int edit_distance(std::string_view a, std::string_view b, int max_distance = 0);
 
-/// Return the candidate closest to word within a distance that scales with its length, or
-/// an empty string when nothing is close enough. The distance counts characters of `word`, not
+/// Return the candidate closest to `typed` within a distance that scales with its length, or
+/// an empty string when nothing is close enough. The distance counts characters of `typed`, not
 /// bytes: a look-alike letter from another script is one substitution.
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+std::string closest_match(std::string_view typed, const std::vector<std::string>& candidates);
 
 /// " (did you mean 'S'?)" for the suggestion S of `word`, "" when S is empty. When `word` has a
 /// character outside ASCII and S has none (a Cyrillic 'а' for 'a', a zero-width space, a

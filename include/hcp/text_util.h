@@ -75,7 +75,7 @@ std::string neutralize_controls(std::string_view text, bool keep_colour = false)
 /// CVE-2021-42574), zero-width spaces and joiners, the byte-order mark, the soft hyphen, the line
 /// and paragraph separators, invisible operators, interlinear annotation marks and the tag
 /// characters (U+E0000..U+E007F). A key spelled with one looks like the real key in a message.
-bool invisible_character(uint32_t code_point);
+bool invisible_character(uint32_t cp);
 
 /// The code point of the valid UTF-8 sequence of `length` bytes at text[at] (utf8_sequence_length).
 uint32_t utf8_code_point(std::string_view text, size_t at, size_t length);

@@ -29,7 +29,7 @@ std::pair<std::string_view, std::string_view> split_first(std::string_view dotte
   return {dotted.substr(0, dot), dotted.substr(dot + 1)};
 }
 
-std::string with_suggestion(std::string message, std::string_view word,
+std::string with_suggestion(const std::string& message, std::string_view word,
                             const std::string& suggestion) {
   return message + did_you_mean(word, suggestion);
 }

@@ -116,6 +116,7 @@ TEST(EditDistance, ClosestMatchAgreesWithAPlainSearch) {
   };
   for (int round = 0; round < 300; ++round) {
     std::vector<std::string> candidates;
+    candidates.reserve(20);
     for (int i = 0; i < 20; ++i)
       candidates.push_back(random_word());
     std::string word = random_word();
