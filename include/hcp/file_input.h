@@ -91,6 +91,16 @@ inline std::string_view strip_utf8_bom(std::string_view text) {
 /// 1-based line and column of byte `offset` in `text` (a column counts bytes).
 Location location_at_offset(std::string_view text, const std::string& file, uint64_t offset);
 
+/// The wide Unicode encoding `text` starts in ("UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"),
+/// told by its byte-order mark or, without one, by the zero bytes of ASCII text in it; "" when it
+/// starts in none. PowerShell 5 writes UTF-16LE with '>' and Out-File, and Notepad offers it.
+std::string wide_text_encoding(std::string_view text);
+
+/// "UTF-16LE text (byte-order mark FF FE), expected WHAT in UTF-8; ..." located at 1:1 when `text`
+/// starts in a wide encoding (wide_text_encoding), else nothing. `what` carries its article.
+std::optional<Error> wide_text_error(std::string_view text, const std::string& file,
+                                     const std::string& what);
+
 /// An error located at the first control byte of `text` (C0 other than tab, LF, CR; and DEL), the
 /// bytes no YAML, JSON or text input of hcp-plan holds: "binary data (byte 0x00): not WHAT".
 /// `what` carries its article ("a YAML recipe").

@@ -77,14 +77,16 @@ size_t first_control_byte(std::string_view text) {
   return std::string_view::npos;
 }
 
-/// "binary data (byte 0x7f): not a recipe" at the control byte `at` of `text`.
-Error binary_data_error(std::string_view text, const std::string& file, const std::string& what,
-                        size_t at) {
+/// "binary data (byte 0x7f): not a recipe" at the control byte `at` of `text` (`what` with its
+/// article), or the wide encoding the text is in (wide_text_error).
+Error binary_data_error(std::string_view text, const std::string& file,
+                        const std::string& what_with_article, size_t at) {
+  if (std::optional<Error> wide = wide_text_error(text, file, what_with_article)) return *wide;
   const char* hex = "0123456789abcdef";
   auto byte = static_cast<unsigned char>(text[at]);
   Error e;
   e.message = std::string("binary data (byte 0x") + hex[byte >> 4] + hex[byte & 15] + "): not " +
-              with_article(what);
+              what_with_article;
   e.location = location_at_offset(text, file, at);
   return e;
 }
@@ -112,7 +114,7 @@ Result<std::string> read_bounded(int fd, const std::string& path, uint64_t max_b
     if (text.size() + static_cast<uint64_t>(n) > max_bytes) return file_error(path, too_large);
     text.append(buffer, static_cast<size_t>(n));
     if (!what.empty() && std::memchr(buffer, 0, static_cast<size_t>(n)) != nullptr) {
-      return binary_data_error(text, path, what, first_control_byte(text));
+      return binary_data_error(text, path, with_article(what), first_control_byte(text));
     }
   }
   return text;
@@ -344,7 +346,10 @@ Result<std::string> normalize_input_text(std::string text, const std::string& fi
   if (bad != std::string_view::npos) {
     // Binary files (an ELF, a gzip) are named as such at their first control byte.
     size_t control = first_control_byte(std::string_view(text).substr(0, bad));
-    if (control != std::string_view::npos) return binary_data_error(text, file, what, control);
+    if (control != std::string_view::npos) {
+      return binary_data_error(text, file, with_article(what), control);
+    }
+    if (std::optional<Error> wide = wide_text_error(text, file, with_article(what))) return *wide;
     const char* hex = "0123456789abcdef";
     auto byte = static_cast<unsigned char>(text[bad]);
     Error e;
@@ -357,18 +362,49 @@ Result<std::string> normalize_input_text(std::string text, const std::string& fi
   return text;
 }
 
+std::string wide_text_encoding(std::string_view text) {
+  auto starts = [text](std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; };
+  using namespace std::string_view_literals;
+  if (starts("\x00\x00\xFE\xFF"sv)) return "UTF-32BE";
+  if (starts("\xFF\xFE\x00\x00"sv)) return "UTF-32LE";
+  if (starts("\xFE\xFF"sv)) return "UTF-16BE";
+  if (starts("\xFF\xFE"sv)) return "UTF-16LE";
+  if (text.size() < 4) return "";
+  auto zero = [text](size_t i) { return text[i] == '\0'; };
+  if (!zero(0) && zero(1) && !zero(2) && zero(3)) return "UTF-16LE";
+  if (zero(0) && !zero(1) && zero(2) && !zero(3)) return "UTF-16BE";
+  return "";
+}
+
+std::optional<Error> wide_text_error(std::string_view text, const std::string& file,
+                                     const std::string& what) {
+  const std::string encoding = wide_text_encoding(text);
+  if (encoding.empty()) return std::nullopt;
+  const bool bom = text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF" ||
+                   text.substr(0, 4) == std::string_view("\x00\x00\xFE\xFF", 4);
+  std::string mark;
+  if (bom) {
+    const char* hex = "0123456789ABCDEF";
+    const size_t n = encoding.rfind("UTF-32", 0) == 0 ? 4 : 2;
+    mark = " (byte-order mark";
+    for (size_t i = 0; i < n; ++i) {
+      auto byte = static_cast<unsigned char>(text[i]);
+      mark += std::string(" ") + hex[byte >> 4] + hex[byte & 15];
+    }
+    mark += ")";
+  }
+  return Error{encoding + " text" + mark + ", expected " + what +
+                   " in UTF-8: save it as UTF-8 (PowerShell 5's '>' and Out-File write UTF-16; "
+                   "give Out-File -Encoding utf8)",
+               Location{file, 1, 1}, ""};
+}
+
 Status check_no_control_bytes(std::string_view text, const std::string& file,
                               const std::string& what) {
   for (size_t i = 0; i < text.size(); ++i) {
     auto byte = static_cast<unsigned char>(text[i]);
     bool control = (byte < 0x20 && byte != '\n' && byte != '\r' && byte != '\t') || byte == 0x7f;
-    if (!control) continue;
-    const char* hex = "0123456789abcdef";
-    Error e;
-    e.message =
-        std::string("binary data (byte 0x") + hex[byte >> 4] + hex[byte & 15] + "): not " + what;
-    e.location = location_at_offset(text, file, i);
-    return e;
+    if (control) return binary_data_error(text, file, what, i);
   }
   return Ok{};
 }

@@ -114,6 +114,10 @@ Status read_one(const std::string& path, LogParser& parser) {
         if (is_binary_byte(static_cast<unsigned char>(data[i]))) ++bad;
       }
       if (std::memchr(data, 0, size) != nullptr || bad * 100 > limit) {
+        if (!checked_start) {
+          auto wide = wide_text_error(std::string_view(data, size), path, "a text log");
+          if (wide) return *wide;
+        }
         return Error{"binary data, not a text log",
                      Location{path, static_cast<int>(line_no + 1), 0}, ""};
       }

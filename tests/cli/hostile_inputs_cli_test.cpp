@@ -167,6 +167,46 @@ TEST(HostileInputs, HostileBytesOfEveryKind) {
   }
 }
 
+TEST(HostileInputs, Utf16AndUtf32TextOfEveryKindIsNamed) {
+  // PowerShell 5 writes UTF-16LE with '>' and Out-File: the file is text, in the wrong encoding.
+  auto utf16le = [](const std::string& ascii) {
+    std::string out = "\xFF\xFE";
+    for (char c : ascii)
+      out += std::string{c, '\0'};
+    return out;
+  };
+  auto utf16be_no_bom = [](const std::string& ascii) {
+    std::string out;
+    for (char c : ascii)
+      out += std::string{'\0', c};
+    return out;
+  };
+  auto utf32le = [](const std::string& ascii) {
+    std::string out("\xFF\xFE\0\0", 4);
+    for (char c : ascii)
+      out += std::string{c, '\0', '\0', '\0'};
+    return out;
+  };
+  const std::vector<ContentClass> classes = {
+      {"UTF-16LE with its byte-order mark", utf16le("key: 1\nother: 2\n")},
+      {"UTF-16BE without one", utf16be_no_bom("key: 1\nother: 2\n")},
+      {"UTF-32LE with its byte-order mark", utf32le("key: 1\n")},
+  };
+  const std::vector<std::string> encodings = {"UTF-16LE text", "UTF-16BE text", "UTF-32LE text"};
+  for (const Kind& kind : kinds()) {
+    if (std::string(kind.name) == "idx") continue;  // a binary index, not text
+    for (size_t i = 0; i < classes.size(); ++i) {
+      Hostile h;
+      std::string path = h.write("input", classes[i].bytes);
+      std::string what = std::string(kind.name) + " / " + classes[i].name;
+      CliResult r = run_bounded(with_path(kind.command, path));
+      expect_one_line_naming(r, path, what);
+      EXPECT_NE(r.err.find(encodings[i] + ""), std::string::npos) << what << ": " << r.err;
+      EXPECT_NE(r.err.find("save it as UTF-8"), std::string::npos) << what << ": " << r.err;
+    }
+  }
+}
+
 TEST(HostileInputs, OversizeFilesAreRefusedByTheirSize) {
   // Sparse files one byte over each kind's limit: refused from their size, never read.
   const std::vector<std::pair<std::string, long long>> over = {

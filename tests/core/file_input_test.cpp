@@ -112,6 +112,36 @@ TEST(InputLayer, SystemFileLinesAreBoundedAndRegularFilesOnly) {
   EXPECT_FALSE(read_system_file_line(d.path("missing")).has_value());
 }
 
+TEST(InputLayer, WideEncodingsAreToldByMarkOrByTheirZeroBytes) {
+  using namespace std::string_literals;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\xFF\xFEm\0o\0"s, "UTF-16LE"},
+      {"\xFE\xFF\0m\0o"s, "UTF-16BE"},
+      {"\xFF\xFE\0\0m\0\0\0"s, "UTF-32LE"},
+      {"\0\0\xFE\xFF\0\0\0m"s, "UTF-32BE"},
+      {"m\0o\0d\0"s, "UTF-16LE"},
+      {"\0m\0o\0d"s, "UTF-16BE"},
+      // Not wide text: UTF-8 (with its mark or not), an ELF header, NULs, too short to tell.
+      {"model:\n"s, ""},
+      {"\xEF\xBB\xBFmodel:\n"s, ""},
+      {"\x7F"
+       "ELF\x02\x01\x01\0"s,
+       ""},
+      {std::string(16, '\0'), ""},
+      {"m\0"s, ""},
+  };
+  for (const auto& [text, encoding] : cases) {
+    EXPECT_EQ(wide_text_encoding(text), encoding) << ::testing::PrintToString(text);
+    EXPECT_EQ(wide_text_error(text, "f", "a recipe").has_value(), !encoding.empty());
+  }
+  auto e = wide_text_error("\xFF\xFEm\0"s, "r.yaml", "a recipe");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(
+      e->message.rfind("UTF-16LE text (byte-order mark FF FE), expected a recipe in UTF-8", 0), 0u)
+      << e->message;
+  EXPECT_EQ(e->location.line, 1);
+}
+
 TEST(InputLayer, DevNullIsTheEmptyFile) {
   if (!fs::exists("/dev/null")) GTEST_SKIP() << "no /dev/null";
   for (InputKind kind : kAllKinds) {
