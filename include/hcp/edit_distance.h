@@ -16,6 +16,10 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance = 0);
 /// bytes: a look-alike letter from another script is one substitution.
 std::string closest_match(std::string_view typed, const std::vector<std::string>& candidates);
 
+/// "character 10 of it is U+0430, not ASCII" for the first character of `text` outside ASCII
+/// (U+FFFD for a byte that starts no UTF-8 sequence); "" when `text` is ASCII.
+std::string first_non_ascii(std::string_view text);
+
 /// " (did you mean 'S'?)" for the suggestion S of `word`, "" when S is empty. When `word` has a
 /// character outside ASCII and S has none (a Cyrillic 'а' for 'a', a zero-width space, a
 /// full-width digit), the note names the first one, which the eye cannot tell apart:

@@ -98,23 +98,26 @@ std::string closest_match(std::string_view typed, const std::vector<std::string>
   return best ? *best : std::string();
 }
 
+std::string first_non_ascii(std::string_view text) {
+  size_t character = 1;
+  for (size_t at = 0; at < text.size(); ++character) {
+    const size_t length = std::max<size_t>(1, utf8_sequence_length(text, at));
+    if (static_cast<unsigned char>(text[at]) >= 0x80) {
+      char code[16];
+      const uint32_t cp = length > 1 ? utf8_code_point(text, at, length) : 0xFFFD;
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
+      return "character " + std::to_string(character) + " of it is " + code + ", not ASCII";
+    }
+    at += length;
+  }
+  return "";
+}
+
 std::string did_you_mean(std::string_view word, const std::string& suggestion) {
   if (suggestion.empty()) return "";
   std::string note = " (did you mean '" + suggestion + "'?";
-  const bool ascii_suggestion = std::all_of(suggestion.begin(), suggestion.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x80;
-  });
-  size_t character = 1;
-  for (size_t at = 0; ascii_suggestion && at < word.size(); ++character) {
-    const size_t length = std::max<size_t>(1, utf8_sequence_length(word, at));
-    if (static_cast<unsigned char>(word[at]) >= 0x80) {
-      char code[16];
-      const uint32_t cp = length > 1 ? utf8_code_point(word, at, length) : 0xFFFD;
-      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
-      note += " character " + std::to_string(character) + " of it is " + code + ", not ASCII";
-      break;
-    }
-    at += length;
+  if (first_non_ascii(suggestion).empty()) {
+    if (std::string which = first_non_ascii(word); !which.empty()) note += " " + which;
   }
   return note + ")";
 }

@@ -13,6 +13,7 @@
 #include "hcp/checked.h"
 #include "hcp/edit_distance.h"
 #include "hcp/recipe.h"
+#include "hcp/text_util.h"
 #include "schema_fields.h"
 
 namespace hcp {
@@ -34,12 +35,16 @@ std::string with_suggestion(const std::string& message, std::string_view word,
   return message + did_you_mean(word, suggestion);
 }
 
-/// Return a short description of a value for messages: `string "abc"`, `float 2.0`.
+/// Return a short description of a value for messages: `string "abc"`, `float 2.0`. A string
+/// with a character outside ASCII names the first one: "−4" is U+2212 MINUS SIGN, not '-', and
+/// "４" a full-width digit, which read as numbers but are strings to YAML.
 std::string describe(const Value& v) {
   std::string text = v.str();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  const std::string which = v.is_string() ? first_non_ascii(text) : "";
+  if (text.size() > 40) text = std::string(utf8_prefix(text, 37)) + "...";
   if (v.is_string()) text = "\"" + text + "\"";
-  return std::string(Value::kind_name(v.kind())) + " " + text;
+  return std::string(Value::kind_name(v.kind())) + " " + text +
+         (which.empty() ? "" : " (" + which + ")");
 }
 
 /// An integral float (500000.0) where a field declares int: Python's dataclasses keep it and

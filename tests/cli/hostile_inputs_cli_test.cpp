@@ -670,9 +670,17 @@ TEST(HostileInputs, LookAlikeCharactersInNamesAreNamedByCodePoint) {
   // looks exactly like the Latin letter: the did-you-mean says which character it is.
   Hostile h;
   std::string path = h.write("homoglyph.yaml", "model:\n  context_p\u0430rallel_size: 4\n");
+  // A value that reads as a number but is a string to YAML: a minus sign, a full-width digit.
+  std::string numbers = h.write("numbers.yaml",
+                                "model:\n  tensor_model_parallel_size: \u22124\n"
+                                "  context_parallel_size: \uff14\n");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"validate '" + path + "' --world-size 8", "character 16 of it is U+0430, not ASCII"},
       {"valid\u0456te x", "character 6 of it is U+0456, not ASCII"},
+      {"validate '" + numbers + "' --world-size 8",
+       "got string \"\u22124\" (character 1 of it is U+2212, not ASCII)"},
+      {"validate '" + numbers + "' --world-size 8",
+       "got string \"\uff14\" (character 1 of it is U+FF14, not ASCII)"},
       {"plan llama3_8b_128k --nodes 1 --cluster dgx-h1\u041e\u041e",
        "character 7 of it is U+041E, not ASCII"},
       {"validate llama3_8b_128k --world-size 8 'model.context_parallel_s\u0456ze=2'",

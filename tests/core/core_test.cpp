@@ -74,6 +74,15 @@ TEST(EditDistance, DidYouMeanNamesTheCharacterTheEyeCannotTellApart) {
     EXPECT_EQ(did_you_mean(c.word, c.suggestion), c.note) << c.name;
 }
 
+TEST(EditDistance, FirstNonAsciiCountsCharactersNotBytes) {
+  EXPECT_EQ(first_non_ascii("context_parallel_size"), "");
+  EXPECT_EQ(first_non_ascii("\xE2\x88\x92"
+                            "4"),
+            "character 1 of it is U+2212, not ASCII");
+  EXPECT_EQ(first_non_ascii("\xC3\xA9\xE2\x80\x8B"), "character 1 of it is U+00E9, not ASCII");
+  EXPECT_EQ(first_non_ascii("ab\xFF"), "character 3 of it is U+FFFD, not ASCII");
+}
+
 TEST(EditDistance, BoundedSearchKeepsTheExactAnswer) {
   // Within the bound the distance is exact; beyond it, bound + 1 (also past a long word that
   // does not fit the stack row).
