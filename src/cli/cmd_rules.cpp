@@ -111,10 +111,8 @@ int run_explain(const ExplainOptions& opts) {
     std::string upper = opts.id;
     for (char& c : upper)
       c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    std::string hint = closest_match(upper, ids);
     print_error("unknown rule '" + opts.id + "'" +
-                (hint.empty() ? "" : "; did you mean " + hint + "?") +
-                " ('hcp-plan rules' lists them)");
+                did_you_mean(opts.id, closest_match(upper, ids)) + "; 'hcp-plan rules' lists them");
     return kExitBadInput;
   }
   ExampleReport failing = run_example(*rule, true);

@@ -317,8 +317,7 @@ Result<std::string> catalog_rule_id(const std::string& id, const Location& at,
   if (const Rule* rule = find_rule(id)) return std::string(rule->id);
   std::string near = nearest_rule_id(id);
   std::string message = where + ": unknown rule ID '" + id + "'";
-  message += near.empty() ? " (`hcp-plan rules --format ids` lists them)"
-                          : " (did you mean " + near + "?)";
+  message += near.empty() ? " (`hcp-plan rules --format ids` lists them)" : did_you_mean(id, near);
   return Error{message, at, id};
 }
 

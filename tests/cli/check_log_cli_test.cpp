@@ -252,7 +252,7 @@ TEST(CheckLogCli, IgnoreQuietAndFailOnAsInValidate) {
   EXPECT_EQ(errors_gone.exit_code, 0) << errors_gone.out;
   CliResult typo = run_cli(log + "--ignore LOG220");
   EXPECT_EQ(typo.exit_code, 2);
-  EXPECT_NE(typo.err.find("unknown rule ID 'LOG220' (did you mean LOG020?)"), std::string::npos)
+  EXPECT_NE(typo.err.find("unknown rule ID 'LOG220' (did you mean 'LOG020'?)"), std::string::npos)
       << typo.err;
   CliResult quiet = run_cli(log + "--quiet");
   EXPECT_EQ(quiet.out.find(": info: "), std::string::npos) << quiet.out;

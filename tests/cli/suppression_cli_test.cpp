@@ -58,7 +58,7 @@ std::string gemma_with_comment_before_comm_type(const std::string& comment) {
 TEST(SuppressionCli, UnknownOrMisspelledIgnoredIdIsAnErrorWithADidYouMean) {
   CliResult typo = run_cli("validate gemma3_1b_32k --ignore CP0064");
   EXPECT_EQ(typo.exit_code, 2) << typo.out << typo.err;
-  EXPECT_TRUE(contains(typo.err, "--ignore: unknown rule ID 'CP0064' (did you mean CP064?)"))
+  EXPECT_TRUE(contains(typo.err, "--ignore: unknown rule ID 'CP0064' (did you mean 'CP064'?)"))
       << typo.err;
   CliResult unknown = run_cli("validate gemma3_1b_32k --ignore CP999");
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
@@ -90,7 +90,7 @@ TEST(SuppressionCli, MisspelledIdInASuppressionCommentIsAnErrorAtTheComment) {
   CliResult r = dir.run("validate typo.yaml");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(contains(r.err, "typo.yaml:"));
-  EXPECT_TRUE(contains(r.err, "unknown rule ID 'CP64' (did you mean CP064?)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "unknown rule ID 'CP64' (did you mean 'CP064'?)")) << r.err;
 }
 
 TEST(SuppressionCli, MisspelledIdInTheConfigIsAnErrorAtItsLine) {
@@ -100,7 +100,7 @@ TEST(SuppressionCli, MisspelledIdInTheConfigIsAnErrorAtItsLine) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(contains(r.err,
                        ".hcp-plan.yaml:4:5: ignore: unknown rule ID 'CP0064' (did you "
-                       "mean CP064?)"))
+                       "mean 'CP064'?)"))
       << r.err;
 }
 

@@ -323,7 +323,7 @@ TEST(ValidateMemory, QuietWhenTheLayoutFitsOrCannotBePriced) {
 TEST(ExplainCli, UnknownIdSuggestsTheClosest) {
   CliResult r = run_cli("explain CP0133");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("did you mean CP013?"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'CP013'?"), std::string::npos) << r.err;
   EXPECT_EQ(run_cli("explain").exit_code, 2);
 }
 

@@ -164,7 +164,7 @@ TEST(Suppressions, RuleIdsAreCheckedAgainstTheCatalog) {
   auto unknown = catalog_rule_id("CP1111", Location{"r.yaml", 3, 0}, "ignore");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().str(),
-            "r.yaml:3: ignore: unknown rule ID 'CP1111' (did you mean CP111?)");
+            "r.yaml:3: ignore: unknown rule ID 'CP1111' (did you mean 'CP111'?)");
   EXPECT_FALSE(catalog_rule_id("CP999", {}, "--ignore").ok());
   auto far = catalog_rule_id("shellcheck", {}, "--ignore");
   ASSERT_FALSE(far.ok());
@@ -178,14 +178,14 @@ TEST(Suppressions, RuleIdsAreCheckedAgainstTheCatalog) {
   Status bad = canonicalize_suppressions(typo, "r.yaml");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().str(),
-            "r.yaml:1: hcp-plan: disable=: unknown rule ID 'CP0012' (did you mean CP012?)");
+            "r.yaml:1: hcp-plan: disable=: unknown rule ID 'CP0012' (did you mean 'CP012'?)");
 }
 
 TEST(ProjectConfig, IgnoreWithAnUnknownRuleIdIsAnError) {
   auto config = parse_project_config("world_size: 8\nignore: [CP064, CP0064]\n", "c.yaml");
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.error().str(),
-            "c.yaml:2:17: ignore: unknown rule ID 'CP0064' (did you mean CP064?)");
+            "c.yaml:2:17: ignore: unknown rule ID 'CP0064' (did you mean 'CP064'?)");
   auto folded = parse_project_config("ignore: cp064\n", "c.yaml");
   ASSERT_TRUE(folded.ok()) << folded.error().str();
   EXPECT_EQ(folded->defaults.ignore, (std::vector<std::string>{"CP064"}));
