@@ -75,12 +75,16 @@ TEST(EditDistance, DidYouMeanNamesTheCharacterTheEyeCannotTellApart) {
 }
 
 TEST(EditDistance, FirstNonAsciiCountsCharactersNotBytes) {
-  EXPECT_EQ(first_non_ascii("context_parallel_size"), "");
-  EXPECT_EQ(first_non_ascii("\xE2\x88\x92"
-                            "4"),
-            "character 1 of it is U+2212, not ASCII");
-  EXPECT_EQ(first_non_ascii("\xC3\xA9\xE2\x80\x8B"), "character 1 of it is U+00E9, not ASCII");
-  EXPECT_EQ(first_non_ascii("ab\xFF"), "character 3 of it is U+FFFD, not ASCII");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"context_parallel_size", ""},
+      {"\xE2\x88\x92"
+       "4",
+       "character 1 of it is U+2212, not ASCII"},                          // minus sign
+      {"\xC3\xA9\xE2\x80\x8B", "character 1 of it is U+00E9, not ASCII"},  // the first one
+      {"ab\xFF", "character 3 of it is U+FFFD, not ASCII"},                // a stray byte
+  };
+  for (const auto& [text, note] : cases)
+    EXPECT_EQ(first_non_ascii(text), note) << text;
 }
 
 TEST(EditDistance, BoundedSearchKeepsTheExactAnswer) {
