@@ -77,6 +77,9 @@ std::string neutralize_controls(std::string_view text, bool keep_colour = false)
 /// characters (U+E0000..U+E007F). A key spelled with one looks like the real key in a message.
 bool invisible_character(uint32_t cp);
 
+/// "U+0430": a code point as Unicode names it, at least four hex digits.
+std::string code_point_name(uint32_t cp);
+
 /// The code point of the valid UTF-8 sequence of `length` bytes at text[at] (utf8_sequence_length).
 uint32_t utf8_code_point(std::string_view text, size_t at, size_t length);
 

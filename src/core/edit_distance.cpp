@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstdlib>
 
 #include "hcp/text_util.h"
@@ -103,10 +102,9 @@ std::string first_non_ascii(std::string_view text) {
   for (size_t at = 0; at < text.size(); ++character) {
     const size_t length = std::max<size_t>(1, utf8_sequence_length(text, at));
     if (static_cast<unsigned char>(text[at]) >= 0x80) {
-      char code[16];
       const uint32_t cp = length > 1 ? utf8_code_point(text, at, length) : 0xFFFD;
-      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
-      return "character " + std::to_string(character) + " of it is " + code + ", not ASCII";
+      return "character " + std::to_string(character) + " of it is " + code_point_name(cp) +
+             ", not ASCII";
     }
     at += length;
   }

@@ -362,38 +362,49 @@ Result<std::string> normalize_input_text(std::string text, const std::string& fi
   return text;
 }
 
-std::string wide_text_encoding(std::string_view text) {
+namespace {
+
+/// A wide encoding's name and the length of the byte-order mark `text` starts with (0: none).
+struct WideEncoding {
+  std::string name;
+  size_t mark = 0;
+};
+
+WideEncoding detect_wide_encoding(std::string_view text) {
   auto starts = [text](std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; };
   using namespace std::string_view_literals;
-  if (starts("\x00\x00\xFE\xFF"sv)) return "UTF-32BE";
-  if (starts("\xFF\xFE\x00\x00"sv)) return "UTF-32LE";
-  if (starts("\xFE\xFF"sv)) return "UTF-16BE";
-  if (starts("\xFF\xFE"sv)) return "UTF-16LE";
-  if (text.size() < 4) return "";
+  if (starts("\x00\x00\xFE\xFF"sv)) return {"UTF-32BE", 4};
+  if (starts("\xFF\xFE\x00\x00"sv)) return {"UTF-32LE", 4};
+  if (starts("\xFE\xFF"sv)) return {"UTF-16BE", 2};
+  if (starts("\xFF\xFE"sv)) return {"UTF-16LE", 2};
+  if (text.size() < 4) return {};
   auto zero = [text](size_t i) { return text[i] == '\0'; };
-  if (!zero(0) && zero(1) && !zero(2) && zero(3)) return "UTF-16LE";
-  if (zero(0) && !zero(1) && zero(2) && !zero(3)) return "UTF-16BE";
-  return "";
+  if (!zero(0) && zero(1) && !zero(2) && zero(3)) return {"UTF-16LE", 0};
+  if (zero(0) && !zero(1) && zero(2) && !zero(3)) return {"UTF-16BE", 0};
+  return {};
+}
+
+}  // namespace
+
+std::string wide_text_encoding(std::string_view text) {
+  return detect_wide_encoding(text).name;
 }
 
 std::optional<Error> wide_text_error(std::string_view text, const std::string& file,
                                      const std::string& what) {
-  const std::string encoding = wide_text_encoding(text);
-  if (encoding.empty()) return std::nullopt;
-  const bool bom = text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF" ||
-                   text.substr(0, 4) == std::string_view("\x00\x00\xFE\xFF", 4);
+  const WideEncoding wide = detect_wide_encoding(text);
+  if (wide.name.empty()) return std::nullopt;
   std::string mark;
-  if (bom) {
+  if (wide.mark > 0) {
     const char* hex = "0123456789ABCDEF";
-    const size_t n = encoding.rfind("UTF-32", 0) == 0 ? 4 : 2;
     mark = " (byte-order mark";
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < wide.mark; ++i) {
       auto byte = static_cast<unsigned char>(text[i]);
       mark += std::string(" ") + hex[byte >> 4] + hex[byte & 15];
     }
     mark += ")";
   }
-  return Error{encoding + " text" + mark + ", expected " + what +
+  return Error{wide.name + " text" + mark + ", expected " + what +
                    " in UTF-8: save it as UTF-8 (PowerShell 5's '>' and Out-File write UTF-16; "
                    "give Out-File -Encoding utf8)",
                Location{file, 1, 1}, ""};

@@ -99,6 +99,12 @@ bool invisible_character(uint32_t cp) {
          (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F);
 }
 
+std::string code_point_name(uint32_t cp) {
+  char code[16];
+  std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
+  return code;
+}
+
 uint32_t utf8_code_point(std::string_view text, size_t at, size_t length) {
   static constexpr unsigned char kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
   uint32_t cp = static_cast<unsigned char>(text[at]) & kLeadMask[length];

@@ -2,7 +2,6 @@
 // as a small recursive-descent parser over one command-line token.
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -177,10 +176,8 @@ class Parser {
     const size_t length = utf8_sequence_length(t_, at);
     if (length == 1) return "'" + neutralize_controls(t_.substr(at, 1)) + "'";
     if (length > 1) {
-      char code[16];
-      std::snprintf(code, sizeof code, "U+%04X",
-                    static_cast<unsigned>(utf8_code_point(t_, at, length)));
-      return "'" + neutralize_controls(t_.substr(at, length)) + "' (" + code + ")";
+      return "'" + neutralize_controls(t_.substr(at, length)) + "' (" +
+             code_point_name(utf8_code_point(t_, at, length)) + ")";
     }
     const char* hex = "0123456789abcdef";
     auto byte = static_cast<unsigned char>(t_[at]);

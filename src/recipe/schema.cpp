@@ -30,11 +30,6 @@ std::pair<std::string_view, std::string_view> split_first(std::string_view dotte
   return {dotted.substr(0, dot), dotted.substr(dot + 1)};
 }
 
-std::string with_suggestion(const std::string& message, std::string_view word,
-                            const std::string& suggestion) {
-  return message + did_you_mean(word, suggestion);
-}
-
 /// Return a short description of a value for messages: `string "abc"`, `float 2.0`. A string
 /// with a character outside ASCII names the first one: "−4" is U+2212 MINUS SIGN, not '-', and
 /// "４" a full-width digit, which read as numbers but are strings to YAML.
@@ -307,7 +302,7 @@ std::string suggest_key(std::string_view dotted) {
 Diagnostic skipped_key_note(const std::string& key, const std::string& suggestion,
                             const Location& at) {
   std::string message =
-      with_suggestion("unknown key '" + key + "'", key, suggestion) +
+      "unknown key '" + key + "'" + did_you_mean(key, suggestion) +
       ": Megatron-Bridge skips a key its config lacks when it applies a YAML "
       "file or a +key override (omegaconf_utils.py _apply_overrides: \"not found in config "
       "object ... Skipping\", Bridge " +
@@ -324,17 +319,17 @@ Status check_key_known(std::string_view dotted, const Location& at) {
   auto [section, rest] = split_first(dotted);
   const auto& sections = top_level_sections();
   if (std::find(sections.begin(), sections.end(), section) == sections.end()) {
-    return Error{with_suggestion("unknown section '" + std::string(section) + "'" +
-                                     (rest.empty() ? "" : " in key '" + std::string(dotted) + "'"),
-                                 dotted, suggest_key(dotted)),
+    return Error{"unknown section '" + std::string(section) + "'" +
+                     (rest.empty() ? "" : " in key '" + std::string(dotted) + "'") +
+                     did_you_mean(dotted, suggest_key(dotted)),
                  at, std::string(dotted)};
   }
   if (rest.empty() || !is_modelled_section(section)) return Ok{};
   auto [field, below] = split_first(rest);
   if (find_field(section, field) == nullptr) {
     return Error{
-        with_suggestion("unknown key '" + std::string(section) + "." + std::string(field) + "'",
-                        dotted, suggest_key(std::string(section) + "." + std::string(field))),
+        "unknown key '" + std::string(section) + "." + std::string(field) + "'" +
+            did_you_mean(dotted, suggest_key(std::string(section) + "." + std::string(field))),
         at, std::string(dotted)};
   }
   return Ok{};
@@ -483,7 +478,7 @@ Status check_map(Recipe& recipe, const std::string& path, Value& map, const Fiel
         continue;
       }
       std::string what = target.empty() ? "" : " (" + short_class(target) + ")";
-      note(Error{with_suggestion("unknown key '" + key + "'" + what, key, suggestion),
+      note(Error{"unknown key '" + key + "'" + what + did_you_mean(key, suggestion),
                  value.location(), key});
       continue;
     }
