@@ -3,6 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+
 namespace hcp {
 namespace {
 
@@ -51,6 +59,57 @@ TEST(BenchReport, NamesTheKernelThatRanWhenTheLibrarySaysWhich) {
             std::string::npos)
       << format_bench_text(c, "x.json");
   EXPECT_EQ(format_bench_text(measured(), "x.json").find('['), std::string::npos);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// `value` as the README writes it: `digits` decimals ("%.0f", "%.2f").
+std::string shown(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+/// The largest error of the kernel matrix in one dtype, to two significant figures ("0.0027").
+std::string largest_error(const nlohmann::json& run, const std::string& dtype) {
+  double worst = 0;
+  for (const auto& row : run["checks"]["kernel_matrix"]["rows"]) {
+    if (row["dtype"] == dtype)
+      worst = std::max(worst, row["max_abs_error_vs_cublas"].get<double>());
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", worst);
+  return text;
+}
+
+// The README's table of attention rates and its error figures are the committed H200 run's.
+TEST(BenchReport, TheReadmeAttentionFiguresAreTheH200Run) {
+  const auto run = nlohmann::json::parse(
+      read_text(HCP_SOURCE_DIR "/bench/results/nvidia-h200_2026-11-28_run4_wgmma.json"));
+  const std::string readme = read_text(HCP_SOURCE_DIR "/README.md");
+  int rows = 0;
+  for (const auto& row : run["checks"]["attention"]["rows"]) {
+    std::string tokens = std::to_string(row["seq_length"].get<int>());
+    tokens.insert(tokens.size() - 3, ",");
+    const std::string line = "| " + tokens + " | " +
+                             shown(row["kernels"]["wgmma-sm90a"]["forward_tflops"], 0) + " | " +
+                             shown(row["kernels"]["mma-sm80"]["forward_tflops"], 0) + " | " +
+                             shown(row["sdpa"]["cudnn"]["forward_tflops"], 0) + " | " +
+                             shown(row["sdpa"]["flash"]["forward_tflops"], 0) + " | " +
+                             shown(row["ours_over_faster_sdpa_forward"], 2) + " |";
+    EXPECT_NE(readme.find(line), std::string::npos) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4);
+  EXPECT_NE(readme.find("was " + largest_error(run, "bf16") + " in bf16 and " +
+                        largest_error(run, "fp16") + " in fp16"),
+            std::string::npos)
+      << largest_error(run, "bf16") << " " << largest_error(run, "fp16");
 }
 
 TEST(BenchReport, LeavesOutWhatWasNotMeasured) {
