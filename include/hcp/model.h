@@ -107,23 +107,24 @@ struct Hardware {
   GenerationConstants k{};  ///< The generation's named constants (model_constants.h).
   int gpus_per_node = 8;
   int nvlink_domain = 8;
-  double peak_tflops = 0;       ///< Dense BF16 peak per GPU (profile).
-  double fp8_tflops = 0;        ///< Dense FP8 peak (0: no FP8 path; BF16 rate used).
-  double fp4_tflops = 0;        ///< Dense FP4 peak (0: no FP4 path; FP8 rate used).
-  double hbm_gbs = 0;           ///< HBM bandwidth, GB/s.
-  double pcie_gbs = 0;          ///< PCIe GB/s per GPU per direction.
-  bool has_nvlink = true;       ///< False on PCIe-only boxes (a2a over PCIe).
-  double gemm_efficiency = 0;   ///< Achieved / peak for large BF16 GEMMs (= k.gemm_eff_bf16).
-  double attn_efficiency = 0;   ///< Achieved / peak for long-chunk flash attention (forward).
-  double attn_half_tokens = 0;  ///< Query chunk length at which attention runs at half its rate.
-  double nvlink_gbs = 0;        ///< Ring send/recv and all-gather busbw per GPU inside a domain.
-  double nvlink_a2a_gbs = 0;    ///< All-to-all busbw per GPU inside a domain.
-  double nic_gbs = 0;           ///< Ring send/recv and all-gather busbw per GPU across domains.
-  double nic_a2a_gbs = 0;       ///< All-to-all busbw per GPU across domains.
-  double nvlink_latency_s = 0;  ///< Per-message latency inside the domain.
-  double nic_latency_s = 0;     ///< Per-message latency across domains.
-  double memory_gib = 0;        ///< HBM per GPU.
-  double reserved_gib = 0;      ///< CUDA context, NCCL buffers, allocator fragmentation.
+  double peak_tflops = 0;        ///< Dense BF16 peak per GPU (profile).
+  double fp8_tflops = 0;         ///< Dense FP8 peak (0: no FP8 path; BF16 rate used).
+  double fp4_tflops = 0;         ///< Dense FP4 peak (0: no FP4 path; FP8 rate used).
+  double hbm_gbs = 0;            ///< HBM bandwidth, GB/s.
+  double pcie_gbs = 0;           ///< PCIe GB/s per GPU per direction.
+  bool has_nvlink = true;        ///< False on PCIe-only boxes (a2a over PCIe).
+  double gemm_efficiency = 0;    ///< Achieved / peak for large BF16 GEMMs (= k.gemm_eff_bf16).
+  double attn_efficiency = 0;    ///< Achieved / peak for long-chunk flash attention (forward).
+  double attn_half_tokens = 0;   ///< Query chunk length at which attention runs at half its rate.
+  double nvlink_gbs = 0;         ///< Ring send/recv and all-gather busbw per GPU inside a domain.
+  double nvlink_a2a_gbs = 0;     ///< All-to-all busbw per GPU inside a domain (CP a2a).
+  double ep_nvlink_a2a_gbs = 0;  ///< MoE dispatch / combine busbw per GPU inside a domain.
+  double nic_gbs = 0;            ///< Ring send/recv and all-gather busbw per GPU across domains.
+  double nic_a2a_gbs = 0;        ///< All-to-all busbw per GPU across domains.
+  double nvlink_latency_s = 0;   ///< Per-message latency inside the domain.
+  double nic_latency_s = 0;      ///< Per-message latency across domains.
+  double memory_gib = 0;         ///< HBM per GPU.
+  double reserved_gib = 0;       ///< CUDA context, NCCL buffers, allocator fragmentation.
   std::vector<std::pair<std::string, std::string>> sources;  ///< Figure -> where it came from.
   /// One sentence per profile figure that was 0 or missing and was taken from elsewhere: which
   /// field, the figure used and where it came from (plan and compare announce them).
@@ -138,8 +139,13 @@ struct Hardware {
   double attn_flops(double tokens) const;
   /// Return the ring / all-gather GB/s: NVLink when `inside_domain`, else the NIC share per GPU.
   double link_gbs(bool inside_domain) const { return inside_domain ? nvlink_gbs : nic_gbs; }
-  /// Return the all-to-all GB/s of a link.
+  /// Return the all-to-all GB/s of a link (CP's a2a and a2a+p2p exchanges).
   double a2a_gbs(bool inside_domain) const { return inside_domain ? nvlink_a2a_gbs : nic_a2a_gbs; }
+  /// Return the MoE dispatch / combine GB/s of a link: across domains the NIC bounds it as it
+  /// bounds any all-to-all.
+  double ep_a2a_gbs(bool inside_domain) const {
+    return inside_domain ? ep_nvlink_a2a_gbs : nic_a2a_gbs;
+  }
   /// Return the per-message latency of a link.
   double link_latency(bool inside_domain) const {
     return inside_domain ? nvlink_latency_s : nic_latency_s;

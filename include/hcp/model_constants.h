@@ -67,9 +67,14 @@ struct GenerationConstants {
   // Links: NCCL bus bandwidth / link rate.
   double nvlink_eff;
   double nic_eff;
-  double a2a_nvlink_eff;  ///< All-to-all (CP a2a, EP dispatch/combine) inside a domain.
-  double a2a_nic_eff;     ///< All-to-all across domains.
-  double pcie_a2a_eff;    ///< All-to-all over PCIe (no NVLink): share of the PCIe rate.
+  /// NCCL all-to-all inside a domain: CP's a2a and a2a+p2p (Ulysses) exchanges.
+  double a2a_nvlink_eff;
+  /// MoE dispatch and combine inside a domain (Megatron's EP token dispatcher: NCCL all-to-all,
+  /// DeepEP or HybridEP), fitted on the MoE rows; kept apart from a2a_nvlink_eff so that what the
+  /// dispatcher costs beyond the transfer never prices CP's all-to-all.
+  double ep_a2a_nvlink_eff;
+  double a2a_nic_eff;   ///< All-to-all across domains.
+  double pcie_a2a_eff;  ///< All-to-all over PCIe (no NVLink): share of the PCIe rate.
   double nvlink_latency_s;
   double nic_latency_s;
   double tp_overlap;  ///< Share of TP collectives hidden by tp_comm_overlap.

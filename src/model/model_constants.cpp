@@ -63,8 +63,14 @@ const std::vector<ConstantInfo>& constant_catalog() {
        "share of layer_overhead_s left when the whole iteration is one CUDA graph"},
       {"nvlink_eff", &K::nvlink_eff, 0.3, 1, false, 0.82, "NCCL busbw / NVLink rate"},
       {"nic_eff", &K::nic_eff, 0.3, 1, false, 0.96, "NCCL busbw / NIC rate"},
-      {"a2a_nvlink_eff", &K::a2a_nvlink_eff, 0.1, 1, true, 0.95,
-       "all-to-all busbw / NVLink rate (CP a2a, EP dispatch and combine)"},
+      // Not fitted: no corpus row runs CP's a2a or a2a+p2p, so a fit could only move it through
+      // the MoE rows' EP dispatch, which has its own constant. When one constant priced both,
+      // the fit put Hopper's at 0.25 of NVLink: a third of what NCCL's all-to-all measures, and
+      // every H100 plan charged Ulysses that (issue 27).
+      {"a2a_nvlink_eff", &K::a2a_nvlink_eff, 0.1, 1, false, 0.82,
+       "NCCL all-to-all busbw / NVLink rate (CP a2a and a2a+p2p)"},
+      {"ep_a2a_nvlink_eff", &K::ep_a2a_nvlink_eff, 0.1, 1, true, 0.95,
+       "MoE dispatch + combine busbw / NVLink rate (Megatron's EP token dispatcher)"},
       // Across domains the NIC, not the kernel, bounds an all-to-all: NCCL reaches 0.96 of a
       // 400G CX-7 and DeepEP's RDMA dispatch / combine 0.86-1.16 of it. Not fitted: fitted on
       // the corpus it ended at its bound (1.0) in every variant of issue 27's fits.
@@ -117,7 +123,7 @@ std::string_view fit_group(std::string_view constant, GpuGeneration g) {
   bool blackwell = g == GpuGeneration::kBlackwell || g == GpuGeneration::kBlackwellUltra;
   for (const char* n :
        {"gemm_eff_bf16", "gemm_eff_fp8_tensor", "gemm_eff_fp8_block", "gemm_eff_mxfp8",
-        "gemm_half_tokens", "gemm_half_width", "a2a_nvlink_eff", "layer_overhead_s"})
+        "gemm_half_tokens", "gemm_half_width", "ep_a2a_nvlink_eff", "layer_overhead_s"})
     if (blackwell && constant == n) return "blackwell_family";
   return generation_name(g);
 }
@@ -146,7 +152,7 @@ constexpr const char* kCorpusFit =
 
 bool fitted_on_corpus(std::string_view name) {
   for (const char* f : {"gemm_eff_bf16", "gemm_eff_fp8_tensor", "gemm_eff_mxfp8", "gemm_eff_nvfp4",
-                        "gemm_half_tokens", "layer_overhead_s", "mamba_eff", "a2a_nvlink_eff"})
+                        "gemm_half_tokens", "layer_overhead_s", "mamba_eff", "ep_a2a_nvlink_eff"})
     if (name == f) return true;
   return false;
 }
@@ -162,7 +168,7 @@ constexpr PriorValue kPriorValues[] = {
     {"gemm_eff_fp8_block", 0.56}, {"gemm_eff_nvfp4", 0.40},      {"gemm_half_tokens", 256},
     {"attn_fwd_eff", 0.545},      {"attn_bwd_eff", 0.47},        {"elementwise_passes", 55},
     {"cast_passes", 30},          {"moe_permute_passes", 12},    {"layer_overhead_s", 150e-6},
-    {"mamba_eff", 0.25},          {"a2a_nvlink_eff", 0.82},
+    {"mamba_eff", 0.25},          {"a2a_nvlink_eff", 0.82},      {"ep_a2a_nvlink_eff", 0.82},
 };
 
 const char* prior_source(std::string_view name) {
@@ -211,6 +217,10 @@ const char* prior_source(std::string_view name) {
   if (name == "cuda_graph_overhead") return "assumption: CUDA graphs remove ~70 % of launches";
   if (name == "nvlink_eff" || name == "a2a_nvlink_eff")
     return "NCCL busbw ~370 of 450 GB/s on H100 (nccl-tests #212); A100 240/300, B200 722/900";
+  if (name == "ep_a2a_nvlink_eff")
+    return "starts at NCCL's all-to-all rate (busbw ~370 of 450 GB/s on H100, nccl-tests #212); "
+           "DeepEP's intra-node dispatch / combine reach 153-158 of ~160 GB/s on H800 "
+           "(deepseek-ai/DeepEP README)";
   if (name == "nic_eff") return "~48 of 50 GB/s per 400G CX-7 (nccl-tests #319)";
   if (name == "a2a_nic_eff")
     return "~48 of 50 GB/s per 400G CX-7 (nccl-tests #319); DeepEP inter-node dispatch/combine "

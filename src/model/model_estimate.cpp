@@ -288,9 +288,11 @@ double add_routed_experts(MicroBatchWork& w, const ModelDims& m, const Layout& l
     // whose load sums its experts' loads.
     double per_rank = static_cast<double>(m.num_experts) / static_cast<double>(l.ep);
     double per_domain = off > 0 ? per_rank * static_cast<double>(l.ep) * (1.0 - off) : per_rank;
-    double intra = bytes * (1 - off) / (hw.a2a_gbs(true) * kPerGiga) * summed_load(load, per_rank);
+    double intra =
+        bytes * (1 - off) / (hw.ep_a2a_gbs(true) * kPerGiga) * summed_load(load, per_rank);
     double inter =
-        off > 0 ? inter_bytes / (hw.a2a_gbs(false) * kPerGiga) * summed_load(load, per_domain) : 0;
+        off > 0 ? inter_bytes / (hw.ep_a2a_gbs(false) * kPerGiga) * summed_load(load, per_domain)
+                : 0;
     double one = std::max(intra, inter) + hw.link_latency(off == 0);
     w.ep_a2a = x.moe * (kEpA2aPerLayerPass * kDirections) * one;
     if (setup.moe_a2a_overlap) {

@@ -129,6 +129,7 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
   double intra = hw.has_nvlink ? profile.nvlink_gbps_per_gpu : profile.pcie_gbps_per_gpu;
   hw.nvlink_gbs = intra * k.nvlink_eff;
   hw.nvlink_a2a_gbs = hw.has_nvlink ? intra * k.a2a_nvlink_eff : intra * k.pcie_a2a_eff;
+  hw.ep_nvlink_a2a_gbs = hw.has_nvlink ? intra * k.ep_a2a_nvlink_eff : intra * k.pcie_a2a_eff;
   double nic_per_gpu = profile.nics_per_node * profile.nic_gbits / 8.0 / hw.gpus_per_node;
   hw.nic_gbs = nic_per_gpu * k.nic_eff;
   hw.nic_a2a_gbs = nic_per_gpu * k.a2a_nic_eff;
@@ -159,6 +160,8 @@ Hardware hardware_from_profile(const ClusterProfile& profile, const ModelConstan
       {"nvlink_gbs", from + (hw.has_nvlink ? " NVLink x " : " PCIe x ") + constant("nvlink_eff")},
       {"nvlink_a2a_gbs", from + (hw.has_nvlink ? " NVLink x " + constant("a2a_nvlink_eff")
                                                : " PCIe x " + constant("pcie_a2a_eff"))},
+      {"ep_nvlink_a2a_gbs", from + (hw.has_nvlink ? " NVLink x " + constant("ep_a2a_nvlink_eff")
+                                                  : " PCIe x " + constant("pcie_a2a_eff"))},
       {"nic_gbs", from + " NICs x " + constant("nic_eff")},
       {"nic_a2a_gbs", from + " NICs x " + constant("a2a_nic_eff")},
       {"memory_gib", memory_from},
@@ -212,7 +215,17 @@ void apply_calibration(Hardware& hw, const Calibration& cal, const std::string& 
     replace_source(hw, key, from + " (" + json_key + ")");
   };
   take(m.intra_node_p2p_gbps, hw.nvlink_gbs, "nvlink_gbs", "intra_node_p2p_gbps");
+  // The bench measures NCCL's all-to-all: CP's a2a runs at it; the MoE dispatcher keeps its
+  // fitted share of that rate (ep_a2a_nvlink_eff over a2a_nvlink_eff).
+  double ep_share = hw.nvlink_a2a_gbs > 0 ? hw.ep_nvlink_a2a_gbs / hw.nvlink_a2a_gbs : 1.0;
   take(m.intra_node_a2a_gbps, hw.nvlink_a2a_gbs, "nvlink_a2a_gbs", "intra_node_a2a_gbps");
+  if (m.intra_node_a2a_gbps && *m.intra_node_a2a_gbps > 0) {
+    hw.ep_nvlink_a2a_gbs = *m.intra_node_a2a_gbps * ep_share;
+    replace_source(hw, "ep_nvlink_a2a_gbs",
+                   from +
+                       " (intra_node_a2a_gbps) x ep_a2a_nvlink_eff / a2a_nvlink_eff (the "
+                       "MoE dispatcher's fitted share of NCCL's all-to-all)");
+  }
   take(m.inter_node_p2p_gbps, hw.nic_gbs, "nic_gbs", "inter_node_p2p_gbps");
   take(m.inter_node_a2a_gbps, hw.nic_a2a_gbs, "nic_a2a_gbs", "inter_node_a2a_gbps");
 }

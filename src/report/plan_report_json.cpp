@@ -92,6 +92,7 @@ json hardware_json(const Hardware& hw) {
            {"attn_half_tokens", hw.attn_half_tokens},
            {"nvlink_gbs", hw.nvlink_gbs},
            {"nvlink_a2a_gbs", hw.nvlink_a2a_gbs},
+           {"ep_nvlink_a2a_gbs", hw.ep_nvlink_a2a_gbs},
            {"nic_gbs", json_if(hw.nic_gbs > 0, hw.nic_gbs)},
            {"nic_a2a_gbs", json_if(hw.nic_a2a_gbs > 0, hw.nic_a2a_gbs)},
            {"nvlink_latency_s", hw.nvlink_latency_s},

@@ -144,7 +144,7 @@ TEST(Colour, ATerminalGetsColouredSeveritiesAndRows) {
   EXPECT_NE(validate.out.find("\x1b[36minfo\x1b[0m"), std::string::npos);
   auto plan = run_in_terminal(kPlan, 100);
   EXPECT_NE(plan.out.find("\x1b[1;32mA *"), std::string::npos) << plan.out;  // recommended
-  EXPECT_NE(plan.out.find("\x1b[1mAV "), std::string::npos) << plan.out;     // your layout
+  EXPECT_NE(plan.out.find("\x1b[1mAS "), std::string::npos) << plan.out;     // your layout
 }
 
 TEST(Colour, OffWhenPipedWithNoColorOrNever) {

@@ -356,12 +356,12 @@ TEST(PlanText, ExplainsTheRowsTheChoiceAndYourLayout) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* expected : {
            "rows: the recommended option (*) first, then the rest by predicted step time",
-           "\nA *     8   4   1   all_gather",
+           "\nA *     4   8   1   a2a+p2p [2,4]",
            "  your layout; a2a on NVLink",
-           "your layout: AV TP1 CP16 a2a+p2p [8,2] DP2, rank 48 of 54; it does not fit",
+           "your layout: AS TP1 CP16 a2a+p2p [8,2] DP2, rank 45 of 54; it does not fit",
            "The least changes that make it fit:\n  - the same layout with --recompute full: ",
            "  - why not a faster option: ",
-           "A is preferred to B, the fastest, for 35.9 GiB more memory headroom",
+           "A is preferred to B, the fastest, for 30.3 GiB more memory headroom",
        }) {
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
   }

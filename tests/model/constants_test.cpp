@@ -115,7 +115,7 @@ TEST(ModelConstants, FitGroupsShareSoftwareConstantsAndBlackwellGemmRates) {
   EXPECT_EQ(fit_group("gemm_eff_bf16", G::kHopper), "hopper");
   // The kernel-shape and host constants of one architecture are one value for both Blackwells.
   for (const char* name :
-       {"gemm_half_tokens", "gemm_half_width", "a2a_nvlink_eff", "layer_overhead_s"}) {
+       {"gemm_half_tokens", "gemm_half_width", "ep_a2a_nvlink_eff", "layer_overhead_s"}) {
     EXPECT_EQ(fit_group(name, G::kBlackwellUltra), "blackwell_family") << name;
     EXPECT_EQ(fit_group(name, G::kHopper), "hopper") << name;
   }
@@ -131,7 +131,18 @@ TEST(ModelConstants, KernelAndNicMeasurementsAreNotFitted) {
        {"hopper.attn_fwd_eff", "hopper.attn_bwd_eff", "blackwell.attn_fp8_eff",
         "blackwell.a2a_nic_eff", "hopper.a2a_nic_eff", "hopper.gpu_speed_spread"})
     EXPECT_EQ(std::find(fittable.begin(), fittable.end(), name), fittable.end()) << name;
-  EXPECT_NE(std::find(fittable.begin(), fittable.end(), "hopper.a2a_nvlink_eff"), fittable.end());
+  EXPECT_NE(std::find(fittable.begin(), fittable.end(), "hopper.ep_a2a_nvlink_eff"),
+            fittable.end());
+}
+
+TEST(ModelConstants, CpAllToAllIsNotPricedByTheMoeDispatcherFit) {
+  // No corpus row runs CP's a2a: its rate is NCCL's all-to-all, never fitted. The MoE
+  // dispatcher's rate is fitted on the MoE rows, and only EP dispatch / combine use it.
+  auto fittable = ModelConstants::fit_start().names();
+  for (const char* name : {"hopper.a2a_nvlink_eff", "blackwell.a2a_nvlink_eff"})
+    EXPECT_EQ(std::find(fittable.begin(), fittable.end(), name), fittable.end()) << name;
+  for (const char* name : {"hopper.ep_a2a_nvlink_eff", "blackwell.ep_a2a_nvlink_eff"})
+    EXPECT_NE(std::find(fittable.begin(), fittable.end(), name), fittable.end()) << name;
 }
 
 TEST(ModelConstants, CountedPassesAreNotOfferedToTheFitter) {

@@ -221,6 +221,24 @@ TEST(ModelCalibration, SlowNicsExposeTheFlatRing) {
   EXPECT_GT(c.time.step_s, c_fast.time.step_s);
 }
 
+TEST(ModelCalibration, MeasuredAllToAllSetsCpsRateAndScalesTheDispatchers) {
+  // The bench measures NCCL's all-to-all: CP's a2a runs at it, and the MoE dispatcher keeps its
+  // fitted share of NCCL's rate.
+  ModelConstants k = test_constants();
+  ASSERT_TRUE(k.set(GpuGeneration::kHopper, "ep_a2a_nvlink_eff", 0.41, "test"));
+  Hardware hw = hardware_from_profile(dgx_h100(), k);
+  EXPECT_DOUBLE_EQ(hw.ep_nvlink_a2a_gbs / hw.nvlink_a2a_gbs, 0.41 / 0.82);
+  Calibration cal;
+  cal.summary.intra_node_a2a_gbps = 300.0;
+  apply_calibration(hw, cal, "x.json");
+  EXPECT_DOUBLE_EQ(hw.a2a_gbs(true), 300.0);
+  EXPECT_DOUBLE_EQ(hw.ep_a2a_gbs(true), 150.0);
+  std::string ep_source;
+  for (const auto& [key, source] : hw.sources)
+    if (key == "ep_nvlink_a2a_gbs") ep_source = source;
+  EXPECT_NE(ep_source.find("x.json (intra_node_a2a_gbps)"), std::string::npos) << ep_source;
+}
+
 TEST(ModelCalibration, AttentionRateReplacesTheDefault) {
   Hardware hw = hardware_from_profile(dgx_h100(), test_constants());
   Calibration cal;

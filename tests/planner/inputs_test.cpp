@@ -40,5 +40,24 @@ TEST(PreparePlan, PricesWithTheValuesOfTheShippedFitFile) {
   }
 }
 
+TEST(PreparePlan, PricesCpAllToAllAtNcclsRateAndEpDispatchAtItsFit) {
+  // One constant once priced both; the fit, which sees only EP dispatch, put Hopper's at 0.25 of
+  // NVLink, and every H100 plan charged CP's a2a three times NCCL's all-to-all time.
+  PlanInputs in;
+  in.recipe = HCP_RECIPES_DIR "/llama3_8b_128k.yaml";
+  in.nodes = 4;
+  in.cluster = "dgx-h100";
+  auto prepared = prepare_plan(in);
+  ASSERT_TRUE(prepared) << prepared.error().str();
+  const Hardware& hw = prepared->request.hardware;
+  auto values = fit_file_values("hopper");
+  EXPECT_EQ(values["a2a_nvlink_eff"], 0.82);  // NCCL busbw ~370 of 450 GB/s (nccl-tests #212)
+  EXPECT_DOUBLE_EQ(hw.nvlink_a2a_gbs, 450 * 0.82);
+  EXPECT_DOUBLE_EQ(hw.ep_nvlink_a2a_gbs, 450 * values["ep_a2a_nvlink_eff"]);
+  EXPECT_DOUBLE_EQ(hw.a2a_gbs(true), hw.nvlink_a2a_gbs);
+  EXPECT_DOUBLE_EQ(hw.ep_a2a_gbs(true), hw.ep_nvlink_a2a_gbs);
+  EXPECT_DOUBLE_EQ(hw.ep_a2a_gbs(false), hw.a2a_gbs(false));  // across nodes the NIC bounds both
+}
+
 }  // namespace
 }  // namespace hcp
