@@ -65,6 +65,9 @@ struct RegimeBand {
   /// Publications the residuals come from; -1 when the fit file does not say (then the band is
   /// used as it stands). band_for uses a band only when it has kMinBandSources of them.
   int64_t sources = -1;
+  /// cp_comm_type of the band's rows with CP > 1, sorted ("p2p"); empty: none of its rows ran
+  /// CP; nullopt: the fit file does not say.
+  std::optional<std::vector<std::string>> cp_comm_types = std::nullopt;
 };
 
 /// The publications a band's residuals must come from before band_for uses it: a band estimated
@@ -95,7 +98,17 @@ struct Band {
   /// less are a tie (RegimeBand::relative).
   double relative = 0;
   std::string regime;  ///< Regime::name() the band came from.
+  /// RegimeBand::cp_comm_types of the band chosen (nullopt: not said, or no fit).
+  std::optional<std::vector<std::string>> cp_comm_types = std::nullopt;
+  /// The CP exchanges of the option (cp_comm_type names, its windowed layers' too) that no row
+  /// behind the band ran: the prediction rests on NCCL's component rates for them, not on a
+  /// published run (set by the planner: cp_comm_types_without_runs).
+  std::vector<std::string> cp_comm_types_without_runs;
 };
+
+/// The CP exchanges of `layout` that no CP row behind `band` used: cp_comm_type names of its
+/// full-attention and windowed layers, each once; empty for CP 1, or when the band does not say.
+std::vector<std::string> cp_comm_types_without_runs(const Band& band, const Layout& layout);
 
 /// The difference band of two layouts of one job (log half-width): the wider of their bands'.
 double difference_band(const Band& a, const Band& b);

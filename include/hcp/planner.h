@@ -168,6 +168,10 @@ Result<PlanResult> plan(const PlanRequest& request);
 std::string plan_order_text();
 /// Return the tie rule of explain_options in words, for reports ("Two options are a tie ...").
 std::string tie_rule_text();
+/// Return which cp_comm_types of `options` (null entries skipped) no run behind their bands used,
+/// in one sentence for reports ("no published run behind these bands used cp_comm_type a2a+p2p
+/// (their CP runs used p2p), so ..."); "" when every option's exchange has runs.
+std::string unmeasured_exchange_text(const std::vector<const PlanOption*>& options);
 /// Return the memory terms as plan's reasons list them ("weights 15.0, grads 29.9, ..., reserved
 /// 6.0", GiB); CP115's message gives the same list.
 std::string memory_terms_text(const MemoryBreakdown& memory);

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "hcp/accuracy.h"
+#include "hcp/cp_volume.h"
 #include "hcp/data_dir.h"
 #include "hcp/file_input.h"
 #include "hcp/json_io.h"
@@ -126,6 +127,17 @@ Result<RegimeBand> parse_band(const json& b, const std::string& path) {
   band.relative = b.value("relative", 0.0);
   band.pairs = b.value("pairs", int64_t{0});
   band.sources = b.value("sources", int64_t{-1});
+  if (b.contains("cp_comm_types")) {
+    const json& types = b["cp_comm_types"];
+    if (!types.is_array()) return fit_error(path, key + ".cp_comm_types", "must be a list");
+    band.cp_comm_types.emplace();
+    for (const json& t : types) {
+      if (!t.is_string() || !parse_cp_comm_type(t.get<std::string>())) {
+        return fit_error(path, key + ".cp_comm_types", "each must be a cp_comm_type name");
+      }
+      band.cp_comm_types->push_back(t.get<std::string>());
+    }
+  }
   if (band.rows < 0 || band.pairs < 0 || band.sources < -1) {
     return fit_error(path, key, "rows and pairs must be >= 0 and sources >= -1");
   }
@@ -253,13 +265,11 @@ std::string fit_to_json(const FittedModel& fit) {
   j["constants"] = constants;
   ordered bands = ordered::array();
   for (const RegimeBand& b : fit.bands) {
-    bands.push_back({{"regime", b.regime},
-                     {"rows", b.rows},
-                     {"low", b.low},
-                     {"high", b.high},
-                     {"relative", b.relative},
-                     {"pairs", b.pairs},
-                     {"sources", b.sources}});
+    ordered one = {{"regime", b.regime},  {"rows", b.rows},         {"low", b.low},
+                   {"high", b.high},      {"relative", b.relative}, {"pairs", b.pairs},
+                   {"sources", b.sources}};
+    if (b.cp_comm_types) one["cp_comm_types"] = *b.cp_comm_types;
+    bands.push_back(std::move(one));
   }
   j["bands_method"] = fit.bands_method;
   j["bands"] = bands;
@@ -324,7 +334,24 @@ Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& esti
   band.step_s_low = step * std::exp(-chosen->high);
   band.step_s_high = step * std::exp(-chosen->low);
   band.relative = chosen->relative;
+  band.cp_comm_types = chosen->cp_comm_types;
   return band;
+}
+
+std::vector<std::string> cp_comm_types_without_runs(const Band& band, const Layout& layout) {
+  std::vector<std::string> out;
+  if (layout.cp <= 1 || !band.cp_comm_types) return out;
+  std::vector<CpCommType> used{layout.comm};
+  if (layout.windowed_comm) used.push_back(*layout.windowed_comm);
+  for (CpCommType type : used) {
+    std::string name = cp_comm_type_name(type);
+    const auto& ran = *band.cp_comm_types;
+    if (std::find(ran.begin(), ran.end(), name) == ran.end() &&
+        std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(name);
+    }
+  }
+  return out;
 }
 
 double difference_band(const Band& a, const Band& b) {
@@ -349,7 +376,11 @@ std::string band_range_text(const Band& band, double tokens) {
 
 Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& estimate) {
   Regime regime = regime_of(model, layout);
-  if (const FittedModel* fit = shipped_fit()) return band_for(*fit, regime, estimate);
+  if (const FittedModel* fit = shipped_fit()) {
+    Band band = band_for(*fit, regime, estimate);
+    band.cp_comm_types_without_runs = cp_comm_types_without_runs(band, layout);
+    return band;
+  }
   Band band;
   band.regime = regime.name();
   band.tokens_per_s_per_gpu_low = band.tokens_per_s_per_gpu_high = estimate.tokens_per_s_per_gpu;

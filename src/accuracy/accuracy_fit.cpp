@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hcp/accuracy.h"
+#include "hcp/cp_volume.h"
 
 namespace hcp::accuracy {
 
@@ -701,6 +702,7 @@ struct BandSample {
   std::vector<double> residuals;
   std::vector<double> differences;
   std::set<std::string> publications;
+  std::set<std::string> cp_comm_types;  ///< Of the rows with CP > 1.
 };
 
 /// The keys a row counts under: its regime, its family and every row.
@@ -726,6 +728,7 @@ RegimeBand regime_band_of(const std::string& key, const BandSample& s) {
   b.regime = key;
   b.rows = static_cast<int64_t>(s.residuals.size());
   b.sources = static_cast<int64_t>(s.publications.size());
+  b.cp_comm_types = std::vector<std::string>(s.cp_comm_types.begin(), s.cp_comm_types.end());
   // The band holds the point estimate: a model biased one way on the rows it saw still prints
   // its own prediction inside the band it gives.
   b.low = std::min(0.0, percentile(s.residuals, kBandLowQuantile));
@@ -746,6 +749,12 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
       for (const std::string& key : band_keys(*p.row)) {
         samples[key].residuals.push_back(p.residual());
         samples[key].publications.insert(p.row->publication);
+        if (p.row->layout.cp > 1) {
+          samples[key].cp_comm_types.insert(cp_comm_type_name(p.row->layout.comm));
+          if (p.row->layout.windowed_comm) {
+            samples[key].cp_comm_types.insert(cp_comm_type_name(*p.row->layout.windowed_comm));
+          }
+        }
       }
     }
     add_pair_differences(*set, samples);

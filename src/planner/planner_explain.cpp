@@ -473,6 +473,48 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
   *summary = summary_lines(options, best, fastest, tie_sentence, eligible, letters);
 }
 
+namespace {
+
+/// "a2a" / "a2a or a2a+p2p" / "a2a, all_gather or a2a+p2p".
+std::string either_of(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+void add_once(std::vector<std::string>& list, const std::string& name) {
+  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+}
+
+}  // namespace
+
+std::string unmeasured_exchange_text(const std::vector<const PlanOption*>& options) {
+  std::vector<std::string> missing;
+  std::vector<std::string> ran;
+  for (const PlanOption* o : options) {
+    if (o == nullptr || o->band.cp_comm_types_without_runs.empty()) continue;
+    for (const std::string& name : o->band.cp_comm_types_without_runs)
+      add_once(missing, name);
+    for (const std::string& name : o->band.cp_comm_types.value_or(std::vector<std::string>{}))
+      add_once(ran, name);
+  }
+  if (missing.empty()) return "";
+  // In the order the cp_comm_type values are declared (p2p, all_gather, a2a, a2a+p2p).
+  auto declared = [](const std::string& a, const std::string& b) {
+    auto rank = [](const std::string& name) {
+      auto type = parse_cp_comm_type(name);
+      return type ? static_cast<int>(*type) : -1;
+    };
+    return rank(a) < rank(b);
+  };
+  std::sort(missing.begin(), missing.end(), declared);
+  std::sort(ran.begin(), ran.end(), declared);
+  return "no published run behind these bands used cp_comm_type " + either_of(missing) +
+         (ran.empty() ? "" : " (their CP runs used " + either_of(ran) + ")") +
+         ", so no run has checked how those options price that exchange";
+}
+
 std::string tie_rule_text() {
   return "Two options are a tie (within model error) when their throughput error bands overlap. "
          "The reference is the fastest option that fits in memory; among the options tied with "

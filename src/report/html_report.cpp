@@ -3,6 +3,7 @@
 #include "hcp/html_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -455,6 +456,15 @@ void write_how_to_read(std::ostream& out, const Page& page) {
           << format_fixed(100 * std::expm1(o->band.relative), 0) << "%.</p></li>\n";
     }
     out << "</ul>\n";
+    std::vector<const PlanOption*> priced;
+    for (const Row& row : page.rows) {
+      if (row.priced) priced.push_back(row.option);
+    }
+    std::string unmeasured = unmeasured_exchange_text(priced);
+    if (!unmeasured.empty()) {
+      unmeasured[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(unmeasured[0])));
+      out << "<p id=\"unmeasured-exchange\">" << xml_escape(unmeasured) << ".</p>\n";
+    }
   }
   out << "<p id=\"tie-rule\">" << xml_escape(tie_rule_text()) << "</p>\n</section>\n";
 }

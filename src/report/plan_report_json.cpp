@@ -60,6 +60,8 @@ json option_json(const PlanOption& option) {
   o["step_time_s_low"] = option.band.step_s_low;
   o["step_time_s_high"] = option.band.step_s_high;
   o["band_regime"] = option.band.regime;
+  // cp_comm_type names of this option that no run behind its band used.
+  o["cp_comm_types_without_runs"] = option.band.cp_comm_types_without_runs;
   o["tie_with_best"] = option.tie_with_best;
   o["recipe_layout"] = option.recipe_layout;
   o["memory_gib_per_gpu"] = e.memory_gib();

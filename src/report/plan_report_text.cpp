@@ -110,7 +110,13 @@ TextStyle row_style(const PlanOption& o) {
   return TextStyle::kPlain;
 }
 
-/// What a tokens/s/GPU cell and its band mean (one line; "" when no option carries a band).
+/// `text` and a newline; "" for "".
+std::string line_or_empty(const std::string& text) {
+  return text.empty() ? "" : text + "\n";
+}
+
+/// What a tokens/s/GPU cell and its band mean (one line; "" when no option carries a band), and
+/// which listed exchanges no run behind the bands used.
 std::string band_legend(const std::vector<const PlanOption*>& options) {
   for (const PlanOption* o : options) {
     if (o == nullptr ||
@@ -119,7 +125,8 @@ std::string band_legend(const std::vector<const PlanOption*>& options) {
     }
     return "tokens/s/GPU as Megatron-LM / Megatron-Bridge with Transformer Engine run it; the "
            "band is where 90% of the published runs the fit did not see fell (hcp-plan "
-           "accuracy)\n";
+           "accuracy)\n" +
+           line_or_empty(unmeasured_exchange_text(options));
   }
   return "";
 }

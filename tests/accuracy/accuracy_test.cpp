@@ -933,6 +933,9 @@ TEST(FitFile, MalformedBandsAreOneLineErrorsNamingTheField) {
       {R"({"regime": "dense_cp", "rows": -1})", "rows and pairs must be >= 0"},
       {R"({"regime": "dense_cp", "low": "x"})", "bands.dense_cp.low"},
       {R"({"regime": "dense_cp", "relative": -0.1})", "negative relative"},
+      {R"({"regime": "dense_cp", "cp_comm_types": "p2p"})", "bands.dense_cp.cp_comm_types"},
+      {R"({"regime": "dense_cp", "cp_comm_types": ["ring"]})", "a cp_comm_type name"},
+      {R"({"regime": "dense_cp", "cp_comm_types": [2]})", "a cp_comm_type name"},
   };
   for (const Case& c : cases) {
     TempFile file(std::string(R"({"constants": [], "bands": [)") + c.band + "]}");
@@ -948,6 +951,14 @@ TEST(FitFile, MalformedBandsAreOneLineErrorsNamingTheField) {
   ASSERT_TRUE(fit) << fit.error().str();
   ASSERT_EQ(fit->bands.size(), 1u);
   EXPECT_EQ(fit->bands[0].sources, 3);
+  EXPECT_FALSE(fit->bands[0].cp_comm_types);  // not said
+  TempFile with_types(
+      R"({"constants": [], "bands": [{"regime": "dense_cp", "rows": 4, "low": -0.1,
+          "high": 0.1, "cp_comm_types": ["p2p", "a2a+p2p"]}]})");
+  auto typed = load_fit(with_types.path());
+  ASSERT_TRUE(typed) << typed.error().str();
+  ASSERT_TRUE(typed->bands[0].cp_comm_types);
+  EXPECT_EQ(*typed->bands[0].cp_comm_types, (std::vector<std::string>{"p2p", "a2a+p2p"}));
 }
 
 // The shipped fit file is the one source of the values that run.
@@ -1078,6 +1089,66 @@ TEST(Bands, FromResidualsPerRegime) {
     EXPECT_GT(b->relative, 0);
     EXPECT_EQ(b->pairs, 10);  // 5 rows of one model, system and precision in one table
   }
+}
+
+TEST(Bands, RecordTheCpExchangesTheirRowsRan) {
+  std::vector<CorpusRow> rows(4);
+  std::vector<Prediction> p;
+  for (int i = 0; i < 4; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].measured_tokens = 100;
+    rows[i].layout.tp = i + 1;
+    rows[i].layout.cp = i < 3 ? 2 : 1;  // three CP rows, one without CP
+    p.push_back(made(&rows[i], 90 + 5 * i));
+  }
+  rows[1].layout.comm = CpCommType::kAllGather;
+  rows[3].layout.comm = CpCommType::kA2a;  // CP 1: its type is never run
+  auto bands = bands_from({&p});
+  const RegimeBand* cp = band_named(bands, "dense_cp");
+  ASSERT_NE(cp, nullptr);
+  ASSERT_TRUE(cp->cp_comm_types);
+  EXPECT_EQ(*cp->cp_comm_types, (std::vector<std::string>{"all_gather", "p2p"}));
+  const RegimeBand* all = band_named(bands, "all");
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ(*all->cp_comm_types, (std::vector<std::string>{"all_gather", "p2p"}));
+}
+
+TEST(Bands, NameTheCpExchangesOfALayoutNoRowRan) {
+  Band band;
+  band.cp_comm_types = std::vector<std::string>{"p2p"};
+  Layout l;
+  l.cp = 4;
+  EXPECT_TRUE(cp_comm_types_without_runs(band, l).empty());  // p2p ran
+  l.comm = CpCommType::kA2aP2p;
+  l.windowed_comm = CpCommType::kAllGather;
+  EXPECT_EQ(cp_comm_types_without_runs(band, l),
+            (std::vector<std::string>{"a2a+p2p", "all_gather"}));
+  l.windowed_comm = CpCommType::kA2aP2p;  // named once
+  EXPECT_EQ(cp_comm_types_without_runs(band, l), (std::vector<std::string>{"a2a+p2p"}));
+  l.cp = 1;  // no CP: no exchange
+  EXPECT_TRUE(cp_comm_types_without_runs(band, l).empty());
+  l.cp = 4;
+  band.cp_comm_types = std::vector<std::string>{};  // a band of rows without CP
+  EXPECT_EQ(cp_comm_types_without_runs(band, l), (std::vector<std::string>{"a2a+p2p"}));
+  band.cp_comm_types.reset();  // the fit file does not say
+  EXPECT_TRUE(cp_comm_types_without_runs(band, l).empty());
+}
+
+TEST(Bands, TheShippedCpBandsRanP2pOnly) {
+  // Every CP row of the corpus runs p2p: a shipped band of a2a or a2a+p2p would claim more than
+  // any run showed.
+  ASSERT_NE(shipped_fit(), nullptr);
+  ModelDims m;
+  Layout l;
+  l.cp = 8;
+  l.comm = CpCommType::kA2aP2p;
+  Estimate e;
+  e.tokens_per_s_per_gpu = 1000;
+  e.time.step_s = 4;
+  Band b = shipped_band(m, l, e);
+  ASSERT_TRUE(b.cp_comm_types);
+  EXPECT_EQ(*b.cp_comm_types, (std::vector<std::string>{"p2p"}));
+  EXPECT_EQ(b.cp_comm_types_without_runs, (std::vector<std::string>{"a2a+p2p"}));
 }
 
 TEST(Bands, HoldThePredictionEvenWhenEveryRowErrsOneWay) {

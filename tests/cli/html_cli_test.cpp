@@ -219,6 +219,11 @@ TEST(HtmlCli, BandsAndTieRuleInWords) {
   // One line per regime of the listed options, with its low and high ends in percent.
   std::regex band(R"re(<p class="band">dense, CP&gt;1: -\d+% to \+\d+% of the predicted)re");
   EXPECT_TRUE(std::regex_search(words, band)) << words;
+  // The listed a2a+p2p options: no CP run behind the bands used that exchange (they ran p2p).
+  EXPECT_NE(words.find("<p id=\"unmeasured-exchange\">No published run behind these bands used "
+                       "cp_comm_type a2a+p2p"),
+            std::string::npos)
+      << words;
 }
 
 TEST(HtmlCli, TheRecipesOwnLayoutIsAlwaysListed) {

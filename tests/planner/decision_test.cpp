@@ -217,6 +217,27 @@ TEST(TieRule, HeadroomThenTransportThenSpeed) {
   EXPECT_TRUE(o[0].recommended);
 }
 
+TEST(UnmeasuredExchange, NamesTheExchangesNoRunBehindTheBandsUsed) {
+  PlanOption ring;
+  ring.band.cp_comm_types = std::vector<std::string>{"p2p"};
+  PlanOption hcp = ring;
+  hcp.band.cp_comm_types_without_runs = {"a2a+p2p"};
+  PlanOption gather = ring;
+  gather.band.cp_comm_types_without_runs = {"all_gather"};
+  // Every option's exchange has runs (or no fit says): nothing to say.
+  EXPECT_EQ(unmeasured_exchange_text({&ring, nullptr}), "");
+  EXPECT_EQ(unmeasured_exchange_text({}), "");
+  EXPECT_EQ(unmeasured_exchange_text({&ring, &hcp, &gather, &hcp}),
+            "no published run behind these bands used cp_comm_type all_gather or a2a+p2p (their "
+            "CP runs used p2p), so no run has checked how those options price that exchange");
+  PlanOption moe;  // a band of rows without CP
+  moe.band.cp_comm_types = std::vector<std::string>{};
+  moe.band.cp_comm_types_without_runs = {"a2a", "p2p"};
+  EXPECT_EQ(unmeasured_exchange_text({&moe}),
+            "no published run behind these bands used cp_comm_type p2p or a2a, so no run has "
+            "checked how those options price that exchange");
+}
+
 TEST(TieRule, WordsNameTheCriteriaInTheOrderTheyApply) {
   // The reports print this text; it must follow HeadroomThenTransportThenSpeed's order and name
   // the headroom step the rule uses (a 0.9 GiB difference does not decide, as tested above).
