@@ -124,6 +124,8 @@ class Option:
     recommended: bool
     recipe_layout: bool
     tie_with_best: bool
+    # cp_comm_type names of this option that no published run behind its band used.
+    cp_comm_types_without_runs: Tuple[str, ...]
     notes: Tuple[str, ...]
     reasons: Tuple[str, ...]
     raw: Dict[str, Any] = dataclasses.field(compare=False, repr=False)
@@ -145,6 +147,7 @@ class Option:
             fits_memory=bool(entry.get("fits_memory")), recommended=bool(entry.get("recommended")),
             recipe_layout=bool(entry.get("recipe_layout")),
             tie_with_best=bool(entry.get("tie_with_best")),
+            cp_comm_types_without_runs=tuple(entry.get("cp_comm_types_without_runs") or ()),
             notes=tuple(entry.get("notes") or ()), reasons=tuple(entry.get("reasons") or ()),
             raw=dict(entry))
 

@@ -153,6 +153,16 @@ std::string memory_line(const Prediction& p) {
          fmt(" = %.1f", m.total / kGiB) + fmt(" > %.1f\n", p.memory_limit_gib);
 }
 
+/// "; CP runs: p2p" / "; no CP runs" for a band that says which exchanges its CP rows ran; "".
+std::string cp_runs_text(const RegimeBand& b) {
+  if (!b.cp_comm_types) return "";
+  if (b.cp_comm_types->empty()) return "; no CP runs";
+  std::string names;
+  for (const std::string& name : *b.cp_comm_types)
+    names += (names.empty() ? "" : ", ") + name;
+  return "; CP runs: " + names;
+}
+
 /// The bands of the fit in use, and how they were computed.
 std::string bands_text(const AccuracyReport& r) {
   if (r.bands.empty()) return "";
@@ -168,7 +178,8 @@ std::string bands_text(const AccuracyReport& r) {
            (b.sources >= 0 ? "; " + std::to_string(b.sources) +
                                  (b.sources == 1 ? " publication" : " publications")
                            : "") +
-           (b.sources >= 0 && b.sources < kMinBandSources ? ", too few: not used" : "") + "\n";
+           (b.sources >= 0 && b.sources < kMinBandSources ? ", too few: not used" : "") +
+           cp_runs_text(b) + "\n";
   }
   return out;
 }
@@ -277,13 +288,12 @@ std::string format_accuracy_json(const AccuracyReport& r) {
   if (!r.bands_from.empty()) j["bands_method"] = r.bands_from;
   j["bands"] = json::array();
   for (const RegimeBand& b : r.bands) {
-    j["bands"].push_back({{"regime", b.regime},
-                          {"rows", b.rows},
-                          {"low", b.low},
-                          {"high", b.high},
-                          {"difference", b.relative},
-                          {"pairs", b.pairs},
-                          {"sources", b.sources}});
+    json one = {{"regime", b.regime},  {"rows", b.rows},           {"low", b.low},
+                {"high", b.high},      {"difference", b.relative}, {"pairs", b.pairs},
+                {"sources", b.sources}};
+    // cp_comm_type of the band's CP rows; null: the fit file does not say.
+    one["cp_comm_types"] = b.cp_comm_types ? json(*b.cp_comm_types) : json(nullptr);
+    j["bands"].push_back(std::move(one));
   }
   j["rows"] = predictions_json(r.predictions);
   if (!r.lomo_predictions.empty()) j["lomo_rows"] = predictions_json(r.lomo_predictions);

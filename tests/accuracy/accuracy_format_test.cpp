@@ -158,6 +158,25 @@ TEST(BandsText, ADifferenceBandWithoutPairsSaysWhereItsWidthComesFrom) {
   EXPECT_EQ(without.find("0 pairs"), std::string::npos) << text;
 }
 
+TEST(BandsText, EachBandSaysWhichCpExchangesItsRowsRan) {
+  AccuracyReport r = report_with("GPU some system");
+  RegimeBand cp;
+  cp.regime = "dense";
+  cp.rows = 94;
+  cp.cp_comm_types = std::vector<std::string>{"all_gather", "p2p"};
+  RegimeBand none = cp;
+  none.regime = "moe";
+  none.cp_comm_types = std::vector<std::string>{};
+  RegimeBand unsaid = cp;
+  unsaid.regime = "hybrid";
+  unsaid.cp_comm_types.reset();
+  r.bands = {cp, none, unsaid};
+  std::string text = format_accuracy_text(r, false);
+  EXPECT_NE(the_line(text, "dense ").find("; CP runs: all_gather, p2p"), std::string::npos) << text;
+  EXPECT_NE(the_line(text, "moe ").find("; no CP runs"), std::string::npos) << text;
+  EXPECT_EQ(the_line(text, "hybrid ").find("CP runs"), std::string::npos) << text;
+}
+
 /// The cells of a table line (runs of non-blank characters after the name, which `name` gives).
 std::vector<std::string> cells_after(const std::string& line, const std::string& name) {
   std::istringstream in(line.substr(line.find(name) + name.size()));

@@ -173,6 +173,11 @@ def test_plan_returns_the_ranked_options():
     assert own not in result.options
     assert (own.tp, own.cp, own.cp_comm_type) == (1, 16, "a2a+p2p")
     assert own.hierarchical_context_parallel_sizes == (8, 2)
+    # Every CP run behind the bands used p2p: an a2a+p2p option's exchange has no run behind it.
+    assert own.cp_comm_types_without_runs == ("a2a+p2p",)
+    for option in result.options:
+        assert option.cp_comm_types_without_runs == (
+            () if option.cp == 1 or option.cp_comm_type == "p2p" else (option.cp_comm_type,))
 
 
 def test_a_rejected_recipe_layout_has_no_option():
