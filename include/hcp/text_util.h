@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hcp {
 
@@ -39,6 +40,13 @@ std::string format_margin_gib(double gib);
 /// Terminal columns of UTF-8 text: one per code point (box-drawing bars and accented names take
 /// one column each; wide CJK glyphs are not told apart).
 size_t text_columns(std::string_view text);
+
+/// `parts` with `sep` between them.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+/// "a", "a or b", "a, b or c".
+std::string or_list(const std::vector<std::string>& parts);
+/// The two hex digits of `byte` ("7f"; "7F" when `upper`).
+std::string hex_byte(unsigned char byte, bool upper = false);
 
 /// `text` left-aligned in a column `width` wide; a value as wide or wider keeps one space after
 /// it, so that two columns never run together. A cell is one line: line breaks and tabs in it

@@ -157,10 +157,7 @@ std::string memory_line(const Prediction& p) {
 std::string cp_runs_text(const RegimeBand& b) {
   if (!b.cp_comm_types) return "";
   if (b.cp_comm_types->empty()) return "; no CP runs";
-  std::string names;
-  for (const std::string& name : *b.cp_comm_types)
-    names += (names.empty() ? "" : ", ") + name;
-  return "; CP runs: " + names;
+  return "; CP runs: " + join(*b.cp_comm_types, ", ");
 }
 
 /// The bands of the fit in use, and how they were computed.

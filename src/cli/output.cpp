@@ -22,19 +22,15 @@
 namespace hcp::cli {
 
 CLI::Validator one_of(const std::vector<std::string>& values) {
-  std::string names;  // "a, b or c"
-  std::string set;    // "{a,b,c}", as CLI::IsMember shows it in the help
-  for (size_t i = 0; i < values.size(); ++i) {
-    names += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
-    set += (i == 0 ? "" : ",") + values[i];
-  }
+  std::string names = or_list(values);              // "a, b or c"
+  std::string set = "{" + join(values, ",") + "}";  // as CLI::IsMember shows it in the help
   return CLI::Validator(
       [values, names](std::string& value) -> std::string {
         if (std::find(values.begin(), values.end(), value) != values.end()) return "";
         std::string message = "expects " + names + ", got '" + value + "'";
         return message + did_you_mean(value, closest_match(value, values));
       },
-      "{" + set + "}");
+      set);
 }
 
 namespace {

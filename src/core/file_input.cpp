@@ -82,10 +82,8 @@ size_t first_control_byte(std::string_view text) {
 Error binary_data_error(std::string_view text, const std::string& file,
                         const std::string& what_with_article, size_t at) {
   if (std::optional<Error> wide = wide_text_error(text, file, what_with_article)) return *wide;
-  const char* hex = "0123456789abcdef";
-  auto byte = static_cast<unsigned char>(text[at]);
   Error e;
-  e.message = std::string("binary data (byte 0x") + hex[byte >> 4] + hex[byte & 15] + "): not " +
+  e.message = "binary data (byte 0x" + hex_byte(static_cast<unsigned char>(text[at])) + "): not " +
               what_with_article;
   e.location = location_at_offset(text, file, at);
   return e;
@@ -350,10 +348,8 @@ Result<std::string> normalize_input_text(std::string text, const std::string& fi
       return binary_data_error(text, file, with_article(what), control);
     }
     if (std::optional<Error> wide = wide_text_error(text, file, with_article(what))) return *wide;
-    const char* hex = "0123456789abcdef";
-    auto byte = static_cast<unsigned char>(text[bad]);
     Error e;
-    e.message = std::string("invalid UTF-8 (byte 0x") + hex[byte >> 4] + hex[byte & 15] +
+    e.message = "invalid UTF-8 (byte 0x" + hex_byte(static_cast<unsigned char>(text[bad])) +
                 "), expected " + with_article(what) + " in UTF-8";
     e.location = location_at_offset(text, file, bad);
     return e;
@@ -396,12 +392,9 @@ std::optional<Error> wide_text_error(std::string_view text, const std::string& f
   if (wide.name.empty()) return std::nullopt;
   std::string mark;
   if (wide.mark > 0) {
-    const char* hex = "0123456789ABCDEF";
     mark = " (byte-order mark";
-    for (size_t i = 0; i < wide.mark; ++i) {
-      auto byte = static_cast<unsigned char>(text[i]);
-      mark += std::string(" ") + hex[byte >> 4] + hex[byte & 15];
-    }
+    for (size_t i = 0; i < wide.mark; ++i)
+      mark += " " + hex_byte(static_cast<unsigned char>(text[i]), true);
     mark += ")";
   }
   return Error{wide.name + " text" + mark + ", expected " + what +

@@ -99,6 +99,27 @@ bool invisible_character(uint32_t cp) {
          (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F);
 }
 
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string or_list(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
+  return out;
+}
+
+std::string hex_byte(unsigned char byte, bool upper) {
+  const char* hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  return {hex[byte >> 4], hex[byte & 15]};
+}
+
 std::string code_point_name(uint32_t cp) {
   char code[16];
   std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
@@ -257,12 +278,7 @@ std::string neutralize_controls(std::string_view text, bool keep_colour) {
   const std::string valid = replace_invalid_utf8(text);
   std::string out;
   out.reserve(valid.size());
-  const char* hex = "0123456789abcdef";
-  auto escape = [&](unsigned char c) {
-    out += "\\x";
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  };
+  auto escape = [&](unsigned char c) { out += "\\x" + hex_byte(c); };
   for (size_t i = 0; i < valid.size(); ++i) {
     auto c = static_cast<unsigned char>(valid[i]);
     if (size_t n = keep_colour ? colour_code_length(valid, i) : 0; n > 0) {

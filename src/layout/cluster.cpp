@@ -15,6 +15,7 @@
 #include "hcp/data_dir.h"
 #include "hcp/edit_distance.h"
 #include "hcp/file_input.h"
+#include "hcp/text_util.h"
 #include "hcp/yaml_input.h"
 
 namespace hcp {
@@ -182,10 +183,7 @@ std::string quoted(const std::string& s) {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
+      out += "\\x" + hex_byte(c);
     } else {
       out += static_cast<char>(c);
     }

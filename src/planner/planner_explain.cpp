@@ -475,14 +475,6 @@ void explain_options(std::vector<PlanOption>& options, std::vector<std::string>*
 
 namespace {
 
-/// "a2a" / "a2a or a2a+p2p" / "a2a, all_gather or a2a+p2p".
-std::string either_of(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
-}
-
 void add_once(std::vector<std::string>& list, const std::string& name) {
   if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
 }
@@ -510,8 +502,8 @@ std::string unmeasured_exchange_text(const std::vector<const PlanOption*>& optio
   };
   std::sort(missing.begin(), missing.end(), declared);
   std::sort(ran.begin(), ran.end(), declared);
-  return "no published run behind these bands used cp_comm_type " + either_of(missing) +
-         (ran.empty() ? "" : " (their CP runs used " + either_of(ran) + ")") +
+  return "no published run behind these bands used cp_comm_type " + or_list(missing) +
+         (ran.empty() ? "" : " (their CP runs used " + or_list(ran) + ")") +
          ", so no run has checked how those options price that exchange";
 }
 

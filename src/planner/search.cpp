@@ -516,13 +516,6 @@ std::vector<std::string> layout_changes(const Layout& from, const Layout& to) {
   return changes;
 }
 
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i)
-    out += (i ? ", " : "") + parts[i];
-  return out;
-}
-
 std::string fit_figures(const Estimate& e) {
   return format_fixed(e.memory_gib(), 1) + " of " + format_limit_gib(e.memory_limit_gib) +
          " GiB per GPU, " + format_rate(e.tokens_per_s_per_gpu) + " tokens/s/GPU";
@@ -553,7 +546,7 @@ void suggest_recipe_fit(PlanResult& result, const PlanRequest& request) {
   const PlanOption& fit = result.options[*nearest];
   result.recipe_fit_option = nearest;
   result.recipe_fit.push_back(option_letter(*nearest) + " " + fit.layout.label() + " (" +
-                              joined(layout_changes(own.layout, fit.layout)) +
+                              join(layout_changes(own.layout, fit.layout), ", ") +
                               "): " + fit_figures(fit.estimate));
 }
 

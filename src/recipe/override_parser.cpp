@@ -179,9 +179,7 @@ class Parser {
       return "'" + neutralize_controls(t_.substr(at, length)) + "' (" +
              code_point_name(utf8_code_point(t_, at, length)) + ")";
     }
-    const char* hex = "0123456789abcdef";
-    auto byte = static_cast<unsigned char>(t_[at]);
-    return std::string("'\\x") + hex[byte >> 4] + hex[byte & 15] + "'";
+    return "'\\x" + hex_byte(static_cast<unsigned char>(t_[at])) + "'";
   }
   bool at_end() const { return pos_ >= t_.size(); }
   char peek() const { return at_end() ? '\0' : t_[pos_]; }

@@ -39,13 +39,6 @@ std::string memory_cell(const Estimate& e) {
          format_margin_gib(headroom) + ")";
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i)
-    out += (i ? sep : "") + parts[i];
-  return out;
-}
-
 std::string header(const PlanResult& plan, const PlanReportContext& c) {
   std::ostringstream out;
   out << "hcp-plan plan: " << c.recipe << " on " << c.nodes << " x " << c.gpus_per_node << " "

@@ -9,13 +9,6 @@
 namespace hcp {
 namespace {
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string text;
-  for (size_t i = 0; i < items.size(); ++i)
-    text += (i ? sep : "") + items[i];
-  return text;
-}
-
 /// Write one diagnostic: the located line, then indented fix and note lines. A finding about the
 /// command line or about nothing in particular names `recipe` instead, so the lines of several
 /// recipes can be told apart.

@@ -249,5 +249,18 @@ TEST(Columns, PadLeavesOneSpaceAfterAWideValueAndCountsCodePoints) {
   EXPECT_EQ(text_columns("GPU H100-80GB (MosaicML platform)"), 33u);
 }
 
+TEST(Lists, JoinOrListAndHexByte) {
+  EXPECT_EQ(join({}, ", "), "");
+  EXPECT_EQ(join({"a"}, ", "), "a");
+  EXPECT_EQ(join({"a", "b", "c"}, "; "), "a; b; c");
+  EXPECT_EQ(or_list({}), "");
+  EXPECT_EQ(or_list({"p2p"}), "p2p");
+  EXPECT_EQ(or_list({"p2p", "a2a"}), "p2p or a2a");
+  EXPECT_EQ(or_list({"p2p", "all_gather", "a2a"}), "p2p, all_gather or a2a");
+  EXPECT_EQ(hex_byte(0x00), "00");
+  EXPECT_EQ(hex_byte(0x7f), "7f");
+  EXPECT_EQ(hex_byte(0xfe, true), "FE");
+}
+
 }  // namespace
 }  // namespace hcp
