@@ -173,6 +173,10 @@ const ModelConstants& shipped_constants();
 /// Return the band of one prediction: the regime's spread around the estimate. When the fit has
 /// no band for the regime, the family's CP-off band, then the widest band, is used.
 Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& estimate);
+/// The same for `layout` of `model` (its regime_of), with the layout's CP exchanges that no row
+/// behind the band ran (cp_comm_types_without_runs): the band `plan` and `check-log` use.
+Band band_for(const FittedModel& fit, const ModelDims& model, const Layout& layout,
+              const Estimate& estimate);
 /// Return the absolute band around a prediction of `tokens` tokens/s/GPU as "-21%..+14%" ("" for
 /// a zero-width band).
 std::string band_range_text(const Band& band, double tokens);

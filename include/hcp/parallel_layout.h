@@ -53,6 +53,9 @@ struct Layout {
   std::vector<int64_t> hcp_sizes() const;
   /// Return true when any layer uses `type`.
   bool uses(CpCommType type) const;
+  /// Return the CP exchanges the layers run: comm, then windowed_comm when set and different;
+  /// none for CP 1.
+  std::vector<CpCommType> cp_exchanges() const;
   /// Return the world size tp·cp·pp·dp.
   int64_t world() const { return tp * cp * pp * dp; }
   /// Return a short label such as "TP1 CP16 a2a+p2p [8,2] DP2" ("PP4 VP5", "EP8" when used); a

@@ -338,18 +338,20 @@ Band band_for(const FittedModel& fit, const Regime& regime, const Estimate& esti
   return band;
 }
 
+Band band_for(const FittedModel& fit, const ModelDims& model, const Layout& layout,
+              const Estimate& estimate) {
+  Band band = band_for(fit, regime_of(model, layout), estimate);
+  band.cp_comm_types_without_runs = cp_comm_types_without_runs(band, layout);
+  return band;
+}
+
 std::vector<std::string> cp_comm_types_without_runs(const Band& band, const Layout& layout) {
   std::vector<std::string> out;
-  if (layout.cp <= 1 || !band.cp_comm_types) return out;
-  std::vector<CpCommType> used{layout.comm};
-  if (layout.windowed_comm) used.push_back(*layout.windowed_comm);
-  for (CpCommType type : used) {
+  if (!band.cp_comm_types) return out;
+  const auto& ran = *band.cp_comm_types;
+  for (CpCommType type : layout.cp_exchanges()) {
     std::string name = cp_comm_type_name(type);
-    const auto& ran = *band.cp_comm_types;
-    if (std::find(ran.begin(), ran.end(), name) == ran.end() &&
-        std::find(out.begin(), out.end(), name) == out.end()) {
-      out.push_back(name);
-    }
+    if (std::find(ran.begin(), ran.end(), name) == ran.end()) out.push_back(name);
   }
   return out;
 }
@@ -375,14 +377,9 @@ std::string band_range_text(const Band& band, double tokens) {
 }
 
 Band shipped_band(const ModelDims& model, const Layout& layout, const Estimate& estimate) {
-  Regime regime = regime_of(model, layout);
-  if (const FittedModel* fit = shipped_fit()) {
-    Band band = band_for(*fit, regime, estimate);
-    band.cp_comm_types_without_runs = cp_comm_types_without_runs(band, layout);
-    return band;
-  }
+  if (const FittedModel* fit = shipped_fit()) return band_for(*fit, model, layout, estimate);
   Band band;
-  band.regime = regime.name();
+  band.regime = regime_of(model, layout).name();
   band.tokens_per_s_per_gpu_low = band.tokens_per_s_per_gpu_high = estimate.tokens_per_s_per_gpu;
   band.step_s_low = band.step_s_high = estimate.time.step_s;
   return band;

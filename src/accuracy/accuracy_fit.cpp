@@ -232,7 +232,7 @@ FittedModel fit_with(const std::vector<RegimeBand>& bands) {
 Band band_of(const Prediction& p, const FittedModel& fit) {
   Estimate e;
   e.tokens_per_s_per_gpu = p.predicted_tokens;
-  return band_for(fit, regime_of(p.row->dims, p.row->layout), e);
+  return band_for(fit, p.row->dims, p.row->layout, e);
 }
 
 /// True when two layouts differ in more than their data-parallel size (one layout at two GPU
@@ -749,12 +749,8 @@ std::vector<RegimeBand> bands_from(const std::vector<const std::vector<Predictio
       for (const std::string& key : band_keys(*p.row)) {
         samples[key].residuals.push_back(p.residual());
         samples[key].publications.insert(p.row->publication);
-        if (p.row->layout.cp > 1) {
-          samples[key].cp_comm_types.insert(cp_comm_type_name(p.row->layout.comm));
-          if (p.row->layout.windowed_comm) {
-            samples[key].cp_comm_types.insert(cp_comm_type_name(*p.row->layout.windowed_comm));
-          }
-        }
+        for (CpCommType type : p.row->layout.cp_exchanges())
+          samples[key].cp_comm_types.insert(cp_comm_type_name(type));
       }
     }
     add_pair_differences(*set, samples);

@@ -14,6 +14,12 @@ bool Layout::uses(CpCommType type) const {
   return comm == type || (windowed_comm && *windowed_comm == type);
 }
 
+std::vector<CpCommType> Layout::cp_exchanges() const {
+  if (cp <= 1) return {};
+  if (windowed_comm && *windowed_comm != comm) return {comm, *windowed_comm};
+  return {comm};
+}
+
 std::string Layout::label() const {
   std::string s = "TP" + std::to_string(tp) + " CP" + std::to_string(cp);
   if (pp > 1) s += " PP" + std::to_string(pp);

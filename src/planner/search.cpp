@@ -238,10 +238,7 @@ bool better(const PlanOption& a, const PlanOption& b) {
 /// The error band of an estimate (zero width without a fit).
 accuracy::Band band_of(const PlanRequest& request, const ModelDims& model, const PlanOption& o) {
   if (request.fit) {
-    accuracy::Band b =
-        accuracy::band_for(*request.fit, accuracy::regime_of(model, o.layout), o.estimate);
-    b.cp_comm_types_without_runs = accuracy::cp_comm_types_without_runs(b, o.layout);
-    return b;
+    return accuracy::band_for(*request.fit, model, o.layout, o.estimate);
   }
   accuracy::Band b;
   b.tokens_per_s_per_gpu_low = b.tokens_per_s_per_gpu_high = o.estimate.tokens_per_s_per_gpu;

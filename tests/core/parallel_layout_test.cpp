@@ -51,6 +51,19 @@ TEST(Layout, HcpSizesOnlyWithA2aP2p) {
   EXPECT_EQ(l.hcp_sizes(), (std::vector<int64_t>{1, 1}));
 }
 
+TEST(Layout, CpExchangesAreTheLayersTypesEachOnceAndNoneWithoutCp) {
+  using T = CpCommType;
+  Layout l;
+  EXPECT_TRUE(l.cp_exchanges().empty());  // CP 1
+  l.cp = 4;
+  EXPECT_EQ(l.cp_exchanges(), (std::vector<T>{T::kP2p}));
+  l.comm = T::kA2aP2p;
+  l.windowed_comm = T::kAllGather;
+  EXPECT_EQ(l.cp_exchanges(), (std::vector<T>{T::kA2aP2p, T::kAllGather}));
+  l.windowed_comm = T::kA2aP2p;
+  EXPECT_EQ(l.cp_exchanges(), (std::vector<T>{T::kA2aP2p}));
+}
+
 TEST(Layout, Label) {
   Layout l;
   l.cp = 16;
