@@ -47,7 +47,7 @@ void ring_reason(PlanOption& o) {
   const TimeBreakdown& t = o.estimate.time;
   std::string link = link_name(ring_inside(o));
   std::string per_step = duration(t.ring_step_compute_s) + " of compute vs " +
-                         duration(t.ring_step_transfer_s) + " of transfer per step";
+                         duration(t.ring_step_transfer_s) + " of transfer per ring step";
   std::string steps = std::to_string(t.ring_steps) +
                       (t.ring_steps == 1 ? " ring step" : " ring steps") + " per layer";
   if (t.cp_ring_exposed_s <= 0.005 * t.step_s) {
@@ -56,14 +56,16 @@ void ring_reason(PlanOption& o) {
                         " (" + steps + ")");
   } else {
     o.notes.push_back(link + " ring exposed " + percent(t.cp_ring_exposed_s / t.step_s));
-    std::string exposed = duration(t.cp_ring_exposed_s) + " exposed per step (" +
+    std::string exposed = duration(t.cp_ring_exposed_s) + " exposed per training step (" +
                           percent(t.cp_ring_exposed_s / t.step_s) + " of it)";
     if (t.ring_step_compute_s >= t.ring_step_transfer_s) {
-      // Attention outlasts the transfer, yet the measured overlap (ring_overlap) hides only
-      // part of it.
-      o.reasons.push_back("the ring hides only part of the " + link +
-                          " transfer behind attention, as measured runs show: " + per_step + "; " +
-                          exposed);
+      // Attention outlasts the transfer, yet the fitted overlap (ring_overlap) hides only that
+      // share of it: name the share, which the breakdown gives as hidden / (hidden + exposed).
+      double hidden = t.cp_ring_hidden_s / (t.cp_ring_hidden_s + t.cp_ring_exposed_s);
+      o.reasons.push_back("the ring hides only " + percent(hidden) + " of the " + link +
+                          " transfer behind attention, the share fitted to published CP runs "
+                          "(ring_overlap), though attention outlasts it: " +
+                          per_step + "; " + exposed);
     } else {
       o.reasons.push_back("the ring cannot hide the " + link +
                           " transfer behind attention: " + per_step + "; " + exposed);

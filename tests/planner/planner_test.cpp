@@ -125,8 +125,10 @@ TEST(PlannerSeed, APartlyHiddenRingSaysSoWhenAttentionOutlastsTheTransfer) {
   ASSERT_GT(c.estimate.time.cp_ring_exposed_s, 0.005 * c.estimate.time.step_s);
   bool part = false;
   for (const std::string& s : c.reasons) {
-    part |=
-        s.find("the ring hides only part of the IB transfer behind attention") != std::string::npos;
+    part |= s.find("the ring hides only 50% of the IB transfer behind attention") !=
+                std::string::npos &&
+            s.find("of transfer per ring step") != std::string::npos &&
+            s.find("exposed per training step") != std::string::npos;
     EXPECT_EQ(s.find("cannot hide"), std::string::npos) << s;
   }
   EXPECT_TRUE(part);
