@@ -64,6 +64,25 @@ void BM_LoadFromText(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadFromText)->Unit(benchmark::kMicrosecond);
 
+/// A recipe with one long one-line flow list ("[x,x,...]", `items` entries of 200 bytes): the
+/// check for a stray root ',' once scanned back to the line start from every comma, so that a
+/// 4 MB line took more than 20 s (issue 28's hostile-input sweep, 2026-11-28). Linear now.
+void BM_LoadLongFlowList(benchmark::State& state) {
+  std::string list(200, 'x');
+  std::string line = "  extra_list: [" + list;
+  for (int64_t i = 1; i < state.range(0); ++i)
+    line += "," + list;
+  std::string text = read_default();
+  text.replace(text.find("model:\n"), 7, "model:\n" + line + "]\n");
+  for (auto _ : state) {
+    hcp::Result<hcp::Recipe> r = hcp::load_recipe_text(text, "long_flow_list.yaml");
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_LoadLongFlowList)->Arg(2000)->Arg(20000)->Unit(benchmark::kMillisecond);
+
 /// A MoE recipe whose comments hold "(MoE, 128 experts, top-8), 64K": a ',' after ')' used to
 /// cost a second scan of the whole file for commas at a document's root.
 void BM_LoadMoeRecipe(benchmark::State& state) {

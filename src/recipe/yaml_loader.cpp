@@ -41,7 +41,9 @@ struct Converter {
 
 Result<Value> Converter::convert(const YAML::Node& node, const Location& fallback, int depth) {
   if (++nodes > kMaxNodes) {
-    return Error{"YAML expands to more than 100000 nodes (alias expansion?)", fallback, ""};
+    return Error{
+        "YAML holds more than 100000 nodes (a list that long, or aliases that expand to it)",
+        fallback, ""};
   }
   if (depth > kMaxDepth) {
     return Error{"YAML nesting deeper than " + std::to_string(kMaxDepth) + " levels", fallback, ""};

@@ -40,6 +40,13 @@ TEST(YamlInput, DocumentsAndTagsByClass) {
        "f.yaml:1:7: malformed YAML: a ',' outside a flow collection"},
       {"a ',' in the second document", "a: 1\n---\n,\n", false,
        "f.yaml:3:1: malformed YAML: a ',' outside a flow collection"},
+      // The word before a ',' is tracked forward from the last blank, not scanned back.
+      {"a ',' after an anchor behind a flow list", "[aa,bb] &a,\n", false,
+       "f.yaml:1:11: malformed YAML: a ',' outside a flow collection"},
+      {"a ',' after an anchor in a later document", "x: [aa,bb]\n---\n&a,\n", false,
+       "f.yaml:3:3: malformed YAML: a ',' outside a flow collection"},
+      {"a long one-line flow list",
+       "a: [" + std::string(3000, 'x') + "," + std::string(3000, 'y') + ",z]\n", true, ""},
       // Stray tokens at document level and at the end (issue 28's token classes): each is an
       // error at its line, or (a directive, a non-specific tag) what YAML says it is.
       {"a ']' alone", "]\na: 1\n", false, "f.yaml:1:1: malformed YAML: illegal flow end"},
