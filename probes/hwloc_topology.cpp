@@ -191,10 +191,11 @@ struct PciIndex {
   std::vector<hwloc_obj_t> nics;  ///< One per Topology::nics entry.
 };
 
-void read_gpus(hwloc_topology_t t, Topology& topo, PciIndex& idx) {
+Status read_gpus(hwloc_topology_t t, Topology& topo, PciIndex& idx, const std::string& source) {
   std::vector<hwloc_obj_t> found;
   for (hwloc_obj_t o = hwloc_get_next_pcidev(t, nullptr); o; o = hwloc_get_next_pcidev(t, o))
     if (is_nvidia_gpu(o)) found.push_back(o);
+  if (Status count = check_gpu_count(found.size(), source); !count) return count;
   std::sort(found.begin(), found.end(),
             [](hwloc_obj_t a, hwloc_obj_t b) { return bus_id_of(a) < bus_id_of(b); });
   int next = 0;
@@ -209,10 +210,12 @@ void read_gpus(hwloc_topology_t t, Topology& topo, PciIndex& idx) {
       if (model != nullptr) gpu.name = model;
     }
     gpu.numa_node = numa_of(t, o);
-    gpu.pcie_gbps = o->attr->pcidev.linkspeed;
+    gpu.pcie_gbps = checked_pcie_gbps(o->attr->pcidev.linkspeed, source + ": GPU " + gpu.pci_bus_id,
+                                      topo.warnings);
     topo.gpus.push_back(gpu);
     idx.gpus.push_back(o);
   }
+  return Ok{};
 }
 
 void read_nics(hwloc_topology_t t, Topology& topo, PciIndex& idx, bool live) {
@@ -306,7 +309,7 @@ Result<Topology> convert(hwloc_topology_t t, const std::string& source, bool liv
   Topology topo;
   read_cpus(t, topo);
   PciIndex idx;
-  read_gpus(t, topo, idx);
+  if (Status gpus = read_gpus(t, topo, idx, source); !gpus) return gpus.error();
   read_nics(t, topo, idx, live);
   resize_gpu_tables(topo);
   auto s = read_nvlink_distances(t, topo, idx, source);

@@ -188,7 +188,7 @@ Status walk_pci(const Context& ctx, const pugi::xml_node& pci, int cpu, int numa
     rec.numa = numa;
     rec.cpu = cpu;
     rec.ancestors = ancestors;
-    rec.pcie_gbps = pcie_gbps(pci);
+    rec.pcie_gbps = probe_detail::checked_pcie_gbps(pcie_gbps(pci), at(ctx, pci), w.warnings);
     if (gpu) {
       rec.has_gpu_element = true;
       auto dev = int_attr(ctx, gpu, "dev", 0, 1023);
@@ -201,7 +201,7 @@ Status walk_pci(const Context& ctx, const pugi::xml_node& pci, int cpu, int numa
       if (!links) return links;
     }
     w.gpus.push_back(rec);
-    return Ok{};
+    return probe_detail::check_gpu_count(w.gpus.size(), ctx.source);
   }
   pugi::xml_node nic = pci.child("nic");
   if (nic || cls >> 8 == 0x0207 || cls >> 8 == 0x0200) {

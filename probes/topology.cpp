@@ -3,6 +3,7 @@
 #include "hcp/topology.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <numeric>
@@ -97,6 +98,28 @@ void resize_gpu_tables(Topology& topo) {
   nv.cpu_links.resize(n, 0);
   for (auto& nic : topo.nics)
     nic.gpu_affinity.resize(n, Affinity::kUnknown);
+}
+
+double checked_pcie_gbps(double gbps, const std::string& where,
+                         std::vector<std::string>& warnings) {
+  if (gbps > 0 && gbps <= kMaxPcieGbps) return gbps;  // false for NaN
+  if (gbps != 0) {
+    std::array<char, 32> shown{};
+    std::snprintf(shown.data(), shown.size(), "%.4g", gbps);
+    warnings.push_back(where + ": PCIe rate " + shown.data() +
+                       " GB/s is outside PCIe's range (up to " + format_fixed(kMaxPcieGbps, 0) +
+                       " GB/s per direction); taken as unknown");
+  }
+  return 0;
+}
+
+Status check_gpu_count(size_t gpus, const std::string& source) {
+  if (gpus <= static_cast<size_t>(kMaxGpusPerNode)) return Ok{};
+  return Error{source + ": more than " + std::to_string(kMaxGpusPerNode) +
+                   " GPUs in one node's topology (nvidia-smi numbers them GPU0..GPU" +
+                   std::to_string(kMaxGpusPerNode - 1) + ")",
+               {},
+               {}};
 }
 
 Gpu make_pci_gpu(int index, const std::string& bus_id, int device_id) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -143,6 +144,62 @@ TEST(NcclParse, AbsurdOrJunkNicSpeedIsRejected) {
   EXPECT_NE(r.error().message.find("speed=\"fast\" is not a number"), std::string::npos);
 }
 
+struct PcieCase {
+  const char* name;
+  std::string speed;
+  std::string width;
+  double gbps;  ///< GPU 0's PCIe GB/s; 0 when unknown
+  bool warns;   ///< a warning names the rate outside PCIe's range
+};
+
+TEST(NcclParse, PcieRatesOutsidePciesRangeAreUnknownWithAWarning) {
+  const std::vector<PcieCase> cases = {
+      {"Gen5 x16", "32.0 GT/s PCIe", "16", 32 * 128.0 / 130.0 / 8.0 * 16, false},
+      {"Gen1 x1 (8b/10b)", "2.5 GT/s PCIe", "1", 0.25, false},
+      {"no speed", "", "16", 0, false},
+      {"infinite speed", "inf GT/s PCIe", "16", 0, true},
+      {"speed past double", "1e400 GT/s PCIe", "16", 0, true},
+      {"1e308 GT/s", "1e308 GT/s PCIe", "16", 0, true},
+      {"NaN speed", "nan GT/s PCIe", "16", 0, true},
+      {"negative speed", "-32 GT/s PCIe", "16", 0, false},
+      {"width past int", "32.0 GT/s PCIe", "99999999999999999999999", 0, true},
+  };
+  for (const PcieCase& c : cases) {
+    std::string text = nccl_dump("6", "400000");
+    const std::string speed = "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"";
+    text.replace(text.find(speed), speed.size(),
+                 "link_speed=\"" + c.speed + "\" link_width=\"" + c.width + "\"");
+    auto r = parse_nccl_topo(text, "p.xml");
+    ASSERT_TRUE(r.ok()) << c.name << ": " << r.error().str();
+    EXPECT_NEAR(r->gpus[0].pcie_gbps, c.gbps, 1e-9) << c.name;
+    bool warned = false;
+    for (const std::string& w : r->warnings)
+      warned |= w.find("outside PCIe's range") != std::string::npos;
+    EXPECT_EQ(warned, c.warns) << c.name;
+  }
+}
+
+TEST(NcclParse, MoreGpusThanANodeHoldsIsAnError) {
+  auto dump = [](int gpus) {
+    std::string text = "<system version=\"1\">\n  <cpu numaid=\"0\" affinity=\"0000ffff\">\n";
+    for (int i = 0; i < gpus; ++i) {
+      char bus[32];
+      std::snprintf(bus, sizeof bus, "0000:%02x:%02x.0", i / 32, i % 32);
+      text +=
+          std::string("    <pci busid=\"") + bus + "\" class=\"0x030200\" vendor=\"0x10de\"/>\n";
+    }
+    return text + "  </cpu>\n</system>\n";
+  };
+  auto most = parse_nccl_topo(dump(1024), "many.xml");
+  ASSERT_TRUE(most.ok()) << most.error().str();
+  EXPECT_EQ(most->gpus.size(), 1024U);
+  auto over = parse_nccl_topo(dump(1025), "many.xml");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().str(),
+            "many.xml: more than 1024 GPUs in one node's topology (nvidia-smi numbers them "
+            "GPU0..GPU1023)");
+}
+
 TEST(NcclParse, BinaryJunkIsRejected) {
   std::string junk(
       "\x7f"
@@ -227,6 +284,34 @@ TEST(HwlocParse, AbsurdNvlinkBandwidthIsRejected) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("NVLinkBandwidth value 25000000 MB/s"), std::string::npos)
       << r.error().message;
+}
+
+TEST(HwlocParse, PcieRatesOutsidePciesRangeAreUnknownWithAWarning) {
+  std::string text;
+  {
+    std::ifstream in(
+        topology_fixture("hwloc/jureca-dc-gpu_jrc0323_4xA100-SXM4_4xCX6-HDR_hwloc2.2.xml"));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto good = load_hwloc_xml(temp_file("jureca.xml", text));
+  ASSERT_TRUE(good.ok()) << good.error().str();
+  ASSERT_FALSE(good->gpus.empty());
+  EXPECT_NEAR(good->gpus[0].pcie_gbps, 31.507692, 1e-5);
+  for (const char* bad : {"nan", "inf", "-5", "100000"}) {
+    std::string edited = text;
+    const std::string rate = "pci_link_speed=\"31.507692\"";
+    for (size_t at = edited.find(rate); at != std::string::npos; at = edited.find(rate, at))
+      edited.replace(at, rate.size(), std::string("pci_link_speed=\"") + bad + "\"");
+    auto r = load_hwloc_xml(temp_file("jureca-bad-rate.xml", edited));
+    ASSERT_TRUE(r.ok()) << bad << ": " << r.error().str();
+    ASSERT_FALSE(r->gpus.empty());
+    bool warned = false;
+    for (const std::string& w : r->warnings)
+      warned |= w.find("outside PCIe's range") != std::string::npos;
+    for (const Gpu& g : r->gpus)
+      EXPECT_EQ(g.pcie_gbps, 0) << bad;
+    EXPECT_TRUE(warned) << bad;
+  }
 }
 
 /// The cpusets and nodesets of an object spanning both PUs of the small exports below.
