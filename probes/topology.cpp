@@ -10,6 +10,7 @@
 
 #include "hcp/edit_distance.h"
 #include "hcp/gpu_specs.h"
+#include "hcp/text_util.h"
 #include "topology_internal.h"
 
 namespace hcp {
