@@ -126,8 +126,18 @@ struct CpSimResult {
   std::vector<std::vector<std::vector<int>>> hcp_groups;  ///< [level][group][member] for a2a+p2p.
 };
 
-/// Run the simulation. Errors: invalid shape or layout (heads not divisible as the comm type
-/// needs, S not divisible by 2*cp, prod(hcp) != cp, hcp given for another comm type).
+/// Most multiply-adds a simulation may take: about 4 h at the 1e9 a second of a development
+/// machine's scalar loops. The size limits alone (65536 tokens, heads x head-dim 65536) let a run
+/// last about 117 h.
+inline constexpr double kMaxSimulationMultiplyAdds = 1.5e13;
+
+/// The options simulate_cp_attention refuses (sizes, run length, hcp for the comm type), checked
+/// before anything runs, so that a caller can report them before it warns about a long run.
+Status check_simulation(const CpSimOptions& options);
+
+/// Run the simulation. Errors: those of check_simulation, invalid shape or layout (heads not
+/// divisible as the comm type needs, S not divisible by 2*cp, prod(hcp) != cp, hcp given for
+/// another comm type).
 Result<CpSimResult> simulate_cp_attention(const CpSimOptions& options);
 
 // ---- GPU benchmark (libhcp_gpu_bench.so, loaded at run time) -------------------------------

@@ -123,6 +123,10 @@ int run_simulate(const SimulateArgs& args) {
     print_error(options.error().message);
     return kExitBadInput;
   }
+  if (Status valid = check_simulation(*options); !valid) {
+    print_error(valid.error().message);
+    return kExitBadInput;
+  }
   add_progress(*options, isatty(STDERR_FILENO) == 1);
   auto result = simulate_cp_attention(*options);
   if (!result) {

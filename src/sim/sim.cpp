@@ -4,6 +4,7 @@
 
 #include "hcp/layout.h"
 #include "hcp/sim.h"
+#include "hcp/text_util.h"
 
 namespace hcp {
 
@@ -226,7 +227,9 @@ Tensor assemble_output(const std::vector<RankData>& ranks, const AttentionShape&
   return out;
 }
 
-Status check_options(const CpSimOptions& o) {
+}  // namespace
+
+Status check_simulation(const CpSimOptions& o) {
   const AttentionShape& s = o.shape;
   if (s.seq_length <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.head_dim <= 0 || o.cp <= 0 ||
       o.tile <= 0) {
@@ -236,6 +239,14 @@ Status check_options(const CpSimOptions& o) {
     return Error{
         "simulation too large for the CPU (limit: 65536 tokens, heads*head-dim 65536)", {}, ""};
   }
+  if (const double work = simulation_multiply_adds(s); work > kMaxSimulationMultiplyAdds) {
+    return Error{"simulation too long for the CPU: " + format_fixed(work / 1e12, 0) +
+                     " trillion multiply-adds, limit " +
+                     format_fixed(kMaxSimulationMultiplyAdds / 1e12, 0) +
+                     " (about 4 h); a smaller --seq-length checks the same layout",
+                 {},
+                 ""};
+  }
   if (o.comm_type == CpCommType::kA2aP2p && o.hcp.size() != 2) {
     return Error{"a2a+p2p needs --hcp A,P (two sizes, A*P = cp)", {}, "hcp"};
   }
@@ -244,6 +255,8 @@ Status check_options(const CpSimOptions& o) {
   }
   return Ok{};
 }
+
+namespace {
 
 CpVolumeInput volume_input(const CpSimOptions& o) {
   CpVolumeInput in;
@@ -294,8 +307,12 @@ Status run_comm_type(const CpSimOptions& o, std::vector<RankData>& ranks, Networ
 
 }  // namespace
 
-Result<CpSimResult> simulate_cp_attention(const CpSimOptions& o) {
-  if (auto st = check_options(o); !st) return st.error();
+Result<CpSimResult> simulate_cp_attention(const CpSimOptions& options) {
+  if (auto st = check_simulation(options); !st) return st.error();
+  // A tile longer than the sequence is one tile of every key: clamped, its buffers stay that
+  // size (--tile 2147483647 on 16 tokens took 7 GB).
+  CpSimOptions o = options;
+  o.tile = std::min(o.tile, o.shape.seq_length);
   auto volume = cp_volume(volume_input(o));
   if (!volume) return volume.error();
 

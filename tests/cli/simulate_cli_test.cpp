@@ -61,7 +61,10 @@ TEST(SimulateCli, BadInputsExit2) {
         shape + "--cp 4 --cp-comm-type a2a+p2p", shape + "--cp 4 --cp-comm-type a2a+p2p --hcp 2,3",
         shape + "--cp 4 --cp-comm-type a2a+p2p --hcp x", shape + "--cp 3 --cp-comm-type p2p",
         std::string("simulate --heads 4 --head-dim 16 --cp 2 --cp-comm-type p2p"),
-        shape + "--cp 0 --cp-comm-type p2p"}) {
+        shape + "--cp 0 --cp-comm-type p2p",
+        // Inside the size limits but about 117 h: one error line, no warning before it.
+        std::string("simulate --seq-length 65536 --heads 64 --head-dim 256 --cp 8 "
+                    "--cp-comm-type p2p")}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.err.find("error"), std::string::npos) << args;

@@ -151,6 +151,35 @@ TEST(CpSimErrors, RejectsInvalidLayouts) {
   EXPECT_FALSE(simulate_cp_attention(o));
 }
 
+TEST(CpSimErrors, RejectsARunLongerThanTheWorkLimit) {
+  CpSimOptions o;
+  o.cp = 8;
+  o.shape = {65536, 64, 64, 256, false};  // inside the size limits, about 117 h
+  ASSERT_GT(simulation_multiply_adds(o.shape), kMaxSimulationMultiplyAdds);
+  auto r = simulate_cp_attention(o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("simulation too long for the CPU"), std::string::npos)
+      << r.error().message;
+  EXPECT_FALSE(check_simulation(o));
+  o.shape = {1024, 8, 8, 64, false};  // the size the CLI's speed estimate was measured on
+  EXPECT_TRUE(check_simulation(o));
+}
+
+TEST(CpSimTile, ATileLongerThanTheSequenceIsOneTileOfEveryKey) {
+  // Clamped to the sequence: --tile 2^40 once sized its buffers by the tile (terabytes).
+  CpSimOptions o;
+  o.shape = {64, 2, 2, 8, true};
+  o.cp = 4;
+  o.comm_type = CpCommType::kAllGather;
+  o.tile = 64;
+  auto whole = simulate_cp_attention(o);
+  o.tile = int64_t{1} << 40;
+  auto huge = simulate_cp_attention(o);
+  ASSERT_TRUE(whole && huge);
+  EXPECT_EQ(huge->max_abs_error, whole->max_abs_error);
+  EXPECT_EQ(huge->comm_bytes_per_rank, whole->comm_bytes_per_rank);
+}
+
 TEST(BlockedAttention, TileSizeDoesNotChangeTheResult) {
   AttentionShape shape{96, 2, 1, 16, true};
   auto in = random_attention_inputs(shape, 3);
