@@ -53,6 +53,11 @@ Regime regime_of(const ModelDims& model, const Layout& layout);
 
 /// The spread of log(measured / predicted) in one regime, from out-of-sample residuals
 /// (leave-one-model-out and leave-one-source-out predictions of the corpus).
+/// Widest band end, as a log ratio: ln(100), a prediction 100x off either way. Past it a band
+/// says nothing a reader could use, and a typo there (1e308) printed as "+inf%" or hundreds of
+/// digits. The fitter clamps to it and a fit file past it is refused.
+inline constexpr double kMaxBandLogRatio = 4.605170185988092;
+
 struct RegimeBand {
   std::string regime;   ///< Regime::key()
   int64_t rows = 0;     ///< Residuals it was computed from.

@@ -103,7 +103,8 @@ int apply_fit(ModelConstants& constants, const FittedModel& fit) {
 namespace {
 
 /// One entry of the fit file's "bands": a regime name, finite numbers, whole counts not below 0
-/// (sources not below -1, "not said"), low <= high.
+/// (sources not below -1, "not said"), low and high log ratios on either side of 0 and
+/// kMaxBandLogRatio at most from it, the difference band at most twice that.
 Result<RegimeBand> parse_band(const json& b, const std::string& path) {
   if (!b.is_object() || !b.contains("regime") || !b["regime"].is_string()) {
     return fit_error(path, "bands", "each band needs a regime");
@@ -141,8 +142,16 @@ Result<RegimeBand> parse_band(const json& b, const std::string& path) {
   if (band.rows < 0 || band.pairs < 0 || band.sources < -1) {
     return fit_error(path, key, "rows and pairs must be >= 0 and sources >= -1");
   }
-  if (band.low > band.high || band.relative < 0) {
-    return fit_error(path, key, "band low > high or negative relative");
+  // Log ratios, each band holding 0 (its own prediction), none wider than 100x either way.
+  if (band.low < -kMaxBandLogRatio || band.low > 0) {
+    return fit_error(path, key + ".low", "must be between -4.61 and 0 (log of at most 100x)");
+  }
+  if (band.high < 0 || band.high > kMaxBandLogRatio) {
+    return fit_error(path, key + ".high", "must be between 0 and 4.61 (log of at most 100x)");
+  }
+  if (band.relative < 0 || band.relative > 2 * kMaxBandLogRatio) {
+    return fit_error(path, key + ".relative",
+                     "must be between 0 and 9.21 (a difference of two logs of at most 100x)");
   }
   return band;
 }

@@ -1,6 +1,8 @@
 // The validation corpus: recipes/corpus/measured_runs.json -> rows the cost model can price.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "hcp/accuracy.h"
 #include "hcp/data_dir.h"
 #include "hcp/json_io.h"
+#include "hcp/text_util.h"
 
 namespace hcp::accuracy {
 
@@ -221,6 +224,32 @@ std::optional<AttentionFlops> attention_flops_of(const json& r) {
   return std::nullopt;
 }
 
+/// Largest believable measurements: a 100M-parameter model at short sequences trains at about
+/// 10^6 tokens/s/GPU on a B200, and no GPU computes 10^5 TFLOP/s. A value past them is a typo
+/// or junk, which would print as a band of hundreds of digits.
+constexpr double kMaxMeasuredTokensPerGpu = 1e7;
+constexpr double kMaxMeasuredTflopsPerGpu = 1e5;
+
+/// An error when a row's measured throughput is a number past what any GPU runs.
+Status check_measured_range(const json& r, const std::string& id, const std::string& path) {
+  if (!r.contains("measured") || !r["measured"].is_object()) return Ok{};
+  const json& measured = r["measured"];
+  for (const auto& [field, most] :
+       {std::pair<const char*, double>{"tokens_per_s_per_gpu", kMaxMeasuredTokensPerGpu},
+        {"model_tflops_per_gpu", kMaxMeasuredTflopsPerGpu}}) {
+    if (!measured.contains(field) || !measured[field].is_number()) continue;
+    const double value = measured[field].get<double>();
+    if (value > most) {
+      std::array<char, 32> shown{};
+      std::snprintf(shown.data(), shown.size(), "%.4g", value);
+      return corpus_error(path, "rows." + id + ".measured." + field,
+                          "row " + id + ": measured." + field + " " + shown.data() + " is above " +
+                              format_fixed(most, 0) + " (no GPU runs that fast; a typo?)");
+    }
+  }
+  return Ok{};
+}
+
 /// The measured throughput of a row: tokens/s/GPU, or model TFLOP/s/GPU converted to tokens
 /// with the publication's own attention count.
 void read_measured(const json& r, CorpusRow& row) {
@@ -363,6 +392,7 @@ Result<CorpusRow> row_of(const json& r, const json& models, const std::string& p
                             ": measured.attention_flops must be \"full\" or "
                             "\"causal\"");
   }
+  if (Status range = check_measured_range(r, row.id, path); !range) return range.error();
   read_measured(r, row);
   return row;
 }

@@ -731,11 +731,12 @@ RegimeBand regime_band_of(const std::string& key, const BandSample& s) {
   b.cp_comm_types = std::vector<std::string>(s.cp_comm_types.begin(), s.cp_comm_types.end());
   // The band holds the point estimate: a model biased one way on the rows it saw still prints
   // its own prediction inside the band it gives.
-  b.low = std::min(0.0, percentile(s.residuals, kBandLowQuantile));
-  b.high = std::max(0.0, percentile(s.residuals, kBandHighQuantile));
+  b.low = std::clamp(percentile(s.residuals, kBandLowQuantile), -kMaxBandLogRatio, 0.0);
+  b.high = std::clamp(percentile(s.residuals, kBandHighQuantile), 0.0, kMaxBandLogRatio);
   b.pairs = static_cast<int64_t>(s.differences.size());
-  b.relative =
-      s.differences.empty() ? (b.high - b.low) / 2 : percentile(s.differences, kDifferenceQuantile);
+  b.relative = s.differences.empty()
+                   ? (b.high - b.low) / 2
+                   : std::min(percentile(s.differences, kDifferenceQuantile), 2 * kMaxBandLogRatio);
   return b;
 }
 

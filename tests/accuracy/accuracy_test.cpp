@@ -359,6 +359,36 @@ TEST(Corpus, BadInputs) {
   ASSERT_FALSE(load_corpus(no_id.path()));
 }
 
+TEST(Corpus, MeasurementsPastAnyGpuAreErrorsNamingTheRow) {
+  // 1e308 tokens/s/GPU once printed a 309-digit measured value and a 62-digit band.
+  struct Case {
+    const char* measured;
+    const char* names;  ///< empty when the row loads
+  };
+  const Case cases[] = {
+      {R"({"tokens_per_s_per_gpu": 1e308})", "rows.a.measured.tokens_per_s_per_gpu"},
+      {R"({"tokens_per_s_per_gpu": 2e7})", "rows.a.measured.tokens_per_s_per_gpu"},
+      {R"({"model_tflops_per_gpu": 1e6})", "rows.a.measured.model_tflops_per_gpu"},
+      {R"({"tokens_per_s_per_gpu": 9000000})", ""},
+      {R"({"model_tflops_per_gpu": 2000})", ""},
+  };
+  for (const Case& c : cases) {
+    TempFile f(corpus_of_m(std::string(R"(
+  {"id": "a", "kind": "bridge_summary", "model": "M", "system": "DGX-H100", "cluster": "dgx-h100",
+   "precision": "BF16", "num_gpus": 8, "global_batch": 128, "micro_batch": 1, "seq_length": 8192,
+   "tp": 1, "pp": 1, "cp": 1, "measured": )") +
+                           c.measured + "}"));
+    auto corpus = load_corpus(f.path());
+    if (std::string(c.names).empty()) {
+      EXPECT_TRUE(corpus) << c.measured << ": " << corpus.error().str();
+      continue;
+    }
+    ASSERT_FALSE(corpus) << c.measured;
+    EXPECT_EQ(corpus.error().key, c.names) << corpus.error().str();
+    EXPECT_EQ(corpus.error().str().find('\n'), std::string::npos) << corpus.error().str();
+  }
+}
+
 Prediction made(const CorpusRow* row, double predicted) {
   Prediction p;
   p.row = row;
@@ -932,7 +962,14 @@ TEST(FitFile, MalformedBandsAreOneLineErrorsNamingTheField) {
       {R"({"regime": "dense_cp", "sources": -7})", "sources >= -1"},
       {R"({"regime": "dense_cp", "rows": -1})", "rows and pairs must be >= 0"},
       {R"({"regime": "dense_cp", "low": "x"})", "bands.dense_cp.low"},
-      {R"({"regime": "dense_cp", "relative": -0.1})", "negative relative"},
+      {R"({"regime": "dense_cp", "relative": -0.1})", "bands.dense_cp.relative"},
+      // A band is log ratios around 0, 100x at most: 1e308 once printed as "+inf%".
+      {R"({"regime": "dense_cp", "relative": 1e308})", "bands.dense_cp.relative"},
+      {R"({"regime": "dense_cp", "low": -0.1, "high": 1e308})", "bands.dense_cp.high"},
+      {R"({"regime": "dense_cp", "low": -0.1, "high": 4.7})", "bands.dense_cp.high"},
+      {R"({"regime": "dense_cp", "low": -4.7, "high": 0.1})", "bands.dense_cp.low"},
+      {R"({"regime": "dense_cp", "relative": 9.3})", "bands.dense_cp.relative"},
+      {R"({"regime": "dense_cp", "low": 0.1, "high": 0.2})", "bands.dense_cp.low"},
       {R"({"regime": "dense_cp", "cp_comm_types": "p2p"})", "bands.dense_cp.cp_comm_types"},
       {R"({"regime": "dense_cp", "cp_comm_types": ["ring"]})", "a cp_comm_type name"},
       {R"({"regime": "dense_cp", "cp_comm_types": [2]})", "a cp_comm_type name"},
@@ -1089,6 +1126,24 @@ TEST(Bands, FromResidualsPerRegime) {
     EXPECT_GT(b->relative, 0);
     EXPECT_EQ(b->pairs, 10);  // 5 rows of one model, system and precision in one table
   }
+}
+
+TEST(Bands, StopAtAHundredfoldSoThatAWrittenFitReloads) {
+  std::vector<CorpusRow> rows(4);
+  std::vector<Prediction> p;
+  const double predicted[] = {1e-3, 1e-2, 1e6, 1e7};  // 1e5x too slow .. 1e5x too fast
+  for (int i = 0; i < 4; ++i) {
+    rows[i].id = std::to_string(i);
+    rows[i].measured_tokens = 100;
+    rows[i].layout.tp = i + 1;
+    p.push_back(made(&rows[i], predicted[i]));
+  }
+  const std::vector<RegimeBand> bands = bands_from({&p});
+  const RegimeBand* all = band_named(bands, "all");
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ(all->low, -kMaxBandLogRatio);
+  EXPECT_EQ(all->high, kMaxBandLogRatio);
+  EXPECT_LE(all->relative, 2 * kMaxBandLogRatio);
 }
 
 TEST(Bands, RecordTheCpExchangesTheirRowsRan) {
