@@ -35,10 +35,13 @@ constexpr const char* kCountVariables[] = {"SLURM_NNODES",          "SLURM_GPUS_
                                            "LOCAL_WORLD_SIZE",      "NNODES",
                                            "OMPI_COMM_WORLD_SIZE",  "OMPI_COMM_WORLD_LOCAL_SIZE"};
 
-/// Parse a count variable's value: a positive integer no larger than kMaxWorldGpus; nullopt for
-/// an empty value; an error message (without the variable) otherwise.
+/// Parse a count variable's value: a positive integer no larger than kMaxWorldGpus; an error
+/// otherwise. An empty value is an error too: launchers never set a count empty, and read as
+/// unset, "SLURM_NNODES=" became one node and a NO-GO that blamed the recipe's world size.
 Result<std::optional<int64_t>> parse_count(const std::string& name, const std::string& raw) {
-  if (raw.empty()) return std::optional<int64_t>{};
+  if (raw.empty()) {
+    return launch_error(name + " is set but empty (a launcher sets it to a positive integer)");
+  }
   // Slurm writes repeated counts as "8(x4)"; the leading number is the per-node value.
   std::string text = raw.substr(0, raw.find('('));
   int64_t value = 0;

@@ -94,6 +94,17 @@ TEST(LaunchShape, BadValuesAreErrors) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("SLURM_NNODES='four'"), std::string::npos);
   EXPECT_FALSE(launch_shape_from({{"WORLD_SIZE", "0"}}, std::nullopt, std::nullopt).ok());
+  // An empty count is not "unset": read so, SLURM_NNODES= became one node.
+  for (const char* name : {"SLURM_NNODES", "SLURM_GPUS_ON_NODE", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+                           "OMPI_COMM_WORLD_SIZE"}) {
+    auto empty = launch_shape_from({{"SLURM_JOB_ID", "7"}, {name, ""}}, std::nullopt, std::nullopt);
+    if (std::string(name).rfind("SLURM", 0) != 0)
+      empty = launch_shape_from({{name, ""}}, std::nullopt, std::nullopt);
+    ASSERT_FALSE(empty.ok()) << name;
+    EXPECT_EQ(empty.error().message, std::string(name) +
+                                         " is set but empty (a launcher sets it "
+                                         "to a positive integer)");
+  }
   EXPECT_FALSE(launch_shape_from({}, 0, 8).ok());
 }
 
