@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "hcp/checked.h"
 #include "hcp/edit_distance.h"
@@ -47,6 +48,11 @@ bool is_number(const std::string& arg) {
 
 bool looks_like_override(const std::string& arg) {
   if (arg.empty()) return true;
+  // A path with '=' in it ("lr=0.1/recipe.yaml", Hydra's multirun folders) is the recipe when
+  // it names a file: no override key holds a '/', and an override is never a file.
+  std::error_code ignored;
+  if (arg.find('/') != std::string::npos && std::filesystem::is_regular_file(arg, ignored))
+    return false;
   if (arg.find('=') != std::string::npos) return true;
   if (arg.front() == '~' || arg.front() == '+') return true;
   return is_number(arg);

@@ -44,7 +44,8 @@ struct RecipeSubject {
 /// options may come before or after RECIPE with the same result.
 CLI::Option* add_recipe_argument(CLI::App& sub, std::string& recipe, const std::string& help);
 
-/// True when `arg` is an override or a flag's number rather than a recipe.
+/// True when `arg` is an override or a flag's number rather than a recipe; a path with a '/' that
+/// names a file is a recipe even with '=' in it ("lr=0.1/recipe.yaml").
 bool looks_like_override(const std::string& arg);
 
 /// Make every option of `sub` take one value per occurrence: a repeatable option is repeated

@@ -70,6 +70,24 @@ TEST(ValidateCli, ShorthandFlagsAndOverridesPassThrough) {
   EXPECT_EQ(r.out.find("CP013"), std::string::npos) << r.out;
 }
 
+TEST(ValidateCli, ARecipePathWithAnEqualsSignIsTheRecipe) {
+  // Hydra's multirun folders ("lr=0.1/...") once read as an override: "nothing to check".
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hcp_eq_" + std::to_string(getpid())) / "run=1";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::string(HCP_SOURCE_DIR) + "/" + kDefault, dir / "m.yaml",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string recipe = (dir / "m.yaml").string();
+  CliResult r = run_cli("validate '" + recipe + "' model.context_parallel_size=4" + kCluster);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // CP 4 against the recipe's HCP sizes [8, 2]
+  EXPECT_NE(r.out.find(recipe + ": 1 error"), std::string::npos) << r.out << r.err;
+  // Without a file behind it, the same word stays an override.
+  CliResult override_only = run_cli("validate run=1/none.yaml" + kCluster);
+  EXPECT_EQ(override_only.exit_code, 2) << override_only.out;
+  EXPECT_NE(override_only.err.find("nothing to check"), std::string::npos) << override_only.err;
+  std::filesystem::remove_all(dir.parent_path());
+}
+
 TEST(ValidateCli, JsonShape) {
   CliResult r = run_cli("validate " + kDefault +
                         " model.hierarchical_context_parallel_sizes=[4,2] --format json");
