@@ -415,6 +415,19 @@ int run_validate(ValidateOptions opts, std::vector<std::string> overrides) {
                                                   : resolve_recipe_path(recipe);
       project.settings = settings_for(*project.config, path ? *path : recipe);
       merge_project_options(one, project.settings);
+      // The config's cluster (the command line's was read above): an unknown name is an error,
+      // as for --cluster, not a memory check that silently ran on plan's default.
+      if (!one.cluster.empty() && !one.cluster_profile) {
+        auto profile = find_cluster_profile(one.cluster);
+        if (!profile) {
+          Error error = profile.error();
+          error.location = Location{project.config->path, 0, 0};
+          error.message = "cluster: " + error.message;
+          print_error(error.str());
+          return kExitBadInput;
+        }
+        one.cluster_profile = std::move(*profile);
+      }
     }
     RecipeOutcome outcome = validate_one(one, overrides, *py, project);
     worst = std::max(worst, outcome.exit_code);

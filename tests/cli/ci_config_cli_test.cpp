@@ -114,6 +114,23 @@ TEST(CiConfigCli, BadConfigIsBadInputWithItsLine) {
   EXPECT_NE(r.err.find("did you mean 'world_size'"), std::string::npos) << r.err;
 }
 
+// validate once ignored an unknown `cluster:` in the config (its memory check ran on plan's
+// default), where --cluster, plan, groups and check-log refused it.
+TEST(CiConfigCli, AnUnknownClusterInTheConfigIsBadInputForValidate) {
+  Repo repo;
+  fs::copy_file(HCP_RECIPES_DIR "/llama3_8b_128k.yaml", repo.root / "recipes/a.yaml");
+  repo.write(".hcp-plan.yaml", "world_size: 32\ncluster: nope\n");
+  CliResult r = repo.run("validate recipes/a.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(".hcp-plan.yaml: cluster: unknown cluster profile 'nope'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  repo.write(".hcp-plan.yaml", "world_size: 32\ncluster: dgx-b200\n");
+  CliResult known = repo.run("validate recipes/a.yaml");
+  EXPECT_NE(known.exit_code, 2) << known.err;
+}
+
 // One config serves validate and plan: `framework: megatron` (plan's word for the recipe's own
 // semantics) means the same to validate, whose JSON then names the recipe's framework; a value no
 // command takes is an error at its line. Before, validate said "<command line>: --framework
