@@ -31,6 +31,9 @@ struct LogConfig {
   Location begin;      ///< The block's first line.
   int64_t end_line = 0;
   std::optional<int64_t> world_size;  ///< Megatron-LM's `world_size` argument, when printed.
+  /// Printed arguments hcp-plan could not type and left at their defaults, each "name (line N)";
+  /// the layout's own arguments are never among them (an unreadable one is the log's error).
+  std::vector<std::string> ignored;
 };
 
 /// One process group the job created (one entry per name and size).

@@ -538,7 +538,12 @@ std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& in
                        "the job's effective configuration (" + log.config->format + ", lines " +
                            std::to_string(log.config->begin.line) + "-" +
                            std::to_string(log.config->end_line) + ") is checked" +
-                           (in.recipe ? "; the recipe fills only what it does not print" : ""),
+                           (in.recipe ? "; the recipe fills only what it does not print" : "") +
+                           (log.config->ignored.empty()
+                                ? ""
+                                : "; arguments it prints that hcp-plan cannot read are left at "
+                                  "their defaults: " +
+                                      join(log.config->ignored, ", ")),
                        log.config->begin));
     if (in.recipe) compare_with_recipe(*log.config, *in.recipe, out);
   } else if (config) {

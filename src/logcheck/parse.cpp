@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -382,6 +383,26 @@ std::optional<std::vector<std::string>> python_str_to_values(std::string_view v)
   return std::vector<std::string>{std::string(v)};
 }
 
+/// The printed arguments the groups and the CP rules are computed from. One that cannot be read
+/// makes the log unreadable: left at its default, "context_parallel_size ... abc" was checked as
+/// CP 1 against HCP groups of 16.
+bool defines_layout(std::string_view flag) {
+  static constexpr std::string_view kLayout[] = {"--tensor-model-parallel-size",
+                                                 "--pipeline-model-parallel-size",
+                                                 "--context-parallel-size",
+                                                 "--expert-model-parallel-size",
+                                                 "--expert-tensor-parallel-size",
+                                                 "--virtual-pipeline-model-parallel-size",
+                                                 "--num-virtual-stages-per-pipeline-rank",
+                                                 "--cp-comm-type",
+                                                 "--hierarchical-context-parallel-sizes",
+                                                 "--seq-length",
+                                                 "--micro-batch-size",
+                                                 "--global-batch-size",
+                                                 "--num-layers"};
+  return std::find(std::begin(kLayout), std::end(kLayout), flag) != std::end(kLayout);
+}
+
 /// Argument dest names whose flag is spelled differently (megatron/training/arguments.py).
 std::string flag_for_dest(std::string_view dest, std::string_view value) {
   if (dest == "fp8") return "--fp8-format";
@@ -534,7 +555,9 @@ struct LogParser::Impl {
   void finish_args(int64_t end_line) {
     in_args = false;
     args_done = true;
-    // Arguments hcp-plan cannot type are dropped one at a time, each with a note.
+    // Arguments hcp-plan cannot type are dropped one at a time and listed, but not those that
+    // define the layout: dropped, their defaults (CP 1) were checked in their place.
+    std::vector<std::string> ignored;
     for (int attempt = 0; attempt < 32; ++attempt) {
       auto recipe = recipe_from_mlm_arguments(args, file);
       if (recipe) {
@@ -545,6 +568,7 @@ struct LogParser::Impl {
         config.begin = args_begin;
         config.end_line = end_line;
         config.world_size = args_world;
+        config.ignored = std::move(ignored);
         set_config(std::move(config));
         return;
       }
@@ -552,12 +576,12 @@ struct LogParser::Impl {
       auto bad = std::find_if(args.begin(), args.end(), [&](const MlmArgument& a) {
         return a.location.line == e.location.line;
       });
-      if (bad == args.end()) {
+      if (bad == args.end() || defines_layout(bad->flag)) {
         config_error = Error{"the Megatron-LM arguments block cannot be read: " + e.message,
                              e.location, e.key};
         return;
       }
-      notes.push_back(e.str() + " (argument ignored)");
+      ignored.push_back(bad->flag + " (line " + std::to_string(bad->location.line) + ")");
       args.erase(bad);
     }
   }

@@ -196,6 +196,38 @@ TEST(CheckLogCli, CiFormatsCarryTheLogChecks) {
   EXPECT_NE(junit.out.find("LOG001"), std::string::npos);
 }
 
+TEST(CheckLogCli, UnreadableArgumentsAreNamedNotCheckedAsDefaults) {
+  std::ifstream in(std::string(HCP_FIXTURES_DIR) + "/logs/mlm_hcp_ok.log");
+  const std::string fixture((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = fixture;
+    text.replace(text.find(from), from.size(), to);
+    auto path = (std::filesystem::temp_directory_path() /
+                 ("hcp_check_log_args_" + std::to_string(getpid()) + ".log"))
+                    .string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  // A layout argument: once dropped and checked as CP 1 ("CP013 ... (=1)"); now the log's error.
+  const std::string cp = "context_parallel_size ........................... 16";
+  std::string path = edited(cp, "context_parallel_size ........................... abc");
+  CliResult bad = run_cli("check-log " + path + kCluster);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_EQ(lines_of(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("--context-parallel-size expects an integer, got 'abc'"),
+            std::string::npos)
+      << bad.err;
+  // Another modelled argument: left at its default and named under LOG030.
+  path = edited("0:   bf16 ",
+                "0:   attention_dropout ............................... abc\n0:   bf16 ");
+  CliResult other = run_cli("check-log " + path + kCluster + " --wide");
+  EXPECT_NE(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.out.find("cannot read are left at their defaults: --attention-dropout (line 3)"),
+            std::string::npos)
+      << other.out;
+  std::filesystem::remove(path);
+}
+
 TEST(CheckLogCli, SavedCalibrationIsReadBackAndReproducesTheRun) {
   std::string path = (std::filesystem::temp_directory_path() /
                       ("hcp_checklog_cal_" + std::to_string(getpid()) + ".json"))

@@ -259,6 +259,46 @@ TEST(LogParse, NumbersOutsideTheirPhysicalRangeAreErrors) {
   EXPECT_EQ(parse_error_of({step + "1234.5 |"}), "") << "a step time in range is no error";
 }
 
+TEST(LogParse, AnUnreadableLayoutArgumentIsAnErrorAndOthersAreListed) {
+  // "context_parallel_size ... abc" was dropped and checked as CP 1 against HCP groups of 16.
+  const std::string args = "------------------------ arguments ------------------------";
+  const std::string end = "-------------------- end of arguments ---------------------";
+  auto arg = [](const std::string& name, const std::string& value) {
+    return "  " + name + " " + std::string(40 - name.size(), '.') + " " + value;
+  };
+  struct Case {
+    std::string name;
+    std::string value;
+    std::string error;  ///< empty: the block is read, the argument listed as ignored
+  };
+  const std::vector<Case> cases = {
+      {"context_parallel_size", "abc", "--context-parallel-size expects an integer, got 'abc'"},
+      {"context_parallel_size", "nan", "--context-parallel-size expects an integer, got 'nan'"},
+      {"hierarchical_context_parallel_sizes", "[8, 2, 0, -1]",
+       "--hierarchical-context-parallel-sizes: '0' is below the physical range"},
+      {"tensor_model_parallel_size", "1e400", "--tensor-model-parallel-size"},
+      {"attention_dropout", "abc", ""},
+  };
+  for (const Case& c : cases) {
+    LogParser parser;
+    parser.begin_file("t.log");
+    int64_t line_no = 0;
+    for (const std::string& line :
+         {args, arg("context_parallel_size", "2"), arg(c.name, c.value), end})
+      parser.feed(line, ++line_no);
+    auto log = parser.finish();
+    if (c.error.empty()) {
+      ASSERT_TRUE(log.ok()) << c.name << ": " << log.error().str();
+      ASSERT_TRUE(log->config);
+      EXPECT_EQ(log->config->ignored, (std::vector<std::string>{"--attention-dropout (line 3)"}));
+      continue;
+    }
+    ASSERT_FALSE(log.ok()) << c.name << " " << c.value;
+    EXPECT_EQ(log.error().str().rfind("t.log:3:", 0), 0U) << log.error().str();
+    EXPECT_NE(log.error().str().find(c.error), std::string::npos) << log.error().str();
+  }
+}
+
 TEST(LogParse, BadInputsAreOneLineErrors) {
   auto truncated = parse_logs({kLogs + "truncated.log.gz"});
   ASSERT_FALSE(truncated.ok());
