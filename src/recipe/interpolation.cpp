@@ -1,14 +1,16 @@
 // OmegaConf-style "${a.b}" interpolations, resolved after overrides as
 // OmegaConf.to_container(resolve=True) does in Bridge.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "hcp/recipe.h"
 
 namespace hcp {
 namespace {
 
-/// Deeper chains than this are treated as a cycle.
-constexpr int kMaxChain = 32;
+/// Longest chain of references followed (${a} names ${b}, which names ${c}, ...).
+constexpr size_t kMaxChain = 32;
 
 bool is_absolute_reference(std::string_view ref) {
   // Relative (${.x}) and resolver (${oc.env:X}) forms are left as they are.
@@ -16,23 +18,43 @@ bool is_absolute_reference(std::string_view ref) {
          ref.find("${") == std::string_view::npos;
 }
 
-Result<Value> resolve_string(const Recipe& recipe, const Value& v, int depth);
+/// The references being followed, outermost first.
+using Chain = std::vector<std::string>;
 
-/// Return the resolved value a reference names.
-Result<Value> lookup(const Recipe& recipe, std::string_view ref, const Value& site, int depth) {
-  if (depth > kMaxChain) {
-    return Error{"interpolation cycle through ${" + std::string(ref) + "}", site.location(), ""};
+Result<Value> resolve_string(const Recipe& recipe, const Value& v, Chain& chain);
+
+/// "${a} -> ${b} -> ${a}".
+std::string chain_text(const Chain& chain, std::string_view last) {
+  std::string text;
+  for (const std::string& ref : chain)
+    text += "${" + ref + "} -> ";
+  return text + "${" + std::string(last) + "}";
+}
+
+/// Return the resolved value a reference names: a cycle, or a chain past kMaxChain links, is an
+/// error that says which (a long acyclic chain was once called a cycle).
+Result<Value> lookup(const Recipe& recipe, std::string_view ref, const Value& site, Chain& chain) {
+  if (std::find(chain.begin(), chain.end(), ref) != chain.end()) {
+    return Error{"interpolation cycle: " + chain_text(chain, ref), site.location(), ""};
+  }
+  if (chain.size() > kMaxChain) {
+    return Error{"interpolation chain longer than " + std::to_string(kMaxChain) + " links, at ${" +
+                     std::string(ref) + "}",
+                 site.location(), ""};
   }
   const Value* target = recipe.find(ref);
   if (target == nullptr) {
     return Error{"interpolation ${" + std::string(ref) + "} refers to a missing key",
                  site.location(), std::string(ref)};
   }
-  if (target->is_string()) return resolve_string(recipe, *target, depth + 1);
-  return *target;
+  if (!target->is_string()) return *target;
+  chain.emplace_back(ref);
+  Result<Value> resolved = resolve_string(recipe, *target, chain);
+  chain.pop_back();
+  return resolved;
 }
 
-Result<Value> resolve_string(const Recipe& recipe, const Value& v, int depth) {
+Result<Value> resolve_string(const Recipe& recipe, const Value& v, Chain& chain) {
   const std::string& s = v.as_string();
   size_t open = s.find("${");
   if (open == std::string::npos) return v;
@@ -40,7 +62,7 @@ Result<Value> resolve_string(const Recipe& recipe, const Value& v, int depth) {
   if (open == 0 && close == s.size() - 1) {
     std::string_view ref = std::string_view(s).substr(2, s.size() - 3);
     if (!is_absolute_reference(ref)) return v;
-    Result<Value> target = lookup(recipe, ref, v, depth);
+    Result<Value> target = lookup(recipe, ref, v, chain);
     if (!target) return target;
     Value out = *target;
     out.set_location(v.location());  // Report it where the interpolation was written.
@@ -51,7 +73,7 @@ Result<Value> resolve_string(const Recipe& recipe, const Value& v, int depth) {
   while (open != std::string::npos && close != std::string::npos) {
     std::string_view ref = std::string_view(s).substr(open + 2, close - open - 2);
     if (!is_absolute_reference(ref)) return v;
-    Result<Value> target = lookup(recipe, ref, v, depth);
+    Result<Value> target = lookup(recipe, ref, v, chain);
     if (!target) return target;
     text += s.substr(pos, open - pos);
     text += target->is_string() ? target->as_string() : target->str();
@@ -65,7 +87,8 @@ Result<Value> resolve_string(const Recipe& recipe, const Value& v, int depth) {
 
 Status resolve_in(const Recipe& recipe, Value& v) {
   if (v.is_string()) {
-    Result<Value> r = resolve_string(recipe, v, 0);
+    Chain chain;
+    Result<Value> r = resolve_string(recipe, v, chain);
     if (!r) return r.error();
     v = std::move(*r);
   } else if (v.is_list()) {

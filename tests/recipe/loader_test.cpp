@@ -140,6 +140,27 @@ TEST(Loader, InterpolationToMissingKeyIsAnError) {
   EXPECT_EQ(e.location.line, 2);
 }
 
+TEST(Loader, InterpolationCyclesAndLongChainsAreToldApart) {
+  // An acyclic chain of 34 references was once called a cycle.
+  auto chain = [](int links) {
+    std::string text = "chain:\n";
+    for (int i = 0; i < links; ++i)
+      text += "  k" + std::to_string(i) + ": ${chain.k" + std::to_string(i + 1) + "}\n";
+    return text + "  k" + std::to_string(links) + ": 7\n";
+  };
+  Recipe ok = load_ok(chain(32));
+  EXPECT_EQ(ok.get_int("chain.k0"), 7);
+  Error deep = load_error(chain(40));
+  EXPECT_NE(deep.message.find("interpolation chain longer than 32 links"), std::string::npos)
+      << deep.message;
+  EXPECT_EQ(deep.message.find("cycle"), std::string::npos) << deep.message;
+  Error cycle = load_error("a:\n  x: ${a.y}\n  y: ${a.z}\n  z: ${a.x}\n");
+  EXPECT_EQ(cycle.message, "interpolation cycle: ${a.y} -> ${a.z} -> ${a.x} -> ${a.y}");
+  EXPECT_EQ(cycle.location.line, 2);
+  Error self = load_error("a:\n  x: ${a.x}\n");
+  EXPECT_EQ(self.message, "interpolation cycle: ${a.x} -> ${a.x}");
+}
+
 TEST(Loader, WrongTypeNamesKeyTypeAndLocation) {
   Error e = load_error("model:\n  context_parallel_size: abc\n");
   EXPECT_EQ(e.str(),
