@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "topology_internal.h"
 
@@ -283,9 +284,14 @@ Result<Topology> build(const Context& ctx, Walk& w) {
   topo.warnings = w.warnings;
   assign_indices(w.gpus);
   std::map<long, int> seen;
+  std::set<std::string> buses;
   for (const auto& g : w.gpus) {
     if (seen[*g.dev]++ > 0)
       return Error{ctx.source + ": two GPUs with dev=" + std::to_string(*g.dev), {}, {}};
+    // One PCI function is one GPU: a second <pci> with its bus id is a corrupt capture, and its
+    // NVLinks (named by bus id) could not be told apart.
+    if (!g.bus.empty() && !buses.insert(g.bus).second)
+      return Error{ctx.source + ": two GPUs at PCI bus id " + g.bus, {}, {}};
     Gpu gpu = probe_detail::make_pci_gpu(static_cast<int>(*g.dev), g.bus, g.device_id);
     if (g.sm > 0) gpu.sm = g.sm;
     gpu.numa_node = g.numa;

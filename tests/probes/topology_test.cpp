@@ -200,6 +200,17 @@ TEST(NcclParse, MoreGpusThanANodeHoldsIsAnError) {
             "GPU0..GPU1023)");
 }
 
+TEST(NcclParse, TwoGpusAtOneBusIdAreAnError) {
+  std::string text = nccl_dump("6", "400000");
+  const std::string second = "<pci busid=\"0000:0c:00.0\" class=\"0x030200\"";
+  ASSERT_NE(text.find(second), std::string::npos);
+  text.replace(text.find(second), second.size(), "<pci busid=\"0000:0b:00.0\" class=\"0x030200\"");
+  auto r = parse_nccl_topo(text, "dup.xml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().str(), "dup.xml: two GPUs at PCI bus id 0000:0b:00.0");
+  EXPECT_TRUE(parse_nccl_topo(nccl_dump("6", "400000"), "dup.xml").ok());
+}
+
 TEST(NcclParse, BinaryJunkIsRejected) {
   std::string junk(
       "\x7f"
