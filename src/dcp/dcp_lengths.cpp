@@ -62,10 +62,13 @@ Result<std::vector<int64_t>> parse_json_list(std::string_view text, const std::s
       return make_error(name + ": element " + std::to_string(i) +
                         " is not an integer: " + v.dump());
     }
-    const int64_t value =
-        v.is_number_unsigned()
-            ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), uint64_t{1} << 62))
-            : v.get<int64_t>();
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxLength)) {
+      // Said as written: capped to fit an int64 first, 2^63-1 was reported as 2^62.
+      return located(
+          name, 0,
+          "sample " + std::to_string(i) + " has length " + v.dump() + ", more than 2^31-1 tokens");
+    }
+    const int64_t value = v.get<int64_t>();
     if (Status ok = check_length(value, i, name, 0); !ok.ok()) return ok.error();
     out.push_back(value);
   }

@@ -38,6 +38,20 @@ TEST(LengthsText, NegativeLengthNamesSampleAndLine) {
   EXPECT_NE(error_of(r).find("sample 1 has length -5"), std::string::npos) << error_of(r);
 }
 
+TEST(LengthsText, AJsonLengthPastInt64IsSaidAsWritten) {
+  // Capped to fit an int64 first, 2^63-1 and 2^64-1 were both reported as 2^62.
+  for (const std::string written : {"2147483648", "9223372036854775807", "18446744073709551615"}) {
+    auto r = parse_lengths_text("[5, " + written + "]", "l.json");
+    ASSERT_FALSE(r.ok()) << written;
+    EXPECT_NE(r.error().message.find("sample 1 has length " + written + ", more than 2^31-1"),
+              std::string::npos)
+        << r.error().message;
+  }
+  auto most = parse_lengths_text("[2147483647]", "l.json");
+  ASSERT_TRUE(most.ok()) << most.error().str();
+  EXPECT_EQ(most->front(), 2147483647);
+}
+
 TEST(LengthsText, ZeroLengthRejected) {
   auto r = read_lengths_file(fixture_path("lengths_zero.txt"));
   ASSERT_FALSE(r.ok());
