@@ -30,7 +30,8 @@ enum class InputKind {
 /// Largest file of `kind` read, in bytes.
 uint64_t max_input_bytes(InputKind kind);
 /// True for the kinds that may also be read from a pipe (a FIFO or `<(...)`): lengths and
-/// environment files and logs. Every other kind reads regular files only.
+/// environment files and logs. Every other kind reads regular files only. A FIFO waits up to
+/// fifo_peer_wait() (special_file.h) for its writer, then is an error.
 bool input_kind_allows_pipe(InputKind kind);
 /// True for the text kinds (every kind but kIndex and kLog): checked as UTF-8, line ends
 /// normalised.
@@ -40,10 +41,10 @@ const char* input_kind_name(InputKind kind);
 
 /// Read a whole file of `kind`. Errors (located at the file, one line): no such file, "is a
 /// directory", "is a device", "is a pipe" (unless the kind allows one), a /proc or /sys file,
-/// cannot read (with the reason: a symlink loop, no permission), larger than the kind's limit
-/// (a pipe is read up to the limit only). Text kinds: invalid UTF-8 is an error located at its
-/// line and column, a leading UTF-8 BOM is stripped, and a file whose lines end in CR only has
-/// them read as LF.
+/// cannot read (with the reason: a symlink loop, no permission, a FIFO with no writer), larger
+/// than the kind's limit (a pipe is read up to the limit only). Text kinds: invalid UTF-8 is an
+/// error located at its line and column, a leading UTF-8 BOM is stripped, and a file whose lines
+/// end in CR only has them read as LF.
 Result<std::string> read_input_file(const std::string& path, InputKind kind);
 /// The same with an explicit limit in bytes (tests, and loaders with their own bound).
 Result<std::string> read_input_file(const std::string& path, InputKind kind, uint64_t max_bytes);

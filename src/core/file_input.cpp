@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "hcp/special_file.h"
 #include "hcp/text_util.h"
 
 namespace hcp {
@@ -40,16 +40,6 @@ class Fd {
 std::string with_article(const std::string& noun) {
   bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
   return (vowel ? "an " : "a ") + noun;
-}
-
-/// Filesystems whose files are not data: /proc (PROC_SUPER_MAGIC) and /sys (SYSFS_MAGIC), where
-/// a "regular file" has size 0 and may never end (/proc/self/mem, /proc/kmsg).
-bool on_pseudo_filesystem(int fd) {
-  struct statfs fs {};
-  if (::fstatfs(fd, &fs) != 0) return false;
-  constexpr long kProcMagic = 0x9fa0;
-  constexpr long kSysfsMagic = 0x62656572;
-  return fs.f_type == kProcMagic || fs.f_type == kSysfsMagic;
 }
 
 /// The refusal of a file that is not a regular file of `kind`, or "" when it may be read.
@@ -156,15 +146,14 @@ Result<int> open_checked(const std::string& path, InputKind kind, struct stat& s
     if (err == ELOOP) return file_error(path, "cannot read: a loop of symbolic links");
     return file_error(path, std::string("cannot read: ") + std::strerror(err));
   }
-  // Checked before open(2): opening a FIFO blocks until a writer comes (wanted only where the
-  // kind reads pipes), and a device may do anything on open.
+  // Checked before open(2): a FIFO is opened only where the kind reads pipes, and a device may
+  // do anything on open.
   if (std::string why = refusal_of(st, kind); !why.empty()) return file_error(path, why);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    return file_error(path, std::string("cannot read: ") + std::strerror(err));
-  }
-  if (on_pseudo_filesystem(fd)) {
+  // A FIFO's open waits for its writer: a bounded time, then an error (special_file.h).
+  Result<int> opened = open_without_hanging(path, O_RDONLY | O_CLOEXEC, path);
+  if (!opened) return opened;
+  const int fd = *opened;
+  if (on_proc_or_sys(fd)) {
     ::close(fd);
     return file_error(path, std::string("is a /proc or /sys file, not a regular file, expected ") +
                                 with_article(input_kind_name(kind)));

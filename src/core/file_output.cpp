@@ -9,8 +9,11 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <optional>
+
+#include "hcp/special_file.h"
 
 namespace hcp {
 
@@ -74,24 +77,131 @@ class SignalsHeld {
   sigset_t previous_{};
 };
 
-/// Write in place: devices, FIFOs and other non-regular targets that exist.
-Status write_in_place(const std::string& path, std::string_view text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC);
-  if (fd < 0) return errno_error(path, "cannot write", errno);
-  Status written = write_all(fd, text, path);
+/// Write in place: devices, FIFOs and other non-regular targets that exist, and files named by a
+/// /proc link. Errors name `shown`, the path as given.
+Status write_in_place(const std::string& file, const std::string& shown, std::string_view text) {
+  // Never blocks in open(2): a FIFO gets a bounded wait for its reader (special_file.h).
+  Result<int> opened = open_without_hanging(file, O_WRONLY | O_CLOEXEC | O_TRUNC, shown);
+  if (!opened) return opened.error();
+  const int fd = *opened;
+  Status written = write_all(fd, text, shown);
   int closed = ::close(fd);
   if (!written) return written;
-  if (closed != 0) return errno_error(path, "cannot write", errno);
+  if (closed != 0) return errno_error(shown, "cannot write", errno);
   return Ok{};
+}
+
+/// The directory part of `path` with its trailing slash ("" for a bare name).
+std::string directory_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
 /// "DIR/.NAME.hcp-plan-PID-N" beside `path`.
 std::string temporary_name(const std::string& path, int attempt) {
-  size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string dir = directory_of(path);
+  std::string name = path.substr(dir.size());
   return dir + "." + name + ".hcp-plan-" + std::to_string(::getpid()) + "-" +
          std::to_string(attempt);
+}
+
+/// Where a write to a path lands once its symbolic links are followed.
+struct OutputTarget {
+  /// The path itself, or the end of its chain of links; a dangling link's end does not exist yet
+  /// and is created.
+  std::string file;
+  /// A link on /proc (/dev/stdout -> /proc/self/fd/1) names a file this process has open, not a
+  /// path: its readlink text may be "pipe:[123]" or "... (deleted)". Written in place through the
+  /// path as given, which the kernel resolves to the open file.
+  bool proc_link = false;
+};
+
+/// Linux's own limit on the links one path resolution follows (MAXSYMLINKS).
+constexpr int kMaxSymlinkHops = 40;
+
+/// The text of the symbolic link `link`; errors name `shown`.
+Result<std::string> read_link(const std::string& link, const std::string& shown) {
+  std::string target(4096, '\0');
+  ssize_t n = ::readlink(link.c_str(), target.data(), target.size());
+  if (n < 0) return errno_error(shown, "cannot write", errno);
+  target.resize(static_cast<size_t>(n));
+  return target;
+}
+
+/// Follow the symbolic links of `path` to the file a write lands in, as cp and tee write through
+/// a link rather than replace it. A loop is an error; so is a longer chain than the kernel follows.
+Result<OutputTarget> follow_output_links(const std::string& path) {
+  std::string file = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(file.c_str(), &st) != 0) {
+      if (errno == ENOENT) return OutputTarget{file};  // a new file, or a dangling link's target
+      return errno_error(path, "cannot write", errno);
+    }
+    if (!S_ISLNK(st.st_mode)) return OutputTarget{file};
+    const std::string dir = directory_of(file);
+    if (on_proc_or_sys(dir.empty() ? std::string(".") : dir)) return OutputTarget{path, true};
+    if (hops == kMaxSymlinkHops) return errno_error(path, "cannot write", ELOOP);
+    Result<std::string> target = read_link(file, path);
+    if (!target) return target.error();
+    file = !target->empty() && target->front() == '/' ? *target : dir + *target;
+  }
+}
+
+/// "0444".
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+/// An existing `file` the user may not write is left as it is, as cp and tee leave it, not
+/// replaced by a rename the directory allows: faccessat says so for a user; root may write
+/// anything, so a file with no write bit for anyone is read-only for root too.
+Status check_writable(const std::string& file, const struct stat& st, const std::string& shown) {
+  const bool no_write_bit = (st.st_mode & 0222) == 0;
+  if (!no_write_bit && ::faccessat(AT_FDCWD, file.c_str(), W_OK, AT_EACCESS) == 0) return Ok{};
+  const std::string whose = file == shown ? std::string() : "its target " + file + " ";
+  return file_error(
+      shown, "cannot write: " + whose + "is read-only (mode " + octal_mode(st.st_mode) + ")");
+}
+
+/// Give the new file `fd` the owner and permission bits of the file `replaced` it replaces, as a
+/// write in place would keep them. Best effort: only root may give a file away, and a file system
+/// without permission bits (vfat) still takes the report.
+void keep_owner_and_mode(int fd, const struct stat& replaced) {
+  (void)::fchown(fd, replaced.st_uid, replaced.st_gid);
+  (void)::fchmod(fd, replaced.st_mode & 07777);  // after fchown, which clears set-user-ID
+}
+
+/// Write `text` to a temporary file beside `file` and rename it over `file` once written and
+/// closed; the file it replaces (`replaced`, null for a new file) keeps its owner and mode.
+/// Errors name `shown`.
+Status write_replacing(const std::string& file, const std::string& shown, std::string_view text,
+                       const struct stat* replaced) {
+  std::string temporary;
+  int fd = -1;
+  std::optional<TemporaryGuard> guard;
+  {
+    SignalsHeld held;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+      temporary = temporary_name(file, attempt);
+      fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd < 0 && errno != EEXIST) return errno_error(shown, "cannot write", errno);
+    }
+    if (fd < 0) return file_error(shown, "cannot write: no free temporary name beside it");
+    guard.emplace(temporary);
+  }
+  if (replaced != nullptr) keep_owner_and_mode(fd, *replaced);
+  Status written = write_all(fd, text, shown);
+  int closed = ::close(fd);
+  int close_errno = errno;
+  if (written && closed != 0) written = errno_error(shown, "cannot write", close_errno);
+  if (written && ::rename(temporary.c_str(), file.c_str()) != 0) {
+    written = errno_error(shown, "cannot write", errno);
+  }
+  if (!written) ::unlink(temporary.c_str());
+  return written;
 }
 
 }  // namespace
@@ -113,33 +223,17 @@ Status write_all(int fd, std::string_view text, const std::string& name) {
 
 Status write_output_file(const std::string& path, std::string_view text) {
   if (path.empty()) return file_error("<empty path>", "no output file name given");
+  Result<OutputTarget> target = follow_output_links(path);
+  if (!target) return target.error();
+  if (target->proc_link) return write_in_place(path, path, text);
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return file_error(path, "cannot write: is a directory");
-    if (!S_ISREG(st.st_mode)) return write_in_place(path, text);
+  if (::stat(target->file.c_str(), &st) != 0) {
+    return write_replacing(target->file, path, text, nullptr);  // a new file
   }
-  std::string temporary;
-  int fd = -1;
-  std::optional<TemporaryGuard> guard;
-  {
-    SignalsHeld held;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-      temporary = temporary_name(path, attempt);
-      fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd < 0 && errno != EEXIST) return errno_error(path, "cannot write", errno);
-    }
-    if (fd < 0) return file_error(path, "cannot write: no free temporary name beside it");
-    guard.emplace(temporary);
-  }
-  Status written = write_all(fd, text, path);
-  int closed = ::close(fd);
-  int close_errno = errno;
-  if (written && closed != 0) written = errno_error(path, "cannot write", close_errno);
-  if (written && ::rename(temporary.c_str(), path.c_str()) != 0) {
-    written = errno_error(path, "cannot write", errno);
-  }
-  if (!written) ::unlink(temporary.c_str());
-  return written;
+  if (S_ISDIR(st.st_mode)) return file_error(path, "cannot write: is a directory");
+  if (!S_ISREG(st.st_mode)) return write_in_place(target->file, path, text);
+  if (Status writable = check_writable(target->file, st, path); !writable) return writable;
+  return write_replacing(target->file, path, text, &st);
 }
 
 Status write_standard_output(std::string_view text) {

@@ -1,6 +1,7 @@
 // The one input layer (issue 28): every hostile class of file, fed to the reader of every kind,
 // is refused in one line naming the path (or read correctly), never read without bound.
 #include "hcp/file_input.h"
+#include "support/fifo_wait.h"
 #include "support/scratch_dir.h"
 
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -180,6 +182,63 @@ TEST(InputLayer, PipesOnlyForTheKindsThatAllowThem) {
   }
   EXPECT_TRUE(input_kind_allows_pipe(InputKind::kLengths));
   EXPECT_FALSE(input_kind_allows_pipe(InputKind::kRecipe));
+}
+
+/// The input kinds that read pipes.
+std::vector<InputKind> pipe_kinds() {
+  return {InputKind::kLengths, InputKind::kEnv, InputKind::kLog};
+}
+
+// A FIFO nobody writes blocked open(2) forever (dcp --lengths, preflight --env-file, check-log):
+// now the wait for its writer is bounded and ends in one line naming the FIFO.
+TEST(InputLayer, FifoWithNoWriterIsAnErrorAfterTheWait) {
+  testing::ShortFifoWait short_wait;
+  InputDir dir;
+  for (InputKind kind : pipe_kinds()) {
+    const std::string fifo = dir.path(std::string("fifo_") + input_kind_name(kind));
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    auto r = read_input_file(fifo, kind);
+    ASSERT_FALSE(r) << input_kind_name(kind);
+    EXPECT_EQ(r.error().str(), fifo + ": cannot read: a FIFO with no writer after 200 ms");
+    auto opened = open_input_file(fifo, kind);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().str(), r.error().str());
+  }
+}
+
+// A writer that opens its end and stays silent longer than the wait (a generator still computing)
+// is a writer: the reader waits for its data, as before.
+TEST(InputLayer, FifoWriterSilentPastTheWaitIsStillRead) {
+  testing::ShortFifoWait short_wait(std::chrono::milliseconds(50));
+  InputDir dir;
+  const std::string fifo = dir.path("lengths");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // O_RDWR opens a FIFO on Linux without waiting: the writer is there before the reader comes.
+  int writer_fd = open(fifo.c_str(), O_RDWR);
+  ASSERT_GE(writer_fd, 0);
+  std::thread writer([writer_fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    (void)!write(writer_fd, "4096\n", 5);
+    close(writer_fd);
+  });
+  auto r = read_input_file(fifo, InputKind::kLengths);
+  writer.join();
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(*r, "4096\n");
+}
+
+// `--lengths <(printf ...)`: the shell's pipe, read through /dev/fd/N, whose writer may have
+// written everything and ended before hcp-plan opens it: the data waiting is read, not waited on.
+TEST(InputLayer, PipeWhoseWriterFinishedIsRead) {
+  testing::ShortFifoWait short_wait;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], "1\n2\n", 4), 4);
+  close(fds[1]);
+  auto r = read_input_file("/proc/self/fd/" + std::to_string(fds[0]), InputKind::kLengths);
+  close(fds[0]);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(*r, "1\n2\n");
 }
 
 /// A text file's bytes and what the reader makes of it: its text, or the words of its error.

@@ -1,9 +1,12 @@
 // The checked writer (issue 28): full disks and closed pipes are errors, an output file appears
 // whole or not at all.
 #include "hcp/file_output.h"
+#include "support/fifo_wait.h"
+#include "support/unprivileged.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace hcp {
 namespace {
@@ -118,6 +122,159 @@ TEST(WriteOutputFile, SigtermWhileWritingLeavesNoFile) {
   if (fs::exists(target)) GTEST_SKIP() << "the write finished before SIGTERM came";
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
   EXPECT_EQ(dir.entries(), 0U);
+}
+
+/// The permission bits of `path` (links followed).
+unsigned mode_of(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+// A FIFO nobody reads blocked open(2) forever: the wait for a reader is bounded, then one line.
+TEST(WriteOutputFile, FifoWithNoReaderIsAnErrorAfterTheWait) {
+  testing::ShortFifoWait short_wait;
+  OutDir dir;
+  const std::string fifo = dir.file("report.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Status s = write_output_file(fifo, "report\n");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().str(), fifo + ": cannot write: a FIFO with no reader after 200 ms");
+  EXPECT_TRUE(fs::is_fifo(fifo));  // not replaced by a regular file
+  EXPECT_EQ(dir.entries(), 1U);
+}
+
+// A reader, there at once or a moment later, gets the text through the FIFO itself.
+TEST(WriteOutputFile, FifoWithAReaderIsWrittenInPlace) {
+  OutDir dir;
+  const std::string fifo = dir.file("report.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    received = contents(fifo);
+  });
+  Status s = write_output_file(fifo, "report\n");
+  reader.join();
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_EQ(received, "report\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+// cp, tee and compilers write through a link to its target; the link stays a link.
+TEST(WriteOutputFile, SymbolicLinksAreWrittenThrough) {
+  OutDir dir;
+  std::ofstream(dir.file("target.txt")) << "original\n";
+  fs::create_symlink("target.txt", dir.file("link.txt"));              // relative
+  fs::create_symlink(dir.file("link.txt"), dir.file("link_of_link"));  // absolute, to a link
+  ASSERT_TRUE(write_output_file(dir.file("link.txt"), "first\n"));
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.txt")));
+  EXPECT_EQ(contents(dir.file("target.txt")), "first\n");
+  ASSERT_TRUE(write_output_file(dir.file("link_of_link"), "second\n"));
+  EXPECT_TRUE(fs::is_symlink(dir.file("link_of_link")));
+  EXPECT_EQ(contents(dir.file("target.txt")), "second\n");
+  // A dangling link creates its target.
+  fs::create_symlink("made.txt", dir.file("dangling"));
+  ASSERT_TRUE(write_output_file(dir.file("dangling"), "made\n"));
+  EXPECT_TRUE(fs::is_symlink(dir.file("dangling")));
+  EXPECT_EQ(contents(dir.file("made.txt")), "made\n");
+  EXPECT_EQ(dir.entries(), 5U);  // no temporary file left behind
+}
+
+TEST(WriteOutputFile, SymbolicLinkLoopIsAnError) {
+  OutDir dir;
+  fs::create_symlink(dir.file("b"), dir.file("a"));
+  fs::create_symlink(dir.file("a"), dir.file("b"));
+  Status s = write_output_file(dir.file("a"), "x");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().str(), dir.file("a") + ": cannot write: Too many levels of symbolic links");
+  EXPECT_TRUE(fs::is_symlink(dir.file("a")));
+  EXPECT_TRUE(fs::is_symlink(dir.file("b")));
+  EXPECT_EQ(dir.entries(), 2U);
+}
+
+// A file nobody may write is left as it is. Root writes anything, so the test (CI runs as root)
+// goes through the mode bits; the next test has an unprivileged user meet a file it cannot write.
+TEST(WriteOutputFile, ReadOnlyFileIsAnErrorAndLeftUntouched) {
+  OutDir dir;
+  const std::string file = dir.file("ro.txt");
+  std::ofstream(file) << "original\n";
+  ASSERT_EQ(chmod(file.c_str(), 0444), 0);
+  Status s = write_output_file(file, "new\n");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().str(), file + ": cannot write: is read-only (mode 0444)");
+  fs::create_symlink("ro.txt", dir.file("link.txt"));
+  Status through_link = write_output_file(dir.file("link.txt"), "new\n");
+  ASSERT_FALSE(through_link);
+  EXPECT_EQ(through_link.error().str(), dir.file("link.txt") + ": cannot write: its target " +
+                                            file + " is read-only (mode 0444)");
+  EXPECT_EQ(contents(file), "original\n");
+  EXPECT_EQ(mode_of(file), 0444U);
+  EXPECT_EQ(dir.entries(), 2U);
+}
+
+// Root's file, 0644, in a directory anyone may write: `nobody` could replace it by a rename.
+TEST(WriteOutputFile, FileTheUserMayNotWriteIsReadOnly) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a file another user may not write";
+  OutDir dir;
+  const std::string file = dir.file("theirs.txt");
+  std::ofstream(file) << "original\n";
+  ASSERT_EQ(chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(chmod(dir.file("").c_str(), 0777), 0);
+  std::string error = testing::run_unprivileged([&] {
+    Status s = write_output_file(file, "new\n");
+    return s ? std::string("written") : s.error().str();
+  });
+  EXPECT_EQ(error, file + ": cannot write: is read-only (mode 0644)");
+  EXPECT_EQ(contents(file), "original\n");
+}
+
+TEST(WriteOutputFile, ReplacingKeepsTheOwnerAndPermissionBits) {
+  OutDir dir;
+  for (unsigned mode : {0600U, 0640U, 0755U}) {
+    const std::string file = dir.file("kept.txt");
+    std::ofstream(file) << "old\n";
+    ASSERT_EQ(chmod(file.c_str(), mode), 0);
+    ASSERT_TRUE(write_output_file(file, "new\n"));
+    EXPECT_EQ(contents(file), "new\n");
+    EXPECT_EQ(mode_of(file), mode);
+  }
+  if (geteuid() != 0) return;  // only root may give a file to another user
+  // Root rewriting a user's report leaves it the user's.
+  const std::string theirs = dir.file("theirs.txt");
+  std::ofstream(theirs) << "old\n";
+  const testing::Unprivileged nobody = testing::unprivileged_ids();
+  ASSERT_EQ(chown(theirs.c_str(), nobody.uid, nobody.gid), 0);
+  ASSERT_TRUE(write_output_file(theirs, "new\n"));
+  struct stat st {};
+  ASSERT_EQ(stat(theirs.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, nobody.uid);
+  EXPECT_EQ(st.st_gid, nobody.gid);
+}
+
+// /dev/stdout, /proc/self/fd/N: a link on /proc names a file this process has open. It is written
+// in place (a pipe's readlink text "pipe:[N]" is no path; a regular file keeps its inode).
+TEST(WriteOutputFile, ProcLinksAreWrittenInPlace) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_TRUE(write_output_file("/proc/self/fd/" + std::to_string(fds[1]), "piped\n"));
+  close(fds[1]);
+  char buffer[16] = {};
+  EXPECT_EQ(read(fds[0], buffer, sizeof buffer), 6);
+  EXPECT_EQ(std::string(buffer), "piped\n");
+  close(fds[0]);
+  OutDir dir;
+  const std::string file = dir.file("opened.txt");
+  int fd = open(file.c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  struct stat before {};
+  ASSERT_EQ(fstat(fd, &before), 0);
+  ASSERT_TRUE(write_output_file("/proc/self/fd/" + std::to_string(fd), "in place\n"));
+  struct stat after {};
+  ASSERT_EQ(stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(contents(file), "in place\n");
+  close(fd);
+  EXPECT_EQ(dir.entries(), 1U);
 }
 
 }  // namespace
