@@ -177,6 +177,80 @@ size_t SamplePool::first_fitting(size_t from, const std::function<bool(int64_t l
   return next_present(first_fitting_length(start, fits));
 }
 
+size_t GroupTree::push_back(int group, double packed, double work) {
+  if (groups_.size() == leaves_) grow();
+  groups_.push_back(group);
+  set(groups_.size() - 1, packed, work);
+  return groups_.size() - 1;
+}
+
+void GroupTree::set(size_t slot, double packed, double work) {
+  size_t node = leaves_ + slot;
+  nodes_[node] = Node{packed, work, work};
+  if (scanned()) return;
+  for (node /= 2; node >= 1; node /= 2) {
+    const Node before = nodes_[node];
+    pull(node);
+    const Node& after = nodes_[node];
+    if (after.min_packed == before.min_packed && after.min_work == before.min_work &&
+        after.max_work == before.max_work) {
+      break;  // the ranges above keep their bounds too
+    }
+  }
+}
+
+double GroupTree::least_work() const {
+  if (!scanned()) return nodes_[1].min_work;
+  double least = kEmpty;
+  for (size_t slot = 0; slot < groups_.size(); ++slot)
+    least = std::min(least, nodes_[leaves_ + slot].min_work);
+  return least;
+}
+
+double GroupTree::most_work() const {
+  if (!scanned()) return nodes_[1].max_work;
+  double most = -kEmpty;
+  for (size_t slot = 0; slot < groups_.size(); ++slot)
+    most = std::max(most, nodes_[leaves_ + slot].max_work);
+  return most;
+}
+
+int GroupTree::first_with_most_work() const {
+  if (groups_.empty()) return -1;
+  if (scanned()) {
+    size_t first = 0;
+    for (size_t slot = 1; slot < groups_.size(); ++slot) {
+      if (nodes_[leaves_ + slot].max_work > nodes_[leaves_ + first].max_work) first = slot;
+    }
+    return groups_[first];
+  }
+  size_t node = 1;
+  while (node < leaves_)  // the most work is exact, so one child holds it (the left one on ties)
+    node = nodes_[2 * node].max_work == nodes_[node].max_work ? 2 * node : 2 * node + 1;
+  return groups_[node - leaves_];
+}
+
+void GroupTree::pull(size_t node) {
+  const Node& left = nodes_[2 * node];
+  const Node& right = nodes_[2 * node + 1];
+  nodes_[node] =
+      Node{std::min(left.min_packed, right.min_packed), std::min(left.min_work, right.min_work),
+           std::max(left.max_work, right.max_work)};
+}
+
+void GroupTree::grow() {
+  // The leaves move to a tree twice as wide and the inner nodes are rebuilt: O(groups) once per
+  // doubling, so O(1) per group added on average.
+  const size_t old_leaves = leaves_;
+  leaves_ = std::max(kScanAtMost, 2 * leaves_);  // the first allocation serves every scan
+  std::vector<Node> nodes(2 * leaves_);
+  for (size_t slot = 0; slot < old_leaves; ++slot)
+    nodes[leaves_ + slot] = nodes_[old_leaves + slot];
+  nodes_ = std::move(nodes);
+  for (size_t node = leaves_ - 1; node >= 1; --node)
+    pull(node);
+}
+
 Error too_long_error(const Sample& sample, int needed, int ranks) {
   return make_error(describe(sample) + " needs CP size " + std::to_string(needed) + " but only " +
                     std::to_string(ranks) +

@@ -3,6 +3,10 @@
 // #2000 (per-rank token cap m, trim_overload off). Upstream quirks that change decisions are kept
 // (bucket rule double count, prev_needed set once, trimmed samples appended unsorted); the review
 // bugs are not (the fill checks that the growth fits and reports it instead of overwriting).
+// Upstream scans every group for every sample; here GroupTrees over the groups give the least
+// loaded group of a size, the spread and the most loaded group in logarithmic time, and the idle
+// ranks are filled one group size at a time, so a pool of a million ranks does not make each
+// micro-batch cost its samples times its groups (or its groups times the idle ranks).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -23,6 +27,7 @@ struct Group {
   int size = 0;
   double work = 0;
   double packed = 0;
+  size_t slot = 0;  // position in the tree of its size
   std::vector<int64_t> ids;
   std::vector<int64_t> lengths;
 };
@@ -224,9 +229,7 @@ class LegacyGrouper {
     greedy(buckets);
     if (!packing_cap_) trim_overload();
     if (groups_.empty()) return nothing_placed();
-    while (covered_ < ranks_) {
-      if (Status grown = grow_smallest_group(); !grown.ok()) return grown.error();
-    }
+    if (Status filled = fill_idle_ranks(); !filled.ok()) return filled.error();
     MicroBatch mb;
     for (const Group& g : groups_)
       mb.groups.push_back(CpGroup{g.first_rank, g.size, g.ids});
@@ -240,9 +243,9 @@ class LegacyGrouper {
   size_t head(const Bucket& b) const { return std::min(list_.next_present(b.begin), b.end); }
   bool bucket_empty(const Bucket& b) const { return head(b) >= b.end; }
 
-  bool has_group_of(int size) const {
-    return std::any_of(groups_.begin(), groups_.end(),
-                       [&](const Group& g) { return g.size == size; });
+  bool has_group_of(int size) const { return by_size_[size_index(size)].size() > 0; }
+  static size_t size_index(int size) {
+    return static_cast<size_t>(std::countr_zero(static_cast<unsigned>(size)));
   }
 
   /// Index of the first bucket (in order) whose head can go somewhere, or -1.
@@ -257,26 +260,25 @@ class LegacyGrouper {
 
   /// The same-size group with room and the smallest load (first on ties), or -1.
   int best_existing_group(int64_t length, int cp) const {
-    int best = -1;
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      if (groups_[g].size != cp) continue;
-      if (packing_cap_ &&
-          groups_[g].packed + tokens_per_rank(length, cp) > static_cast<double>(m_)) {
-        continue;
-      }
-      if (best < 0 || groups_[g].work < groups_[best].work) best = static_cast<int>(g);
-    }
-    return best;
+    const double tokens = tokens_per_rank(length, cp);
+    const auto has_room = [&](double packed) {
+      return !packing_cap_ || !(packed + tokens > static_cast<double>(m_));
+    };
+    return by_size_[size_index(cp)].first_least(has_room, [](double work) { return work; });
   }
 
+  /// Whether the most and least loaded groups are within 5% (idle ranks count as load 0).
   bool spread_ok() const {
-    double hi = 0;
-    double lo = covered_ < ranks_ ? 0.0 : std::numeric_limits<double>::infinity();
-    for (const Group& g : groups_) {
-      hi = std::max(hi, g.work);
-      lo = std::min(lo, g.work);
-    }
+    const double hi = std::max(0.0, all_.most_work());
+    const double lo = std::min(covered_ < ranks_ ? 0.0 : std::numeric_limits<double>::infinity(),
+                               all_.least_work());
     return hi - lo <= kBalanceDelta * hi;
+  }
+
+  void set_work(Group& g, double work) {
+    g.work = work;
+    by_size_[size_index(g.size)].set(g.slot, g.packed, g.work);
+    all_.set(static_cast<size_t>(&g - groups_.data()), g.packed, g.work);
   }
 
   void greedy(std::vector<Bucket>& buckets) {
@@ -289,15 +291,16 @@ class LegacyGrouper {
       const Sample sample = list_.at(position);
       const int cp = need(sample.length);
       if (first_needed == 0) first_needed = cp;  // upstream quirk: never updated
-      int target = best_existing_group(sample.length, cp);
+      int target = -1;
       if (ranks_ - covered_ >= cp) {
         target = open_group(cp);  // free ranks carry no load, so they always win
-      } else if (target < 0) {
-        break;  // PR #2000: no group with room and no free ranks: close the micro-batch
+      } else {
+        target = best_existing_group(sample.length, cp);
+        if (target < 0) break;  // PR #2000: no group with room and no free ranks: close it
       }
       Group& g = groups_[target];
-      g.work += workload(sample.length, cp);
       if (packing_cap_) g.packed += tokens_per_rank(sample.length, cp);
+      set_work(g, g.work + workload(sample.length, cp));
       g.ids.push_back(sample.id);
       g.lengths.push_back(sample.length);
       list_.remove(position);
@@ -312,6 +315,8 @@ class LegacyGrouper {
     Group g;
     g.first_rank = covered_;
     g.size = cp;
+    g.slot = by_size_[size_index(cp)].push_back(static_cast<int>(groups_.size()), 0, 0);
+    all_.push_back(static_cast<int>(groups_.size()), 0, 0);
     groups_.push_back(std::move(g));
     covered_ += cp;
     return static_cast<int>(groups_.size()) - 1;
@@ -321,60 +326,62 @@ class LegacyGrouper {
   /// the max-min spread.
   void trim_overload() {
     while (covered_ == ranks_ && !groups_.empty()) {
-      double hi = -1;
-      double lo = std::numeric_limits<double>::infinity();
-      size_t top = 0;
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        if (groups_[g].work > hi) {
-          hi = groups_[g].work;
-          top = g;
-        }
-        lo = std::min(lo, groups_[g].work);
-      }
+      // Upstream's scan starts from a maximum of -1 and keeps the first group above it.
+      const double hi = std::max(-1.0, all_.most_work());
+      const double lo = all_.least_work();
       const double slack = hi - lo;
       if (slack <= kBalanceDelta * hi || lo == 0) break;
-      Group& g = groups_[top];
+      Group& g = groups_[hi > -1 ? all_.first_with_most_work() : 0];
       if (g.ids.size() <= 1) break;
       const int64_t length = g.lengths.back();
       const double cost = workload(length, need(length));
-      double new_hi = -std::numeric_limits<double>::infinity();
-      double new_lo = std::numeric_limits<double>::infinity();
-      for (size_t o = 0; o < groups_.size(); ++o) {
-        const double w = o == top ? groups_[o].work - cost : groups_[o].work;
-        new_hi = std::max(new_hi, w);
-        new_lo = std::min(new_lo, w);
+      const double before = g.work;
+      set_work(g, before - cost);  // the spread as it would be without the sample
+      if (!(all_.most_work() - all_.least_work() < slack)) {
+        set_work(g, before);
+        break;
       }
-      if (!(new_hi - new_lo < slack)) break;
       list_.append(Sample{g.ids.back(), length});
       g.ids.pop_back();
       g.lengths.pop_back();
-      g.work -= cost;
     }
   }
 
-  /// fill_empty_gpus: double the first smallest group; later groups move right.
-  Status grow_smallest_group() {
-    int min_size = ranks_;
-    for (const Group& g : groups_)
-      min_size = std::min(min_size, g.size);
-    const int grown = std::min(2 * min_size, ranks_);
-    const int extra = grown - min_size;
-    auto it = std::find_if(groups_.begin(), groups_.end(),
-                           [&](const Group& g) { return g.size == min_size; });
-    const int end = it->first_rank + it->size - 1;
+  /// fill_empty_gpus until no rank is idle: each round doubles the first smallest group, moving
+  /// the later groups right. The rounds of one smallest size take that size's groups in rank
+  /// order, so one pass over the groups makes them all: filling costs the groups times the number
+  /// of sizes, not times the idle ranks (a round each, up to a million).
+  Status fill_idle_ranks() {
+    while (covered_ < ranks_) {
+      int min_size = ranks_;
+      for (const Group& g : groups_)
+        min_size = std::min(min_size, g.size);
+      const int grown = std::min(2 * min_size, ranks_);
+      int first_rank = 0;  // the groups tile ranks [0, covered_) in opening order
+      for (Group& g : groups_) {
+        g.first_rank = first_rank;
+        if (g.size == min_size && covered_ < ranks_) {
+          if (Status ok = grow_group(g, grown); !ok.ok()) return ok;
+        }
+        first_rank += g.size;
+      }
+    }
+    return Ok{};
+  }
+
+  /// One round of fill_empty_gpus: grow `g`, the first group of the smallest size, to `grown`.
+  Status grow_group(Group& g, int grown) {
+    const int extra = grown - g.size;
+    const int end = g.first_rank + g.size - 1;
     if (covered_ - 1 + extra >= ranks_ || extra == 0) {
-      return make_error(
-          "sample " + std::to_string(it->ids.front()) + ": cannot fill " +
-          std::to_string(ranks_ - covered_) + " idle rank(s) by growing the CP-" +
-          std::to_string(min_size) + " group at ranks " + std::to_string(it->first_rank) + "-" +
-          std::to_string(end) + " to " + std::to_string(grown) +
-          " (upstream IndexError in fill_empty_gpus; DP×CP = " + std::to_string(ranks_) +
-          " is not a power of two)");
+      return make_error("sample " + std::to_string(g.ids.front()) + ": cannot fill " +
+                        std::to_string(ranks_ - covered_) + " idle rank(s) by growing the CP-" +
+                        std::to_string(g.size) + " group at ranks " + std::to_string(g.first_rank) +
+                        "-" + std::to_string(end) + " to " + std::to_string(grown) +
+                        " (upstream IndexError in fill_empty_gpus; DP×CP = " +
+                        std::to_string(ranks_) + " is not a power of two)");
     }
-    for (Group& g : groups_) {
-      if (g.first_rank > end) g.first_rank += extra;
-    }
-    it->size = grown;
+    g.size = grown;
     covered_ += extra;
     return Ok{};
   }
@@ -395,6 +402,8 @@ class LegacyGrouper {
   bool packing_cap_;
   int covered_ = 0;
   std::vector<Group> groups_;
+  std::array<GroupTree, 32> by_size_;  // [log2 size] -> the groups of that size in opening order
+  GroupTree all_;                      // every group, slot = index in groups_
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Megatron-LM dev head scheduler: next_hdp_group_packing_aware (PR #5154), dynamic_cp.md §2.4-2.5.
 // Every group's member ranks receive the same samples, so a group carries one work value and the
 // projected maximum of a candidate is max(current maximum, group work + cost): the same number the
-// upstream per-rank scan computes, in O(1).
+// upstream per-rank scan computes, in O(1). The groups of each CP size sit in a GroupTree, so the
+// best one is found without visiting every full group, and the idle ranks are filled one group size
+// at a time, so a micro-batch of a million ranks costs its samples and groups times logarithms.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -19,6 +21,7 @@ struct Group {
   int size = 0;
   double work = 0;    // sum L^2/size on each member rank
   double packed = 0;  // sum L/size on each member rank
+  size_t slot = 0;    // position in the tree of its size
   std::vector<int64_t> ids;
   std::vector<int64_t> lengths;
 };
@@ -60,14 +63,10 @@ class PackingAwareGrouper {
       place(pool.at(at), best_choice(pool.at(at).length));
       placed.push_back(at);
     }
-    while (covered_ < ranks_) {
-      auto grown = fill_once();
-      if (!grown.ok()) return grown.error();
-      if (!*grown) {
-        auto full = fill_with_full_group(pool, placed);
-        if (!full.ok()) return full.error();
-        break;
-      }
+    Result<bool> filled = fill_idle_ranks();
+    if (!filled.ok()) return filled.error();
+    if (!*filled) {
+      if (Status full = fill_with_full_group(pool, placed); !full.ok()) return full.error();
     }
     for (size_t at : placed)
       pool.remove(at);
@@ -82,9 +81,11 @@ class PackingAwareGrouper {
   }
 
  private:
-  /// Every projected maximum is >= the current maximum rank work and ties never replace the
-  /// incumbent (strict <), so the scan stops as soon as a candidate reaches that floor; the
-  /// choice is the one upstream's exhaustive scan makes.
+  /// Upstream scans the groups of each CP size in opening order, then a new group, keeping the
+  /// first candidate with the smallest projected maximum; each size's tree yields the group that
+  /// scan keeps. Every projected maximum is >= the current maximum rank work and ties never
+  /// replace the incumbent (strict <), so the search stops as soon as a candidate reaches that
+  /// floor; the choice is the one upstream's exhaustive scan makes.
   Choice best_choice(int64_t length) const {
     Choice best;
     auto consider = [&](double projected, int cp, int group) {
@@ -96,11 +97,12 @@ class PackingAwareGrouper {
     for (int cp = cp_size_needed(length, m_, min_cp_); cp <= ranks_; cp *= 2) {
       const double cost = workload(length, cp);
       const double tokens = tokens_per_rank(length, cp);
-      for (int index : by_size_[log2_of(cp)]) {
-        const Group& g = groups_[index];
-        if (g.packed + tokens > static_cast<double>(m_)) continue;
-        if (consider(std::max(max_work_, g.work + cost), cp, index)) return best;
-      }
+      const auto has_room = [&](double packed) {
+        return !(packed + tokens > static_cast<double>(m_));
+      };
+      const auto projected = [&](double work) { return std::max(max_work_, work + cost); };
+      const int index = by_size_[log2_of(cp)].first_least(has_room, projected, max_work_);
+      if (index >= 0 && consider(projected(groups_[index].work), cp, index)) return best;
       if (ranks_ - covered_ >= cp && consider(std::max(max_work_, cost), cp, -1)) return best;
     }
     return best;
@@ -110,8 +112,8 @@ class PackingAwareGrouper {
     Group g;
     g.first_rank = covered_;
     g.size = cp;
+    g.slot = by_size_[log2_of(cp)].push_back(static_cast<int>(groups_.size()), 0, 0);
     groups_.push_back(std::move(g));
-    by_size_[log2_of(cp)].push_back(static_cast<int>(groups_.size()) - 1);
     covered_ += cp;
     add_to(groups_.back(), sample, cp);
   }
@@ -122,6 +124,7 @@ class PackingAwareGrouper {
     g.ids.push_back(sample.id);
     g.lengths.push_back(sample.length);
     max_work_ = std::max(max_work_, g.work);
+    by_size_[log2_of(g.size)].set(g.slot, g.packed, g.work);
   }
 
   void place(const Sample& sample, const Choice& choice) {
@@ -132,40 +135,54 @@ class PackingAwareGrouper {
     }
   }
 
-  /// fill_empty_gpus_once: double the first smallest group that fits before the idle tail.
-  /// Return false when no group qualifies.
-  Result<bool> fill_once() {
-    int min_size = ranks_;
-    for (const Group& g : groups_)
-      min_size = std::min(min_size, g.size);
-    const int grown = std::min(2 * min_size, ranks_);
-    const int extra = grown - min_size;
-    for (Group& g : groups_) {
-      if (g.size != min_size) continue;
-      const int end = g.first_rank + g.size - 1;
-      if (end + 1 > covered_ || end + extra >= ranks_) continue;
-      const bool pushes = end + 1 < covered_;
-      if (pushes && covered_ - 1 + extra >= ranks_) {
-        return make_error("sample " + std::to_string(g.ids.front()) + ": cannot fill " +
-                          std::to_string(ranks_ - covered_) + " idle rank(s): growing the CP-" +
-                          std::to_string(min_size) + " group at ranks " +
-                          std::to_string(g.first_rank) + "-" + std::to_string(end) + " to " +
-                          std::to_string(grown) + " pushes later groups past rank " +
-                          std::to_string(ranks_ - 1) + " (upstream IndexError in " +
-                          "fill_empty_gpus_once; DP×CP = " + std::to_string(ranks_) +
-                          " is not a power of two)");
+  /// fill_empty_gpus_once until no rank is idle: each round doubles the first smallest group
+  /// that still fits before the last rank, pushing the later groups right. The rounds of one
+  /// smallest size take that size's groups in rank order, so one pass over the groups makes them
+  /// all: filling costs the groups times the number of sizes, not times the idle ranks (a round
+  /// each, up to a million). Return false when a smallest group does not fit: upstream then
+  /// rebuilds the micro-batch as one full group.
+  Result<bool> fill_idle_ranks() {
+    while (covered_ < ranks_) {
+      int min_size = ranks_;
+      for (const Group& g : groups_)
+        min_size = std::min(min_size, g.size);
+      const int grown = std::min(2 * min_size, ranks_);
+      int first_rank = 0;  // the groups tile ranks [0, covered_) in opening order
+      for (Group& g : groups_) {
+        g.first_rank = first_rank;
+        if (g.size == min_size && covered_ < ranks_) {
+          Result<bool> doubled = grow_group(g, grown);
+          if (!doubled.ok() || !*doubled) return doubled;
+        }
+        first_rank += g.size;
       }
-      for (Group& other : groups_) {
-        if (&other != &g && other.first_rank > end) other.first_rank += extra;
-      }
-      g.size = grown;
-      g.work = 0;
-      for (int64_t length : g.lengths)
-        g.work += workload(length, grown);
-      covered_ += extra;
-      return true;
     }
-    return false;
+    return true;
+  }
+
+  /// One round of fill_empty_gpus_once: grow `g`, the first group of the smallest size, to
+  /// `grown` ranks. Return false when it would run past the last rank (every later group of its
+  /// size starts further right, so none qualifies).
+  Result<bool> grow_group(Group& g, int grown) {
+    const int extra = grown - g.size;
+    const int end = g.first_rank + g.size - 1;
+    if (end + extra >= ranks_) return false;
+    const bool pushes = end + 1 < covered_;
+    if (pushes && covered_ - 1 + extra >= ranks_) {
+      return make_error(
+          "sample " + std::to_string(g.ids.front()) + ": cannot fill " +
+          std::to_string(ranks_ - covered_) + " idle rank(s): growing the CP-" +
+          std::to_string(g.size) + " group at ranks " + std::to_string(g.first_rank) + "-" +
+          std::to_string(end) + " to " + std::to_string(grown) + " pushes later groups past rank " +
+          std::to_string(ranks_ - 1) + " (upstream IndexError in " +
+          "fill_empty_gpus_once; DP×CP = " + std::to_string(ranks_) + " is not a power of two)");
+    }
+    g.size = grown;
+    g.work = 0;
+    for (int64_t length : g.lengths)
+      g.work += workload(length, grown);
+    covered_ += extra;
+    return true;
   }
 
   /// fill_with_full_dpxcp_group: rebuild the micro-batch as one group of every rank, taking
@@ -205,7 +222,7 @@ class PackingAwareGrouper {
   double max_work_ = 0;
   int covered_ = 0;  // ranks [0, covered_) belong to a group; the rest are free
   std::vector<Group> groups_;
-  std::vector<std::vector<int>> by_size_;  // [log2 size] -> group indices in creation order
+  std::vector<GroupTree> by_size_;  // [log2 size] -> the groups of that size in opening order
 };
 
 }  // namespace
