@@ -347,26 +347,14 @@ class LegacyGrouper {
     }
   }
 
-  /// fill_empty_gpus until no rank is idle: each round doubles the first smallest group, moving
-  /// the later groups right. The rounds of one smallest size take that size's groups in rank
-  /// order, so one pass over the groups makes them all: filling costs the groups times the number
-  /// of sizes, not times the idle ranks (a round each, up to a million).
+  /// fill_empty_gpus until no rank is idle (double_smallest_groups).
   Status fill_idle_ranks() {
-    while (covered_ < ranks_) {
-      int min_size = ranks_;
-      for (const Group& g : groups_)
-        min_size = std::min(min_size, g.size);
-      const int grown = std::min(2 * min_size, ranks_);
-      int first_rank = 0;  // the groups tile ranks [0, covered_) in opening order
-      for (Group& g : groups_) {
-        g.first_rank = first_rank;
-        if (g.size == min_size && covered_ < ranks_) {
-          if (Status ok = grow_group(g, grown); !ok.ok()) return ok;
-        }
-        first_rank += g.size;
-      }
-    }
-    return Ok{};
+    Status status = Ok{};
+    double_smallest_groups(groups_, ranks_, covered_, [&](Group& g, int grown) {
+      status = grow_group(g, grown);
+      return status.ok();
+    });
+    return status;
   }
 
   /// One round of fill_empty_gpus: grow `g`, the first group of the smallest size, to `grown`.

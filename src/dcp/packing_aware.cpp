@@ -135,29 +135,16 @@ class PackingAwareGrouper {
     }
   }
 
-  /// fill_empty_gpus_once until no rank is idle: each round doubles the first smallest group
-  /// that still fits before the last rank, pushing the later groups right. The rounds of one
-  /// smallest size take that size's groups in rank order, so one pass over the groups makes them
-  /// all: filling costs the groups times the number of sizes, not times the idle ranks (a round
-  /// each, up to a million). Return false when a smallest group does not fit: upstream then
-  /// rebuilds the micro-batch as one full group.
+  /// fill_empty_gpus_once until no rank is idle (double_smallest_groups). Return false when a
+  /// smallest group does not fit before the last rank: upstream then rebuilds the micro-batch as
+  /// one full group.
   Result<bool> fill_idle_ranks() {
-    while (covered_ < ranks_) {
-      int min_size = ranks_;
-      for (const Group& g : groups_)
-        min_size = std::min(min_size, g.size);
-      const int grown = std::min(2 * min_size, ranks_);
-      int first_rank = 0;  // the groups tile ranks [0, covered_) in opening order
-      for (Group& g : groups_) {
-        g.first_rank = first_rank;
-        if (g.size == min_size && covered_ < ranks_) {
-          Result<bool> doubled = grow_group(g, grown);
-          if (!doubled.ok() || !*doubled) return doubled;
-        }
-        first_rank += g.size;
-      }
-    }
-    return true;
+    Result<bool> fitted = true;
+    double_smallest_groups(groups_, ranks_, covered_, [&](Group& g, int grown) {
+      fitted = grow_group(g, grown);
+      return fitted.ok() && *fitted;
+    });
+    return fitted;
   }
 
   /// One round of fill_empty_gpus_once: grow `g`, the first group of the smallest size, to

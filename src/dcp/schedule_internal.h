@@ -1,6 +1,7 @@
 // Helpers shared by the scheduler variants of the dcp module (not part of the public API).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -197,5 +198,28 @@ Result<MicroBatch> next_group_packing_aware(SamplePool& pool, int ranks,
 Result<std::vector<MicroBatch>> schedule_bucketed(std::span<const Sample> samples, int ranks,
                                                   int64_t max_seqlen_per_rank, int min_cp,
                                                   bool packing_cap);
+
+/// Upstream's fill of idle ranks (fill_empty_gpus, fill_empty_gpus_once), shared by the
+/// schedulers: each round doubles the first smallest group, moving the later groups right. The
+/// rounds of one smallest size take that size's groups in rank order, so one pass over the
+/// groups makes them all: filling costs the groups times the number of sizes, not times the idle
+/// ranks (a round each, up to a million). `grow(group, size)` doubles one group and raises
+/// `covered`; the fill stops when it returns false.
+template <typename Group, typename Grow>
+void double_smallest_groups(std::vector<Group>& groups, int ranks, const int& covered,
+                            Grow&& grow) {
+  while (covered < ranks) {
+    int min_size = ranks;
+    for (const Group& g : groups)
+      min_size = std::min(min_size, g.size);
+    const int grown = std::min(2 * min_size, ranks);
+    int first_rank = 0;  // the groups tile ranks [0, covered) in opening order
+    for (Group& g : groups) {
+      g.first_rank = first_rank;
+      if (g.size == min_size && covered < ranks && !grow(g, grown)) return;
+      first_rank += g.size;
+    }
+  }
+}
 
 }  // namespace hcp::dcp::internal
