@@ -31,8 +31,9 @@ struct LogConfig {
   Location begin;      ///< The block's first line.
   int64_t end_line = 0;
   std::optional<int64_t> world_size;  ///< Megatron-LM's `world_size` argument, when printed.
-  /// Printed arguments hcp-plan could not type and left at their defaults, each "name (line N)";
-  /// the layout's own arguments are never among them (an unreadable one is the log's error).
+  /// What the job printed that hcp-plan could not read and left at its defaults: arguments it
+  /// could not type, "--name (line N)" (never the layout's own: an unreadable one is the log's
+  /// error), and a printed configuration's part past 4 MiB.
   std::vector<std::string> ignored;
 };
 

@@ -541,8 +541,8 @@ std::vector<Diagnostic> check_log(const ParsedLog& log, const LogCheckInputs& in
                            (in.recipe ? "; the recipe fills only what it does not print" : "") +
                            (log.config->ignored.empty()
                                 ? ""
-                                : "; arguments it prints that hcp-plan cannot read are left at "
-                                  "their defaults: " +
+                                : "; what it prints that hcp-plan cannot read is left at its "
+                                  "defaults: " +
                                       join(log.config->ignored, ", ")),
                        log.config->begin));
     if (in.recipe) compare_with_recipe(*log.config, *in.recipe, out);

@@ -262,11 +262,11 @@ struct YamlBlock {
   std::set<std::string> sections;
   Location begin;
   std::optional<int64_t> rank;
-  bool cut = false;  ///< Exceeded kMaxConfigBlockBytes.
+  std::optional<int64_t> cut_at;  ///< The first log line past kMaxConfigBlockBytes.
 
   void add(std::string_view line, int64_t log_line) {
     if (text.size() + line.size() + 1 > kMaxConfigBlockBytes) {
-      cut = true;
+      if (!cut_at) cut_at = log_line;
       return;
     }
     text.append(line);
@@ -461,7 +461,6 @@ struct LogParser::Impl {
   bool summary_seen_section = false;
   std::optional<YamlBlock> summary;
   bool config_done = false;
-  std::vector<std::string> notes;
   std::optional<Error> config_error;
   /// The first number of the log outside its physical range (checked.h): the log is bad input.
   std::optional<Error> number_error;
@@ -596,7 +595,6 @@ struct LogParser::Impl {
   }
 
   void finish_yaml_block(YamlBlock& block, const std::string& format) {
-    if (block.cut) notes.push_back(block.begin.str() + ": printed configuration cut at 4 MiB");
     auto recipe = load_recipe_text(block.text, file);
     if (!recipe) {
       Error e = recipe.error();
@@ -614,6 +612,10 @@ struct LogParser::Impl {
     config.format = format;
     config.begin = block.begin;
     config.end_line = block.log_lines.empty() ? block.begin.line : block.log_lines.back();
+    if (block.cut_at) {
+      config.ignored.push_back("everything printed past 4 MiB (line " +
+                               std::to_string(*block.cut_at) + " on)");
+    }
     set_config(std::move(config));
   }
 

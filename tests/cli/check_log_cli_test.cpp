@@ -222,7 +222,7 @@ TEST(CheckLogCli, UnreadableArgumentsAreNamedNotCheckedAsDefaults) {
                 "0:   attention_dropout ............................... abc\n0:   bf16 ");
   CliResult other = run_cli("check-log " + path + kCluster + " --wide");
   EXPECT_NE(other.exit_code, 2) << other.err;
-  EXPECT_NE(other.out.find("cannot read are left at their defaults: --attention-dropout (line 3)"),
+  EXPECT_NE(other.out.find("cannot read is left at its defaults: --attention-dropout (line 3)"),
             std::string::npos)
       << other.out;
   std::filesystem::remove(path);

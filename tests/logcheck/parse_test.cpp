@@ -1,6 +1,9 @@
 // The log parser on upstream's line formats (fixtures: tests/fixtures/logs/README.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -297,6 +300,35 @@ TEST(LogParse, AnUnreadableLayoutArgumentIsAnErrorAndOthersAreListed) {
     EXPECT_EQ(log.error().str().rfind("t.log:3:", 0), 0U) << log.error().str();
     EXPECT_NE(log.error().str().find(c.error), std::string::npos) << log.error().str();
   }
+}
+
+TEST(LogParse, AConfigurationCutAt4MiBSaysWhereItWasCut) {
+  // The cut was a note nothing printed: the part past 4 MiB was left out without a word.
+  std::ifstream in(kLogs + "bridge_hcp_ok.log");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string train = "train:\n";
+  size_t at = text.find(train);
+  ASSERT_NE(at, std::string::npos);
+  const int64_t train_line = 1 + std::count(text.begin(), text.begin() + at, '\n');
+  std::string padding;
+  const std::string value(60, 'x');
+  for (int i = 0; padding.size() <= kMaxConfigBlockBytes; ++i)
+    padding += "  # padding " + std::to_string(i) + ": " + value + "\n";
+  text.insert(at + train.size(), padding);
+  const std::string path = ::testing::TempDir() + "/hcp_cut_config.log";
+  std::ofstream(path) << text;
+  auto log = parse_logs({path});
+  ASSERT_TRUE(log.ok()) << log.error().str();
+  ASSERT_TRUE(log->config);
+  EXPECT_EQ(log->config->recipe.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{8, 2}));  // printed before the cut
+  ASSERT_EQ(log->config->ignored.size(), 1U);
+  EXPECT_EQ(log->config->ignored.front().rfind("everything printed past 4 MiB (line ", 0), 0U);
+  const int64_t cut = std::stoll(log->config->ignored.front().substr(36));
+  EXPECT_GT(cut, train_line);
+  auto whole = parse_logs({kLogs + "bridge_hcp_ok.log"});
+  ASSERT_TRUE(whole.ok() && whole->config);
+  EXPECT_TRUE(whole->config->ignored.empty());
 }
 
 TEST(LogParse, BadInputsAreOneLineErrors) {
