@@ -3,11 +3,11 @@
 #include "hcp/topology.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cstdio>
 #include <numeric>
 
+#include "hcp/checked.h"
 #include "hcp/edit_distance.h"
 #include "hcp/gpu_specs.h"
 #include "hcp/text_util.h"
@@ -103,15 +103,13 @@ void resize_gpu_tables(Topology& topo) {
 
 double checked_pcie_gbps(double gbps, const std::string& where,
                          std::vector<std::string>& warnings) {
-  if (gbps > 0 && gbps <= kMaxPcieGbps) return gbps;  // false for NaN
-  if (gbps != 0) {
-    std::array<char, 32> shown{};
-    std::snprintf(shown.data(), shown.size(), "%.4g", gbps);
-    warnings.push_back(where + ": PCIe rate " + shown.data() +
-                       " GB/s is outside PCIe's range (up to " + format_fixed(kMaxPcieGbps, 0) +
-                       " GB/s per direction); taken as unknown");
+  if (gbps == 0) return 0;  // not given
+  if (auto why = physical_range_error(gbps, kPcieGBps)) {
+    warnings.push_back(where + ": PCIe rate " + format_number_for_error(gbps) + " GB/s is " + *why +
+                       "; taken as unknown");
+    return 0;
   }
-  return 0;
+  return gbps;
 }
 
 Status check_gpu_count(size_t gpus, const std::string& source) {

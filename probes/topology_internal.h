@@ -39,11 +39,8 @@ inline constexpr int kMaxNumaNode = 4095;
 /// GPUs one node's topology may list: nvidia-smi numbers them GPU0..GPU1023. Each reader's tables
 /// are GPU x GPU, so an XML capture of 100,000 GPUs once took gigabytes before it failed.
 inline constexpr int kMaxGpusPerNode = 1024;
-/// PCIe GB/s per direction, the most a GPU's link can have: PCIe 7.0 (128 GT/s) at x32.
-inline constexpr double kMaxPcieGbps = 512;
-
-/// `gbps` when it is a PCIe rate (finite, positive, at most kMaxPcieGbps); else 0 (unknown), with
-/// a warning naming `where` when the capture gave a number outside that range.
+/// `gbps` when it is a PCIe rate (kPcieGBps: finite, normal, at most PCIe 7.0 x32); else 0
+/// (unknown), with a warning naming `where` when the capture gave a number outside that range.
 double checked_pcie_gbps(double gbps, const std::string& where, std::vector<std::string>& warnings);
 /// An error when a reader has found more than kMaxGpusPerNode GPUs in `source`.
 Status check_gpu_count(size_t gpus, const std::string& source);

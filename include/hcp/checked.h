@@ -31,6 +31,11 @@ inline constexpr PhysicalRange kBandwidthGBps{"GB/s", 1e-3, 1e5, false};
 inline constexpr PhysicalRange kLinkGbits{"Gbit/s", 1e-3, 1e6, false};
 /// Compute rates in TFLOP/s (a B200 is 4.5 PFLOP/s dense FP8).
 inline constexpr PhysicalRange kTflops{"TFLOP/s", 1e-3, 1e6, false};
+/// Measured training throughput in tokens/s per GPU (a 100M-parameter model at short sequences
+/// trains at about 10^6 on a B200).
+inline constexpr PhysicalRange kTokensPerGpu{"tokens/s/GPU", 1e-3, 1e7, false};
+/// PCIe rates in GB/s per direction (PCIe 7.0, 128 GT/s, at x32 is 512).
+inline constexpr PhysicalRange kPcieGBps{"GB/s", 1e-3, 512, false};
 /// Memory sizes in GiB.
 inline constexpr PhysicalRange kMemoryGib{"GiB", 1e-3, 1e6, false};
 /// Step, kernel and collective times in milliseconds (up to a week).

@@ -1,8 +1,6 @@
 // The validation corpus: recipes/corpus/measured_runs.json -> rows the cost model can price.
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "hcp/accuracy.h"
+#include "hcp/checked.h"
 #include "hcp/data_dir.h"
 #include "hcp/json_io.h"
 #include "hcp/text_util.h"
@@ -224,27 +223,22 @@ std::optional<AttentionFlops> attention_flops_of(const json& r) {
   return std::nullopt;
 }
 
-/// Largest believable measurements: a 100M-parameter model at short sequences trains at about
-/// 10^6 tokens/s/GPU on a B200, and no GPU computes 10^5 TFLOP/s. A value past them is a typo
-/// or junk, which would print as a band of hundreds of digits.
-constexpr double kMaxMeasuredTokensPerGpu = 1e7;
-constexpr double kMaxMeasuredTflopsPerGpu = 1e5;
-
-/// An error when a row's measured throughput is a number past what any GPU runs.
+/// An error when a row's measured throughput is not a figure a GPU runs at (kTokensPerGpu,
+/// kTflops): 1e308 tokens/s/GPU once printed as a band of hundreds of digits. 0 and below are
+/// "not measured" (the row is excluded), as before.
 Status check_measured_range(const json& r, const std::string& id, const std::string& path) {
   if (!r.contains("measured") || !r["measured"].is_object()) return Ok{};
   const json& measured = r["measured"];
-  for (const auto& [field, most] :
-       {std::pair<const char*, double>{"tokens_per_s_per_gpu", kMaxMeasuredTokensPerGpu},
-        {"model_tflops_per_gpu", kMaxMeasuredTflopsPerGpu}}) {
+  for (const auto& [field, range] :
+       {std::pair<const char*, PhysicalRange>{"tokens_per_s_per_gpu", kTokensPerGpu},
+        {"model_tflops_per_gpu", kTflops}}) {
     if (!measured.contains(field) || !measured[field].is_number()) continue;
     const double value = measured[field].get<double>();
-    if (value > most) {
-      std::array<char, 32> shown{};
-      std::snprintf(shown.data(), shown.size(), "%.4g", value);
+    if (value <= 0) continue;
+    if (auto why = physical_range_error(value, range)) {
       return corpus_error(path, "rows." + id + ".measured." + field,
-                          "row " + id + ": measured." + field + " " + shown.data() + " is above " +
-                              format_fixed(most, 0) + " (no GPU runs that fast; a typo?)");
+                          "row " + id + ": measured." + field + " " +
+                              format_number_for_error(value) + " is " + *why);
     }
   }
   return Ok{};

@@ -368,7 +368,8 @@ TEST(Corpus, MeasurementsPastAnyGpuAreErrorsNamingTheRow) {
   const Case cases[] = {
       {R"({"tokens_per_s_per_gpu": 1e308})", "rows.a.measured.tokens_per_s_per_gpu"},
       {R"({"tokens_per_s_per_gpu": 2e7})", "rows.a.measured.tokens_per_s_per_gpu"},
-      {R"({"model_tflops_per_gpu": 1e6})", "rows.a.measured.model_tflops_per_gpu"},
+      {R"({"model_tflops_per_gpu": 2e6})", "rows.a.measured.model_tflops_per_gpu"},
+      {R"({"tokens_per_s_per_gpu": 5e-324})", "rows.a.measured.tokens_per_s_per_gpu"},
       {R"({"tokens_per_s_per_gpu": 9000000})", ""},
       {R"({"model_tflops_per_gpu": 2000})", ""},
   };
