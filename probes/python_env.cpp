@@ -91,7 +91,12 @@ Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, 
   }
   if (pid == 0) {
     setpgid(0, 0);  // its own process group, so a timeout kills what it started too
-    dup2(pipefd[1], STDOUT_FILENO);
+    // With our stdin and stdout closed, pipe2 hands out fds 0 and 1: the write end is already
+    // the child's stdout, where dup2 does nothing and close-on-exec would close it at exec.
+    if (pipefd[1] == STDOUT_FILENO)
+      fcntl(STDOUT_FILENO, F_SETFD, 0);
+    else
+      dup2(pipefd[1], STDOUT_FILENO);
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, STDERR_FILENO);
     execvp(cargv[0], cargv.data());

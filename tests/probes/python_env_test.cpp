@@ -81,6 +81,27 @@ TEST(PythonEnv, RunsTheInterpreterWithDashC) {
   EXPECT_TRUE(env->missing().empty());
 }
 
+// Started with stdin and stdout closed (`<&- >&-`, a daemon, a launcher that closes them), the
+// probe's pipe takes fds 0 and 1. Before, the write end was closed at exec and a working python3
+// read as "did not answer the package probe".
+TEST(PythonEnv, WorksWithStdinAndStdoutClosed) {
+  std::string python = fake_interpreter("closed_fds_python",
+                                        "echo transformer_engine=2.10.0\n"
+                                        "echo megatron-core=0.16.1\n"
+                                        "echo megatron-bridge=\n"
+                                        "echo torch=2.7.1\n"
+                                        "echo nccl=\n");
+  EXPECT_EXIT(
+      {
+        close(STDIN_FILENO);
+        close(STDOUT_FILENO);
+        auto env = probe_python_env(python);
+        bool read = env.ok() && env->version_of("megatron-core") == (Version{0, 16, 1, {}});
+        _exit(read ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(PythonEnv, ErrorsAreValues) {
   auto missing = probe_python_env("/nonexistent/python3");
   ASSERT_FALSE(missing.ok());
