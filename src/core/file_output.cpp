@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
 #include "hcp/special_file.h"
@@ -23,41 +24,54 @@ Error errno_error(const std::string& path, const char* what, int err) {
   return file_error(path, std::string(what) + ": " + std::strerror(err));
 }
 
+/// Signals whose default action ends the process: while a temporary file exists, each removes it
+/// first. SIGQUIT and SIGUSR1/2 (Slurm's pre-emption warnings), timers, CPU and file-size limits
+/// and a closed pipe end a run as surely as SIGTERM does.
+constexpr int kEndingSignals[] = {SIGTERM, SIGINT,  SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
+                                  SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+constexpr size_t kEndingSignalCount = std::size(kEndingSignals);
+
 /// The temporary file being written, removed by the signal handler (async-signal-safe: a fixed
-/// buffer and unlink(2)).
+/// buffer and unlinkat(2) in the folder opened when the file was created, so a folder renamed
+/// meanwhile still loses its temporary file).
 char g_temporary[4096];
+int g_temporary_folder = -1;
 std::atomic<bool> g_temporary_set{false};
 
 extern "C" void remove_temporary_and_reraise(int signal_number) {
-  if (g_temporary_set.load()) ::unlink(g_temporary);
+  if (g_temporary_set.load()) ::unlinkat(g_temporary_folder, g_temporary, 0);
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
 
-/// While alive: SIGTERM, SIGINT and SIGHUP remove `path` before the process ends as they would.
+/// While alive: an ending signal (kEndingSignals) removes the file `name` in the folder `folder`
+/// before the process ends as it would. A signal the process ignores (nohup's SIGHUP, a SIGPIPE
+/// the CLI turns into an error) stays ignored.
 class TemporaryGuard {
  public:
-  explicit TemporaryGuard(const std::string& path) {
-    if (path.size() >= sizeof g_temporary) return;
-    std::memcpy(g_temporary, path.c_str(), path.size() + 1);
+  TemporaryGuard(int folder, const std::string& name) {
+    if (name.size() >= sizeof g_temporary) return;
+    std::memcpy(g_temporary, name.c_str(), name.size() + 1);
+    g_temporary_folder = folder;
     g_temporary_set.store(true);
-    for (int s : {SIGTERM, SIGINT, SIGHUP})
-      previous_[index(s)] = std::signal(s, remove_temporary_and_reraise);
+    for (size_t i = 0; i < kEndingSignalCount; ++i) {
+      previous_[i] = std::signal(kEndingSignals[i], remove_temporary_and_reraise);
+      if (previous_[i] == SIG_IGN) std::signal(kEndingSignals[i], SIG_IGN);
+    }
   }
   ~TemporaryGuard() {
-    for (int s : {SIGTERM, SIGINT, SIGHUP})
-      std::signal(s, previous_[index(s)]);
+    for (size_t i = 0; i < kEndingSignalCount; ++i)
+      std::signal(kEndingSignals[i], previous_[i]);
     g_temporary_set.store(false);
   }
   TemporaryGuard(const TemporaryGuard&) = delete;
   TemporaryGuard& operator=(const TemporaryGuard&) = delete;
 
  private:
-  static int index(int s) { return s == SIGTERM ? 0 : s == SIGINT ? 1 : 2; }
-  void (*previous_[3])(int) = {SIG_DFL, SIG_DFL, SIG_DFL};
+  void (*previous_[kEndingSignalCount])(int) = {};
 };
 
-/// While alive: SIGTERM, SIGINT and SIGHUP are held back, and delivered when it ends. Creating the
+/// While alive: the ending signals are held back, and delivered when it ends. Creating the
 /// temporary file and handing it to a TemporaryGuard happen under it, so no signal falls between
 /// the two and leaves the file behind.
 class SignalsHeld {
@@ -65,7 +79,7 @@ class SignalsHeld {
   SignalsHeld() {
     sigset_t held;
     sigemptyset(&held);
-    for (int s : {SIGTERM, SIGINT, SIGHUP})
+    for (int s : kEndingSignals)
       sigaddset(&held, s);
     pthread_sigmask(SIG_BLOCK, &held, &previous_);
   }
@@ -75,6 +89,21 @@ class SignalsHeld {
 
  private:
   sigset_t previous_{};
+};
+
+/// A file descriptor closed when it goes out of scope.
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ~ScopedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
 };
 
 /// Write in place: devices, FIFOs and other non-regular targets that exist, and files named by a
@@ -97,12 +126,9 @@ std::string directory_of(const std::string& path) {
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
-/// "DIR/.NAME.hcp-plan-PID-N" beside `path`.
-std::string temporary_name(const std::string& path, int attempt) {
-  std::string dir = directory_of(path);
-  std::string name = path.substr(dir.size());
-  return dir + "." + name + ".hcp-plan-" + std::to_string(::getpid()) + "-" +
-         std::to_string(attempt);
+/// ".NAME.hcp-plan-PID-N", the temporary file for NAME in the same folder.
+std::string temporary_name(const std::string& name, int attempt) {
+  return "." + name + ".hcp-plan-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
 }
 
 /// Where a write to a path lands once its symbolic links are followed.
@@ -176,31 +202,36 @@ void keep_owner_and_mode(int fd, const struct stat& replaced) {
 
 /// Write `text` to a temporary file beside `file` and rename it over `file` once written and
 /// closed; the file it replaces (`replaced`, null for a new file) keeps its owner and mode.
-/// Errors name `shown`.
+/// Both name the file inside its folder, opened once, so every step (and the signal handler)
+/// acts in that folder even if it is renamed meanwhile. Errors name `shown`.
 Status write_replacing(const std::string& file, const std::string& shown, std::string_view text,
                        const struct stat* replaced) {
+  const std::string dir = directory_of(file);
+  const std::string name = file.substr(dir.size());
+  ScopedFd folder(::open(dir.empty() ? "." : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (folder.get() < 0) return errno_error(shown, "cannot write", errno);
   std::string temporary;
   int fd = -1;
   std::optional<TemporaryGuard> guard;
   {
     SignalsHeld held;
     for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-      temporary = temporary_name(file, attempt);
-      fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      temporary = temporary_name(name, attempt);
+      fd = ::openat(folder.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd < 0 && errno != EEXIST) return errno_error(shown, "cannot write", errno);
     }
     if (fd < 0) return file_error(shown, "cannot write: no free temporary name beside it");
-    guard.emplace(temporary);
+    guard.emplace(folder.get(), temporary);
   }
   if (replaced != nullptr) keep_owner_and_mode(fd, *replaced);
   Status written = write_all(fd, text, shown);
   int closed = ::close(fd);
   int close_errno = errno;
   if (written && closed != 0) written = errno_error(shown, "cannot write", close_errno);
-  if (written && ::rename(temporary.c_str(), file.c_str()) != 0) {
+  if (written && ::renameat(folder.get(), temporary.c_str(), folder.get(), name.c_str()) != 0) {
     written = errno_error(shown, "cannot write", errno);
   }
-  if (!written) ::unlink(temporary.c_str());
+  if (!written) ::unlinkat(folder.get(), temporary.c_str(), 0);
   return written;
 }
 
