@@ -35,4 +35,17 @@ bool on_proc_or_sys(int fd);
 /// The same for the file or directory `path` names (symbolic links followed).
 bool on_proc_or_sys(const std::string& path);
 
+/// A file descriptor closed on every return path (the readers' and the writer's).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd();
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 }  // namespace hcp

@@ -21,21 +21,6 @@ namespace {
 constexpr uint64_t kMiB = 1024ULL * 1024ULL;
 constexpr uint64_t kGiB = 1024ULL * kMiB;
 
-/// Closes a file descriptor on every return path.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 /// "a recipe", "an environment file".
 std::string with_article(const std::string& noun) {
   bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;

@@ -91,21 +91,6 @@ class SignalsHeld {
   sigset_t previous_{};
 };
 
-/// A file descriptor closed when it goes out of scope.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 /// Write in place: devices, FIFOs and other non-regular targets that exist, and files named by a
 /// /proc link. Errors name `shown`, the path as given.
 Status write_in_place(const std::string& file, const std::string& shown, std::string_view text) {
@@ -208,7 +193,7 @@ Status write_replacing(const std::string& file, const std::string& shown, std::s
                        const struct stat* replaced) {
   const std::string dir = directory_of(file);
   const std::string name = file.substr(dir.size());
-  ScopedFd folder(::open(dir.empty() ? "." : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  Fd folder(::open(dir.empty() ? "." : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (folder.get() < 0) return errno_error(shown, "cannot write", errno);
   std::string temporary;
   int fd = -1;

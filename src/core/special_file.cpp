@@ -163,4 +163,8 @@ bool on_proc_or_sys(const std::string& path) {
   return ::statfs(path.c_str(), &fs) == 0 && is_proc_or_sys(fs);
 }
 
+Fd::~Fd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 }  // namespace hcp
