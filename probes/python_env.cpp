@@ -97,6 +97,10 @@ Result<int> run_capture(const std::vector<std::string>& argv, std::string& out, 
       fcntl(STDOUT_FILENO, F_SETFD, 0);
     else
       dup2(pipefd[1], STDOUT_FILENO);
+    // hcp-plan ignores SIGPIPE and SIGXFSZ (main.cpp); an ignored signal stays ignored across
+    // exec, so give the child the defaults it expects.
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGXFSZ, SIG_DFL);
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, STDERR_FILENO);
     execvp(cargv[0], cargv.data());

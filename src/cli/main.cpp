@@ -1,5 +1,6 @@
 // hcp-plan: validator and planner for context parallelism in Megatron / Transformer Engine.
 #include <algorithm>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -10,6 +11,7 @@
 #include "common_options.h"
 #include "hcp/edit_distance.h"
 #include "hcp/file_output.h"
+#include "hcp/memory_reserve.h"
 #include "html_output.h"
 #include "output.h"
 
@@ -158,6 +160,12 @@ int run(int argc, char** argv) {
 }  // namespace hcp::cli
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) or a reader that closed its pipe ends a write with EFBIG or
+  // EPIPE, which the writers report in one line; by default each would kill the process.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  // Out of memory, the unwinding to the catch below needs memory of its own (memory_reserve.h).
+  hcp::keep_memory_reserve();
   try {
     return hcp::cli::run(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/cli_runner.h"
+#include "support/sanitizer.h"
 #include "support/scratch_dir.h"
 
 namespace hcp {
@@ -29,19 +30,7 @@ class Hostile : public testing::ScratchDir {
   Hostile() : ScratchDir("hcp_hostile") {}
 };
 
-// GCC says __SANITIZE_ADDRESS__; clang (the fuzz build of make test-sanitize) says it through
-// __has_feature. The CLI under test is built with the same flags as this test.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using testing::kAddressSanitizer;
 
 /// `hcp-plan ARGS` under the limits of the issue: 10 s, 1 GiB of address space (not under ASan,
 /// whose shadow memory needs far more address space than the program uses).
