@@ -64,16 +64,21 @@ int run_compare(CompareCliOptions opts, std::vector<std::string> overrides) {
   context.calibration = opts.inputs.calibration;
   context.width = opts.output.width;
   context.color = color_enabled(opts.output);
+  std::optional<HtmlProvenance> provenance;
+  if (!opts.html.empty() || opts.output.format == "html") {
+    provenance = html_provenance_or_report();
+    if (!provenance) return kExitBadInput;
+  }
   if (!opts.html.empty()) {
     OutputOptions html_file;
     html_file.path = opts.html;
-    if (!emit(html_file, format_compare_html(*entries, context, html_provenance()))) {
+    if (!emit(html_file, format_compare_html(*entries, context, *provenance))) {
       return kExitBadInput;
     }
   }
   std::string text =
       opts.output.format == "json"   ? format_compare_json(*entries, request.hardware, context)
-      : opts.output.format == "html" ? format_compare_html(*entries, context, html_provenance())
+      : opts.output.format == "html" ? format_compare_html(*entries, context, *provenance)
                                      : format_compare_text(*entries, request.hardware, context);
   if (!emit(opts.output, text)) return kExitBadInput;
   for (const CompareEntry& e : *entries) {

@@ -103,16 +103,21 @@ int run_plan(PlanCliOptions opts, std::vector<std::string> overrides) {
     }
     context.confirm = *confirmed;
   }
+  std::optional<HtmlProvenance> provenance;
+  if (!opts.html.empty() || opts.output.format == "html") {
+    provenance = html_provenance_or_report();
+    if (!provenance) return kExitBadInput;
+  }
   if (!opts.html.empty()) {
     OutputOptions html_file;
     html_file.path = opts.html;
-    if (!emit(html_file, format_plan_html(*result, context, html_provenance()))) {
+    if (!emit(html_file, format_plan_html(*result, context, *provenance))) {
       return kExitBadInput;
     }
   }
   std::string text = opts.output.format == "json" ? format_plan_json(*result, context)
                      : opts.output.format == "html"
-                         ? format_plan_html(*result, context, html_provenance())
+                         ? format_plan_html(*result, context, *provenance)
                          : format_plan_text(*result, context);
   if (!emit(opts.output, text)) return kExitBadInput;
   // Nothing usable: no layout passes the rules, or none fits in memory (no recommendation).

@@ -17,6 +17,8 @@
 #define HCP_BUILD_COMMIT "unknown"
 #endif
 
+#include "output.h"
+
 namespace hcp::cli {
 namespace {
 
@@ -68,13 +70,31 @@ std::string utc_date(long long seconds) {
   return n == 0 ? std::string("an unknown date") : std::string(buffer, n);
 }
 
-HtmlProvenance html_provenance() {
-  long long now = static_cast<long long>(std::time(nullptr));
-  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
-    char* end = nullptr;
-    long long value = std::strtoll(epoch, &end, 10);
-    if (end != epoch && *end == '\0' && value >= 0) now = value;
+Result<std::optional<long long>> source_date_epoch(const char* value) {
+  if (value == nullptr || *value == '\0') return std::optional<long long>{};
+  std::string_view text(value);
+  auto bad = [&] {
+    return Error{"SOURCE_DATE_EPOCH: expected whole seconds since 1970 from 0 to " +
+                     std::to_string(kLastDatableSecond) + ", got '" + std::string(text) + "'",
+                 Location{"<environment>", 0, 0}, "SOURCE_DATE_EPOCH"};
+  };
+  if (text.size() > 12) return bad();  // more digits than kLastDatableSecond has
+  long long seconds = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return bad();
+    seconds = seconds * 10 + (c - '0');
   }
+  if (seconds > kLastDatableSecond) return bad();
+  return std::optional<long long>{seconds};
+}
+
+std::optional<HtmlProvenance> html_provenance_or_report() {
+  auto epoch = source_date_epoch(std::getenv("SOURCE_DATE_EPOCH"));
+  if (!epoch) {
+    print_error(epoch.error().message);
+    return std::nullopt;
+  }
+  long long now = epoch->value_or(static_cast<long long>(std::time(nullptr)));
   return HtmlProvenance{HCP_VERSION, build_commit(), command_line(), utc_date(now)};
 }
 

@@ -131,6 +131,27 @@ TEST(HtmlCli, ProvenanceNamesVersionCommitCommandAndDate) {
       << element(html, "<pre id=\"command-line\">", "</pre>");
 }
 
+// SOURCE_DATE_EPOCH past the year 9999 overflowed into year -2147481749; a malformed value
+// quietly became today's date. The reproducible-builds convention asks for an error.
+TEST(HtmlCli, SourceDateEpochIsReadOrRefused) {
+  for (const char* bad : {"67768036191676799", "253402300800", "abc", "-1", "1e9", "86400.5",
+                          " 86400", "+86400", "0x10"}) {
+    CliResult r =
+        run_cli(kPlan + "--top 2 --format html", std::string("SOURCE_DATE_EPOCH='") + bad + "' ");
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.out, "") << bad;
+    EXPECT_EQ(r.err, std::string("hcp-plan: error: SOURCE_DATE_EPOCH: expected whole seconds "
+                                 "since 1970 from 0 to 253402300799, got '") +
+                         bad + "'\n")
+        << bad;
+  }
+  CliResult last = run_cli(kPlan + "--top 2 --format html", "SOURCE_DATE_EPOCH=253402300799 ");
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_NE(last.out.find("on 9999-12-31 23:59 UTC with:"), std::string::npos);
+  CliResult empty = run_cli(kPlan + "--top 2 --format html", "SOURCE_DATE_EPOCH= ");
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;  // empty is unset, as the convention says
+}
+
 TEST(HtmlCli, SelfContained) {
   TempDir dir;
   std::string html = plan_html(dir);

@@ -26,7 +26,8 @@ using testing::kAddressSanitizer;
   if (with_reserve && !keep_memory_reserve()) std::_Exit(3);
   try {
     nlohmann::json rows = nlohmann::json::array();
-    for (;;) rows.push_back({{"rank", rows.size()}, {"group", std::string(40, 'g')}});
+    for (;;)
+      rows.push_back({{"rank", rows.size()}, {"group", std::string(40, 'g')}});
   } catch (const std::bad_alloc&) {
     std::_Exit(memory_reserve_held() ? 4 : 0);
   }
