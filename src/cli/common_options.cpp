@@ -29,8 +29,10 @@ std::string launcher_rank() {
 
 std::string expand_rank(std::string path) {
   const std::string token = "{rank}";
-  for (auto at = path.find(token); at != std::string::npos; at = path.find(token))
-    path.replace(at, token.size(), launcher_rank());
+  const std::string rank = launcher_rank();
+  // Search on after each replacement: a rank that itself reads "{rank}" is not expanded again.
+  for (auto at = path.find(token); at != std::string::npos; at = path.find(token, at + rank.size()))
+    path.replace(at, token.size(), rank);
   return path;
 }
 

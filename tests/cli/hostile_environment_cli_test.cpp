@@ -71,5 +71,15 @@ TEST(HostileEnvironment, OutOfMemoryIsOneLine) {
   expect_one_line(r, "out of memory");
 }
 
+// A launcher rank that reads "{rank}" (or holds it) was expanded again and again: the run spun
+// for ever growing the path. Each {rank} in a path is now replaced once.
+TEST(HostileEnvironment, ARankThatReadsRankIsExpandedOnce) {
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    CliResult r = testing::run_cli("probe --hwloc-xml 'n{rank}-{rank}.xml'",
+                                   std::string("timeout 10 env ") + variable + "='a{rank}b'");
+    expect_one_line(r, "na{rank}b-a{rank}b.xml: no such file");
+  }
+}
+
 }  // namespace
 }  // namespace hcp
