@@ -31,9 +31,15 @@ std::string executable_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
+/// HCP_GPU_BENCH_LIB when set and not empty (an empty value is unset).
+const char* library_from_environment() {
+  const char* env = std::getenv("HCP_GPU_BENCH_LIB");
+  return env != nullptr && *env != '\0' ? env : nullptr;
+}
+
 std::vector<std::string> candidate_paths() {
   std::vector<std::string> paths;
-  if (const char* env = std::getenv("HCP_GPU_BENCH_LIB"); env != nullptr && *env != '\0') {
+  if (const char* env = library_from_environment()) {
     return {env};  // an explicit choice is the only candidate
   }
   const std::string dir = executable_dir();
@@ -75,7 +81,7 @@ Result<GpuBenchLibrary> load_library() {
   std::vector<std::string> missing;
   if (auto driver = driver_missing(); !driver.empty()) missing.push_back(driver);
   if (!std::filesystem::exists(path)) {
-    const bool from_env = std::getenv("HCP_GPU_BENCH_LIB") != nullptr;
+    const bool from_env = library_from_environment() != nullptr;
     missing.push_back(std::string("GPU benchmark library (") + path + " not found" +
                       (from_env ? ", set by HCP_GPU_BENCH_LIB"
                                 : "; build the hcp_gpu_bench target with the CUDA toolkit, or "

@@ -32,6 +32,14 @@ TEST(BenchCli, WithoutTheLibraryExits3NamingIt) {
   EXPECT_NE(r.err.find("/nonexistent/libhcp_gpu_bench.so not found"), std::string::npos) << r.err;
 }
 
+// An empty HCP_GPU_BENCH_LIB is unset: the message must not blame the variable.
+TEST(BenchCli, AnEmptyLibraryVariableIsUnset) {
+  auto r = run_cli(std::string("bench llama3_8b_128k ") + kOption + " --save /dev/null",
+                   "HCP_GPU_BENCH_LIB=");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.err.find("set by HCP_GPU_BENCH_LIB"), std::string::npos) << r.err;
+}
+
 TEST(BenchCli, DryRunPrintsTheMeasurementsOfTheOption) {
   auto r = run_cli(std::string("bench llama3_8b_128k ") + kOption + " --dry-run --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
