@@ -20,15 +20,29 @@
 namespace hcp {
 namespace {
 
-std::set<std::string> flags_of(const std::string& inc) {
-  std::set<std::string> flags;
+/// The captures of `line` on each matching line of `inc`, joined by spaces.
+std::set<std::string> rows_of(const std::string& inc, const std::regex& line) {
+  std::set<std::string> rows;
   std::istringstream in(inc);
-  std::regex line("^\"(--[A-Za-z0-9-]+)\",$");
   for (std::string l; std::getline(in, l);) {
     std::smatch m;
-    if (std::regex_match(l, m, line)) flags.insert(m[1]);
+    if (!std::regex_match(l, m, line)) continue;
+    std::string row;
+    for (size_t i = 1; i < m.size(); ++i)
+      row += (i == 1 ? "" : " ") + m.str(i);
+    rows.insert(row);
   }
-  return flags;
+  return rows;
+}
+
+std::set<std::string> flags_of(const std::string& inc) {
+  return rows_of(inc, std::regex("^\"(--[A-Za-z0-9-]+)\",$"));
+}
+
+/// "flag a|b kind" for each row {"flag", "a|b", kind, "where"} of a generated choices file.
+std::set<std::string> choices_of(const std::string& inc) {
+  return rows_of(
+      inc, std::regex("^\\{\"(--[A-Za-z0-9-]+)\", \"([^\"]*)\", (true|false), \"[^\"]+\"\\},$"));
 }
 
 std::string slurp(const std::string& path) {
@@ -45,16 +59,28 @@ TEST(MlmFlagsScript, ReadsEveryRegistrationShapeOfAMiniCheckout) {
   // The script needs only the standard library: Debian's interpreter when there is one (a
   // version manager's `python3` shim on PATH costs more than the script), else python3 on PATH.
   const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-  std::string command = python +
-                        " '" HCP_SOURCE_DIR "/scripts/gen_mlm_flags.py' '" HCP_SOURCE_DIR
-                        "/tests/fixtures/mlm_flags/mini_checkout' '" +
-                        out + "' 2>/dev/null";
+  const std::string choices_out = out + ".choices";
+  std::string command =
+      python + " '" HCP_SOURCE_DIR "/scripts/gen_mlm_flags.py' --choices '" + choices_out +
+      "' '" HCP_SOURCE_DIR "/tests/fixtures/mlm_flags/mini_checkout' '" + out + "' 2>/dev/null";
   // One Python start: the shell's 127 (command not found) is the only reason to skip.
   const int status = std::system(command.c_str());
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) GTEST_SKIP() << "no python3";
   ASSERT_EQ(status, 0);
   std::set<std::string> flags = flags_of(slurp(out));
+  const std::set<std::string> choices = choices_of(slurp(choices_out));
   std::filesystem::remove(out);
+  std::filesystem::remove(choices_out);
+  // The argparse choices: a renamed Optional[Literal], an Enum (member names), a Literal of ints
+  // behind `| None`, argparse_meta choices over an Enum's names, literal add_argument choices
+  // (str and int) and an example's; none where a converter type (str.lower) sees the value first
+  // or where another registration of the flag takes any value.
+  const std::set<std::string> expected_choices = {
+      "--backend flash|auto false", "--example-choice x|y false", "--fp8-format e4m3|hybrid false",
+      "--int-choice 1|2 true",      "--level 0|1|2 true",         "--pos-type rope|none false",
+      "--scope flash|auto false",
+  };
+  EXPECT_EQ(choices, expected_choices);
   const std::set<std::string> expected = {
       "--num-layers",
       "--seq-length",
@@ -66,6 +92,16 @@ TEST(MlmFlagsScript, ReadsEveryRegistrationShapeOfAMiniCheckout) {
       "--disable-add-bias-linear",  // bool default True
       "--renamed-flag",             // argparse_meta arg_names
       "--example-flag",             // an example's extra args
+      "--fp8-format",
+      "--backend",
+      "--level",
+      "--scope",
+      "--lowered",
+      "--pos-type",
+      "--int-choice",
+      "--case-free",
+      "--shared-flag",
+      "--example-choice",
   };
   EXPECT_EQ(flags, expected);
 }
@@ -83,6 +119,14 @@ TEST(MlmFlagsScript, ShippedListRecordsItsCommitsAndHoldsTheTrainingFlags) {
     EXPECT_TRUE(mlm_flag_known(flag)) << flag;
   }
   EXPECT_FALSE(flags.count("--context-paralel-size"));
+  // The shipped choices hold upstream's for the flags the reader types.
+  const std::set<std::string> choices =
+      choices_of(slurp(HCP_SOURCE_DIR "/src/recipe/mlm_flag_choices.inc"));
+  for (const char* row :
+       {"--fp8-format e4m3|hybrid false", "--recompute-granularity full|selective false",
+        "--attention-backend flash|fused|unfused|local|auto false"}) {
+    EXPECT_TRUE(choices.count(row)) << row;
+  }
 }
 
 }  // namespace
