@@ -34,6 +34,7 @@ enum class FlagKind {
   kIntOrString,  ///< An integer when it parses as one, else the string ("max").
   kIntList,      ///< nargs='+' integers: "2 2", "[2 2]", "[2,2]" or a YAML list.
   kStringList,   ///< nargs='+' strings; one value is stored as a string, several as a list.
+  kStrings,      ///< nargs='+' strings, stored as a list however many.
   kIntPair,      ///< A tuple such as --window-size "(4096, 0)".
 };
 
@@ -75,6 +76,17 @@ std::vector<FlagSpec> data_and_distribution_flags() {
        "ddp.num_distributed_optimizer_instances"},
   };
 }
+
+/// Activation recompute, from TransformerConfig's fields (Megatron-LM d98e8a64
+/// megatron/core/transformer/transformer_config.py:532-560, via arguments.py:2373), read into the
+/// keys a Bridge recipe sets, which the memory and time model prices. --recompute-activations is
+/// applied after all flags (apply_recompute_activations).
+constexpr FlagSpec kRecomputeFlags[] = {
+    {"--recompute-granularity", FlagKind::kString, "model.recompute_granularity"},
+    {"--recompute-method", FlagKind::kString, "model.recompute_method"},
+    {"--recompute-num-layers", FlagKind::kInt, "model.recompute_num_layers"},
+    {"--recompute-modules", FlagKind::kStrings, "model.recompute_modules"},
+};
 
 /// The Megatron-LM flags hcp-plan models (megatron/training/arguments.py names).
 const std::vector<FlagSpec>& flag_table() {
@@ -169,6 +181,7 @@ const std::vector<FlagSpec>& flag_table() {
     flags.insert(flags.begin(), rest.begin(), rest.end());
     std::vector<FlagSpec> data = data_and_distribution_flags();
     flags.insert(flags.end(), data.begin(), data.end());
+    flags.insert(flags.end(), std::begin(kRecomputeFlags), std::end(kRecomputeFlags));
     return flags;
   }();
   return kFlags;
@@ -190,14 +203,86 @@ std::string_view without_plus(std::string_view text) {
   return text.size() > 1 && text[0] == '+' ? text.substr(1) : text;
 }
 
-/// True when `text` is written as a decimal integer ("-12", "+4"), whatever its size: such a
-/// value is a number, never a string of a flag that takes either.
+/// The first code point of each run of ten decimal digits 0-9 (Unicode category Nd, which comes
+/// only in such runs): Python 3.11's unicodedata (Unicode 14.0) plus the runs Unicode 15.0 added
+/// (Kawi U+11F50, Nag Mundari U+1E4F0), the Python 3.12 of current NGC PyTorch containers.
+constexpr uint32_t kDecimalZeros[] = {
+    0x30,    0x660,   0x6f0,   0x7c0,   0x966,   0x9e6,   0xa66,   0xae6,   0xb66,   0xbe6,
+    0xc66,   0xce6,   0xd66,   0xde6,   0xe50,   0xed0,   0xf20,   0x1040,  0x1090,  0x17e0,
+    0x1810,  0x1946,  0x19d0,  0x1a80,  0x1a90,  0x1b50,  0x1bb0,  0x1c40,  0x1c50,  0xa620,
+    0xa8d0,  0xa900,  0xa9d0,  0xa9f0,  0xaa50,  0xabf0,  0xff10,  0x104a0, 0x10d30, 0x11066,
+    0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450, 0x114d0, 0x11650, 0x116c0, 0x11730, 0x118e0,
+    0x11950, 0x11c50, 0x11d50, 0x11da0, 0x11f50, 0x16a60, 0x16ac0, 0x16b50, 0x1d7ce, 0x1d7d8,
+    0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e4f0, 0x1e950, 0x1fbf0,
+};
+
+/// The digit a code point stands for in Python's int(), or -1.
+int decimal_digit(uint32_t cp) {
+  for (uint32_t zero : kDecimalZeros) {
+    if (cp >= zero && cp < zero + 10) return static_cast<int>(cp - zero);
+  }
+  return -1;
+}
+
+/// The white space Python's int() strips around a number: ASCII space, \t \n \v \f \r, and
+/// the non-ASCII characters str.isspace() is true for (U+001C-U+001F are not stripped by int()).
+bool python_int_space(uint32_t cp) {
+  constexpr uint32_t kSpaces[] = {0x85,   0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f,
+                                  0x3000, ' ',  '\t',   '\n',   '\v',   '\f',   '\r'};
+  return (cp >= 0x2000 && cp <= 0x200a) ||
+         std::find(std::begin(kSpaces), std::end(kSpaces), cp) != std::end(kSpaces);
+}
+
+/// What Python's int(text) accepts (argparse type=int), as ASCII "-16": white space around it,
+/// one sign, decimal digits of any script (full-width "１６" is 16) and single underscores
+/// between digits ("1_6"); nullopt for anything int() rejects ("1__6", "_16", "1 6", "0x10").
+/// (CPython Objects/unicodeobject.c _PyUnicode_TransformDecimalAndSpaceToASCII, then
+/// Objects/longobject.c PyLong_FromString.)
+std::optional<std::string> python_int_text(std::string_view text) {
+  std::string ascii;
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = utf8_sequence_length(text, i);
+    if (length == 0) return std::nullopt;
+    const uint32_t cp = utf8_code_point(text, i, length);
+    i += length;
+    const int digit = decimal_digit(cp);
+    if (python_int_space(cp)) {
+      ascii.push_back(' ');
+    } else if (digit >= 0) {
+      ascii.push_back(static_cast<char>('0' + digit));
+    } else if (cp < 0x80) {
+      ascii.push_back(static_cast<char>(cp));
+    } else {
+      return std::nullopt;
+    }
+  }
+  const size_t first = ascii.find_first_not_of(' ');
+  if (first == std::string::npos) return std::nullopt;
+  std::string_view body(ascii);
+  body = body.substr(first, ascii.find_last_not_of(' ') - first + 1);
+  std::string out;
+  if (body[0] == '+' || body[0] == '-') {
+    if (body[0] == '-') out.push_back('-');
+    body.remove_prefix(1);
+  }
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (is_digit(body[i])) {
+      out.push_back(body[i]);
+      continue;
+    }
+    const bool between = body[i] == '_' && i > 0 && is_digit(body[i - 1]) && i + 1 < body.size() &&
+                         is_digit(body[i + 1]);
+    if (!between) return std::nullopt;
+  }
+  if (out.empty() || out == "-") return std::nullopt;
+  return out;
+}
+
+/// True when `text` is an integer as Python's int() reads it ("-12", "+4", "1_000", " 16 "),
+/// whatever its size: such a value is a number, never a string of a flag that takes either.
 bool integer_syntax(std::string_view text) {
-  text = without_plus(text);
-  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
+  return python_int_text(text).has_value();
 }
 
 /// Split list values written as "2 2", "[2 2]", "[2, 2]", "(4096, 0)" or separate tokens.
@@ -252,8 +337,9 @@ Error bad_value(const MlmArgument& arg, const FlagSpec& spec, std::string_view e
 /// the range an error naming the flag and the range.
 Result<int64_t> checked_integer(const MlmArgument& arg, const FlagSpec& spec, std::string_view text,
                                 std::string_view expected) {
-  if (!integer_syntax(text)) return bad_value(arg, spec, expected);
-  Result<int64_t> v = parse_checked_count(without_plus(text), count_range_of(spec.key));
+  std::optional<std::string> ascii = python_int_text(text);
+  if (!ascii) return bad_value(arg, spec, expected);
+  Result<int64_t> v = parse_checked_count(*ascii, count_range_of(spec.key));
   if (!v) return Error{arg.flag + ": " + v.error().message, arg.location, std::string(spec.key)};
   return *v;
 }
@@ -358,12 +444,14 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
       }
       return std::optional<Value>(Value::list(std::move(items), at));
     }
-    case FlagKind::kStringList: {
+    case FlagKind::kStringList:
+    case FlagKind::kStrings: {
       auto texts = list_items(arg.values);
       if (!texts) return bad_value(arg, spec, "a list of values");
       std::vector<std::string> items = std::move(*texts);
       if (items.empty()) return bad_value(arg, spec, "at least one value");
-      if (items.size() == 1) return std::optional<Value>(Value::string(items[0], at));
+      if (items.size() == 1 && spec.kind == FlagKind::kStringList)
+        return std::optional<Value>(Value::string(items[0], at));
       std::vector<Value> list;
       list.reserve(items.size());
       for (const std::string& item : items)
@@ -372,6 +460,21 @@ Result<std::optional<Value>> typed_value(const MlmArgument& arg, const FlagSpec&
     }
   }
   return std::optional<Value>{};
+}
+
+/// --recompute-activations: validate_args sets recompute_granularity to 'selective' whatever
+/// --recompute-granularity says (Megatron-LM d98e8a64 megatron/training/arguments.py:607-608),
+/// so it is applied after every other flag.
+Status apply_recompute_activations(const std::vector<MlmArgument>& args, Recipe& recipe) {
+  static const FlagSpec kSpec{"--recompute-activations", FlagKind::kTrue,
+                              "model.recompute_granularity"};
+  for (const MlmArgument& arg : args) {
+    if (arg.flag != kSpec.flag) continue;
+    auto on = typed_value(arg, kSpec);
+    if (!on) return on.error();
+    if (on->has_value()) recipe.set(kSpec.key, Value::string("selective", arg.location));
+  }
+  return Ok{};
 }
 
 /// MLM ignores --num-query-groups unless --group-query-attention is given.
@@ -430,6 +533,22 @@ Result<std::vector<Token>> tokenize(std::string_view line, const Location& at) {
   return tokens;
 }
 
+/// argparse reads "--" as the end of the options (Python Lib/argparse.py, _parse_known_args:
+/// "all args after -- are non-options") and removes it: a trailing "--" changes nothing, but
+/// what follows one is positional, and Megatron-LM's parser has no positionals, so parse_args
+/// stops with "unrecognized arguments" (arguments.py:119-131 at d98e8a64).
+Status check_end_of_options(const std::vector<std::pair<Token, Location>>& toks, size_t at) {
+  if (at + 1 >= toks.size()) return Ok{};
+  std::string rest;
+  for (size_t i = at + 1; i < toks.size(); ++i)
+    rest += (rest.empty() ? "" : " ") + toks[i].first.text;
+  return Error{"'--' ends the options (argparse): what follows it ('" +
+                   neutralize_controls(utf8_prefix(rest, 60)) + (rest.size() > 60 ? "..." : "") +
+                   "') is positional, and Megatron-LM's parser rejects it as unrecognized "
+                   "arguments; remove the '--'",
+               toks[at].second, "--"};
+}
+
 /// Group located tokens into flags with values. Tokens up to the last one ending in ".py" belong
 /// to the launcher (torchrun ... pretrain_gpt.py) and are skipped.
 Result<std::vector<MlmArgument>> group_tokens(const std::vector<std::pair<Token, Location>>& toks) {
@@ -442,6 +561,10 @@ Result<std::vector<MlmArgument>> group_tokens(const std::vector<std::pair<Token,
   for (size_t i = first; i < toks.size(); ++i) {
     const auto& [token, at] = toks[i];
     const std::string& t = token.text;
+    if (t == "--") {
+      if (Status st = check_end_of_options(toks, i); !st) return st.error();
+      break;
+    }
     if (t.rfind("--", 0) == 0 && t.size() > 2) {
       MlmArgument arg;
       size_t eq = t.find('=');
@@ -628,6 +751,86 @@ constexpr std::string_view kUpstreamFlags[] = {
 };
 static_assert(std::is_sorted(std::begin(kUpstreamFlags), std::end(kUpstreamFlags)),
               "scripts/gen_mlm_flags.py writes the flags sorted");
+
+/// The argparse choices of a Megatron-LM flag (generated with kUpstreamFlags): '|'-separated,
+/// compared as int(value) when `integer`, and where upstream declares them.
+struct UpstreamChoices {
+  std::string_view flag;
+  std::string_view choices;
+  bool integer;
+  std::string_view source;
+};
+
+constexpr UpstreamChoices kUpstreamChoices[] = {
+#include "mlm_flag_choices.inc"
+};
+static_assert(std::is_sorted(std::begin(kUpstreamChoices), std::end(kUpstreamChoices),
+                             [](const UpstreamChoices& a, const UpstreamChoices& b) {
+                               return a.flag < b.flag;
+                             }),
+              "scripts/gen_mlm_flags.py writes the choices sorted by flag");
+
+const UpstreamChoices* find_choices(std::string_view flag) {
+  const auto* it =
+      std::lower_bound(std::begin(kUpstreamChoices), std::end(kUpstreamChoices), flag,
+                       [](const UpstreamChoices& c, std::string_view f) { return c.flag < f; });
+  return it != std::end(kUpstreamChoices) && it->flag == flag ? it : nullptr;
+}
+
+std::vector<std::string> split_choices(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t bar = text.find('|', start);
+    out.emplace_back(text.substr(start, bar - start));
+    if (bar == std::string_view::npos) return out;
+    start = bar + 1;
+  }
+}
+
+/// True when `value` is one of `choices`: as written, or for integer choices as int(value).
+bool is_choice(const UpstreamChoices& choices, const std::vector<std::string>& names,
+               const std::string& value) {
+  if (!choices.integer) return std::find(names.begin(), names.end(), value) != names.end();
+  const std::optional<std::string> number = python_int_text(value);
+  // A leading zero does not change int()'s value: compare "02" as 2.
+  std::string canonical = number.value_or("");
+  while (canonical.size() > 1 && canonical[0] == '0')
+    canonical.erase(0, 1);
+  return number && std::find(names.begin(), names.end(), canonical) != names.end();
+}
+
+/// argparse rejects a value outside a flag's `choices` ("argument --fp8-format: invalid
+/// choice: 'banana' (choose from ...)", Python Lib/argparse.py _check_value) and Megatron-LM stops
+/// there: the same as one error naming the flag, the value, the choices and where upstream
+/// declares them. Every value of a nargs='+' flag is checked; a ${...} placeholder is not.
+std::optional<Error> choice_error(const MlmArgument& arg) {
+  const UpstreamChoices* choices = find_choices(arg.flag);
+  if (choices == nullptr) return std::nullopt;
+  const FlagSpec* spec = find_flag(arg.flag);
+  const std::vector<std::string> names = split_choices(choices->choices);
+  for (const std::string& value : arg.values) {
+    if (is_placeholder(value) || is_choice(*choices, names, value)) continue;
+    std::string listed;
+    for (const std::string& name : names)
+      listed += (listed.empty() ? "'" : ", '") + name + "'";
+    std::string near;
+    for (const std::string& name : names) {
+      if (near.empty() && name.size() == value.size() &&
+          std::equal(name.begin(), name.end(), value.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) ==
+                   std::tolower(static_cast<unsigned char>(b));
+          }))
+        near = name;
+    }
+    if (near.empty() && !choices->integer) near = closest_match(value, names);
+    return Error{arg.flag + ": invalid choice '" + neutralize_controls(utf8_prefix(value, 60)) +
+                     "'" + did_you_mean(value, near) + "; Megatron-LM's argparse accepts only " +
+                     listed + " (" + std::string(choices->source) + ")",
+                 arg.location, spec == nullptr ? arg.flag : std::string(spec->key)};
+  }
+  return std::nullopt;
+}
 
 /// The upstream flags plus the flags of the mapping table above (some belong to other
 /// Megatron-LM versions), sorted, as the candidates of a did-you-mean.
@@ -828,6 +1031,7 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
   recipe.framework = Framework::kMlm;
   if (Status st = check_known_flags(args); !st) return st.error();
   for (const MlmArgument& arg : args) {
+    if (auto e = choice_error(arg)) return *e;
     // validate_args turns the deprecated flag into --cuda-graph-impl=local (arguments.py:611-624).
     if (arg.flag == "--enable-cuda-graph" && !is_false_text(arg.values)) {
       recipe.set("model.cuda_graph_impl", Value::string("local", arg.location));
@@ -842,6 +1046,7 @@ Result<Recipe> recipe_from_mlm_arguments(const std::vector<MlmArgument>& args,
     if (!spec->second_key.empty()) recipe.set(spec->second_key, **value);
     recipe.set(spec->key, std::move(**value));
   }
+  if (Status st = apply_recompute_activations(args, recipe); !st) return st.error();
   apply_group_query_semantics(recipe);
   // A launch's flags are all it has: without --fp16/--bf16, params_dtype stays torch.float and
   // the model runs in fp32 (arguments.py:1194-1206), which the precision rules (CP074) read.

@@ -142,3 +142,52 @@ TEST(MlmFlags, PreflightFixHintsSpeakMlmFlagNames) {
 
 }  // namespace
 }  // namespace hcp::testing
+
+namespace hcp::testing {
+namespace {
+
+const std::string kLlama128k =
+    "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 "
+    "--group-query-attention --num-query-groups 8 --seq-length 131072 "
+    "--max-position-embeddings 131072 --micro-batch-size 1 --global-batch-size 32 --bf16 "
+    "--context-parallel-size 8";
+
+// Before: "recompute none" and CP115's OOM whatever the recompute flags said.
+TEST(MlmFlags, RecomputeFlagsArePriced) {
+  auto none = run_cli("plan --nodes 4 --top 1 --mlm-args '" + kLlama128k + "'");
+  EXPECT_NE(none.out.find("recompute none"), std::string::npos) << none.out;
+  for (const std::string& flags :
+       {std::string("--recompute-granularity full --recompute-method uniform "
+                    "--recompute-num-layers 1"),
+        std::string("--recompute-granularity selective"), std::string("--recompute-activations")}) {
+    auto plan = run_cli("plan --nodes 4 --top 1 --mlm-args '" + kLlama128k + " " + flags + "'");
+    EXPECT_EQ(plan.exit_code, 0) << flags << plan.err;
+    const bool full = flags.find("full") != std::string::npos;
+    EXPECT_NE(plan.out.find(full ? "recompute full" : "recompute selective"), std::string::npos)
+        << flags << ": " << plan.out;
+  }
+  auto oom = run_cli("validate --world-size 32 --mlm-args '" + kLlama128k + "'");
+  EXPECT_NE(oom.out.find("CP115"), std::string::npos) << oom.out;
+  auto fits = run_cli("validate --world-size 32 --mlm-args '" + kLlama128k +
+                      " --recompute-granularity full --recompute-method uniform "
+                      "--recompute-num-layers 1'");
+  EXPECT_EQ(fits.out.find("CP115"), std::string::npos) << fits.out;
+}
+
+// Before: exit 0, "0 errors"; Megatron-LM's argparse stops at "invalid choice".
+TEST(MlmFlags, ValueOutsideArgparseChoicesIsBadInput) {
+  auto r =
+      run_cli("validate --world-size 32 -q --mlm-args '" + kLlama128k + " --fp8-format banana'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--fp8-format: invalid choice 'banana'; Megatron-LM's argparse accepts "
+                       "only 'e4m3', 'hybrid'"),
+            std::string::npos)
+      << r.err;
+  auto dash = run_cli("validate --world-size 32 -q --mlm-args '" + kLlama128k +
+                      " -- --context-parallel-size 2'");
+  EXPECT_EQ(dash.exit_code, 2);
+  EXPECT_NE(dash.err.find("'--' ends the options"), std::string::npos) << dash.err;
+}
+
+}  // namespace
+}  // namespace hcp::testing

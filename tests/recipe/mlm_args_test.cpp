@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hcp {
 namespace {
@@ -477,6 +480,245 @@ TEST(MlmArgs, GpusPerNodeOfATestConfigIsChecked) {
     ASSERT_FALSE(bad.ok()) << value;
     EXPECT_EQ(bad.error().location.line, 5) << value;
     EXPECT_NE(bad.error().message.find("GPUS_PER_NODE"), std::string::npos) << value;
+  }
+}
+
+}  // namespace
+}  // namespace hcp
+
+namespace hcp {
+namespace {
+
+/// One Megatron-LM activation-recompute argument list and the model.recompute_* keys it sets,
+/// the keys a Bridge recipe sets and the memory and time model reads ("" / 0 / {}: unset).
+struct RecomputeCase {
+  const char* args;
+  const char* granularity;
+  const char* method;
+  int64_t num_layers;
+  std::vector<std::string> modules;
+};
+
+// Before: every recompute flag was accepted and dropped (plan printed "recompute none").
+TEST(MlmArgs, RecomputeFlagsSetTheBridgeRecomputeKeys) {
+  const RecomputeCase cases[] = {
+      {"--recompute-granularity full --recompute-method uniform --recompute-num-layers 1",
+       "full",
+       "uniform",
+       1,
+       {}},
+      {"--recompute-granularity full --recompute-method block --recompute-num-layers 4",
+       "full",
+       "block",
+       4,
+       {}},
+      {"--recompute-granularity selective", "selective", "", 0, {}},
+      {"--recompute-granularity selective --recompute-modules core_attn mlp",
+       "selective",
+       "",
+       0,
+       {"core_attn", "mlp"}},
+      {"--recompute-granularity selective --recompute-modules moe", "selective", "", 0, {"moe"}},
+      // validate_args: --recompute-activations means 'selective', whatever else is given
+      // (Megatron-LM d98e8a64 megatron/training/arguments.py:607-608).
+      {"--recompute-activations", "selective", "", 0, {}},
+      {"--recompute-activations --recompute-granularity full", "selective", "", 0, {}},
+      {"--recompute-granularity full --recompute-activations", "selective", "", 0, {}},
+      {"--bf16", "", "", 0, {}},
+  };
+  for (const RecomputeCase& c : cases) {
+    Recipe r = load_raw(std::string("--num-layers 8 ") + c.args);
+    EXPECT_EQ(r.get_string("model.recompute_granularity").value_or(""), c.granularity) << c.args;
+    EXPECT_EQ(r.get_string("model.recompute_method").value_or(""), c.method) << c.args;
+    EXPECT_EQ(r.int_or("model.recompute_num_layers", 0), c.num_layers) << c.args;
+    std::vector<std::string> modules;
+    if (const Value* list = r.find("model.recompute_modules")) {
+      ASSERT_TRUE(list->is_list()) << c.args << ": a list, as in a Bridge recipe";
+      for (const Value& item : list->items())
+        modules.push_back(item.as_string());
+    }
+    EXPECT_EQ(modules, c.modules) << c.args;
+  }
+  EXPECT_FALSE(load_mlm_args("--recompute-activations true").ok()) << "a switch takes no value";
+  EXPECT_FALSE(load_mlm_args("--recompute-num-layers x").ok());
+}
+
+TEST(MlmArgs, RecomputeOfAFunctionalTestConfigIsRead) {
+  auto config =
+      load_mlm_test_config(HCP_SOURCE_DIR
+                           "/tests/fixtures/corpus/cp1_explicit/"
+                           "gpt3_mcore_te_tp2_pp2_ep4_etp1_selective_recompute_experimental.yaml");
+  ASSERT_TRUE(config.ok()) << config.error().str();
+  EXPECT_EQ(config->sections.at(0).recipe.get_string("model.recompute_granularity"), "selective");
+  auto yaml = load_mlm_test_config_text(
+      "MODEL_ARGS:\n  --recompute-granularity: full\n  --recompute-method: uniform\n"
+      "  --recompute-num-layers: 2\n  --recompute-modules: [core_attn, mlp]\n",
+      "model_config.yaml");
+  ASSERT_TRUE(yaml.ok()) << yaml.error().str();
+  const Recipe& r = yaml->sections.at(0).recipe;
+  EXPECT_EQ(r.get_string("model.recompute_granularity"), "full");
+  EXPECT_EQ(r.get_string("model.recompute_method"), "uniform");
+  EXPECT_EQ(r.get_int("model.recompute_num_layers"), 2);
+  ASSERT_NE(r.find("model.recompute_modules"), nullptr);
+  EXPECT_EQ(r.find("model.recompute_modules")->items().size(), 2u);
+}
+
+/// A value of a flag whose argparse `choices` upstream declares; `error` is "" when accepted.
+struct ChoiceCase {
+  const char* args;
+  const char* error;  ///< A part of the one-line error.
+};
+
+// Before: every value was accepted ("0 errors"); argparse stops at "invalid choice".
+TEST(MlmArgs, ValuesOutsideArgparseChoicesAreErrorsNamingFlagValueAndChoices) {
+  const ChoiceCase cases[] = {
+      {"--fp8-format banana",
+       "--fp8-format: invalid choice 'banana'; Megatron-LM's argparse accepts only 'e4m3', "
+       "'hybrid' (megatron/core/transformer/transformer_config.py:587@d98e8a64dd"},
+      {"--fp8-format HYBRID", "invalid choice 'HYBRID' (did you mean 'hybrid'?)"},
+      {"--fp8-format e5m2", "invalid choice 'e5m2'"},
+      {"--fp8-recipe banana", "'tensorwise', 'delayed', 'mxfp8', 'blockwise', 'custom'"},
+      {"--attention-backend FLASH", "invalid choice 'FLASH' (did you mean 'flash'?)"},
+      {"--attention-backend banana", "'flash', 'fused', 'unfused', 'local', 'auto'"},
+      {"--recompute-granularity FULL", "invalid choice 'FULL' (did you mean 'full'?)"},
+      {"--recompute-method even", "accepts only 'uniform', 'block'"},
+      {"--position-embedding-type RoPE", "(megatron/training/arguments.py:2397@d98e8a64dd)"},
+      {"--normalization rmsnorm", "invalid choice 'rmsnorm' (did you mean 'RMSNorm'?)"},
+      {"--transformer-impl te", "invalid choice 'te'"},
+      {"--moe-token-dispatcher-type all2all", "invalid choice 'all2all'"},
+      {"--moe-router-load-balancing-type aux_loss bogus", "invalid choice 'bogus'"},
+      {"--empty-unused-memory-level 3", "invalid choice '3'; Megatron-LM's argparse"},
+      {"--fp8-format hybrid", ""},
+      {"--fp8-recipe mxfp8", ""},
+      {"--attention-backend flash", ""},
+      {"--recompute-granularity full", ""},
+      {"--position-embedding-type rope", ""},
+      {"--normalization RMSNorm", ""},
+      {"--moe-router-load-balancing-type aux_loss seq_aux_loss", ""},
+      {"--empty-unused-memory-level 02", ""},  // type=int: int('02') is 2, a choice
+      {"--fp8-format ${FP8_FORMAT}", ""},      // a placeholder is not a value yet
+  };
+  for (const ChoiceCase& c : cases) {
+    auto config = load_mlm_args(c.args);
+    if (*c.error == '\0') {
+      EXPECT_TRUE(config.ok()) << c.args << ": " << config.error().str();
+      continue;
+    }
+    ASSERT_FALSE(config.ok()) << c.args;
+    EXPECT_NE(config.error().message.find(c.error), std::string::npos)
+        << c.args << ": " << config.error().message;
+    EXPECT_EQ(config.error().location.file, "<command line>");
+  }
+  auto yaml = load_mlm_test_config_text("MODEL_ARGS:\n  --num-layers: 2\n  --fp8-format: banana\n",
+                                        "c.yaml");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_EQ(yaml.error().location.line, 3);
+  EXPECT_EQ(yaml.error().key, "model.fp8");
+}
+
+/// A value of a type=int flag and what Python's int() makes of it (nullopt: a ValueError).
+struct IntCase {
+  const char* text;
+  std::optional<int64_t> value;
+};
+
+// Before: only ASCII digits with an optional sign were read ("1_6" and "１６" were errors).
+TEST(MlmArgs, IntegersAreReadAsPythonsIntReadsThem) {
+  const IntCase cases[] = {
+      {"16", 16},
+      {"+16", 16},
+      {"016", 16},
+      {"1_6", 16},
+      {"'1_0_2_4'", 1024},
+      {"' 16 '", 16},
+      {"'\t16\t'", 16},
+      {"\xef\xbc\x91\xef\xbc\x96", 16},   // full-width １６
+      {"\xd9\xa1\xd9\xa6", 16},           // Arabic-Indic ١٦
+      {"\xe0\xa5\xa7\xe0\xa5\xac", 16},   // Devanagari १६
+      {"\xef\xbc\x91_\xef\xbc\x96", 16},  // １_６
+      {"\xe3\x80\x80"
+       "16\xe2\x80\x83",
+       16},                                      // ideographic and em space around
+      {"\xf0\x9d\x9f\x8f\xf0\x9d\x9f\x94", 16},  // mathematical bold 𝟏𝟔
+      {"1__6", std::nullopt},
+      {"_16", std::nullopt},
+      {"16_", std::nullopt},
+      {"+_16", std::nullopt},
+      {"'1 6'", std::nullopt},
+      {"'- 16'", std::nullopt},
+      {"+-16", std::nullopt},
+      {"0x10", std::nullopt},
+      {"1e1", std::nullopt},
+      {"16.0", std::nullopt},
+      {"\xc2\xb9\xc2\xb2", std::nullopt},  // superscripts ¹² are digits but not decimal (No)
+      {"\xe2\x85\xab", std::nullopt},      // Roman numeral Ⅻ
+      {"16\xe2\x80\x8b", std::nullopt},    // a zero-width space is not white space
+      {"\xef\xbc\x8b"
+       "16",
+       std::nullopt},  // full-width plus is not a sign
+  };
+  for (const IntCase& c : cases) {
+    auto config = load_mlm_args(std::string("--context-parallel-size ") + c.text);
+    ASSERT_EQ(config.ok(), c.value.has_value()) << c.text;
+    if (!c.value) {
+      EXPECT_NE(config.error().message.find("--context-parallel-size expects an integer"),
+                std::string::npos)
+          << c.text << ": " << config.error().message;
+      continue;
+    }
+    EXPECT_EQ(config->sections.at(0).recipe.get_int("model.context_parallel_size"), *c.value)
+        << c.text;
+  }
+  Recipe list = load_raw("--hierarchical-context-parallel-sizes 1_6 \xef\xbc\x92");
+  EXPECT_EQ(list.get_int_list("model.hierarchical_context_parallel_sizes"),
+            (std::vector<int64_t>{16, 2}));
+  auto yaml =
+      load_mlm_test_config_text("MODEL_ARGS:\n  --context-parallel-size: \" 1_6 \"\n", "c.yaml");
+  ASSERT_TRUE(yaml.ok()) << yaml.error().str();
+  EXPECT_EQ(yaml->sections.at(0).recipe.get_int("model.context_parallel_size"), 16);
+}
+
+/// An argument list with "--" in it; `error` is "" when argparse accepts it.
+struct EndOfOptionsCase {
+  const char* args;
+  const char* error;
+};
+
+// Before: "--" was read as a value ("expects an integer, got '8 --'").
+TEST(MlmArgs, DoubleDashEndsTheOptionsAsInArgparse) {
+  const EndOfOptionsCase cases[] = {
+      {"--context-parallel-size 8 -- --context-parallel-size 2",
+       "'--' ends the options (argparse): what follows it ('--context-parallel-size 2') is "
+       "positional, and Megatron-LM's parser rejects it as unrecognized arguments; remove the "
+       "'--'"},
+      {"--context-parallel-size 8 -- 4", "what follows it ('4')"},
+      {"-- --context-parallel-size 8", "what follows it ('--context-parallel-size 8')"},
+      {"--context-parallel-size 8 --", ""},
+  };
+  for (const EndOfOptionsCase& c : cases) {
+    auto config = load_mlm_args(c.args);
+    if (*c.error == '\0') {
+      ASSERT_TRUE(config.ok()) << c.args << ": " << config.error().str();
+      EXPECT_EQ(config->sections.at(0).recipe.get_int("model.context_parallel_size"), 8);
+      continue;
+    }
+    ASSERT_FALSE(config.ok()) << c.args;
+    EXPECT_NE(config.error().message.find(c.error), std::string::npos) << config.error().message;
+  }
+}
+
+// A per-layer --cp-comm-type list reaches the recipe whole, as a Bridge list
+// model.cp_comm_type: [p2p, p2p, p2p, a2a] (how it is priced is the model's business).
+TEST(MlmArgs, PerLayerCommTypeListIsPassedWhole) {
+  for (const char* form : {"--cp-comm-type p2p p2p p2p a2a", "--cp-comm-type 'p2p p2p p2p a2a'"}) {
+    Recipe r = load_raw(std::string("--num-layers 4 --context-parallel-size 2 ") + form);
+    const Value* list = r.find("model.cp_comm_type");
+    ASSERT_NE(list, nullptr) << form;
+    ASSERT_TRUE(list->is_list()) << form;
+    std::vector<std::string> items;
+    for (const Value& item : list->items())
+      items.push_back(item.as_string());
+    EXPECT_EQ(items, (std::vector<std::string>{"p2p", "p2p", "p2p", "a2a"})) << form;
   }
 }
 
