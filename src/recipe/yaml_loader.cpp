@@ -24,6 +24,29 @@ constexpr int kMaxDepth = 64;
 /// Guards against alias bombs: yaml-cpp shares aliased nodes, the conversion would copy them.
 constexpr size_t kMaxNodes = 100'000;
 
+/// The prefix of the core schema's tags: "tag:yaml.org,2002:int" is written "!!int".
+constexpr std::string_view kCoreTagPrefix = "tag:yaml.org,2002:";
+
+/// The core tag of `node` without its prefix ("int"), or "" for a non-specific one ("?" plain,
+/// "!" quoted; check_core_nodes has refused every other tag).
+std::string_view core_tag_name(const YAML::Node& node) {
+  std::string_view tag = node.Tag();
+  if (tag.substr(0, kCoreTagPrefix.size()) != kCoreTagPrefix) return {};
+  return tag.substr(kCoreTagPrefix.size());
+}
+
+/// An error for an explicit tag of another type on a collection (`!!str {a: 1}`).
+Status check_collection_tag(const YAML::Node& node, std::string_view kind, const Location& here) {
+  std::string_view tag = core_tag_name(node);
+  if (tag.empty() || tag == kind) return Ok{};
+  auto node_kind = [](std::string_view k) {
+    return k == "map" ? "a mapping" : k == "seq" ? "a sequence" : "a scalar";
+  };
+  return Error{"a !!" + std::string(tag) + " tag on " + node_kind(kind) + "; PyYAML builds a " +
+                   std::string(tag) + " only from " + node_kind(tag),
+               here, ""};
+}
+
 struct Converter {
   std::string file;
   size_t nodes = 0;
@@ -64,6 +87,7 @@ Result<Value> Converter::convert(const YAML::Node& node, const Location& fallbac
 }
 
 Result<Value> Converter::convert_map(const YAML::Node& node, const Location& here, int depth) {
+  if (Status s = check_collection_tag(node, "map", here); !s) return s.error();
   Value map = Value::map({}, here);
   std::set<std::string> seen;
   for (const auto& pair : node) {
@@ -79,6 +103,7 @@ Result<Value> Converter::convert_map(const YAML::Node& node, const Location& her
 }
 
 Result<Value> Converter::convert_list(const YAML::Node& node, const Location& here, int depth) {
+  if (Status s = check_collection_tag(node, "seq", here); !s) return s.error();
   std::vector<Value> items;
   items.reserve(node.size());
   for (const auto& item : node) {
@@ -90,9 +115,10 @@ Result<Value> Converter::convert_list(const YAML::Node& node, const Location& he
 }
 
 Result<Value> Converter::convert_scalar(const YAML::Node& node, const Location& here) {
-  const std::string& tag = node.Tag();
-  // "!" marks quoted and block scalars; an explicit !!str is a string too.
-  if (tag == "!" || tag == "tag:yaml.org,2002:str") return Value::string(node.Scalar(), here);
+  // "!" marks quoted and block scalars; an explicit tag builds its type as PyYAML does.
+  if (node.Tag() == "!") return Value::string(node.Scalar(), here);
+  std::string_view tag = core_tag_name(node);
+  if (!tag.empty()) return yaml_detail::type_tagged_scalar(tag, node.Scalar(), here);
   return yaml_detail::type_plain_scalar(node.Scalar(), here);
 }
 

@@ -174,6 +174,42 @@ TEST(Loader, FloatForIntFieldIsAnError) {
   EXPECT_NE(e.message.find("expected int, got float"), std::string::npos) << e.message;
 }
 
+// PyYAML builds an explicitly tagged scalar as its tag's type, and reads YAML 1.1's base-60 ints.
+TEST(Loader, ExplicitTagsAndBase60AsPyYamlReadsThem) {
+  struct Case {
+    const char* text;
+    const char* error;  ///< part of the error, or "" when it loads
+  };
+  const Case cases[] = {
+      {"model:\n  tensor_model_parallel_size: !!float 16\n", "expected int, got float 16.0"},
+      {"model:\n  hierarchical_context_parallel_sizes: [8, !!float 2]\n",
+       "expected list of ints, got list [8, 2.0]"},
+      {"model:\n  gated_linear_unit: !!bool 1\n", "t.yaml:2:22: !!bool '1' is not a boolean"},
+      {"model:\n  num_layers: !!int 1.5\n", "!!int '1.5' is not an integer"},
+      {"model:\n  num_layers: !!str {a: 1}\n",
+       "a !!str tag on a mapping; PyYAML builds a str only from a scalar"},
+      {"model: !!seq {a: 1}\n",
+       "a !!seq tag on a mapping; PyYAML builds a seq only from a sequence"},
+      {"model: !!map [1]\n", "a !!map tag on a sequence"},
+      {"model:\n  num_layers: !!map 3\n", "a !!map tag on a scalar"},
+      {"train:\n  global_batch_size: 0:16\n", "expected int, got string \"0:16\""},
+      {"model: !!map {gated_linear_unit: !!bool On, num_layers: !!int \"4\"}\n", ""},
+      {"train:\n  global_batch_size: 1:4\n", ""},
+  };
+  for (const Case& c : cases) {
+    Result<Recipe> r = load_recipe_text(c.text, "t.yaml");
+    if (std::string(c.error).empty()) {
+      EXPECT_TRUE(r) << c.text << (r ? "" : r.error().str());
+      continue;
+    }
+    ASSERT_FALSE(r) << c.text;
+    EXPECT_NE(r.error().str().find(c.error), std::string::npos) << c.text << r.error().str();
+  }
+  Recipe r = load_ok("model:\n  gated_linear_unit: !!bool On\ntrain:\n  global_batch_size: 1:4\n");
+  EXPECT_EQ(r.get_bool("model.gated_linear_unit"), true);
+  EXPECT_EQ(r.get_int("train.global_batch_size"), 64);
+}
+
 TEST(Loader, IntForFloatFieldIsFine) {
   Recipe r = load_ok("model:\n  hidden_dropout: 0\n");
   EXPECT_EQ(r.get_int("model.hidden_dropout"), 0);
