@@ -13,7 +13,11 @@ namespace hcp {
 struct Location {
   std::string file;  ///< Path, "<override N>" or "<command line>"; empty when unknown.
   int line = 0;      ///< 1-based; 0 when unknown.
-  int column = 0;    ///< 1-based; 0 when unknown.
+  int column = 0;  ///< 1-based, in bytes of the line (text, GCC and JSON formats); 0 when unknown.
+  /// 1-based, in Unicode code points (SARIF's columnKind); 0 where the reader did not count them
+  /// (then `column`, the same on a line of ASCII). Readers that hold the text set it when they
+  /// make the location (recipe YAML: yaml_location).
+  int code_point_column = 0;
 
   /// Return "file:line:col", "file:line", "file" or "<unknown>".
   std::string str() const;

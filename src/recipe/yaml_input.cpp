@@ -19,9 +19,11 @@ namespace {
 /// Nodes visited by check_core_nodes before it gives up (loaders bound their own trees further).
 constexpr size_t kMaxCheckedNodes = 10'000'000;
 
-Location location_of(const std::string& file, const YAML::Mark& mark) {
-  if (mark.is_null()) return Location{file, 0, 0};
-  return Location{file, mark.line + 1, mark.column + 1};
+/// Bytes between CodePointColumns' counts.
+constexpr size_t kCodePointStride = 256;
+
+bool utf8_continuation(char byte) {
+  return (static_cast<unsigned char>(byte) & 0xC0U) == 0x80U;
 }
 
 /// True for the tags a YAML parser of the core schema resolves ("?" plain, "!" quoted).
@@ -99,7 +101,8 @@ bool may_hold_root_comma(std::string_view text) {
 /// yaml-cpp 0.7 never consumes a ',' that stands outside a flow collection: each document it
 /// reads there is an empty one at the same place, and YAML::LoadAll collects them until memory
 /// runs out. Events alone (no nodes) show it: two documents that start at the same mark.
-Status check_documents_advance(const std::string& text, const std::string& file) {
+Status check_documents_advance(const std::string& text, const std::string& file,
+                               const CodePointColumns& columns) {
   if (!may_hold_root_comma(text)) return Ok{};
   std::istringstream stream(text);
   YAML::Parser parser(stream);
@@ -108,7 +111,7 @@ Status check_documents_advance(const std::string& text, const std::string& file)
     const size_t n = documents.starts.size();
     if (n >= 2 && documents.starts[n - 1].pos == documents.starts[n - 2].pos) {
       return Error{"malformed YAML: a ',' outside a flow collection ([...] or {...})",
-                   location_of(file, documents.starts[n - 1]), ""};
+                   yaml_location(file, documents.starts[n - 1], columns), ""};
     }
   }
   return Ok{};
@@ -136,7 +139,8 @@ int tab_indented_line(std::string_view text, int error_line) {
 }
 
 /// yaml-cpp's message for `e`, with the tab it most likely means named.
-Error malformed_yaml(std::string_view text, const std::string& file, const YAML::Exception& e) {
+Error malformed_yaml(std::string_view text, const std::string& file,
+                     const CodePointColumns& columns, const YAML::Exception& e) {
   const int tab = tab_indented_line(text, e.mark.line);
   if (tab >= 0) {
     return Error{"malformed YAML: line " + std::to_string(tab + 1) +
@@ -145,20 +149,23 @@ Error malformed_yaml(std::string_view text, const std::string& file, const YAML:
                  Location{file, tab + 1, 1}, ""};
   }
   return Error{e.msg.empty() ? std::string("malformed YAML") : "malformed YAML: " + e.msg,
-               location_of(file, e.mark), ""};
+               yaml_location(file, e.mark, columns), ""};
 }
 
-Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::string& file) {
+Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::string& file,
+                                         const CodePointColumns& columns) {
   try {
     std::string whole(text);
-    if (Status advances = check_documents_advance(whole, file); !advances) return advances.error();
+    if (Status advances = check_documents_advance(whole, file, columns); !advances) {
+      return advances.error();
+    }
     return YAML::LoadAll(whole);
   } catch (const YAML::DeepRecursion& e) {
     return Error{
         "YAML nesting too deep (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
-        location_of(file, e.mark), ""};
+        yaml_location(file, e.mark, columns), ""};
   } catch (const YAML::Exception& e) {
-    return malformed_yaml(text, file, e);
+    return malformed_yaml(text, file, columns, e);
   } catch (const std::exception& e) {
     return Error{std::string("cannot parse YAML: ") + e.what(), Location{file, 0, 0}, ""};
   }
@@ -166,7 +173,42 @@ Result<std::vector<YAML::Node>> load_all(std::string_view text, const std::strin
 
 }  // namespace
 
-Status check_core_nodes(const YAML::Node& root, const std::string& file) {
+CodePointColumns::CodePointColumns(std::string_view text) : text_(text) {
+  checkpoints_.reserve(text.size() / kCodePointStride + 1);
+  uint32_t count = 0;
+  for (size_t at = 0; at <= text.size(); ++at) {
+    if (at % kCodePointStride == 0) checkpoints_.push_back(count);
+    if (at < text.size() && !utf8_continuation(text[at])) ++count;
+  }
+}
+
+size_t CodePointColumns::code_points_before(size_t pos) const {
+  size_t count = checkpoints_[pos / kCodePointStride];
+  for (size_t at = pos / kCodePointStride * kCodePointStride; at < pos; ++at) {
+    if (!utf8_continuation(text_[at])) ++count;
+  }
+  return count;
+}
+
+int CodePointColumns::column(size_t pos, size_t byte_column) const {
+  if (pos > text_.size() || byte_column > pos) return static_cast<int>(byte_column) + 1;
+  const size_t line_start = pos - byte_column;
+  return static_cast<int>(code_points_before(pos) - code_points_before(line_start)) + 1;
+}
+
+Location yaml_location(const std::string& file, const YAML::Mark& mark,
+                       const CodePointColumns& columns) {
+  if (mark.is_null()) return Location{file, 0, 0};
+  Location at{file, mark.line + 1, mark.column + 1};
+  if (mark.pos >= 0 && mark.column >= 0) {
+    at.code_point_column =
+        columns.column(static_cast<size_t>(mark.pos), static_cast<size_t>(mark.column));
+  }
+  return at;
+}
+
+Status check_core_nodes(const YAML::Node& root, const std::string& file,
+                        const CodePointColumns& columns) {
   std::vector<YAML::Node> pending{root};
   std::unordered_set<int> seen;  // collections by their position: an alias is the same node
   size_t visited = 0;
@@ -178,13 +220,13 @@ Status check_core_nodes(const YAML::Node& root, const std::string& file) {
       return Error{"YAML tag '" + written_tag(node.Tag()) +
                        "' is not read (only the core schema: !!str, !!int, !!float, !!bool, "
                        "!!null, !!map, !!seq)",
-                   location_of(file, node.Mark()), ""};
+                   yaml_location(file, node.Mark(), columns), ""};
     }
     if (node.IsScalar() && first_invalid_utf8(node.Scalar()) != std::string::npos) {
       return Error{
           "a quoted scalar unescapes to text that is not UTF-8 (yaml-cpp decodes \\_ and "
           "\\N to single bytes); write the character itself",
-          location_of(file, node.Mark()), ""};
+          yaml_location(file, node.Mark(), columns), ""};
     }
     if (!node.IsMap() && !node.IsSequence()) continue;
     if (!node.Mark().is_null() && !seen.insert(node.Mark().pos).second) continue;
@@ -202,7 +244,8 @@ Status check_core_nodes(const YAML::Node& root, const std::string& file) {
 
 Result<YAML::Node> parse_single_yaml(std::string_view text, const std::string& file,
                                      const std::string& what) {
-  Result<std::vector<YAML::Node>> documents = load_all(text, file);
+  const CodePointColumns columns(text);
+  Result<std::vector<YAML::Node>> documents = load_all(text, file, columns);
   if (!documents) return documents.error();
   if (documents->empty()) return YAML::Node();
   for (size_t i = 1; i < documents->size(); ++i) {
@@ -211,10 +254,10 @@ Result<YAML::Node> parse_single_yaml(std::string_view text, const std::string& f
     return Error{"a YAML stream of " + std::to_string(documents->size()) +
                      " documents (a '---' line, or a node where the first document ended); " +
                      what + " is one document, and only the first would be read",
-                 location_of(file, extra.Mark()), ""};
+                 yaml_location(file, extra.Mark(), columns), ""};
   }
   const YAML::Node& root = documents->front();
-  if (Status nodes = check_core_nodes(root, file); !nodes) return nodes.error();
+  if (Status nodes = check_core_nodes(root, file, columns); !nodes) return nodes.error();
   return root;
 }
 

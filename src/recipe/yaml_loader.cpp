@@ -47,23 +47,25 @@ Status check_collection_tag(const YAML::Node& node, std::string_view kind, const
                here, ""};
 }
 
-struct Converter {
-  std::string file;
-  size_t nodes = 0;
-
-  Location at(const YAML::Mark& mark) const {
-    if (mark.is_null()) return Location{file, 0, 0};
-    return Location{file, mark.line + 1, mark.column + 1};
-  }
+class Converter {
+ public:
+  Converter(std::string file, std::string_view text) : file_(std::move(file)), columns_(text) {}
 
   Result<Value> convert(const YAML::Node& node, const Location& fallback, int depth);
+
+ private:
+  Location at(const YAML::Mark& mark) const { return yaml_location(file_, mark, columns_); }
   Result<Value> convert_map(const YAML::Node& node, const Location& here, int depth);
   Result<Value> convert_list(const YAML::Node& node, const Location& here, int depth);
   Result<Value> convert_scalar(const YAML::Node& node, const Location& here);
+
+  std::string file_;
+  CodePointColumns columns_;
+  size_t nodes_ = 0;
 };
 
 Result<Value> Converter::convert(const YAML::Node& node, const Location& fallback, int depth) {
-  if (++nodes > kMaxNodes) {
+  if (++nodes_ > kMaxNodes) {
     return Error{
         "YAML holds more than 100000 nodes (a list that long, or aliases that expand to it)",
         fallback, ""};
@@ -165,7 +167,7 @@ Result<Recipe> load_recipe_text(std::string_view text, const std::string& name) 
                      kind_of(node),
                  top, ""};
   }
-  Converter converter{name};
+  Converter converter(name, text);
   Result<Value> root = converter.convert(node, top, 0);
   if (!root) return root.error();
   Recipe recipe;

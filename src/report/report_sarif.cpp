@@ -65,7 +65,10 @@ json rule_descriptor(const Rule& rule) {
 json physical_location(const Location& at) {
   json region = json::object();
   if (at.line > 0) region["startLine"] = at.line;
-  if (at.line > 0 && at.column > 0) region["startColumn"] = at.column;
+  // The run declares columnKind unicodeCodePoints: the reader's code-point column, or, where it did
+  // not count one, the byte column (the same on a line of ASCII).
+  const int column = at.code_point_column > 0 ? at.code_point_column : at.column;
+  if (at.line > 0 && column > 0) region["startColumn"] = column;
   json physical{{"artifactLocation", {{"uri", uri_reference(at.file)}}}};
   if (!region.empty()) physical["region"] = region;
   return physical;

@@ -58,6 +58,27 @@ TEST(FormatsCli, SarifResultPointsAtTheYamlLine) {
   EXPECT_FALSE(log["runs"][0]["tool"]["driver"]["rules"].empty());
 }
 
+// The key "é€😀" is 9 bytes and 3 code points: SARIF (columnKind unicodeCodePoints) places CP001
+// at code point 120, gcc at byte 126.
+TEST(FormatsCli, SarifColumnsCountCodePoints) {
+  const std::string recipe = "tests/fixtures/report/multibyte_key.yaml";
+  CliResult r = run_cli("validate " + recipe + " --world-size 32 --format sarif -q");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  json log = json::parse(r.out);
+  EXPECT_EQ(log["runs"][0]["columnKind"], "unicodeCodePoints");
+  bool found = false;
+  for (const json& result : log["runs"][0]["results"]) {
+    if (result["ruleId"] != "CP001") continue;
+    found = true;
+    json region = result["locations"][0]["physicalLocation"]["region"];
+    EXPECT_EQ(region["startLine"], 1);
+    EXPECT_EQ(region["startColumn"], 120);
+  }
+  EXPECT_TRUE(found) << r.out;
+  CliResult gcc = run_cli("validate " + recipe + " --world-size 32 --format gcc -q");
+  EXPECT_NE(gcc.out.find(recipe + ":1:126: error: "), std::string::npos) << gcc.out;
+}
+
 TEST(FormatsCli, SeveralRecipesExitWithTheWorst) {
   CliResult r = run_cli("validate " + kGood + " " + kBad + kCluster + " --format junit");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -151,5 +151,41 @@ TEST(YamlInput, ATabIndentIsNamedAsSuch) {
   EXPECT_TRUE(parse_single_yaml("a: |\n  \ttext\nb: 2\n", "f.yaml", "a recipe"));
 }
 
+// yaml-cpp's marks count bytes; SARIF counts code points. Each row: text, the byte offset of a
+// mark, its 0-based byte column, and the 1-based code-point column expected.
+TEST(YamlInput, CodePointColumnsOfByteOffsets) {
+  struct Case {
+    std::string text;
+    size_t pos;
+    size_t byte_column;
+    int expected;
+  };
+  const std::string long_line = std::string(300, 'a') + "\xC3\xA9" + std::string(300, 'b') + "x";
+  const std::vector<Case> cases = {
+      {"a: 1\n", 3, 3, 4},
+      {"\xC3\xA9: 1\n", 4, 4, 4},                                        // é is 2 bytes
+      {"k: {\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\": 1}", 17, 17, 12},  // é€😀: 9 bytes
+      {"\xC3\xA9\n\xC3\xA9\xC3\xA9: 1\n", 7, 4, 3},                      // second line
+      {"a: 1\r\nb: \xC3\xA9\n", 9, 3, 4},                                // after CRLF
+      {long_line, 602, 602, 602},                                        // past a 256-byte stride
+      {"\xC3\xA9", 2, 2, 2},                                             // the end of the text
+      {"a", 5, 5, 6},                                                    // out of the text: bytes
+  };
+  for (const Case& c : cases) {
+    CodePointColumns columns(c.text);
+    EXPECT_EQ(columns.column(c.pos, c.byte_column), c.expected) << c.text.substr(0, 40);
+  }
+}
+
+TEST(YamlInput, LocationsCarryBothColumns) {
+  const std::string text =
+      "model: {\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\": 1, x: !!python/name:os 1}\n";
+  Result<YAML::Node> r = parse_single_yaml(text, "f.yaml", "a recipe");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().location.line, 1);
+  EXPECT_EQ(r.error().location.column, 28);  // the tag, after 9 bytes of 3 code points
+  EXPECT_EQ(r.error().location.code_point_column, 22);
+}
+
 }  // namespace
 }  // namespace hcp

@@ -150,6 +150,22 @@ TEST(SarifFormat, OneResultPerDiagnosticWithLocation) {
   EXPECT_FALSE(results[2]["locations"][0]["physicalLocation"].contains("region"));
 }
 
+// SARIF's run declares columnKind unicodeCodePoints: a reader's code-point column goes out, not
+// the byte column (the same only on a line of ASCII); gcc keeps the byte column.
+TEST(SarifFormat, ColumnsCountCodePoints) {
+  DiagnosticsReport r{"s.yaml", "bridge", {}};
+  Location multibyte{"s.yaml", 1, 126};
+  multibyte.code_point_column = 120;  // "é€😀" before it: 9 bytes, 3 code points
+  r.diagnostics.push_back(make_finding(first_rule().id, "cp 3 does not divide", multibyte));
+  r.diagnostics.push_back(make_note(Severity::kWarning, "ascii", {"s.yaml", 2, 7}));
+  json log = json::parse(format_diagnostics_sarif({r}, "1"));
+  EXPECT_EQ(log["runs"][0]["columnKind"], "unicodeCodePoints");
+  json results = log["runs"][0]["results"];
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startColumn"], 120);
+  EXPECT_EQ(results[1]["locations"][0]["physicalLocation"]["region"]["startColumn"], 7);
+  EXPECT_EQ(format_diagnostics_gcc({r}).rfind("s.yaml:1:126: error: ", 0), 0u);
+}
+
 TEST(SarifFormat, EncodesPathsAsUriReferences) {
   DiagnosticsReport r{"my dir/x.yaml", "bridge", {}};
   r.diagnostics.push_back(make_note(Severity::kError, "m", {"my dir/x.yaml", 1, 1}));
