@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "hcp/file_input.h"
@@ -14,6 +13,7 @@
 #include "hcp/schema.h"
 #include "hcp/yaml_input.h"
 #include "normalize.h"
+#include "yaml_merge.h"
 #include "yaml_scalar.h"
 
 namespace hcp {
@@ -49,7 +49,12 @@ Status check_collection_tag(const YAML::Node& node, std::string_view kind, const
 
 class Converter {
  public:
-  Converter(std::string file, std::string_view text) : file_(std::move(file)), columns_(text) {}
+  Converter(std::string file, std::string_view text)
+      : file_(std::move(file)),
+        columns_(text),
+        merges_([this](const YAML::Mark& mark) { return at(mark); }, kMaxNodes) {}
+  Converter(const Converter&) = delete;
+  Converter& operator=(const Converter&) = delete;
 
   Result<Value> convert(const YAML::Node& node, const Location& fallback, int depth);
 
@@ -61,6 +66,7 @@ class Converter {
 
   std::string file_;
   CodePointColumns columns_;
+  yaml_detail::MergeKeys merges_;
   size_t nodes_ = 0;
 };
 
@@ -90,16 +96,14 @@ Result<Value> Converter::convert(const YAML::Node& node, const Location& fallbac
 
 Result<Value> Converter::convert_map(const YAML::Node& node, const Location& here, int depth) {
   if (Status s = check_collection_tag(node, "map", here); !s) return s.error();
+  // Merge keys applied: a merged value keeps the place where its anchor wrote it.
+  Result<std::vector<yaml_detail::MappingEntry>> entries = merges_.entries(node);
+  if (!entries) return entries.error();
   Value map = Value::map({}, here);
-  std::set<std::string> seen;
-  for (const auto& pair : node) {
-    Location key_at = at(pair.first.Mark());
-    if (!pair.first.IsScalar()) return Error{"a mapping key must be a plain string", key_at, ""};
-    const std::string& key = pair.first.Scalar();
-    if (!seen.insert(key).second) return Error{"duplicate key '" + key + "'", key_at, key};
-    Result<Value> child = convert(pair.second, key_at, depth + 1);
+  for (const yaml_detail::MappingEntry& entry : *entries) {
+    Result<Value> child = convert(entry.value, at(entry.key.Mark()), depth + 1);
     if (!child) return child.error();
-    map.append(key, std::move(*child));
+    map.append(entry.key.Scalar(), std::move(*child));
   }
   return map;
 }
