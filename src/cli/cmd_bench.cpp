@@ -71,9 +71,8 @@ Result<CpVolumeInput> volume_input_of(const Recipe& recipe, const PartialLayout&
   const std::vector<int64_t> hcp = option.has(LayoutField::kHcp) ? option.layout.hcp : par.hcp;
   if (in.comm_type == CpCommType::kA2aP2p) {
     if (hcp.size() != 2) {
-      return input_error(
-          "a2a+p2p needs hcp=AxP in --option (or hierarchical_context_parallel_sizes)", "<option>",
-          "hcp");
+      return input_error("--option: a2a+p2p needs hcp=AxP (or hierarchical_context_parallel_sizes)",
+                         "<command line>", "hcp");
     }
     in.hcp_a2a = hcp[0];
     in.hcp_p2p = hcp[1];
@@ -87,7 +86,7 @@ Result<GpuBenchRequest> plan_request(const BenchArgs& args, std::string& option_
   if (!subject) return subject.error();
   const Recipe* recipe = &subject->recipe;
   auto option = parse_layout_option(args.option);
-  if (!option) return option.error();
+  if (!option) return option_value_error("--option", option.error());
   option_text = layout_option_text(*option);
   auto layout = volume_input_of(*recipe, *option);
   if (!layout) return layout.error();

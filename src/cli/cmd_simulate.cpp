@@ -9,6 +9,7 @@
 #include <string>
 
 #include "command.h"
+#include "common_options.h"
 #include "hcp/checked.h"
 #include "hcp/json_io.h"
 #include "hcp/layout_option.h"
@@ -45,17 +46,13 @@ Result<CpSimOptions> to_options(const SimulateArgs& a) {
   o.shape = {a.seq_length, a.heads, a.kv_heads > 0 ? a.kv_heads : a.heads, a.head_dim, a.causal};
   o.cp = a.cp;
   auto type = parse_cp_comm_type(a.comm_type);
-  if (!type) return type.error();
+  if (!type) return option_value_error("--cp-comm-type", type.error());
   o.comm_type = *type;
   if (!a.hcp.empty()) {
     auto parsed = parse_layout_option(
         "hcp=" +
         (a.hcp.find(',') != std::string::npos && a.hcp[0] != '[' ? "[" + a.hcp + "]" : a.hcp));
-    if (!parsed) {
-      Error error = parsed.error();
-      error.message = "--hcp: " + error.message;
-      return error;
-    }
+    if (!parsed) return option_value_error("--hcp", parsed.error());
     o.hcp = parsed->layout.hcp;
   }
   o.seed = a.seed;
@@ -120,7 +117,7 @@ void add_progress(CpSimOptions& options, bool show_progress) {
 int run_simulate(const SimulateArgs& args) {
   auto options = to_options(args);
   if (!options) {
-    print_error(options.error().message);
+    print_error(options.error().str());
     return kExitBadInput;
   }
   if (Status valid = check_simulation(*options); !valid) {

@@ -90,7 +90,7 @@ constexpr CountRange kListCount{"a count (0 for all)", 0, kMaxDimension};
 /// to measure nothing).
 constexpr CountRange kConfirmCount{"an option count", 1, kMaxDimension};
 
-/// Every integer option of every subcommand but the seeds (any 64-bit value is a seed).
+/// Every integer option of every subcommand but the seeds (any 64-bit value is a seed: seed_value).
 constexpr CountOption kCountOptions[] = {
     // GPUs and parallel sizes.
     {"--nodes", kParallelCount},
@@ -135,10 +135,13 @@ constexpr CountOption kCountOptions[] = {
 
 void check_count_options(CLI::App& sub) {
   for (const CountOption& option : kCountOptions) {
+    // A transform, not a check (CLI11 runs a check on a copy): the text CLI11 converts is the
+    // decimal the validator read.
     if (CLI::Option* opt = sub.get_option_no_throw(option.name)) {
-      opt->check(physical_count(option.range));
+      opt->transform(physical_count(option.range));
     }
   }
+  if (CLI::Option* seed = sub.get_option_no_throw("--seed")) seed->transform(seed_value());
 }
 
 void one_value_per_option(CLI::App& sub) {
@@ -176,6 +179,12 @@ std::optional<std::string> unknown_option_message(const CLI::App& sub,
     return message + did_you_mean(name, near);
   }
   return std::nullopt;
+}
+
+Error option_value_error(const std::string& option, Error error) {
+  error.message = option + ": " + error.message;
+  error.location = Location{"<command line>", 0, 0};
+  return error;
 }
 
 void add_recipe_sources(CLI::App& sub, RecipeSources& sources, const std::string& recipe_help) {

@@ -58,7 +58,8 @@ void reject_empty_values(CLI::App& sub);
 
 /// Hold every integer option of `sub` that kCountOptions names (common_options.cpp: --nodes,
 /// --tp, --seq-length, --top, ...) to its physical range (physical_count), whichever subcommand
-/// takes it: a count is checked before CLI11 converts it, so that 2^63 is an error, not INT64_MAX.
+/// takes it: a count is checked before CLI11 converts it, so that 2^63 is an error, not INT64_MAX,
+/// and read as decimal ("010" is 10, not CLI11's octal 8). --seed is held to seed_value alike.
 void check_count_options(CLI::App& sub);
 
 /// For the arguments CLI11 left over (overrides): the message for the first one that looks like
@@ -66,6 +67,10 @@ void check_count_options(CLI::App& sub);
 /// did-you-mean; nullopt when there is none.
 std::optional<std::string> unknown_option_message(const CLI::App& sub,
                                                   const std::vector<std::string>& extras);
+
+/// `error` about the value of `option` ("--hcp") in the one form of an option-value error, as
+/// CLI11's checks give it (main.cpp): "<command line>: --hcp: MESSAGE".
+Error option_value_error(const std::string& option, Error error);
 
 /// Add RECIPE (optional here; a command that needs one says so when loading), --mlm-args and
 /// --hf-config to `sub`: every command that reads a recipe accepts the same three inputs.

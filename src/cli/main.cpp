@@ -57,6 +57,14 @@ int print_help(const CLI::App& app, const CLI::Error& e) {
   return print_to_stdout(text.str(), code);
 }
 
+/// A value an option rejects ("--nodes many", "--nodes 0", "--format jsn") is bad input, reported
+/// in one form whatever the option or the reason: one line "<command line>: --nodes: ...", as a
+/// bad value in a file names the file (the message says what the option takes).
+int report_option_value_error(const CLI::ParseError& e) {
+  print_error(std::string("<command line>: ") + e.what());
+  return kExitBadInput;
+}
+
 int run(int argc, char** argv) {
   remember_command_line(argc, argv);
   // --version alone is allowed without a subcommand, and needs none of them set up.
@@ -131,11 +139,11 @@ int run(int argc, char** argv) {
     return print_help(app, e);
   } catch (const CLI::CallForAllHelp& e) {
     return print_help(app, e);
+  } catch (const CLI::ValidationError& e) {
+    return report_option_value_error(e);
+  } catch (const CLI::ConversionError& e) {
+    return report_option_value_error(e);
   } catch (const CLI::ParseError& e) {
-    if (parse_failed_on_unphysical_number()) {  // bad input, not a usage slip: one line
-      print_error(std::string("<command line>: ") + e.what());
-      return kExitBadInput;
-    }
     print_error(e.what());
     if (invoked_known) {
       std::cerr << "Run 'hcp-plan " << first << " --help' for its options.\n";

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -35,40 +36,40 @@ CLI::Validator one_of(const std::vector<std::string>& values) {
 
 namespace {
 
-/// Set when a physical validator rejected a number (not a non-number): the process reports it
-/// and exits, so one flag per process is enough.
-bool g_unphysical_number = false;
-
-/// True when `text` is whole a decimal number, however large, small or not finite.
-bool is_number_text(const std::string& text) {
-  double value = 0;
-  const char* last = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), last, value);
-  return !text.empty() && ptr == last &&
-         (ec == std::errc() || ec == std::errc::result_out_of_range);
-}
-
-/// The validator's verdict on `value`: "" when `parsed` holds, else its message, noting whether
-/// the value was a number.
+/// The validator's verdict: "" when `parsed` holds, else its message.
 template <typename T>
-std::string verdict(const std::string& value, const Result<T>& parsed) {
-  if (parsed.ok()) return "";
-  if (is_number_text(value)) g_unphysical_number = true;
-  return parsed.error().message;
+std::string verdict(const Result<T>& parsed) {
+  return parsed.ok() ? "" : parsed.error().message;
 }
 
 }  // namespace
 
-bool parse_failed_on_unphysical_number() {
-  return g_unphysical_number;
-}
-
 CLI::Validator physical_count(const CountRange& range) {
   return CLI::Validator(
       [range](std::string& value) -> std::string {
-        return verdict(value, parse_checked_count(value, range));
+        Result<int64_t> parsed = parse_checked_count(value, range);
+        // CLI11 converts with strtoll base 0, which reads "010" as octal 8: the value it converts
+        // is the decimal it was checked as ("10"), so every integer option reads it alike.
+        if (parsed) value = std::to_string(*parsed);
+        return verdict(parsed);
       },
       "INT in [" + std::to_string(range.min) + ", " + std::to_string(range.max) + "]");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        uint64_t seed = 0;
+        const char* last = value.data() + value.size();
+        auto [ptr, ec] = std::from_chars(value.data(), last, seed);
+        if (value.empty() || ec != std::errc() || ptr != last) {
+          return "expected a seed, a decimal integer from 0 to 2^64-1, got '" +
+                 value.substr(0, 40) + "'";
+        }
+        value = std::to_string(seed);  // As physical_count: decimal, never octal or hex.
+        return "";
+      },
+      "");  // The help shows the option's own UINT.
 }
 
 CLI::Validator physical_number(const PhysicalRange& range) {
@@ -76,9 +77,7 @@ CLI::Validator physical_number(const PhysicalRange& range) {
                       format_number_for_error(range.max) + "]" +
                       (range.zero_allowed ? " or 0" : "");
   return CLI::Validator(
-      [range](std::string& value) -> std::string {
-        return verdict(value, parse_physical(value, range));
-      },
+      [range](std::string& value) -> std::string { return verdict(parse_physical(value, range)); },
       shown);
 }
 

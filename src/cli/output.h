@@ -23,16 +23,17 @@ struct OutputOptions {
 /// 'json'?)" otherwise. Every enumerated option (--format, --fail-on, ...) uses it.
 CLI::Validator one_of(const std::vector<std::string>& values);
 
-/// True when the parse error CLI11 raised came from physical_count or physical_number failing on
-/// a value that is a number, but not a physical one (out of range, NaN, infinite, denormal, past
-/// int64): that is bad input, reported as one line "<command line>: --nodes: '...' is above ...",
-/// while text that is no number at all ("--nodes many") is a usage slip pointed to the help.
-bool parse_failed_on_unphysical_number();
-
 /// A CLI11 check that the value is an integer of `range` (parse_checked_count, checked.h: the whole
 /// text a decimal integer inside int64 and inside the range): "--gpus-per-node:
-/// '9223372036854775808' overflows a 64-bit integer", where CLI11 took the largest int64.
+/// '9223372036854775808' overflows a 64-bit integer", where CLI11 took the largest int64. The
+/// value is then rewritten as the decimal it was read as, so that CLI11's own conversion (strtoll
+/// base 0) cannot read "010" as octal 8: "010" is 10, as Python's int(), argparse's type=int and
+/// torchrun read it.
 CLI::Validator physical_count(const CountRange& range);
+
+/// As physical_count for a seed: any decimal integer from 0 to 2^64-1 ("010" is 10; "0x10" and
+/// "-1" are errors).
+CLI::Validator seed_value();
 
 /// A CLI11 check that the value is a physical figure of `range` (parse_physical, checked.h: the
 /// whole text a decimal number, finite, not denormal, inside the range), as a file's number must

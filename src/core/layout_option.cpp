@@ -26,7 +26,7 @@ std::string_view trim(std::string_view s) {
 }
 
 Error option_error(const std::string& message, const std::string& key) {
-  return Error{message, {"<option>", 0, 0}, key};
+  return Error{message, {"<command line>", 0, 0}, key};  // the value of an option
 }
 
 /// Split on commas that are not inside [...].

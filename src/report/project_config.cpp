@@ -57,6 +57,17 @@ Status check_option_value(const std::string& key, const std::string& option,
                           const std::string& value, const Location& at) {
   if (value.empty()) return Error{key + ": an empty value", at, key};
   if (option == "cluster") return Ok{};  // A profile name or file: each command finds it.
+  // An integer with a leading zero has two readings: YAML 1.1 (PyYAML, which reads the recipes
+  // Bridge runs) makes "040" octal 32, YAML 1.2 and the command line decimal 40. Rather than pick
+  // one for a file the user may have written thinking of the other, the config refuses it.
+  const bool integer = is_shape_option(option) || option == "nvlink-domain" || option == "gpu-sm";
+  if (integer && value.size() > 1 && value[0] == '0' &&
+      std::isdigit(static_cast<unsigned char>(value[1])) != 0) {
+    return Error{key + ": '" + value.substr(0, 40) +
+                     "' has a leading zero, an octal number in YAML 1.1 (PyYAML) and a decimal "
+                     "one on the command line; write the number without it",
+                 at, key};
+  }
   Environment scratch;
   if (Status s = set_environment_option(scratch, option, value); !s) {
     return Error{key + ": " + s.error().message, at, key};

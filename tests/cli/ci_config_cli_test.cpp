@@ -153,6 +153,23 @@ TEST(CiConfigCli, FrameworkMegatronServesValidateAndPlan) {
   }
 }
 
+// `world_size: 040` was world 32 to groups (its --world-size option took the text, and CLI11 reads
+// a leading zero as octal) and 40 to validate: every command now says the same, that the
+// config's integer is ambiguous, at its line.
+TEST(CiConfigCli, ALeadingZeroIntegerIsOneErrorForEveryCommand) {
+  Repo repo;
+  repo.write("w.yaml", "world_size: 040\n");
+  const std::string recipe = " " HCP_RECIPES_DIR "/llama3_8b_128k.yaml --config w.yaml";
+  for (const char* command : {"validate", "groups", "preflight", "plan", "compare"}) {
+    CliResult r = repo.run(command + recipe);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.out << r.err;
+    EXPECT_EQ(r.err.rfind("hcp-plan: error: w.yaml:1:13: world_size: '040' has a leading zero", 0),
+              0u)
+        << command << "\n"
+        << r.err;
+  }
+}
+
 TEST(CiConfigCli, InlineSuppressionAtTheTopSilencesTheFile) {
   Repo repo;
   const std::string gemma = read_whole_file(HCP_RECIPES_DIR "/gemma3_1b_32k.yaml");

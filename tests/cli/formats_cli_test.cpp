@@ -133,9 +133,8 @@ TEST(FormatsCli, UnknownFormatIsUsageError) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "hcp-plan: error: --format: expects text, json, sarif, junit, github or gcc, got "
-            "'checkstyle'\n"
-            "Run 'hcp-plan validate --help' for its options.\n");
+            "hcp-plan: error: <command line>: --format: expects text, json, sarif, junit, github "
+            "or gcc, got 'checkstyle'\n");
 }
 
 TEST(PreCommitHooks, DeclaresTheValidateHook) {

@@ -813,7 +813,7 @@ TEST(MalformedPlannerOption, CompareOptionOfTwoToThe63) {
 TEST(MalformedPlannerOption, CompareHcpProductOverflow) {
   CliResult r = run_cli(
       "compare llama3_8b_128k --nodes 4 --option 'cp=16,hcp=[1048576,1048576,1048576,1048576]'");
-  expect_bad_input(r, "<option>", "larger than 1048576");
+  expect_bad_input(r, "<command line>: --option", "larger than 1048576");
 }
 
 TEST(MalformedPlannerOption, PlanMaxPpOfTwoToThe63Returns) {
@@ -931,7 +931,8 @@ TEST(MalformedCli, AnEmptyValueOfEveryOptionIsBadInput) {
 TEST(MalformedCli, TheEmptyValueMessageNamesTheOption) {
   CliResult r = run_cli("plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster ''");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "hcp-plan: error: --cluster: an empty value");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "hcp-plan: error: <command line>: --cluster: an empty value");
   EXPECT_EQ(run_cli("plan llama3_8b_128k --nodes 4 --gpus-per-node 8 --cluster dgx-h100").exit_code,
             0);
 }

@@ -263,8 +263,8 @@ TEST(CompareCli, BadOptionTextExitsTwo) {
   // Each case and the one line it prints on stderr.
   const std::pair<const char*, const char*> cases[] = {
       {"compare llama3_8b_128k --nodes 4 --option tp=2,cp=4,cp_comm_type=ring",
-       "hcp-plan: error: <option>: --option \"tp=2,cp=4,cp_comm_type=ring\": unknown cp_comm_type "
-       "'ring' (expected p2p, all_gather, a2a or a2a+p2p)\n"},
+       "hcp-plan: error: <command line>: --option \"tp=2,cp=4,cp_comm_type=ring\": unknown "
+       "cp_comm_type 'ring' (expected p2p, all_gather, a2a or a2a+p2p)\n"},
       {"compare llama3_8b_128k --nodes 4 --option tp=3,cp=4",  // 12 does not divide 32
        "hcp-plan: error: <command line>: --option \"tp=3,cp=4\": tp*cp*pp = 12 does not divide "
        "the 32 GPUs\n"},

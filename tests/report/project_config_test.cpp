@@ -69,6 +69,13 @@ TEST(ProjectConfig, UnknownKeyIsAnErrorWithItsLineAndADidYouMean) {
   EXPECT_FALSE(parse_project_config("ignore: {a: 1}\n", "x"));
 }
 
+/// The error of an integer setting `key` written `value` with a leading zero.
+std::string leading_zero(const std::string& key, const std::string& value) {
+  return key + ": '" + value +
+         "' has a leading zero, an octal number in YAML 1.1 (PyYAML) and a decimal one on the "
+         "command line; write the number without it";
+}
+
 // A setting's bad value is reported at its line in the file, in the option's own words; before,
 // the command found it later and said "<command line>: --te-version ...".
 TEST(ProjectConfig, ABadSettingValueIsAnErrorAtItsLine) {
@@ -90,6 +97,15 @@ TEST(ProjectConfig, ABadSettingValueIsAnErrorAtItsLine) {
       {"framework: bridg\n", 1, 12,
        "framework: --framework expects megatron (the recipe's own semantics), bridge or mlm, got "
        "'bridg' (did you mean 'bridge'?)"},
+      // An integer with a leading zero (OnlyAnIntegerWithALeadingZeroIsRefused), quoted or not.
+      {"world_size: 040\n", 1, 13, leading_zero("world_size", "040")},
+      {"nodes: 02\ngpus_per_node: 8\n", 1, 8, leading_zero("nodes", "02")},
+      {"nodes: 2\ngpus_per_node: 08\n", 2, 16, leading_zero("gpus_per_node", "08")},
+      {"nvlink_domain: 072\n", 1, 16, leading_zero("nvlink_domain", "072")},
+      {"gpu_sm: 090\n", 1, 9, leading_zero("gpu_sm", "090")},
+      {"world_size: '040'\n", 1, 13, leading_zero("world_size", "040")},
+      {"world_size: 00\n", 1, 13, leading_zero("world_size", "00")},
+      {"files:\n  '*':\n    world_size: 016\n", 3, 17, leading_zero("world_size", "016")},
   };
   for (const Case& c : cases) {
     auto parsed = parse_project_config(c.text, "cfg/.hcp-plan.yaml");
@@ -105,6 +121,18 @@ TEST(ProjectConfig, ABadSettingValueIsAnErrorAtItsLine) {
       "te_version: 2.18.0\ngpu_sm: 90\nframework: megatron\ncluster: dgx-h100\n", "x");
   ASSERT_TRUE(good) << good.error().str();
   EXPECT_EQ(good->defaults.options.at("framework"), "megatron");
+}
+
+// `world_size: 040` was world 32 to groups (CLI11 read the text as octal) and 40 to validate. An
+// integer setting with a leading zero is octal in YAML 1.1 (PyYAML) and decimal in YAML 1.2 and
+// on the command line: the config refuses it at its line (ABadSettingValueIsAnErrorAtItsLine),
+// whoever reads it. Zero itself, numbers without a leading zero and versions with one are fine.
+TEST(ProjectConfig, OnlyAnIntegerWithALeadingZeroIsRefused) {
+  auto good = parse_project_config(
+      "world_size: 40\nnvlink_domain: 8\ngpu_sm: 9.0\nte_version: 2.08.0\nmcore_version: 0.15.0\n",
+      "x");
+  ASSERT_TRUE(good) << good.error().str();
+  EXPECT_EQ(good->defaults.options.at("world-size"), "40");
 }
 
 TEST(ProjectConfig, EmptyFileIsAnEmptyConfig) {
