@@ -187,8 +187,9 @@ struct CompareEntry {
   std::string model_error;  ///< Why it could not be priced (when !priced).
 };
 
-/// Price and validate the given layouts (DP derived from the world size). Entries come back in
-/// the user's order (their letters stay A, B, ...), with notes and reasons; the recommended one
+/// Price and validate the given layouts (DP derived from the world size; a layout with DP 0, whose
+/// TP*CP*PP does not divide the world, is validated on the world and not priced). Entries come back
+/// in the user's order (their letters stay A, B, ...), with notes and reasons; the recommended one
 /// is chosen among the valid, fitting options by the tie rule of explain_options.
 Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
                                                   const std::vector<Layout>& layouts);
@@ -238,7 +239,8 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& inputs);
 
 /// Return the layout of a `compare --option` on top of the recipe's own layout: given keys
 /// replace the recipe's; DP is derived from `world` (or taken from the option when the world is
-/// unknown). Errors name the option text.
+/// unknown), and is 0 when TP*CP*PP does not divide `world` (compare_layouts then reports the
+/// rules' CP001 for it). Errors name the option text.
 Result<Layout> layout_from_option(const Recipe& recipe, const std::string& option_text,
                                   std::optional<int64_t> world);
 

@@ -243,10 +243,11 @@ Result<Layout> layout_from_option(const Recipe& recipe, const std::string& optio
   }
   int64_t model = *checked_model;
   if (world) {
+    // No data-parallel size: DP stays 0 and compare_layouts runs the rules on the world, where
+    // the registry's CP001 rejects the option as validate rejects such a recipe.
     if (*world % model != 0) {
-      return input_error("--option \"" + option_text + "\": tp*cp*pp = " + std::to_string(model) +
-                             " does not divide the " + std::to_string(*world) + " GPUs",
-                         "option");
+      l.dp = 0;
+      return l;
     }
     l.dp = *world / model;
     if (option->has(LayoutField::kDp) && given.dp != l.dp) {

@@ -616,10 +616,16 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
     entry.option.layout = layout;
     Recipe candidate = recipe_with_layout(request.recipe, layout);
     Environment env = request.env;
-    env.world_size = layout.world();
+    if (!env.world_size) env.world_size = layout.world();  // DP given in the option
     entry.option.diagnostics = check_rules(candidate, env);
     for (const Diagnostic& d : entry.option.diagnostics)
       entry.valid &= d.severity() != Severity::kError;
+    if (layout.dp < 1) {  // TP*CP*PP does not divide the world: CP001 says so
+      entry.priced = false;
+      entry.model_error = "no data-parallel size on " + std::to_string(*env.world_size) + " GPUs";
+      entries.push_back(std::move(entry));
+      continue;
+    }
     auto estimated = estimate(*model, layout, request.hardware, request.setup);
     if (estimated) {
       entry.option.estimate = *estimated;

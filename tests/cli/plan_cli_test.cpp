@@ -265,9 +265,6 @@ TEST(CompareCli, BadOptionTextExitsTwo) {
       {"compare llama3_8b_128k --nodes 4 --option tp=2,cp=4,cp_comm_type=ring",
        "hcp-plan: error: <command line>: --option \"tp=2,cp=4,cp_comm_type=ring\": unknown "
        "cp_comm_type 'ring' (expected p2p, all_gather, a2a or a2a+p2p)\n"},
-      {"compare llama3_8b_128k --nodes 4 --option tp=3,cp=4",  // 12 does not divide 32
-       "hcp-plan: error: <command line>: --option \"tp=3,cp=4\": tp*cp*pp = 12 does not divide "
-       "the 32 GPUs\n"},
       {"compare llama3_8b_128k --nodes 4",  // no option
        "hcp-plan: error: compare needs at least one --option \"tp=..,cp=..,cp_comm_type=..\"\n"},
       {"compare llama3_8b_128k --option tp=2,cp=4",  // no world size, no dp
@@ -280,6 +277,43 @@ TEST(CompareCli, BadOptionTextExitsTwo) {
     EXPECT_EQ(r.out, "") << args;
     EXPECT_EQ(r.err, message) << args;
   }
+}
+
+// A TP*CP*PP that does not divide the world is the registry's CP001 (exit 1) for every command:
+// compare said "tp*cp*pp = 16 does not divide the 30 GPUs" with exit 2, its own check.
+TEST(CompareCli, AWorldTheLayoutDoesNotDivideIsCp001) {
+  for (const char* shape : {"--nodes 6 --gpus-per-node 5", "--nodes 7 --gpus-per-node 5"}) {
+    const std::string on = std::string(" llama3_8b_128k ") + shape;
+    for (const std::string& command :
+         {"validate" + on, "groups" + on, "preflight --env-file /dev/null" + on,
+          "compare --option tp=1,cp=16 --option tp=1,cp=5" + on}) {
+      auto r = run_cli(command);
+      EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out << r.err;
+      EXPECT_NE((r.out + r.err).find("[CP001] world size ("), std::string::npos) << command << "\n"
+                                                                                 << r.out << r.err;
+    }
+    auto r = run_cli("compare --option tp=1,cp=16 --option tp=1,cp=5 --format json" + on);
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    const json options = json::parse(r.out)["options"];
+    ASSERT_EQ(options.size(), 2u);
+    EXPECT_EQ(options[0]["valid"], false);
+    EXPECT_EQ(options[0]["priced"], false);  // no DP to price
+    EXPECT_EQ(options[0]["diagnostics"][0]["id"], "CP001") << options[0];
+    EXPECT_EQ(options[0]["diagnostics"][0]["severity"], "error");
+    for (const json& d : options[1]["diagnostics"])
+      EXPECT_NE(d["id"], "CP001") << options[1];  // 5 divides the world
+  }
+}
+
+TEST(PlanCli, CandidatesAreNeverRejectedForCp001) {
+  // The search takes TP, PP and CP among the divisors of the world (enumerate_layouts): on 30
+  // GPUs, whose rejected layouts are CP003, CP030, CP040, ..., none is CP001.
+  auto r = run_cli("plan llama3_8b_128k --nodes 6 --gpus-per-node 5 --show-rejected --format json");
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const json plan = json::parse(r.out);
+  EXPECT_GT(plan["rejected_count"].get<int>(), 0);
+  for (const json& reason : plan["rejection_reasons"])
+    EXPECT_NE(reason["rule"], "CP001") << reason;
 }
 
 }  // namespace
