@@ -144,6 +144,10 @@ struct Rule {
   std::string_view runs_in = {};
   /// The cases whose severity or fix differ from the entry's own (see RuleCase).
   std::vector<RuleCase> cases = {};
+  /// True when the check reads the model alone, never the layout or the environment: its error
+  /// holds for every layout, so plan and compare report it once for the recipe (model_errors())
+  /// instead of rejecting each candidate.
+  bool whole_model = false;
 };
 
 /// Return every rule, ordered by ID.
@@ -172,6 +176,10 @@ Result<Diagnostic> recorded_finding(std::string id, Severity severity, std::stri
 
 /// Run every rule; return diagnostics ordered by severity (errors first) then by location.
 std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env);
+
+/// Return the first error of the whole-model rules (Rule::whole_model) on `recipe`, as an Error
+/// "[ID] message" at the finding's location and key; nullopt when the model passes them.
+std::optional<Error> model_error(const Recipe& recipe);
 
 /// Return the info lines for the unknown inputs some rules needed (one per input).
 std::vector<Diagnostic> missing_input_diagnostics(const MissingInputs& missing);

@@ -162,6 +162,8 @@ std::variant<Subject, Failure> make_subject(const CLI::App& sub, const GroupsOpt
     auto subject = load_one_recipe_subject(in, overrides);
     if (!subject) return Failure{kExitBadInput, subject.error().str()};
     s.recipe = std::move(subject->recipe);
+    // A model upstream rejects whatever the layout (CP116) has no groups to show.
+    if (auto invalid = model_error(*s.recipe)) return Failure{kExitFindings, invalid->str()};
     s.config = group_options_of(*s.recipe, 1);
   } else if (!overrides.empty()) {
     return Failure{kExitBadInput, "unexpected argument '" + overrides.front() +

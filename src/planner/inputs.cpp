@@ -158,6 +158,8 @@ Result<PreparedPlan> prepare_plan(const PlanInputs& in) {
   }
   auto dims = model_dims_of(*recipe);
   if (!dims) return dims.error();
+  // A model no layout can run (CP116): said once, not as the rejection of every candidate.
+  if (auto invalid = model_error(*recipe)) return *invalid;
   auto profile = cluster_of(in);
   if (!profile) return profile.error();
   apply_node_shape(*profile, in.gpus_per_node);

@@ -24,7 +24,8 @@ namespace hcp::rules {
 void add_topology_rules(std::vector<Rule>& out);
 /// §2 cp_comm_type and hierarchical CP (CP010–CP023).
 void add_hcp_rules(std::vector<Rule>& out);
-/// §3 Attention heads, GQA and all-to-all (CP030–CP035).
+/// §3 Attention heads, GQA and all-to-all (CP030–CP035), and heads divisible by the query groups
+/// (CP116, a whole-model rule).
 void add_heads_rules(std::vector<Rule>& out);
 /// §4 Sequence length, sequence parallel, packing and THD (CP040–CP049).
 void add_sequence_rules(std::vector<Rule>& out);

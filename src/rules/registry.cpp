@@ -223,6 +223,24 @@ std::vector<Diagnostic> check_rules(const Recipe& recipe, const Environment& env
   return out;
 }
 
+std::optional<Error> model_error(const Recipe& recipe) {
+  std::vector<Diagnostic> out;
+  Environment env;
+  env.framework = recipe.framework;
+  RuleContext ctx{recipe, env};
+  for (const Rule& rule : rule_registry()) {
+    if (!rule.whole_model || rule.check == nullptr) continue;
+    Reporter reporter(rule, recipe, out);
+    rule.check(ctx, reporter);
+    for (const Diagnostic& d : out) {
+      if (d.severity() == Severity::kError) {
+        return Error{"[" + d.id() + "] " + d.message, d.location, d.key};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 Summary summarize(const std::vector<Diagnostic>& diagnostics) {
   Summary s;
   for (const Diagnostic& d : diagnostics) {

@@ -1,4 +1,4 @@
-// Catalog §3: attention heads, GQA and all-to-all (CP030–CP035).
+// Catalog §3: attention heads, GQA and all-to-all (CP030–CP035, CP116).
 #include <string>
 
 #include "families.h"
@@ -279,10 +279,52 @@ Rule cp035() {
   };
 }
 
+void check_heads_divisible_by_groups(const RuleContext& ctx, Reporter& r) {
+  auto hq = ctx.recipe.get_int(kHeadsKey);
+  auto g = ctx.recipe.get_int(kGroupsKey);
+  if (!hq || !g || *hq < 1 || *g < 1 || *hq % *g == 0) return;
+  std::string why = *g > *hq ? " (there are more query groups than heads)" : "";
+  r.report(kGroupsKey, "num_attention_heads (" + str(*hq) +
+                           ") must be a multiple of num_query_groups (" + str(*g) + ")" + why +
+                           ": every query group shares its KV head with the same number of query "
+                           "heads, whatever the layout");
+}
+
+Rule cp116() {
+  return {
+      .id = "CP116",
+      .severity = Severity::kError,
+      .family = "heads",
+      .title = "attention heads divisible by query groups (GQA)",
+      .rationale =
+          "Grouped-query attention gives each KV head (query group) the same number of query "
+          "heads. TE's DotProductAttention asserts it for num_gqa_groups = num_query_groups "
+          "(G >= TP); with fewer groups than TP ranks MCore divides the heads by G itself and "
+          "passes TP to TE. A property of the model: no layout makes it run, so plan and "
+          "compare report it once for the recipe instead of pricing layouts.",
+      .upstream =
+          "TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/"
+          "dot_product_attention.py:741-743@d0067d0; Megatron-LM megatron/core/transformer/"
+          "attention.py:353-379, megatron/core/extensions/transformer_engine.py:2092, "
+          "megatron/core/utils.py:590-598@d98e8a6",
+      .fix = "choose num_query_groups dividing num_attention_heads",
+      .enforced_by = {"mcore", "te"},
+      .bad_example =
+          "model.num_query_groups=3 model.cp_comm_type=p2p "
+          "model.hierarchical_context_parallel_sizes=null",
+      .good_example =
+          "model.num_query_groups=4 model.cp_comm_type=p2p "
+          "model.hierarchical_context_parallel_sizes=null",
+      .example_args = "",
+      .check = check_heads_divisible_by_groups,
+      .whole_model = true,
+  };
+}
+
 }  // namespace
 
 void add_heads_rules(std::vector<Rule>& out) {
-  for (Rule (*rule)() : {cp030, cp031, cp032, cp033, cp034, cp035})
+  for (Rule (*rule)() : {cp030, cp031, cp032, cp033, cp034, cp035, cp116})
     out.push_back(rule());
 }
 

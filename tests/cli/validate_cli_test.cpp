@@ -226,7 +226,7 @@ TEST(RulesCli, JsonAndFamilyFilter) {
   CliResult r = run_cli("rules --family heads --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
-  ASSERT_EQ(j["rules"].size(), 6u) << r.out;
+  ASSERT_EQ(j["rules"].size(), 7u) << r.out;
   for (const json& rule : j["rules"])
     EXPECT_EQ(rule["family"], "heads");
   EXPECT_EQ(j["rules"][0]["id"], "CP030");

@@ -78,5 +78,62 @@ TEST(HeadsRules, CP035ChecksEveryPowerOfTwoGroup) {
   EXPECT_TRUE(fires(r, env, "CP035"));
 }
 
+// CP116: GQA needs the heads divisible by the query groups, whatever the layout (TE
+// dot_product_attention.py:741-743; MCore divides by G itself below TP, attention.py:353-379).
+TEST(HeadsRules, CP116HeadsMustBeAMultipleOfTheQueryGroups) {
+  struct Case {
+    const char* name;
+    std::optional<int64_t> groups;  // nullopt: unset (= heads)
+    int64_t tp;
+    bool fires;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"3 groups of 32 heads", 3, 1, true},
+           {"3 groups below TP 8 (MCore divides by G)", 3, 8, true},
+           {"more groups (64) than heads (32)", 64, 1, true},
+           {"5 groups, TP 1", 5, 1, true},
+           {"8 groups", 8, 1, false},
+           {"1 group (MQA)", 1, 1, false},
+           {"32 groups (MHA)", 32, 1, false},
+           {"2 groups below TP 8", 2, 8, false},
+           {"unset: one per head", std::nullopt, 1, false},
+       }) {
+    Recipe r = llama_cp16();
+    r.set("model.cp_comm_type", S("p2p"));
+    r.set("model.hierarchical_context_parallel_sizes", Value::null());
+    r.set("model.tensor_model_parallel_size", I(c.tp));
+    if (c.groups) {
+      r.set("model.num_query_groups", Value::integer(*c.groups, {"mem.yaml", 4, 3}));
+    } else {
+      r.set("model.num_query_groups", Value::null());
+    }
+    auto f = findings(r, llama_env(), "CP116");
+    ASSERT_EQ(f.size(), c.fires ? 1u : 0u) << c.name << "\n" << dump(check_rules(r, llama_env()));
+    // The model alone decides it: plan and compare stop on model_error() before any layout.
+    EXPECT_EQ(model_error(r).has_value(), c.fires) << c.name;
+    if (!c.fires) continue;
+    EXPECT_EQ(f[0].severity(), Severity::kError) << c.name;
+    EXPECT_EQ(f[0].key, "model.num_query_groups") << c.name;
+    EXPECT_EQ(f[0].location.line, 4) << c.name;
+    EXPECT_EQ(model_error(r)->message.rfind("[CP116] num_attention_heads (32) must be a multiple "
+                                            "of num_query_groups (" +
+                                                std::to_string(*c.groups) + ")",
+                                            0),
+              0u)
+        << model_error(r)->message;
+    EXPECT_EQ(model_error(r)->location.line, 4) << c.name;
+  }
+}
+
+TEST(HeadsRules, CP116IsTheOnlyWholeModelRuleAndLayoutRulesDoNotStopPlan) {
+  // A layout-dependent error (CP030: heads not divisible by TP 3) is not a model error.
+  Recipe r = llama_cp16();
+  r.set("model.tensor_model_parallel_size", I(3));
+  EXPECT_TRUE(fires(r, llama_env(), "CP030"));
+  EXPECT_FALSE(model_error(r));
+  for (const Rule& rule : rule_registry())
+    EXPECT_EQ(rule.whole_model, rule.id == "CP116") << rule.id;
+}
+
 }  // namespace
 }  // namespace hcp::test
