@@ -110,7 +110,8 @@ Result<Override> parse_override(std::string_view text, int index = 1);
 /// Hydra's struct mode as Bridge applies it (bridge.md §1.4): a missing key needs '+', '+' on a
 /// set key is an error, '~' checks the key exists (and is then a no-op, as in Bridge). Beyond
 /// Bridge, values are type-checked against the schema and unknown keys get a did-you-mean.
-/// Afterwards model.seq_length := dataset.seq_length (run_recipe.py's sync step).
+/// Afterwards model.seq_length := dataset.seq_length (run_recipe.py's sync step), and the model
+/// section is checked (check_model_section()), with no overrides too.
 Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args);
 
 /// The distributed-optimizer setting Bridge trains with: on when ddp or optimizer sets
@@ -163,12 +164,33 @@ std::optional<int64_t> default_expert_tp(Framework framework, int64_t ep);
 /// string, none when absent or null. Non-string list items are given in their text form.
 std::vector<std::string> cp_comm_type_texts(const Recipe& recipe);
 
+/// Check what every command needs of the model section before it reads the recipe: a `model`
+/// mapping (null or absent is an error: Megatron-Bridge cannot start without cfg.model; the
+/// schema rejects other types), and model.recompute_granularity full, selective or null
+/// (Megatron-Core raises for anything else, which the cost model would price as no recompute).
+/// Run by apply_overrides() once the overrides are applied. Error: located at the key.
+Status check_model_section(const Recipe& recipe);
+
+/// Return a model.cp_comm_type entry as Transformer Engine takes it (p2p, all_gather, a2a or
+/// a2a+p2p, exactly: the aliases parse_cp_comm_type() accepts in `--option` texts, allgather and
+/// a2a_p2p, are CP010 errors in a recipe, not types to price). Error: the unknown text.
+Result<CpCommType> recipe_cp_comm_type(std::string_view text);
+
+/// Return the sentence that says how layout_of() priced a per-layer cp_comm_type list mixing
+/// types within one kind of layer ("the per-layer cp_comm_type list mixes types (p2p on 3 and a2a
+/// on 1 of 4 layers: priced as p2p on all of them); ..."), or "" when each kind of layer has one
+/// type. The planner shows it wherever the recipe's own comm types are priced.
+std::string cp_comm_type_pricing_note(const Recipe& recipe,
+                                      const std::vector<bool>& windowed_layers = {});
+
 /// Return the parallel layout a recipe describes (model.* parallel sizes, sequence_parallel and
 /// dist.use_tp_pp_dp_mapping), with upstream defaults: ETP as default_expert_tp() says, VPP unset
 /// unless given. dp is 1 (a recipe does not fix the world size; see data_parallel_size()).
-/// comm is the first parseable model.cp_comm_type (p2p when none); with a per-layer list and
-/// `windowed_layers` (true for each sliding-window layer, as ModelDims::windowed), the
-/// sliding-window layers' type, when it differs, is windowed_comm.
+/// comm is the most common of the model.cp_comm_type entries TE takes (p2p when none; the first
+/// used on a tie); with a per-layer list and `windowed_layers` (true for each sliding-window
+/// layer, as ModelDims::windowed), comm is the full-attention layers' most common type and
+/// windowed_comm the sliding-window layers', when it differs. A list that mixes types inside one
+/// kind of layer is priced as its most common type: cp_comm_type_pricing_note() says so.
 Layout layout_of(const Recipe& recipe, const std::vector<bool>& windowed_layers = {});
 
 /// Write a layout into a recipe: TP, CP, PP and sequence_parallel always; EP when it differs;

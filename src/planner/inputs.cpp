@@ -218,6 +218,12 @@ Result<Layout> layout_from_option(const Recipe& recipe, const std::string& optio
   }
   // ETP and the comm types: the recipe's (as the planner reads them) unless the option sets them.
   auto base = layout_on(recipe, checked_product({l.tp, l.cp, l.pp}).value_or(1));
+  if (!base && base.error().key == "model.cp_comm_type" && !option->has(LayoutField::kCpCommType)) {
+    // The recipe's type is one TE rejects (CP010): not to be priced as some other type.
+    return input_error("--option \"" + option_text + "\" takes the recipe's cp_comm_type, but " +
+                           base.error().message + ": give cp_comm_type in the option",
+                       "model.cp_comm_type");
+  }
   if (base) {
     l.etp = base->etp;
     l.comm = base->comm;

@@ -51,6 +51,10 @@ std::optional<Diagnostic> memory_fit_finding(const PlanRequest& request,
       format_fixed(e->memory_gib(), 1) + " of " + format_limit_gib(e->memory_limit_gib) +
       " GiB per GPU, OOM by " + format_margin_gib(e->memory_gib() - e->memory_limit_gib) +
       " GiB (" + band_text(*e) + "): " + memory_terms_text(e->memory);
+  if (std::string mixed = cp_comm_type_pricing_note(request.recipe, model->windowed);
+      !mixed.empty()) {
+    message += "; " + mixed;
+  }
   std::string key = finding_key(request.recipe);
   std::optional<std::string> fits = recompute_that_fits(*model, request, *layout);
   // Megatron-LM inputs get the fix in Megatron-LM flag names, as check_rules gives them.

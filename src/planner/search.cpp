@@ -164,7 +164,7 @@ Result<Layout> layout_on(const Recipe& recipe, int64_t world) {
                       "model.context_parallel_size");
   }
   for (const std::string& text : cp_comm_type_texts(recipe)) {
-    auto type = parse_cp_comm_type(text);
+    auto type = recipe_cp_comm_type(text);
     if (!type) return plan_error(type.error().message, "model.cp_comm_type");
   }
   if (auto dims = model_dims_of(recipe)) l = layout_of(recipe, dims->windowed);
@@ -488,6 +488,15 @@ void rank_options(PlanResult& result) {
   }
 }
 
+/// Say on an option that prices the recipe's own comm types that its per-layer cp_comm_type list
+/// mixes types and was priced as its most common (`note`: cp_comm_type_pricing_note(); nothing
+/// when empty or when the option has no CP). After explain_options, which resets notes and reasons.
+void note_mixed_comm(PlanOption& o, const std::string& note) {
+  if (note.empty() || o.layout.cp <= 1) return;
+  o.notes.emplace_back("cp_comm_type list priced as its most common type");
+  o.reasons.push_back(note);
+}
+
 /// Sizes that differ between `from` and `to`, as "TP 1 -> 2" phrases.
 std::vector<std::string> layout_changes(const Layout& from, const Layout& to) {
   std::vector<std::string> changes;
@@ -568,6 +577,10 @@ Result<PlanResult> search_layouts(const PlanRequest& request) {
   // own. Slower variants of a layout that passed are counted as pruned.
   Search(request, *model, result, std::move(layouts)).run();
   rank_options(result);
+  if (result.recipe_rank) {
+    note_mixed_comm(result.options[*result.recipe_rank],
+                    cp_comm_type_pricing_note(request.recipe, model->windowed));
+  }
   suggest_recipe_fit(result, request);
   return result;
 }
@@ -653,8 +666,14 @@ Result<std::vector<CompareEntry>> compare_layouts(const PlanRequest& request,
   }
   explain_options(priced, nullptr, true, eligible, letters);
   size_t next = 0;
+  const std::string mixed = cp_comm_type_pricing_note(request.recipe, model->windowed);
+  const Layout own = layout_of(request.recipe, model->windowed);
   for (CompareEntry& e : entries) {
     if (e.priced) e.option = priced[next++];
+    // An option with the recipe's comm types prices its mixed list as the most common type.
+    const Layout& l = e.option.layout;
+    if (l.comm == own.comm && l.windowed_comm == own.windowed_comm)
+      note_mixed_comm(e.option, mixed);
   }
   return entries;
 }

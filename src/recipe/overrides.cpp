@@ -769,7 +769,7 @@ Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
   }
   recopy_packing_specs(recipe, *overrides);
   sync_distributed_optimizer(recipe);
-  if (overrides->empty() && !collected->launch.dataset) return Ok{};
+  if (overrides->empty() && !collected->launch.dataset) return check_model_section(recipe);
   if (Status s = resolve_interpolations(recipe); !s) return s;
   if (Status s = sync_sequence_length(recipe, *overrides); !s) return s;
   sync_distributed_optimizer(recipe);
@@ -781,6 +781,7 @@ Status apply_overrides(Recipe& recipe, const std::vector<std::string>& args) {
     if (o.kind == OverrideKind::kDelete || now == nullptr) continue;
     if (Status s = check_field_value(key, *now); !s) return s;
   }
+  if (Status s = check_model_section(recipe); !s) return s;
   return check_parallel_product(recipe);
 }
 

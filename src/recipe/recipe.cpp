@@ -141,22 +141,120 @@ std::vector<std::string> cp_comm_type_texts(const Recipe& recipe) {
   return texts;
 }
 
+Status check_model_section(const Recipe& recipe) {
+  const Value* model = recipe.find("model");
+  if (model == nullptr || model->is_null()) {
+    // Megatron-Bridge's ConfigContainer.model is a required model provider (config.py:975
+    // @067f987) that validate() reads (self.model.bf16, config.py:1134): None fails at start-up.
+    return Error{std::string("the recipe has no model section (") +
+                     (model == nullptr ? "no 'model' key" : "model is null") +
+                     "): Megatron-Bridge needs cfg.model, the model provider, to start",
+                 recipe.where("model"), "model"};
+  }
+  const Value* granularity = recipe.find("model.recompute_granularity");
+  if (granularity == nullptr || granularity->is_null()) return Ok{};
+  if (granularity->is_string() &&
+      (granularity->as_string() == "full" || granularity->as_string() == "selective")) {
+    return Ok{};
+  }
+  // Megatron-Core's TransformerConfig raises ValueError for any other value
+  // (megatron/core/transformer/transformer_config.py:1900-1905 @d98e8a6).
+  return Error{"model.recompute_granularity must be full or selective (or null for none), got '" +
+                   granularity->str() + "': Megatron-Core's TransformerConfig raises ValueError",
+               recipe.where("model.recompute_granularity"), "model.recompute_granularity"};
+}
+
+Result<CpCommType> recipe_cp_comm_type(std::string_view text) {
+  auto type = parse_cp_comm_type(text);
+  if (type && cp_comm_type_name(*type) == text) return type;
+  return Error{"unknown cp_comm_type '" + std::string(text) +
+                   "' (Transformer Engine takes p2p, all_gather, a2a or a2a+p2p)",
+               {},
+               "model.cp_comm_type"};
+}
+
 namespace {
 
-/// Set comm and windowed_comm from the per-layer cp_comm_type texts (unparseable ones skipped).
-void read_comm_types(const Recipe& recipe, const std::vector<bool>& windowed_layers, Layout& l) {
+/// How many layers of one kind (full attention, or sliding window) use each comm type.
+struct LayerTypes {
+  std::vector<std::pair<CpCommType, int64_t>> counts;  ///< In order of first use.
+  int64_t layers = 0;
+
+  void add(CpCommType type) {
+    ++layers;
+    for (auto& [t, n] : counts) {
+      if (t == type) {
+        ++n;
+        return;
+      }
+    }
+    counts.emplace_back(type, 1);
+  }
+  /// The most common type (the first used on a tie); nullopt without layers.
+  std::optional<CpCommType> most_common() const {
+    std::optional<std::pair<CpCommType, int64_t>> best;
+    for (const auto& c : counts) {
+      if (!best || c.second > best->second) best = c;
+    }
+    if (!best) return std::nullopt;
+    return best->first;
+  }
+  /// "p2p on 3 and a2a on 1 of 4 full-attention layers: priced as p2p on all of them".
+  std::string mixed_text(const char* kind) const {
+    std::string text;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      text += std::string(i == 0                   ? ""
+                          : i + 1 == counts.size() ? " and "
+                                                   : ", ") +
+              cp_comm_type_name(counts[i].first) + " on " + std::to_string(counts[i].second);
+    }
+    return text + " of " + std::to_string(layers) + " " + kind + ": priced as " +
+           cp_comm_type_name(*most_common()) + " on all of them";
+  }
+};
+
+/// The parseable per-layer cp_comm_types, split into full-attention and sliding-window layers.
+std::pair<LayerTypes, LayerTypes> layer_types(const Recipe& recipe,
+                                              const std::vector<bool>& windowed_layers) {
+  std::pair<LayerTypes, LayerTypes> out;
   std::vector<std::string> texts = cp_comm_type_texts(recipe);
   for (size_t i = 0; i < texts.size(); ++i) {
-    auto type = parse_cp_comm_type(texts[i]);
+    auto type = recipe_cp_comm_type(texts[i]);
     if (!type) continue;
     bool windowed = i < windowed_layers.size() && windowed_layers[i];
-    if (i == 0 || !windowed) l.comm = *type;
-    if (windowed && *type != l.comm) l.windowed_comm = *type;
+    (windowed ? out.second : out.first).add(*type);
   }
-  if (l.windowed_comm && *l.windowed_comm == l.comm) l.windowed_comm.reset();
+  return out;
+}
+
+/// Set comm and windowed_comm from the per-layer cp_comm_type texts (unparseable ones skipped):
+/// each kind of layer is priced with its most common type (cp_comm_type_pricing_note).
+void read_comm_types(const Recipe& recipe, const std::vector<bool>& windowed_layers, Layout& l) {
+  auto [full, windowed] = layer_types(recipe, windowed_layers);
+  if (auto type = full.most_common()) {
+    l.comm = *type;
+  } else if (auto only = windowed.most_common()) {
+    l.comm = *only;
+  }
+  if (auto type = windowed.most_common(); type && *type != l.comm) l.windowed_comm = *type;
 }
 
 }  // namespace
+
+std::string cp_comm_type_pricing_note(const Recipe& recipe,
+                                      const std::vector<bool>& windowed_layers) {
+  auto [full, windowed] = layer_types(recipe, windowed_layers);
+  std::vector<std::string> parts;
+  bool split = windowed.layers > 0;
+  if (full.counts.size() > 1)
+    parts.push_back(full.mixed_text(split ? "full-attention layers" : "layers"));
+  if (windowed.counts.size() > 1) parts.push_back(windowed.mixed_text("sliding-window layers"));
+  if (parts.empty()) return "";
+  std::string text = "the per-layer cp_comm_type list mixes types (";
+  for (size_t i = 0; i < parts.size(); ++i)
+    text += (i == 0 ? "" : "; ") + parts[i];
+  return text + "); the cost model prices one type per kind of layer, the most common";
+}
 
 Layout layout_of(const Recipe& recipe, const std::vector<bool>& windowed_layers) {
   Layout l;

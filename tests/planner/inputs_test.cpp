@@ -59,5 +59,39 @@ TEST(PreparePlan, PricesCpAllToAllAtNcclsRateAndEpDispatchAtItsFit) {
   EXPECT_DOUBLE_EQ(hw.ep_a2a_gbs(false), hw.a2a_gbs(false));  // across nodes the NIC bounds both
 }
 
+// A model no layout can run (CP116) stops plan and compare once, with the rule's ID at its key,
+// instead of rejecting every candidate (or pricing TP1 CP1 as if it ran).
+TEST(PreparePlan, AModelWhoseHeadsTheQueryGroupsDoNotDivideIsOneCp116Error) {
+  PlanInputs in;
+  in.recipe = HCP_RECIPES_DIR "/llama3_8b_128k.yaml";
+  in.nodes = 4;
+  in.overrides = {"model.num_query_groups=3", "model.cp_comm_type=p2p",
+                  "model.hierarchical_context_parallel_sizes=null"};
+  auto prepared = prepare_plan(in);
+  ASSERT_FALSE(prepared);
+  EXPECT_EQ(prepared.error().message.rfind("[CP116] num_attention_heads (32) must be a multiple "
+                                           "of num_query_groups (3)",
+                                           0),
+            0u)
+      << prepared.error().str();
+  EXPECT_EQ(prepared.error().key, "model.num_query_groups");
+  EXPECT_EQ(prepared.error().location.file, "<override 1>");
+  in.overrides[0] = "model.num_query_groups=4";
+  EXPECT_TRUE(prepare_plan(in));
+}
+
+TEST(LayoutFromOption, AnOptionDoesNotInheritACommTypeTeRejects) {
+  auto recipe = load_recipe_file(HCP_RECIPES_DIR "/llama3_8b_128k.yaml");
+  ASSERT_TRUE(recipe);
+  ASSERT_TRUE(apply_overrides(*recipe, {"model.cp_comm_type=allgather"}));
+  auto inherited = layout_from_option(*recipe, "tp=2", 32);
+  ASSERT_FALSE(inherited);
+  EXPECT_NE(inherited.error().message.find("unknown cp_comm_type 'allgather'"), std::string::npos)
+      << inherited.error().message;
+  auto given = layout_from_option(*recipe, "tp=2,cp_comm_type=all_gather", 32);
+  ASSERT_TRUE(given) << given.error().str();
+  EXPECT_EQ(given->comm, CpCommType::kAllGather);
+}
+
 }  // namespace
 }  // namespace hcp

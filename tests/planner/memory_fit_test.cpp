@@ -117,5 +117,28 @@ TEST(MemoryFit, WithoutARecomputeThatFitsTheFixPointsToPlansNearestLayout) {
   EXPECT_NE(d->fix().find("names the nearest layout that fits"), std::string::npos) << d->fix();
 }
 
+// CP115 prices a per-layer cp_comm_type list that mixes types as its most common type, and says so.
+TEST(MemoryFit, AMixedPerLayerCommListSaysWhichTypeItPriced) {
+  std::string list = "model.cp_comm_type=[";
+  for (int i = 0; i < 32; ++i)
+    list += std::string(i == 0 ? "" : ",") + (i == 31 ? "a2a" : "p2p");
+  PlanRequest request = request_for("llama3_8b_128k", 4, "dgx-h100",
+                                    {list + "]", "model.hierarchical_context_parallel_sizes=null"});
+  request.env.world_size = 32;
+  std::optional<Diagnostic> d = memory_fit_finding(request, "dgx-h100");
+  ASSERT_TRUE(d);
+  EXPECT_NE(d->message.find("TP1 CP16 p2p DP2"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("(p2p on 31 and a2a on 1 of 32 layers: priced as p2p on all of them)"),
+            std::string::npos)
+      << d->message;
+  PlanRequest uniform =
+      request_for("llama3_8b_128k", 4, "dgx-h100",
+                  {"model.cp_comm_type=p2p", "model.hierarchical_context_parallel_sizes=null"});
+  uniform.env.world_size = 32;
+  std::optional<Diagnostic> plain = memory_fit_finding(uniform, "dgx-h100");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->message.find("mixes types"), std::string::npos) << plain->message;
+}
+
 }  // namespace
 }  // namespace hcp

@@ -367,22 +367,26 @@ namespace hcp {
 namespace {
 
 TEST(BridgeSync, DistributedOptimizerOnInBothWhenEitherSetsIt) {
-  // Bridge config.py:2100-2123 @ 067f987d.
-  Recipe r;
+  // Bridge config.py:2100-2123 @ 067f987d. Each recipe has a model section (check_model_section).
+  auto with_model = [](Recipe recipe) {
+    recipe.set("model.num_layers", Value::integer(2));
+    return recipe;
+  };
+  Recipe r = with_model({});
   r.set("ddp.use_distributed_optimizer", Value::boolean(true));
   r.set("optimizer.use_distributed_optimizer", Value::boolean(false));
   ASSERT_TRUE(apply_overrides(r, {}).ok());
   EXPECT_EQ(r.get_bool("optimizer.use_distributed_optimizer"), true);
-  Recipe o;
+  Recipe o = with_model({});
   o.set("optimizer.use_distributed_optimizer", Value::boolean(true));
   ASSERT_TRUE(apply_overrides(o, {"ddp.use_distributed_optimizer=false"}).ok());
   EXPECT_EQ(o.get_bool("ddp.use_distributed_optimizer"), true);
-  Recipe neither;
+  Recipe neither = with_model({});
   neither.set("ddp.use_distributed_optimizer", Value::boolean(false));
   ASSERT_TRUE(apply_overrides(neither, {}).ok());
   EXPECT_FALSE(neither.has("optimizer.use_distributed_optimizer"));
   // Megatron-LM has no such sync: its flag is one setting.
-  Recipe mlm;
+  Recipe mlm = with_model({});
   mlm.framework = Framework::kMlm;
   mlm.set("ddp.use_distributed_optimizer", Value::boolean(true));
   ASSERT_TRUE(apply_overrides(mlm, {}).ok());
