@@ -21,8 +21,7 @@ using testing::run_cli;
 const std::string kRecipe = "recipes/llama3_8b_128k.yaml";
 const std::string kCluster = " --nodes 4 --gpus-per-node 8";
 /// CP16 with p2p and no HCP: the recipe's layout as a plain ring.
-const std::string kRing =
-    " model.cp_comm_type=p2p model.hierarchical_context_parallel_sizes=null";
+const std::string kRing = " model.cp_comm_type=p2p model.hierarchical_context_parallel_sizes=null";
 
 /// The lines of a command's stderr.
 std::ptrdiff_t lines(const std::string& text) {
@@ -42,8 +41,8 @@ TEST(HostileValues, QueryGroupsNotDividingTheHeadsAreCp116InEveryCommand) {
               std::string::npos)
         << v.out;
     // plan and compare: the model is invalid, said once (one line), nothing recommended.
-    for (const std::string& cmd :
-         {std::string("plan --top 3 --nodes 4 "), std::string("compare --nodes 4 --option tp=1,cp=1 ")}) {
+    for (const std::string& cmd : {std::string("plan --top 3 --nodes 4 "),
+                                   std::string("compare --nodes 4 --option tp=1,cp=1 ")}) {
       CliResult r = run_cli(cmd + kRecipe + bad);
       EXPECT_EQ(r.exit_code, 2) << cmd << r.out << r.err;
       EXPECT_EQ(r.out, "") << cmd;
@@ -67,7 +66,8 @@ TEST(HostileValues, QueryGroupsNotDividingTheHeadsAreCp116InEveryCommand) {
   EXPECT_EQ(plan.err.find("CP116"), std::string::npos) << plan.err;
 }
 
-// --- The model section ----------------------------------------------------------------------------
+// --- The model section
+// ----------------------------------------------------------------------------
 
 TEST(HostileValues, ANullOrAbsentModelIsOneLineExit2InEveryCommand) {
   for (const std::string& cmd :
@@ -111,13 +111,14 @@ TEST(HostileValues, RecomputeGranularityOutsideFullAndSelectiveIsAnErrorAtItsKey
     }
   }
   for (const char* value : {"full", "selective", "null"}) {
-    CliResult r = run_cli("plan --top 1 --nodes 4 " + kRecipe + " model.recompute_granularity=" +
-                          value);
+    CliResult r =
+        run_cli("plan --top 1 --nodes 4 " + kRecipe + " model.recompute_granularity=" + value);
     EXPECT_NE(r.exit_code, 2) << value << r.err;
   }
 }
 
-// --- cp_comm_type ---------------------------------------------------------------------------------
+// --- cp_comm_type
+// ---------------------------------------------------------------------------------
 
 TEST(HostileValues, ACommTypeTeRejectsIsNotPricedAsAnotherType) {
   // allgather is CP010's error; CP115 no longer prices it as all_gather, plan does not list it as
@@ -131,8 +132,7 @@ TEST(HostileValues, ACommTypeTeRejectsIsNotPricedAsAnotherType) {
   EXPECT_EQ(plan.out.find("your layout"), std::string::npos) << plan.out;
   CliResult inherit = run_cli("compare --nodes 4 --option tp=2 " + kRecipe + bad);
   EXPECT_EQ(inherit.exit_code, 2) << inherit.out;
-  EXPECT_NE(inherit.err.find("unknown cp_comm_type 'allgather'"), std::string::npos)
-      << inherit.err;
+  EXPECT_NE(inherit.err.find("unknown cp_comm_type 'allgather'"), std::string::npos) << inherit.err;
   CliResult given = run_cli("compare --nodes 4 --option tp=2,cp_comm_type=p2p " + kRecipe + bad);
   EXPECT_EQ(given.exit_code, 0) << given.out << given.err;
   // TE's own spelling is priced.
@@ -161,9 +161,9 @@ TEST(HostileValues, AMixedPerLayerCommListIsPricedAsItsMostCommonTypeAndSaysSo) 
     EXPECT_NE(plan.out.find(std::string(" TP1 CP8 ") + c.priced + " DP4, rank"), std::string::npos)
         << c.list << "\n"
         << plan.out;
-    EXPECT_EQ(plan.out.find("cp_comm_type list priced as its most common type") !=
-                  std::string::npos,
-              c.mixed)
+    EXPECT_EQ(
+        plan.out.find("cp_comm_type list priced as its most common type") != std::string::npos,
+        c.mixed)
         << c.list << "\n"
         << plan.out;
     CliResult compare = run_cli("compare --wide --nodes 4 --option tp=1 " + kRecipe + args);
