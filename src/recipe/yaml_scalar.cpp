@@ -15,6 +15,16 @@
 namespace hcp::yaml_detail {
 namespace {
 
+/// `text` without '_' (with `lower`, lower-cased), as PyYAML's constructors first make it.
+std::string without_underscores(std::string_view text, bool lower) {
+  std::string clean;
+  for (char c : text) {
+    if (c == '_') continue;
+    clean += lower ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : c;
+  }
+  return clean;
+}
+
 bool is_one_of(std::string_view text, std::initializer_list<std::string_view> words) {
   for (std::string_view w : words) {
     if (text == w) return true;
@@ -187,11 +197,7 @@ bool parse_sexagesimal_float(std::string_view t, double& out) {
   for (char c : last.substr(dot + 1)) {
     if (c != '_' && (c < '0' || c > '9')) return false;
   }
-  std::string clean;
-  for (char c : t) {
-    if (c != '_') clean += c;
-  }
-  if (!sexagesimal_float(colon_parts(clean), out)) return false;
+  if (!sexagesimal_float(colon_parts(without_underscores(t, false)), out)) return false;
   if (negative) out = -out;
   return true;
 }
@@ -262,25 +268,11 @@ bool parse_yaml_float(std::string_view t, double& out) {
                    ? (int_digits > 0 && (has_dot || has_exp))
                    : (!has_sign && has_dot && frac_digits > 0 && (!has_exp || exp_signed));
   if (!valid) return false;
-  std::string clean;
-  for (char c : t) {
-    if (c != '_') clean += c;
-  }
-  out = std::strtod(clean.c_str(), nullptr);
+  out = std::strtod(without_underscores(t, false).c_str(), nullptr);
   return true;
 }
 
 namespace {
-
-/// `text` without '_' (with `lower`, lower-cased), as PyYAML's constructors first make it.
-std::string without_underscores(std::string_view text, bool lower) {
-  std::string clean;
-  for (char c : text) {
-    if (c == '_') continue;
-    clean += lower ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : c;
-  }
-  return clean;
-}
 
 /// PyYAML's construct_yaml_int of an explicit !!int: '_' dropped, a sign, then 0, 0b..., 0x...,
 /// 0... (octal, "0o" too: Python's int(text, 8)), base 60 (any decimal parts) or decimal.
