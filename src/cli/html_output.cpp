@@ -17,6 +17,7 @@
 #define HCP_BUILD_COMMIT "unknown"
 #endif
 
+#include "hcp/checked.h"
 #include "output.h"
 
 namespace hcp::cli {
@@ -78,14 +79,11 @@ Result<std::optional<long long>> source_date_epoch(const char* value) {
                      std::to_string(kLastDatableSecond) + ", got '" + std::string(text) + "'",
                  Location{"<environment>", 0, 0}, "SOURCE_DATE_EPOCH"};
   };
-  if (text.size() > 12) return bad();  // more digits than kLastDatableSecond has
-  long long seconds = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return bad();
-    seconds = seconds * 10 + (c - '0');
-  }
-  if (seconds > kLastDatableSecond) return bad();
-  return std::optional<long long>{seconds};
+  // The shared decimal reader: no '+', spaces, hex or fraction; the range refuses a sign.
+  constexpr CountRange kSeconds{"seconds since 1970", 0, kLastDatableSecond};
+  Result<int64_t> seconds = parse_checked_count(text, kSeconds);
+  if (!seconds) return bad();
+  return std::optional<long long>{*seconds};
 }
 
 std::optional<HtmlProvenance> html_provenance_or_report() {
